@@ -1,0 +1,60 @@
+import { openapi } from "@elysiajs/openapi";
+import { Elysia } from "elysia";
+import type { AppContext } from "./context.ts";
+import { apiKeyRoutes } from "./features/api-keys/routes.ts";
+import { healthRoutes } from "./features/health/routes.ts";
+import { tokenRoutes } from "./features/tokens/routes.ts";
+import { userRoutes } from "./features/users/routes.ts";
+import { errorRenderer } from "./http/errors.ts";
+import { methodsAllowedAt } from "./http/method-not-allowed.ts";
+import { requestLog } from "./http/request-id.ts";
+
+/** Room for multipart framing around the largest release file. */
+const MULTIPART_OVERHEAD = 1024 * 1024;
+
+/** The whole HTTP API, one feature plugin per line. */
+export function buildApp(ctx: AppContext) {
+  const routes: { method: string; path: string }[] = [];
+  const app = new Elysia({
+    // Unknown body fields are a 422, not silently dropped; response mappers already emit exact shapes.
+    normalize: false,
+    serve: { maxRequestBodySize: ctx.config.maxUploadBytes + MULTIPART_OVERHEAD },
+  })
+    .use(
+      errorRenderer({
+        log: ctx.log,
+        allowedMethods: (path: string): string[] => methodsAllowedAt(routes, path),
+      }),
+    )
+    .use(requestLog(ctx.log))
+    .use(
+      openapi({
+        path: "/docs",
+        documentation: {
+          info: {
+            title: "depot",
+            version: process.env.npm_package_version ?? "0.1.0",
+            description: "Publish releases, hand out license keys, validate them and serve downloads.",
+          },
+          components: {
+            securitySchemes: {
+              bearerAuth: {
+                type: "http",
+                scheme: "bearer",
+                description: "Personal access token `id|secret`",
+              },
+              apiKey: { type: "apiKey", in: "header", name: "x-api-key" },
+            },
+          },
+        },
+      }),
+    )
+    .use(healthRoutes(ctx))
+    .use(userRoutes(ctx))
+    .use(tokenRoutes(ctx))
+    .use(apiKeyRoutes(ctx));
+  routes.push(...app.routes);
+  return app;
+}
+
+export type App = ReturnType<typeof buildApp>;

@@ -1,0 +1,58 @@
+import { count } from "drizzle-orm";
+import { buildApp } from "../app.ts";
+import { users } from "../db/schema/index.ts";
+import { createLogger } from "../log.ts";
+import { openRuntime } from "../runtime.ts";
+import type { Command } from "./command.ts";
+import { untilSignal } from "./signals.ts";
+
+/** How long in-flight requests may take to finish after SIGTERM/SIGINT. */
+const DRAIN_TIMEOUT_MS = 30_000;
+
+export const serveCommand: Command = {
+  name: "serve",
+  summary: "HTTP server (+ job workers unless --no-workers)",
+  usage: "depot [serve] [--no-workers]",
+  options: { "no-workers": { type: "boolean" } },
+  async run(config, values) {
+    const log = createLogger(config.logLevel);
+    const runtime = await openRuntime(config, log);
+    await runtime.jobs.start(runtime, { workers: values["no-workers"] !== true });
+    // reusePort off: a second instance on the same port must fail loudly, not share it (TRAPS.md).
+    const app = buildApp(runtime).listen({ port: config.port, hostname: config.host, reusePort: false });
+    const server = app.server;
+    if (!server) throw new Error("the HTTP server did not start");
+    log.info("listening", {
+      url: `http://${config.host}:${server.port}`,
+      app_url: config.appUrl,
+      database: runtime.database.kind,
+      workers: values["no-workers"] !== true,
+    });
+    await printFirstStepsIfEmpty(runtime);
+
+    const signal = await untilSignal();
+    log.info("shutting down", { signal });
+    const drained = server.stop(false);
+    const timer = setTimeout(() => void server.stop(true), DRAIN_TIMEOUT_MS);
+    await drained;
+    clearTimeout(timer);
+    await runtime.close();
+    log.info("stopped");
+    return 0;
+  },
+};
+
+async function printFirstStepsIfEmpty(runtime: Awaited<ReturnType<typeof openRuntime>>) {
+  const [row] = await runtime.db.select({ n: count() }).from(users);
+  if ((row?.n ?? 0) > 0) return;
+  process.stderr.write(
+    [
+      "",
+      "No users yet. Stop depot (Ctrl-C), then create the first admin and a token for it:",
+      "  depot user:create --name Admin --email admin@example.com --role admin",
+      "  depot token:create --user 1 --name admin",
+      "(with PostgreSQL in DATABASE_URL these also work while depot runs)",
+      "",
+    ].join("\n"),
+  );
+}

@@ -1,0 +1,31 @@
+import { CreateTokenBody } from "../features/tokens/schemas.ts";
+import { createToken } from "../features/tokens/service.ts";
+import { assertValid } from "../http/errors.ts";
+import { toId } from "../http/ids.ts";
+import { type Command, printResult, requireString, UsageError, withRuntime } from "./command.ts";
+
+export const tokenCreateCommand: Command = {
+  name: "token:create",
+  summary: "create a personal access token for a user",
+  usage: "depot token:create --user ID [--name N] [--ability A ...] [--json]",
+  options: {
+    user: { type: "string" },
+    name: { type: "string" },
+    ability: { type: "string", multiple: true },
+    json: { type: "boolean" },
+  },
+  async run(config, values) {
+    const userId = toId(requireString(values, "user"));
+    if (userId === null) throw new UsageError("--user must be a user id");
+    const abilities = (values.ability as string[] | undefined)?.flatMap((a) => a.split(",")).filter(Boolean);
+    const input = { name: typeof values.name === "string" ? values.name : "cli", abilities };
+    assertValid(CreateTokenBody, input);
+    const token = await withRuntime(config, (runtime) => createToken(runtime, userId, input));
+    printResult(
+      values.json === true,
+      { id: token.id, token: token.token },
+      `Token ${token.id} for user ${userId} (abilities: ${token.abilities.join(", ")}). Shown only once:\n${token.token}`,
+    );
+    return 0;
+  },
+};

@@ -1,0 +1,150 @@
+import { accessSync, constants, mkdirSync } from "node:fs";
+import { resolve } from "node:path";
+
+/** Everything depot reads from its environment, parsed once at boot (DESIGN.md §3). */
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  /** Public base URL without a trailing slash; download and pagination links start with it. */
+  readonly appUrl: string;
+  /** PostgreSQL connection string, or null for the embedded database in `dataDir`. */
+  readonly databaseUrl: string | null;
+  readonly dataDir: string;
+  readonly storageDir: string;
+  /** Explicit APP_KEY, or null to use (and create once) `$DATA_DIR/app.key`. */
+  readonly appKey: string | null;
+  readonly maxUploadBytes: number;
+  readonly maxJsonUploadBytes: number;
+  readonly licenseDefaultMaxIps: number;
+  readonly trustProxy: boolean;
+  readonly smtpUrl: string | null;
+  readonly mailFrom: string;
+  readonly logLevel: LogLevel;
+}
+
+export const LOG_LEVELS = ["debug", "info", "warn", "error", "silent"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+const GiB = 1024 ** 3;
+const MiB = 1024 ** 2;
+
+/** A configuration value that cannot be used; the message names the variable. */
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    problem: string,
+  ) {
+    super(`${variable}: ${problem}`);
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+/** Parses the environment; throws ConfigError on the first bad value. Creates DATA_DIR and STORAGE_DIR. */
+export function loadConfig(env: Env = process.env): Config {
+  const read = (name: string): string | undefined => {
+    const value = env[name]?.trim();
+    return value === "" ? undefined : value;
+  };
+
+  const port = integer("PORT", read("PORT"), 8080, { min: 0, max: 65535 });
+  const dataDir = resolve(read("DATA_DIR") ?? "./data");
+  const storageDir = resolve(read("STORAGE_DIR") ?? `${dataDir}/releases`);
+  const databaseUrl = read("DATABASE_URL") ?? null;
+  if (databaseUrl !== null) postgresUrl("DATABASE_URL", databaseUrl);
+  const smtpUrl = read("SMTP_URL") ?? null;
+  if (smtpUrl !== null) url("SMTP_URL", smtpUrl, ["smtp:", "smtps:"]);
+
+  const config: Config = {
+    port,
+    host: read("HOST") ?? "0.0.0.0",
+    appUrl: url("APP_URL", read("APP_URL") ?? `http://localhost:${port}`, ["http:", "https:"]).replace(
+      /\/+$/,
+      "",
+    ),
+    databaseUrl,
+    dataDir: writableDirectory("DATA_DIR", dataDir),
+    storageDir: writableDirectory("STORAGE_DIR", storageDir),
+    appKey: appKey(read("APP_KEY")),
+    maxUploadBytes: integer("MAX_UPLOAD_BYTES", read("MAX_UPLOAD_BYTES"), 2 * GiB, { min: 1 }),
+    maxJsonUploadBytes: integer("MAX_JSON_UPLOAD_BYTES", read("MAX_JSON_UPLOAD_BYTES"), 64 * MiB, { min: 1 }),
+    licenseDefaultMaxIps: integer("LICENSE_DEFAULT_MAX_IPS", read("LICENSE_DEFAULT_MAX_IPS"), 1, { min: 1 }),
+    trustProxy: boolean("TRUST_PROXY", read("TRUST_PROXY"), false),
+    smtpUrl,
+    mailFrom: read("MAIL_FROM") ?? "depot@localhost",
+    logLevel: oneOf("LOG_LEVEL", read("LOG_LEVEL"), LOG_LEVELS, "info"),
+  };
+  return Object.freeze(config);
+}
+
+function integer(
+  name: string,
+  raw: string | undefined,
+  fallback: number,
+  range: { min: number; max?: number },
+) {
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `expected a whole number, got "${raw}"`);
+  const value = Number(raw);
+  const max = range.max ?? Number.MAX_SAFE_INTEGER;
+  if (value < range.min || value > max) {
+    throw new ConfigError(name, `expected a number from ${range.min} to ${max}, got ${raw}`);
+  }
+  return value;
+}
+
+function boolean(name: string, raw: string | undefined, fallback: boolean) {
+  if (raw === undefined) return fallback;
+  const lower = raw.toLowerCase();
+  if (["1", "true", "yes", "on"].includes(lower)) return true;
+  if (["0", "false", "no", "off"].includes(lower)) return false;
+  throw new ConfigError(name, `expected true or false, got "${raw}"`);
+}
+
+function oneOf<T extends string>(
+  name: string,
+  raw: string | undefined,
+  allowed: readonly T[],
+  fallback: T,
+): T {
+  if (raw === undefined) return fallback;
+  if ((allowed as readonly string[]).includes(raw)) return raw as T;
+  throw new ConfigError(name, `expected one of ${allowed.join(", ")}, got "${raw}"`);
+}
+
+function url(name: string, raw: string, protocols: string[]) {
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(name, `not a valid URL: "${raw}"`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(name, `expected a ${protocols.join(" or ")} URL, got "${raw}"`);
+  }
+  return raw;
+}
+
+function postgresUrl(name: string, raw: string) {
+  const parsed = URL.canParse(raw) ? new URL(raw) : null;
+  if (!parsed || !["postgres:", "postgresql:"].includes(parsed.protocol) || parsed.hostname === "") {
+    throw new ConfigError(name, "expected postgres://user@host:port/database");
+  }
+}
+
+function appKey(raw: string | undefined) {
+  if (raw === undefined) return null;
+  if (raw.length < 32) throw new ConfigError("APP_KEY", "must be at least 32 characters");
+  return raw;
+}
+
+function writableDirectory(name: string, path: string) {
+  try {
+    mkdirSync(path, { recursive: true });
+    accessSync(path, constants.R_OK | constants.W_OK);
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code ?? String(error);
+    throw new ConfigError(name, `directory ${path} is not usable (${reason})`);
+  }
+  return path;
+}

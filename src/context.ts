@@ -1,0 +1,18 @@
+import type { Config } from "./config.ts";
+import type { Database, Db } from "./db/client.ts";
+import type { JobRunner } from "./jobs/runner.ts";
+import type { Logger } from "./log.ts";
+
+/**
+ * What services, routes, CLI commands and job handlers share. Services take `(ctx, input)`;
+ * they never see Elysia's request context.
+ */
+export interface AppContext {
+  readonly config: Config;
+  readonly database: Database;
+  readonly db: Db;
+  readonly jobs: JobRunner;
+  readonly log: Logger;
+  /** HMAC key for signed URLs and webhook secrets (APP_KEY or `$DATA_DIR/app.key`). */
+  readonly appKey: string;
+}

@@ -1,0 +1,116 @@
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { PGlite } from "@electric-sql/pglite";
+import initdbWasmPath from "@electric-sql/pglite/initdb.wasm" with { type: "file" };
+import fsBundlePath from "@electric-sql/pglite/pglite.data" with { type: "file" };
+import pgliteWasmPath from "@electric-sql/pglite/pglite.wasm" with { type: "file" };
+import { sql } from "drizzle-orm";
+import type { PgDatabase, PgQueryResultHKT, PgTransaction } from "drizzle-orm/pg-core";
+import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
+import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
+import type { ExtractTablesWithRelations } from "drizzle-orm/relations";
+import postgres from "postgres";
+import { lockDataDir } from "./embedded-lock.ts";
+import * as schema from "./schema/index.ts";
+
+export type Schema = typeof schema;
+/** The Drizzle handle every service uses, whichever database is behind it. */
+export type Db = PgDatabase<PgQueryResultHKT, Schema>;
+export type Tx = PgTransaction<PgQueryResultHKT, Schema, ExtractTablesWithRelations<Schema>>;
+
+export interface Database {
+  readonly kind: "postgres" | "embedded";
+  readonly db: Db;
+  /** Set for the embedded database; pg-boss talks to it through `fromPglite`. */
+  readonly pglite: PGlite | null;
+  /** Set for PostgreSQL; pg-boss opens its own pool from it. */
+  readonly url: string | null;
+  /** Resolves when the database answers `SELECT 1` within `timeoutMs`, rejects otherwise. */
+  ping(timeoutMs?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function openPostgres(url: string, options: { max?: number } = {}): Database {
+  const client = postgres(url, {
+    max: options.max ?? 10,
+    connect_timeout: 5,
+    // Notices such as "schema already exists, skipping" are noise in our JSON logs.
+    onnotice: () => {},
+  });
+  const db = drizzlePostgres({ client, schema }) as unknown as Db;
+  return {
+    kind: "postgres",
+    db,
+    pglite: null,
+    url,
+    ping: (timeoutMs = 2000) => withTimeout(db.execute(sql`SELECT 1`), timeoutMs),
+    close: () => client.end({ timeout: 5 }),
+  };
+}
+
+/**
+ * Opens (creating on first use) the PGlite database in `dataDir/db`, after taking the directory's lock.
+ * The WASM modules and the data bundle are imported as files so `bun build --compile` embeds them.
+ */
+export async function openEmbedded(dataDir: string): Promise<Database> {
+  const lock = lockDataDir(dataDir);
+  try {
+    const path = join(dataDir, "db");
+    mkdirSync(path, { recursive: true });
+    return wrapPglite(await PGlite.create(path, await pgliteAssets()), lock.release);
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+}
+
+/** A Database over an already open PGlite (tests clone a migrated template in memory). */
+export function wrapPglite(pglite: PGlite, onClose: () => void = () => {}): Database {
+  const db = drizzlePglite({ client: pglite, schema }) as unknown as Db;
+  return {
+    kind: "embedded",
+    db,
+    pglite,
+    url: null,
+    ping: async () => {
+      await db.execute(sql`SELECT 1`);
+    },
+    close: async () => {
+      try {
+        await pglite.close();
+      } finally {
+        onClose();
+      }
+    },
+  };
+}
+
+let assets: Promise<{
+  pgliteWasmModule: WebAssembly.Module;
+  initdbWasmModule: WebAssembly.Module;
+  fsBundle: Blob;
+}>;
+
+export function pgliteAssets() {
+  assets ??= (async () => {
+    const [pgliteWasmModule, initdbWasmModule, fsBundle] = await Promise.all([
+      WebAssembly.compile(await Bun.file(pgliteWasmPath).arrayBuffer()),
+      WebAssembly.compile(await Bun.file(initdbWasmPath).arrayBuffer()),
+      Bun.file(fsBundlePath).arrayBuffer(),
+    ]);
+    return { pgliteWasmModule, initdbWasmModule, fsBundle: new Blob([fsBundle]) };
+  })();
+  return assets;
+}
+
+async function withTimeout(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: Timer | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  try {
+    await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

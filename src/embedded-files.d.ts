@@ -1,0 +1,15 @@
+// SQL migrations are imported as text so they are embedded in the compiled binary.
+declare module "*.sql" {
+  const text: string;
+  export default text;
+}
+
+// PGlite's WASM modules and data bundle, imported as file paths so the compiled binary embeds them.
+declare module "@electric-sql/pglite/*.wasm" {
+  const path: string;
+  export default path;
+}
+declare module "@electric-sql/pglite/pglite.data" {
+  const path: string;
+  export default path;
+}

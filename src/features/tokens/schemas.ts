@@ -1,0 +1,22 @@
+import { t } from "elysia";
+import { PERMISSIONS } from "../auth/permissions.ts";
+
+const Ability = t.Union([t.Literal("*"), ...PERMISSIONS.map((p) => t.Literal(p))], {
+  description: "A permission this token may use; `*` for all of the role's",
+});
+
+export const CreateTokenBody = t.Object(
+  {
+    name: t.String({ minLength: 1, maxLength: 255 }),
+    abilities: t.Optional(t.Array(Ability, { maxItems: 16 })),
+  },
+  { additionalProperties: false },
+);
+export type CreateTokenInput = typeof CreateTokenBody.static;
+
+export const NewTokenJson = t.Object({
+  id: t.Integer(),
+  name: t.String(),
+  abilities: t.Array(t.String()),
+  token: t.String({ description: "`id|secret`, shown only once" }),
+});

@@ -1,0 +1,80 @@
+import { and, eq, isNull, lt, or, sql } from "drizzle-orm";
+import type { AppContext } from "../../context.ts";
+import { personalAccessTokens, roles, users } from "../../db/schema/index.ts";
+import { NotFound } from "../../http/errors.ts";
+import type { Actor } from "../auth/actor.ts";
+import { effectivePermissions } from "../auth/permissions.ts";
+import { randomSecret, sameDigest, sha256Hex } from "../auth/secrets.ts";
+import type { CreateTokenInput } from "./schemas.ts";
+
+/** Sanctum's plaintext format: `<token id>|<secret>`. */
+const TOKEN_FORMAT = /^([1-9]\d{0,15})\|([A-Za-z0-9_-]{20,128})$/;
+
+/** `last_used_at` is refreshed at most this often, so authenticating is not a write per request. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+export async function createToken(ctx: Pick<AppContext, "db">, userId: number, input: CreateTokenInput) {
+  const [user] = await ctx.db.select({ id: users.id }).from(users).where(eq(users.id, userId));
+  if (!user) throw new NotFound("User");
+  const secret = randomSecret(30);
+  const abilities = [...new Set(input.abilities ?? ["*"])];
+  const [token] = await ctx.db
+    .insert(personalAccessTokens)
+    .values({ userId, name: input.name, abilities, tokenHash: sha256Hex(secret) })
+    .returning({ id: personalAccessTokens.id });
+  if (!token) throw new Error("token insert returned nothing");
+  return { id: token.id, name: input.name, abilities, token: `${token.id}|${secret}` };
+}
+
+/** The actor behind a bearer token, or null for a malformed, unknown or deleted token. */
+export async function authenticateToken(
+  ctx: Pick<AppContext, "db">,
+  bearer: string | undefined,
+): Promise<Actor | null> {
+  const match = bearer ? TOKEN_FORMAT.exec(bearer) : null;
+  if (!match?.[1] || !match[2]) return null;
+  const id = Number(match[1]);
+  const [row] = await ctx.db
+    .select()
+    .from(personalAccessTokens)
+    .innerJoin(users, eq(personalAccessTokens.userId, users.id))
+    .innerJoin(roles, eq(users.roleId, roles.id))
+    .where(eq(personalAccessTokens.id, id));
+  if (!row || !sameDigest(row.personal_access_tokens.tokenHash, sha256Hex(match[2]))) return null;
+  const token = row.personal_access_tokens;
+  if (!token.lastUsedAt || Date.now() - token.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
+    await touchToken(ctx, id);
+  }
+  return {
+    user: row.users,
+    role: row.roles,
+    tokenId: id,
+    permissions: effectivePermissions(row.roles.permissions, token.abilities),
+  };
+}
+
+function touchToken(ctx: Pick<AppContext, "db">, id: number) {
+  return ctx.db
+    .update(personalAccessTokens)
+    .set({ lastUsedAt: sql`now()` })
+    .where(
+      and(
+        eq(personalAccessTokens.id, id),
+        or(
+          isNull(personalAccessTokens.lastUsedAt),
+          lt(
+            personalAccessTokens.lastUsedAt,
+            sql`now() - make_interval(secs => ${LAST_USED_RESOLUTION_MS / 1000})`,
+          ),
+        ),
+      ),
+    );
+}
+
+export async function deleteToken(ctx: Pick<AppContext, "db">, id: number): Promise<void> {
+  const deleted = await ctx.db
+    .delete(personalAccessTokens)
+    .where(eq(personalAccessTokens.id, id))
+    .returning({ id: personalAccessTokens.id });
+  if (deleted.length === 0) throw new NotFound("Token");
+}

@@ -1,0 +1,56 @@
+import { eq, sql } from "drizzle-orm";
+import type { AppContext } from "../../context.ts";
+import { type Role, roles, type User, users } from "../../db/schema/index.ts";
+import { Invalid, NotFound } from "../../http/errors.ts";
+import type { CreateUserInput } from "./schemas.ts";
+
+export interface UserWithRole {
+  user: User;
+  role: Role;
+}
+
+export async function createUser(ctx: Pick<AppContext, "db">, input: CreateUserInput): Promise<UserWithRole> {
+  const roleName = input.role ?? "customer";
+  const [role] = await ctx.db.select().from(roles).where(eq(roles.name, roleName));
+  const [taken] = await ctx.db
+    .select({ id: users.id })
+    .from(users)
+    .where(sql`lower(${users.email}) = lower(${input.email})`);
+  const errors: Record<string, string[]> = {};
+  if (taken) errors.email = ["The email has already been taken."];
+  if (!role) errors.role = ["The selected role is invalid."];
+  if (!role || taken) throw new Invalid(errors);
+  // The unique index on lower(email) still guards a race between the check and the insert.
+  const [user] = await ctx.db
+    .insert(users)
+    .values({ name: input.name, email: input.email, roleId: role.id })
+    .onConflictDoNothing()
+    .returning();
+  if (!user) throw new Invalid({ email: ["The email has already been taken."] });
+  return { user, role };
+}
+
+export async function findUserWithRole(ctx: Pick<AppContext, "db">, id: number): Promise<UserWithRole> {
+  const [row] = await ctx.db
+    .select()
+    .from(users)
+    .innerJoin(roles, eq(users.roleId, roles.id))
+    .where(eq(users.id, id));
+  if (!row) throw new NotFound("User");
+  return { user: row.users, role: row.roles };
+}
+
+export const toRoleJson = (role: Role) => ({
+  id: role.id,
+  name: role.name,
+  permissions: role.permissions,
+  created_at: role.createdAt.toISOString(),
+  updated_at: role.updatedAt.toISOString(),
+});
+
+export const toUserJson = ({ user, role }: UserWithRole) => ({
+  id: user.id,
+  name: user.name,
+  email: user.email,
+  role: toRoleJson(role),
+});

@@ -1,0 +1,51 @@
+import { bearer } from "@elysiajs/bearer";
+import { Elysia } from "elysia";
+import type { AppContext } from "../context.ts";
+import { authenticateApiKey } from "../features/api-keys/service.ts";
+import type { Actor, ApiKeyActor } from "../features/auth/actor.ts";
+import { allows, type Grant } from "../features/auth/permissions.ts";
+import { authenticateToken } from "../features/tokens/service.ts";
+import { Forbidden, Unauthenticated } from "./errors.ts";
+
+// Credentials are checked in `transform`, which Elysia runs before body validation, so an anonymous
+// caller gets 401, not a 422 describing the body it may not send. `resolve` then hands the result on.
+const actors = new WeakMap<Request, Actor>();
+const apiKeys = new WeakMap<Request, ApiKeyActor>();
+
+/**
+ * Bearer personal access tokens. A route declares what it needs and receives `actor`:
+ * `{ auth: true }` any valid token, `{ auth: "versions.publish" }` a token that may do that.
+ */
+export const bearerAuth = (ctx: AppContext) =>
+  new Elysia().use(bearer()).macro({
+    auth: (needed: Grant | true) => ({
+      detail: { security: [{ bearerAuth: [] }] },
+      async transform({ bearer: token, request }) {
+        const actor = await authenticateToken(ctx, token);
+        if (!actor) throw new Unauthenticated();
+        if (needed !== true && !allows(actor.permissions, needed)) throw new Forbidden();
+        actors.set(request, actor);
+      },
+      resolve: ({ request }) => ({ actor: authenticated(actors, request) }),
+    }),
+  });
+
+/** License API keys in `x-api-key`. A route with `{ apiKey: true }` receives `apiKey`. */
+export const apiKeyAuth = (ctx: AppContext) =>
+  new Elysia().macro({
+    apiKey: (_: true) => ({
+      detail: { security: [{ apiKey: [] }] },
+      async transform({ headers, request }) {
+        const apiKey = await authenticateApiKey(ctx, headers["x-api-key"]);
+        if (!apiKey) throw new Unauthenticated("Invalid API key.", "ApiKey");
+        apiKeys.set(request, apiKey);
+      },
+      resolve: ({ request }) => ({ apiKey: authenticated(apiKeys, request) }),
+    }),
+  });
+
+function authenticated<T>(store: WeakMap<Request, T>, request: Request): T {
+  const value = store.get(request);
+  if (value === undefined) throw new Unauthenticated();
+  return value;
+}

@@ -1,0 +1,58 @@
+import { t } from "elysia";
+import { Invalid } from "./errors.ts";
+
+/** Query parameters of a simple-paginated list; strings so "1e3" and "abc" are rejected, not coerced. */
+export const PageQuery = {
+  page: t.Optional(t.String({ description: "page number, from 1", examples: ["1"] })),
+  per_page: t.Optional(t.String({ description: "items per page, 1–100 (default 15)", examples: ["15"] })),
+};
+
+export interface PageRequest {
+  page: number;
+  perPage: number;
+  offset: number;
+}
+
+const PAGE = /^[1-9]\d{0,8}$/;
+
+/** Validates `page` and `per_page` the way Laravel's validator words it. */
+export function pageRequest(query: { page?: string; per_page?: string }, defaultPerPage = 15): PageRequest {
+  const errors: Record<string, string[]> = {};
+  const page = query.page === undefined ? 1 : PAGE.test(query.page) ? Number(query.page) : null;
+  if (page === null) errors.page = ["The page field must be an integer of at least 1."];
+  const perPage =
+    query.per_page === undefined ? defaultPerPage : PAGE.test(query.per_page) ? Number(query.per_page) : 0;
+  if (perPage < 1 || perPage > 100)
+    errors.per_page = ["The per page field must be an integer between 1 and 100."];
+  if (page === null || errors.per_page) throw new Invalid(errors);
+  return { page, perPage, offset: (page - 1) * perPage };
+}
+
+/** Laravel `simplePaginate` JSON (DESIGN.md §5) from the rows of a query that asked for `perPage + 1`. */
+export function simplePage<T>(rows: T[], request: PageRequest, url: URL) {
+  const hasMore = rows.length > request.perPage;
+  const data = hasMore ? rows.slice(0, request.perPage) : rows;
+  const path = `${url.origin}${url.pathname}`;
+  const link = (page: number) => {
+    const params = new URLSearchParams(url.search);
+    params.set("page", String(page));
+    return `${path}?${params}`;
+  };
+  const from = data.length > 0 ? request.offset + 1 : null;
+  return {
+    data,
+    links: {
+      first: link(1),
+      last: null,
+      prev: request.page > 1 ? link(request.page - 1) : null,
+      next: hasMore ? link(request.page + 1) : null,
+    },
+    meta: {
+      current_page: request.page,
+      from,
+      path,
+      per_page: request.perPage,
+      to: from === null ? null : request.offset + data.length,
+    },
+  };
+}

@@ -1,0 +1,8 @@
+import type { QueueDefinition } from "./registry.ts";
+
+/**
+ * Every queue depot serves. Feature modules define their queues next to their logic
+ * (`defineQueue` in `src/features/<domain>/jobs.ts`) and list them here.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: a heterogeneous list; each entry is checked by defineQueue.
+export const queues: QueueDefinition<any>[] = [];

@@ -1,0 +1,131 @@
+import type { Static, TSchema } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
+import { fromPglite, type Job, PgBoss, type SendOptions } from "pg-boss";
+import type { AppContext } from "../context.ts";
+import type { Database } from "../db/client.ts";
+import type { Logger } from "../log.ts";
+import type { QueueDefinition } from "./registry.ts";
+
+export interface JobRunnerOptions {
+  /** Run the queues' handlers in this process (`serve` and `worker`), or only send (`serve --no-workers`). */
+  workers: boolean;
+  /** How often the database is pinged to notice it came back after an outage. */
+  superviseIntervalMs?: number;
+}
+
+/**
+ * pg-boss on depot's database, kept alive across database outages.
+ *
+ * pg-boss does not recover by itself when PostgreSQL restarts (its workers keep failing; timgit/pg-boss#510),
+ * so the runner watches for errors and pings the database; once it answers again after a failure the
+ * whole PgBoss instance is rebuilt and the workers re-registered.
+ */
+export class JobRunner {
+  #boss: PgBoss | null = null;
+  #ctx: AppContext | null = null;
+  #options: JobRunnerOptions = { workers: false };
+  #broken = false;
+  #restarting: Promise<void> | null = null;
+  #supervisor: Timer | null = null;
+  /** How many times the queue was rebuilt after an outage (logged, and observable in tests). */
+  restarts = 0;
+
+  constructor(
+    private readonly database: Database,
+    private readonly log: Logger,
+    // biome-ignore lint/suspicious/noExplicitAny: heterogeneous queue list
+    private readonly queues: readonly QueueDefinition<any>[],
+  ) {}
+
+  get running(): boolean {
+    return this.#boss !== null && !this.#broken;
+  }
+
+  async start(ctx: AppContext, options: JobRunnerOptions): Promise<void> {
+    this.#ctx = ctx;
+    this.#options = options;
+    this.#boss = await this.#startBoss();
+    this.#supervisor = setInterval(() => void this.#supervise(), options.superviseIntervalMs ?? 5000);
+  }
+
+  /** Enqueues a job. Pass `db: fromDrizzle(tx, sql)` in options to enqueue inside a transaction. */
+  async send<S extends TSchema>(
+    queue: QueueDefinition<S>,
+    data: Static<S>,
+    options: SendOptions = {},
+  ): Promise<string | null> {
+    if (!this.#boss) throw new Error("The job runner is not started.");
+    return this.#boss.send(queue.name, data as object, options);
+  }
+
+  /** Stops fetching, lets running jobs finish (up to `timeoutMs`), and releases the connection pool. */
+  async stop(timeoutMs = 30_000): Promise<void> {
+    if (this.#supervisor) clearInterval(this.#supervisor);
+    this.#supervisor = null;
+    await this.#restarting;
+    const boss = this.#boss;
+    this.#boss = null;
+    await boss?.stop({ graceful: true, timeout: timeoutMs, close: true });
+  }
+
+  async #startBoss(): Promise<PgBoss> {
+    const boss = this.database.pglite
+      ? new PgBoss({ db: fromPglite(this.database.pglite), backend: "pglite" })
+      : new PgBoss({ connectionString: this.database.url ?? "", max: 4, application_name: "depot-jobs" });
+    boss.on("error", (error) => {
+      this.#broken = true;
+      this.log.warn("job queue error", { error: String(error) });
+    });
+    await boss.start();
+    for (const queue of this.queues) {
+      await boss.createQueue(queue.name, queue.options);
+      if (this.#options.workers) {
+        await boss.work(queue.name, { batchSize: queue.concurrency ?? 1 }, (jobs: Job<unknown>[]) =>
+          Promise.all(jobs.map((job) => this.#run(queue, job))),
+        );
+      }
+    }
+    return boss;
+  }
+
+  async #run(queue: QueueDefinition, job: Job<unknown>): Promise<void> {
+    if (!Value.Check(queue.payload, job.data)) {
+      // Retrying cannot fix a malformed payload: record it and complete the job.
+      this.log.error("job payload rejected", { queue: queue.name, job_id: job.id });
+      return;
+    }
+    const ctx = this.#ctx;
+    if (!ctx) throw new Error("The job runner is not started.");
+    const retryCount = (job as Job<unknown> & { retryCount?: number }).retryCount ?? 0;
+    await queue.handle(ctx, job.data, { id: job.id, retryCount });
+  }
+
+  async #supervise(): Promise<void> {
+    if (this.#restarting) return;
+    try {
+      await this.database.ping();
+    } catch {
+      this.#broken = true;
+      return;
+    }
+    if (!this.#broken) return;
+    this.#restarting = this.#restart().finally(() => {
+      this.#restarting = null;
+    });
+  }
+
+  async #restart(): Promise<void> {
+    const old = this.#boss;
+    this.#boss = null;
+    await old?.stop({ graceful: false, close: true, timeout: 1000 }).catch(() => {});
+    try {
+      this.#broken = false;
+      this.#boss = await this.#startBoss();
+      this.restarts++;
+      this.log.info("job queue reconnected", { restarts: this.restarts });
+    } catch (error) {
+      this.#broken = true;
+      this.log.warn("job queue still unavailable", { error: String(error) });
+    }
+  }
+}

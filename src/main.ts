@@ -1,0 +1,91 @@
+#!/usr/bin/env bun
+import pkg from "../package.json" with { type: "json" };
+import { apiKeyCreateCommand } from "./cli/api-key-create.ts";
+import { type Command, parseCommandArgs, UsageError } from "./cli/command.ts";
+import { healthcheckCommand } from "./cli/healthcheck.ts";
+import { migrateCommand } from "./cli/migrate.ts";
+import { serveCommand } from "./cli/serve.ts";
+import { tokenCreateCommand } from "./cli/token-create.ts";
+import { userCreateCommand } from "./cli/user-create.ts";
+import { workerCommand } from "./cli/worker.ts";
+import { ConfigError, loadConfig } from "./config.ts";
+import { DataDirInUse } from "./db/embedded-lock.ts";
+import { HttpError, Invalid } from "./http/errors.ts";
+
+const commands: Command[] = [
+  serveCommand,
+  workerCommand,
+  migrateCommand,
+  userCreateCommand,
+  tokenCreateCommand,
+  apiKeyCreateCommand,
+  healthcheckCommand,
+];
+
+function help(): string {
+  const width = Math.max(...commands.map((c) => c.usage.length));
+  return [
+    `depot ${pkg.version}: publish releases, hand out license keys, validate them and serve downloads.`,
+    "",
+    "Usage:",
+    ...commands.map((c) => `  ${c.usage.padEnd(width)}  ${c.summary}`),
+    "  depot --help | --version | <command> --help",
+    "",
+    "Configuration comes from the environment (PORT, DATABASE_URL, DATA_DIR, ...); see the README.",
+  ].join("\n");
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [first] = argv;
+  if (first === "--help" || first === "-h" || first === "help") {
+    process.stdout.write(`${help()}\n`);
+    return 0;
+  }
+  if (first === "--version" || first === "-v") {
+    process.stdout.write(`${pkg.version}\n`);
+    return 0;
+  }
+  // `depot` alone, or `depot --no-workers`, serves.
+  const named = first !== undefined && !first.startsWith("-");
+  const command = named ? commands.find((c) => c.name === first) : serveCommand;
+  if (!command) {
+    process.stderr.write(`depot: unknown command "${first}"\n\n${help()}\n`);
+    return 2;
+  }
+  try {
+    const values = parseCommandArgs(command, named ? argv.slice(1) : argv);
+    if (values.help) {
+      process.stdout.write(`usage: ${command.usage}\n${command.summary}\n`);
+      return 0;
+    }
+    return await command.run(loadConfig(), values);
+  } catch (error) {
+    return report(command, error);
+  }
+}
+
+function report(command: Command, error: unknown): number {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`depot: invalid configuration: ${error.message}\n`);
+    return 2;
+  }
+  if (error instanceof UsageError) {
+    process.stderr.write(`depot ${command.name}: ${error.message}\nusage: ${command.usage}\n`);
+    return 2;
+  }
+  if (error instanceof Invalid) {
+    const lines = Object.values(error.errors).flat();
+    process.stderr.write(`depot ${command.name}: ${lines.join(" ")}\n`);
+    return 1;
+  }
+  if (error instanceof DataDirInUse || error instanceof HttpError) {
+    process.stderr.write(`depot ${command.name}: ${error.message}\n`);
+    return 1;
+  }
+  process.stderr.write(
+    `depot ${command.name}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
+  return 1;
+}
+
+process.exit(await main(process.argv.slice(2)));
