@@ -5,20 +5,24 @@ import { apiKeyRoutes } from "./features/api-keys/routes.ts";
 import { healthRoutes } from "./features/health/routes.ts";
 import { tokenRoutes } from "./features/tokens/routes.ts";
 import { userRoutes } from "./features/users/routes.ts";
+import { bodyLimit } from "./http/body-limit.ts";
 import { errorRenderer } from "./http/errors.ts";
 import { methodsAllowedAt } from "./http/method-not-allowed.ts";
 import { requestLog } from "./http/request-id.ts";
 
 /** Room for multipart framing around the largest release file. */
 const MULTIPART_OVERHEAD = 1024 * 1024;
+/** Bun's hard limit sits above ours so that our JSON 413 answers first (see bodyLimit). */
+const BUN_LIMIT_MARGIN = 1024 * 1024;
 
 /** The whole HTTP API, one feature plugin per line. */
 export function buildApp(ctx: AppContext) {
   const routes: { method: string; path: string }[] = [];
+  const maxBody = ctx.config.maxUploadBytes + MULTIPART_OVERHEAD;
   const app = new Elysia({
     // Unknown body fields are a 422, not silently dropped; response mappers already emit exact shapes.
     normalize: false,
-    serve: { maxRequestBodySize: ctx.config.maxUploadBytes + MULTIPART_OVERHEAD },
+    serve: { maxRequestBodySize: maxBody + BUN_LIMIT_MARGIN },
   })
     .use(
       errorRenderer({
@@ -27,6 +31,7 @@ export function buildApp(ctx: AppContext) {
       }),
     )
     .use(requestLog(ctx.log))
+    .use(bodyLimit(maxBody))
     .use(
       openapi({
         path: "/docs",

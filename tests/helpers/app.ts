@@ -1,0 +1,68 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type App, buildApp } from "../../src/app.ts";
+import { loadConfig } from "../../src/config.ts";
+import type { Database } from "../../src/db/client.ts";
+import { createLogger } from "../../src/log.ts";
+import { type Runtime, wire } from "../../src/runtime.ts";
+import { freshDatabase } from "./db.ts";
+
+export interface TestApp {
+  ctx: Runtime;
+  app: App;
+  /** Sends a request through the app (no socket); `path` starts with `/`. */
+  request(path: string, init?: RequestInit): Promise<Response>;
+  /** Starts a real listening server (for limits, streaming and shutdown) and returns its base URL. */
+  listen(): string;
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  env?: Record<string, string>;
+  /** Start pg-boss: "send" only, or with "workers". */
+  jobs?: "send" | "workers";
+  /** Use this database instead of a fresh one (it is closed with the app). */
+  database?: Database;
+}
+
+export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const fresh = options.database ? null : await freshDatabase();
+  const database = options.database ?? fresh?.database;
+  if (!database) throw new Error("no database");
+  const dataDir = mkdtempSync(join(tmpdir(), "depot-test-"));
+  const config = loadConfig({ DATA_DIR: dataDir, APP_URL: "http://depot.test", ...options.env });
+  const ctx = await wire(config, createLogger("silent"), database);
+  if (options.jobs)
+    await ctx.jobs.start(ctx, { workers: options.jobs === "workers", superviseIntervalMs: 500 });
+  const app = buildApp(ctx);
+  let listening = false;
+  return {
+    ctx,
+    app,
+    request: (path, init) => app.handle(new Request(`http://localhost${path}`, init)),
+    listen() {
+      app.listen({ port: 0, hostname: "127.0.0.1" });
+      listening = true;
+      return `http://127.0.0.1:${app.server?.port}`;
+    },
+    async close() {
+      if (listening) await app.stop(true);
+      await ctx.jobs.stop(1000);
+      if (fresh) await fresh.drop();
+      else await database.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** JSON request options: `json(body)` → POST with the body, `json(body, { method: "PATCH", token })`. */
+export function json(body: unknown, options: { method?: string; token?: string } = {}): RequestInit {
+  return {
+    method: options.method ?? "POST",
+    headers: { "content-type": "application/json", ...(options.token ? bearer(options.token) : {}) },
+    body: JSON.stringify(body),
+  };
+}
+
+export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });

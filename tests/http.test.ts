@@ -1,0 +1,184 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Validator } from "@seriousme/openapi-schema-validator";
+import { Elysia, t as schema } from "elysia";
+import { errorRenderer, Forbidden, Invalid, NotFound, TooManyAttempts } from "../src/http/errors.ts";
+import { createLogger } from "../src/log.ts";
+import { bearer, json, startTestApp, type TestApp } from "./helpers/app.ts";
+import { createUser, tokenFor } from "./helpers/factories.ts";
+
+let t: TestApp;
+let adminToken: string;
+
+beforeAll(async () => {
+  t = await startTestApp({ env: { MAX_UPLOAD_BYTES: "4096" } });
+  adminToken = await tokenFor(t.ctx, await createUser(t.ctx, { role: "admin" }));
+});
+afterAll(() => t.close());
+
+describe("GET /api/health", () => {
+  test("200 {status: ok} with no auth, a JSON content type and a request id", async () => {
+    const response = await t.request("/api/health");
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toContain("application/json");
+    expect(response.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+    expect(await response.json()).toEqual({ status: "ok" });
+  });
+
+  test("a caller's own X-Request-Id is echoed; a hostile one is replaced", async () => {
+    const kept = await t.request("/api/health", { headers: { "x-request-id": "trace-123" } });
+    expect(kept.headers.get("x-request-id")).toBe("trace-123");
+    const replaced = await t.request("/api/health", { headers: { "x-request-id": "a b\u0001<script>" } });
+    expect(replaced.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
+
+describe("error bodies (DESIGN.md §5)", () => {
+  test("unknown route → 404 JSON", async () => {
+    const response = await t.request("/api/nothing-here");
+    expect(response.status).toBe(404);
+    expect(response.headers.get("content-type")).toContain("application/json");
+    expect(await response.json()).toEqual({ message: "Route not found." });
+  });
+
+  test("known route, wrong method → 405 with Allow", async () => {
+    const response = await t.request("/api/health", { method: "DELETE" });
+    expect(response.status).toBe(405);
+    expect(response.headers.get("allow")).toBe("GET, HEAD");
+    expect(await response.json()).toEqual({ message: "The DELETE method is not supported for this route." });
+    const param = await t.request("/api/users/5", { method: "POST" });
+    expect(param.status).toBe(405);
+  });
+
+  test("malformed JSON → 400 JSON message", async () => {
+    const response = await t.request("/api/admin/users", {
+      method: "POST",
+      headers: { "content-type": "application/json", ...bearer(adminToken) },
+      body: '{"name": ',
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({ message: "The request body could not be parsed as JSON." });
+  });
+
+  test("wrong content type → 422 saying the body must be a JSON object", async () => {
+    const response = await t.request("/api/admin/users", {
+      method: "POST",
+      headers: { "content-type": "text/plain", ...bearer(adminToken) },
+      body: "name=x",
+    });
+    expect(response.status).toBe(422);
+    expect(await response.json()).toEqual({
+      message: "The request body must be a JSON object.",
+      errors: { body: ["The request body must be a JSON object."] },
+    });
+  });
+
+  test("field errors → 422 with Laravel wording, one message per field, and a summary", async () => {
+    const response = await t.request(
+      "/api/admin/users",
+      json({ email: "not-an-email", role: 7, shoe_size: 44 }, { token: adminToken }),
+    );
+    expect(response.status).toBe(422);
+    const body = await response.json();
+    expect(body.errors).toEqual({
+      name: ["The name field is required."],
+      email: ["The email field must be a valid email address."],
+      role: ["The role field must be a string."],
+      shoe_size: ["The shoe size field is prohibited."],
+    });
+    expect(body.message).toBe("The name field is required. (and 3 more errors)");
+    for (const messages of Object.values(body.errors)) expect(messages).toBeArray();
+  });
+
+  test("a name over 255 characters → 422 naming the limit", async () => {
+    const response = await t.request(
+      "/api/admin/users",
+      json({ name: "n".repeat(256), email: "a@b.co" }, { token: adminToken }),
+    );
+    expect(await response.json()).toMatchObject({
+      errors: { name: ["The name field must not be greater than 255 characters."] },
+    });
+  });
+
+  test("a body over MAX_UPLOAD_BYTES → 413 JSON from a listening server", async () => {
+    const url = t.listen();
+    const response = await fetch(`${url}/api/admin/users`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...bearer(adminToken) },
+      body: JSON.stringify({ name: "x".repeat(1024 * 1024 * 2), email: "a@b.co" }),
+    });
+    expect(response.status).toBe(413);
+    expect(await response.json()).toEqual({ message: "The request body is too large." });
+  });
+
+  describe("rendered once, whatever a route throws", () => {
+    const probe = new Elysia()
+      .use(errorRenderer({ log: createLogger("silent"), allowedMethods: () => [] }))
+      .get("/forbidden", () => {
+        throw new Forbidden();
+      })
+      .get("/missing", () => {
+        throw new NotFound("Product");
+      })
+      .get("/invalid", () => {
+        throw new Invalid({ title: ["The title field is required."], file: ["The file field is required."] });
+      })
+      .get("/throttled", () => {
+        throw new TooManyAttempts(60);
+      })
+      .get("/bug", () => {
+        throw new Error("secret database detail");
+      })
+      // A response that breaks its own schema is a server bug (TRAPS.md), not a 422.
+      .get("/bad-response", () => ({ id: "not-a-number" }) as unknown as { id: number }, {
+        response: { 200: schema.Object({ id: schema.Integer() }) },
+      });
+    const call = (path: string) => probe.handle(new Request(`http://localhost${path}`));
+
+    test.each([
+      ["/forbidden", 403, { message: "This action is unauthorized." }],
+      ["/missing", 404, { message: "Product not found." }],
+      [
+        "/invalid",
+        422,
+        {
+          message: "The title field is required. (and 1 more error)",
+          errors: { title: ["The title field is required."], file: ["The file field is required."] },
+        },
+      ],
+      ["/throttled", 429, { message: "Too Many Attempts." }],
+      ["/bug", 500, { message: "Server Error." }],
+      ["/bad-response", 500, { message: "Server Error." }],
+    ])("%s → %i", async (path, status, body) => {
+      const response = await call(path);
+      expect(response.status).toBe(status);
+      expect(await response.json()).toEqual(body);
+    });
+
+    test("429 carries Retry-After; 500 never leaks the error", async () => {
+      expect((await call("/throttled")).headers.get("retry-after")).toBe("60");
+      const text = await (await call("/bug")).text();
+      expect(text).not.toContain("secret");
+      expect(text).not.toContain("at ");
+    });
+  });
+});
+
+describe("OpenAPI", () => {
+  test("/docs/json is a valid OpenAPI 3 document listing /api/health", async () => {
+    const response = await t.request("/docs/json");
+    expect(response.status).toBe(200);
+    const document = await response.json();
+    expect(document.openapi).toMatch(/^3\./);
+    expect(document.paths).toHaveProperty("/api/health");
+    expect(document.paths["/api/health"]).toHaveProperty("get");
+    const result = await new Validator().validate(document);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+  });
+
+  test("/docs serves the UI", async () => {
+    const response = await t.request("/docs");
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toContain("text/html");
+  });
+});
