@@ -5,7 +5,7 @@ import { personalAccessTokens } from "../src/db/schema/index.ts";
 import { apiKeyAuth } from "../src/http/auth.ts";
 import { errorRenderer } from "../src/http/errors.ts";
 import { createLogger } from "../src/log.ts";
-import { bearer, json, startTestApp, type TestApp } from "./helpers/app.ts";
+import { bearer, json, readJson, startTestApp, type TestApp } from "./helpers/app.ts";
 import { apiKeyFor, createUser, tokenFor } from "./helpers/factories.ts";
 
 let t: TestApp;
@@ -31,7 +31,7 @@ describe("bearer personal access tokens", () => {
     const response = await getUser(user.id, token);
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toContain("application/json");
-    const body = await response.json();
+    const body = await readJson(response);
     expect(body.data).toMatchObject({
       id: user.id,
       email: user.email,
@@ -55,7 +55,7 @@ describe("bearer personal access tokens", () => {
     const response = await getUser(admin.id, token);
     expect(response.status).toBe(401);
     expect(response.headers.get("www-authenticate")).toBe("Bearer");
-    expect(await response.json()).toEqual({ message: "Unauthenticated." });
+    expect(await readJson(response)).toEqual({ message: "Unauthenticated." });
   });
 
   test("the right id with a wrong secret → 401", async () => {
@@ -81,7 +81,7 @@ describe("bearer personal access tokens", () => {
       headers: bearer(adminToken),
     });
     expect(again.status).toBe(404);
-    expect(await again.json()).toEqual({ message: "Token not found." });
+    expect(await readJson(again)).toEqual({ message: "Token not found." });
   });
 
   test("abilities narrow an admin's token: role ∩ token", async () => {
@@ -91,7 +91,7 @@ describe("bearer personal access tokens", () => {
       json({ name: "X", email: "x@example.com" }, { token: ciToken }),
     );
     expect(forbidden.status).toBe(403);
-    expect(await forbidden.json()).toEqual({ message: "This action is unauthorized." });
+    expect(await readJson(forbidden)).toEqual({ message: "This action is unauthorized." });
     // …and reading another user needs users.view, which this token lacks.
     const other = await createUser(t.ctx);
     expect((await getUser(other.id, ciToken)).status).toBe(403);
@@ -111,7 +111,7 @@ describe("bearer personal access tokens", () => {
 describe("GET /api/users/{user}", () => {
   test("self → 200 with the role object typed as SPEC §2.4", async () => {
     const response = await getUser(admin.id, adminToken);
-    const { data } = await response.json();
+    const { data } = await readJson(response);
     expect(typeof data.id).toBe("number");
     expect(typeof data.name).toBe("string");
     expect(typeof data.email).toBe("string");
@@ -131,7 +131,7 @@ describe("GET /api/users/{user}", () => {
     expect((await getUser(customer.id, adminToken)).status).toBe(200);
     const missing = await getUser(987654, adminToken);
     expect(missing.status).toBe(404);
-    expect(await missing.json()).toEqual({ message: "User not found." });
+    expect(await readJson(missing)).toEqual({ message: "User not found." });
   });
 
   test.each(["abc", "-1", "1e3", "0x10", "0", "1.5", "9".repeat(40), "%20"])(
@@ -139,7 +139,7 @@ describe("GET /api/users/{user}", () => {
     async (id) => {
       const response = await getUser(id, adminToken);
       expect(response.status).toBe(404);
-      expect(await response.json()).toEqual({ message: "User not found." });
+      expect(await readJson(response)).toEqual({ message: "User not found." });
     },
   );
 });
@@ -151,7 +151,7 @@ describe("admin: users, tokens, API keys", () => {
       json({ name: "Vera Vendor", email: "Vera@Example.com", role: "vendor" }, { token: adminToken }),
     );
     expect(created.status).toBe(201);
-    const { data } = await created.json();
+    const { data } = await readJson(created);
     expect(data).toMatchObject({
       name: "Vera Vendor",
       email: "Vera@Example.com",
@@ -163,7 +163,7 @@ describe("admin: users, tokens, API keys", () => {
       json({ name: "Other", email: "vera@example.com" }, { token: adminToken }),
     );
     expect(duplicate.status).toBe(422);
-    expect(await duplicate.json()).toEqual({
+    expect(await readJson(duplicate)).toEqual({
       message: "The email has already been taken.",
       errors: { email: ["The email has already been taken."] },
     });
@@ -176,7 +176,7 @@ describe("admin: users, tokens, API keys", () => {
       json({ name: "ci", abilities: ["versions.publish"] }, { token: adminToken }),
     );
     expect(response.status).toBe(201);
-    const { data } = await response.json();
+    const { data } = await readJson(response);
     expect(data).toEqual({
       id: expect.any(Number),
       name: "ci",
@@ -190,7 +190,7 @@ describe("admin: users, tokens, API keys", () => {
       json({ name: "ci", abilities: ["root"] }, { token: adminToken }),
     );
     expect(unknownAbility.status).toBe(422);
-    expect((await unknownAbility.json()).errors).toHaveProperty(["abilities.0"]);
+    expect((await readJson(unknownAbility)).errors).toHaveProperty(["abilities.0"]);
 
     const unknownUser = await t.request(
       "/api/admin/users/424242/tokens",
@@ -206,7 +206,7 @@ describe("admin: users, tokens, API keys", () => {
       json({ name: "shop", creator_id: creator.id }, { token: adminToken }),
     );
     expect(response.status).toBe(201);
-    const { data } = await response.json();
+    const { data } = await readJson(response);
     expect(data).toEqual({
       id: expect.any(Number),
       name: "shop",
@@ -220,7 +220,7 @@ describe("admin: users, tokens, API keys", () => {
         json({ name: "x", creator_id }, { token: adminToken }),
       );
       expect(bad.status).toBe(422);
-      expect((await bad.json()).errors).toHaveProperty("creator_id");
+      expect((await readJson(bad)).errors).toHaveProperty("creator_id");
     }
   });
 });
@@ -240,7 +240,7 @@ describe("x-api-key", () => {
     const key = await apiKeyFor(t.ctx, creator.id);
     const response = await call(key.key);
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ id: key.id, creatorId: creator.id });
+    expect(await readJson(response)).toEqual({ id: key.id, creatorId: creator.id });
   });
 
   test.each([
@@ -250,7 +250,7 @@ describe("x-api-key", () => {
   ])("%s key → 401 Invalid API key.", async (_, key) => {
     const response = await call(key);
     expect(response.status).toBe(401);
-    expect(await response.json()).toEqual({ message: "Invalid API key." });
+    expect(await readJson(response)).toEqual({ message: "Invalid API key." });
   });
 
   test("a deleted key is refused", async () => {

@@ -3,7 +3,7 @@ import { Validator } from "@seriousme/openapi-schema-validator";
 import { Elysia, t as schema } from "elysia";
 import { errorRenderer, Forbidden, Invalid, NotFound, TooManyAttempts } from "../src/http/errors.ts";
 import { createLogger } from "../src/log.ts";
-import { bearer, json, startTestApp, type TestApp } from "./helpers/app.ts";
+import { bearer, json, readJson, startTestApp, type TestApp } from "./helpers/app.ts";
 import { createUser, tokenFor } from "./helpers/factories.ts";
 
 let t: TestApp;
@@ -21,7 +21,7 @@ describe("GET /api/health", () => {
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toContain("application/json");
     expect(response.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
-    expect(await response.json()).toEqual({ status: "ok" });
+    expect(await readJson(response)).toEqual({ status: "ok" });
   });
 
   test("a caller's own X-Request-Id is echoed; a hostile one is replaced", async () => {
@@ -37,14 +37,16 @@ describe("error bodies (DESIGN.md §5)", () => {
     const response = await t.request("/api/nothing-here");
     expect(response.status).toBe(404);
     expect(response.headers.get("content-type")).toContain("application/json");
-    expect(await response.json()).toEqual({ message: "Route not found." });
+    expect(await readJson(response)).toEqual({ message: "Route not found." });
   });
 
   test("known route, wrong method → 405 with Allow", async () => {
     const response = await t.request("/api/health", { method: "DELETE" });
     expect(response.status).toBe(405);
     expect(response.headers.get("allow")).toBe("GET, HEAD");
-    expect(await response.json()).toEqual({ message: "The DELETE method is not supported for this route." });
+    expect(await readJson(response)).toEqual({
+      message: "The DELETE method is not supported for this route.",
+    });
     const param = await t.request("/api/users/5", { method: "POST" });
     expect(param.status).toBe(405);
   });
@@ -56,7 +58,7 @@ describe("error bodies (DESIGN.md §5)", () => {
       body: '{"name": ',
     });
     expect(response.status).toBe(400);
-    expect(await response.json()).toEqual({ message: "The request body could not be parsed as JSON." });
+    expect(await readJson(response)).toEqual({ message: "The request body could not be parsed as JSON." });
   });
 
   test("wrong content type → 422 saying the body must be a JSON object", async () => {
@@ -66,7 +68,7 @@ describe("error bodies (DESIGN.md §5)", () => {
       body: "name=x",
     });
     expect(response.status).toBe(422);
-    expect(await response.json()).toEqual({
+    expect(await readJson(response)).toEqual({
       message: "The request body must be a JSON object.",
       errors: { body: ["The request body must be a JSON object."] },
     });
@@ -78,7 +80,7 @@ describe("error bodies (DESIGN.md §5)", () => {
       json({ email: "not-an-email", role: 7, shoe_size: 44 }, { token: adminToken }),
     );
     expect(response.status).toBe(422);
-    const body = await response.json();
+    const body = await readJson(response);
     expect(body.errors).toEqual({
       name: ["The name field is required."],
       email: ["The email field must be a valid email address."],
@@ -94,7 +96,7 @@ describe("error bodies (DESIGN.md §5)", () => {
       "/api/admin/users",
       json({ name: "n".repeat(256), email: "a@b.co" }, { token: adminToken }),
     );
-    expect(await response.json()).toMatchObject({
+    expect(await readJson(response)).toMatchObject({
       errors: { name: ["The name field must not be greater than 255 characters."] },
     });
   });
@@ -107,7 +109,7 @@ describe("error bodies (DESIGN.md §5)", () => {
       body: JSON.stringify({ name: "x".repeat(1024 * 1024 * 2), email: "a@b.co" }),
     });
     expect(response.status).toBe(413);
-    expect(await response.json()).toEqual({ message: "The request body is too large." });
+    expect(await readJson(response)).toEqual({ message: "The request body is too large." });
   });
 
   describe("rendered once, whatever a route throws", () => {
@@ -151,7 +153,7 @@ describe("error bodies (DESIGN.md §5)", () => {
     ])("%s → %i", async (path, status, body) => {
       const response = await call(path);
       expect(response.status).toBe(status);
-      expect(await response.json()).toEqual(body);
+      expect(await readJson(response)).toEqual(body);
     });
 
     test("429 carries Retry-After; 500 never leaks the error", async () => {
@@ -167,7 +169,7 @@ describe("OpenAPI", () => {
   test("/docs/json is a valid OpenAPI 3 document listing /api/health", async () => {
     const response = await t.request("/docs/json");
     expect(response.status).toBe(200);
-    const document = await response.json();
+    const document = await readJson(response);
     expect(document.openapi).toMatch(/^3\./);
     expect(document.paths).toHaveProperty("/api/health");
     expect(document.paths["/api/health"]).toHaveProperty("get");

@@ -66,3 +66,7 @@ export function json(body: unknown, options: { method?: string; token?: string }
 }
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+/** A response body as JSON; tests assert its shape field by field. */
+// biome-ignore lint/suspicious/noExplicitAny: assertions below narrow it
+export const readJson = (response: Response): Promise<any> => response.json();

@@ -1,0 +1,149 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { readJson } from "./helpers/app.ts";
+import { depot, startServer } from "./helpers/cli.ts";
+
+// The commands run as users run them: separate processes on an embedded data directory.
+const dataDir = mkdtempSync(join(tmpdir(), "depot-cli-"));
+const env = { DATA_DIR: dataDir };
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+const jsonLine = (stdout: string) => {
+  const lines = stdout.trim().split("\n");
+  expect(lines).toHaveLength(1);
+  return JSON.parse(lines[0] ?? "");
+};
+
+let admin: { id: number; name: string; email: string; role: string };
+let token: string;
+
+describe("creating commands with --json print exactly one JSON object", () => {
+  test("user:create", async () => {
+    const result = await depot(
+      ["user:create", "--name", "Ada", "--email", "ada@example.com", "--role", "admin", "--json"],
+      env,
+    );
+    expect(result.code).toBe(0);
+    admin = jsonLine(result.stdout);
+    expect(admin).toEqual({ id: expect.any(Number), name: "Ada", email: "ada@example.com", role: "admin" });
+  }, 60_000);
+
+  test("token:create", async () => {
+    const result = await depot(["token:create", "--user", String(admin.id), "--name", "ci", "--json"], env);
+    expect(result.code).toBe(0);
+    const created = jsonLine(result.stdout);
+    expect(created).toEqual({
+      id: expect.any(Number),
+      token: expect.stringMatching(new RegExp(`^${created.id}\\|`)),
+    });
+    token = created.token;
+  });
+
+  test("api-key:create, with and without a creator", async () => {
+    const global = jsonLine((await depot(["api-key:create", "--json"], env)).stdout);
+    expect(global).toEqual({ id: expect.any(Number), key: expect.stringMatching(/^dpk_/), creator_id: null });
+    const scoped = jsonLine(
+      (await depot(["api-key:create", "--creator", String(admin.id), "--json"], env)).stdout,
+    );
+    expect(scoped.creator_id).toBe(admin.id);
+  });
+
+  test("errors go to stderr with a non-zero exit and nothing on stdout", async () => {
+    const duplicate = await depot(
+      ["user:create", "--name", "Ada", "--email", "ADA@example.com", "--json"],
+      env,
+    );
+    expect(duplicate.code).toBe(1);
+    expect(duplicate.stdout).toBe("");
+    expect(duplicate.stderr).toContain("The email has already been taken.");
+
+    const badEmail = await depot(["user:create", "--name", "X", "--email", "nope", "--json"], env);
+    expect(badEmail.code).toBe(1);
+    expect(badEmail.stderr).toContain("The email field must be a valid email address.");
+
+    const noUser = await depot(["token:create", "--user", "999", "--json"], env);
+    expect(noUser.code).toBe(1);
+    expect(noUser.stderr).toContain("User not found.");
+
+    const badAbility = await depot(["token:create", "--user", String(admin.id), "--ability", "root"], env);
+    expect(badAbility.code).toBe(1);
+    expect(badAbility.stdout).toBe("");
+  });
+});
+
+describe("the embedded database belongs to one process", () => {
+  test("while serve runs, other commands stop at once and touch nothing; the token works", async () => {
+    const server = await startServer(env);
+    try {
+      for (const args of [
+        ["user:create", "--name", "B", "--email", "b@example.com"],
+        ["token:create", "--user", "1"],
+        ["migrate"],
+      ]) {
+        const result = await depot(args, env);
+        expect(result.code).toBe(1);
+        expect(result.stdout).toBe("");
+        expect(result.stderr).toContain(`in use by another depot process (pid ${server.proc.pid})`);
+      }
+      const me = await fetch(`${server.url}/api/users/${admin.id}`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      expect(me.status).toBe(200);
+      expect((await readJson(me)).data.email).toBe("ada@example.com");
+      expect((await depot(["healthcheck", "--url", `${server.url}/api/health`])).code).toBe(0);
+    } finally {
+      server.proc.kill("SIGTERM");
+    }
+    expect(await server.proc.exited).toBe(0);
+    // Nothing was created while it was locked.
+    const after = await depot(["user:create", "--name", "B", "--email", "b@example.com", "--json"], env);
+    expect(after.code).toBe(0);
+    expect(jsonLine(after.stdout).id).toBe(admin.id + 1);
+  }, 60_000);
+
+  test("a pid file left by a dead process is taken over", async () => {
+    writeFileSync(join(dataDir, "depot.pid"), "2147483646");
+    const result = await depot(["api-key:create", "--json"], env);
+    expect(result.code).toBe(0);
+  });
+
+  test("healthcheck fails when nothing answers", async () => {
+    const result = await depot(["healthcheck", "--url", "http://127.0.0.1:9/api/health"]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("unhealthy");
+  });
+});
+
+describe("graceful shutdown", () => {
+  test("SIGTERM refuses new connections, finishes the request in flight, exits 0", async () => {
+    const server = await startServer(env);
+    const encoder = new TextEncoder();
+    let send!: ReadableStreamDefaultController<Uint8Array>;
+    const body = new ReadableStream<Uint8Array>({ start: (controller) => void (send = controller) });
+    const inFlight = fetch(`${server.url}/api/admin/users`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+      body,
+      duplex: "half",
+    } as RequestInit);
+    send.enqueue(encoder.encode('{"name":"Late Lucy",'));
+    await Bun.sleep(300);
+
+    server.proc.kill("SIGTERM");
+    await Bun.sleep(300);
+    const refused = await fetch(`${server.url}/api/health`).then(
+      () => "answered",
+      () => "refused",
+    );
+    expect(refused).toBe("refused");
+
+    send.enqueue(encoder.encode('"email":"lucy@example.com"}'));
+    send.close();
+    const response = await inFlight;
+    expect(response.status).toBe(201);
+    expect((await readJson(response)).data.email).toBe("lucy@example.com");
+    expect(await server.proc.exited).toBe(0);
+  }, 60_000);
+});

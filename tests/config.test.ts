@@ -1,0 +1,110 @@
+import { describe, expect, test } from "bun:test";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ConfigError, loadConfig } from "../src/config.ts";
+import { depot } from "./helpers/cli.ts";
+
+const dataDir = () => mkdtempSync(join(tmpdir(), "depot-config-"));
+
+describe("loadConfig", () => {
+  test("defaults of DESIGN.md §3", () => {
+    const dir = dataDir();
+    const config = loadConfig({ DATA_DIR: dir });
+    expect(config).toMatchObject({
+      port: 8080,
+      host: "0.0.0.0",
+      appUrl: "http://localhost:8080",
+      databaseUrl: null,
+      dataDir: dir,
+      storageDir: `${dir}/releases`,
+      appKey: null,
+      maxUploadBytes: 2 * 1024 ** 3,
+      maxJsonUploadBytes: 64 * 1024 ** 2,
+      licenseDefaultMaxIps: 1,
+      trustProxy: false,
+      smtpUrl: null,
+      logLevel: "info",
+    });
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  test("explicit values are parsed and APP_URL loses its trailing slash", () => {
+    const config = loadConfig({
+      DATA_DIR: dataDir(),
+      PORT: "9000",
+      APP_URL: "https://depot.example.com/",
+      DATABASE_URL: "postgres://u@db:5432/depot",
+      TRUST_PROXY: "true",
+      MAX_UPLOAD_BYTES: "1048576",
+      LOG_LEVEL: "warn",
+    });
+    expect(config.port).toBe(9000);
+    expect(config.appUrl).toBe("https://depot.example.com");
+    expect(config.databaseUrl).toBe("postgres://u@db:5432/depot");
+    expect(config.trustProxy).toBe(true);
+    expect(config.maxUploadBytes).toBe(1048576);
+    expect(config.logLevel).toBe("warn");
+  });
+
+  test.each([
+    ["PORT", "abc"],
+    ["PORT", "70000"],
+    ["APP_URL", "not a url"],
+    ["APP_URL", "ftp://example.com"],
+    ["DATABASE_URL", "mysql://localhost/db"],
+    ["MAX_UPLOAD_BYTES", "-5"],
+    ["MAX_UPLOAD_BYTES", "1e9"],
+    ["LICENSE_DEFAULT_MAX_IPS", "0"],
+    ["TRUST_PROXY", "maybe"],
+    ["LOG_LEVEL", "loud"],
+    ["APP_KEY", "short"],
+    ["SMTP_URL", "http://mail"],
+    ["DATA_DIR", "/proc/depot-cannot-live-here"],
+  ])("%s=%p is refused naming the variable", (name, value) => {
+    const env = { DATA_DIR: dataDir(), [name]: value };
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    try {
+      loadConfig(env);
+    } catch (error) {
+      expect((error as ConfigError).variable).toBe(name);
+      expect((error as Error).message.startsWith(`${name}: `)).toBe(true);
+    }
+  });
+});
+
+describe("a bad value stops the process", () => {
+  test("exit code 2 and one line naming the variable", async () => {
+    const result = await depot(["migrate"], { DATA_DIR: dataDir(), PORT: "eighty" });
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe("");
+    expect(result.stderr.trim().split("\n")).toEqual([
+      'depot: invalid configuration: PORT: expected a whole number, got "eighty"',
+    ]);
+  });
+
+  test("an unknown command or option exits 2 with usage", async () => {
+    expect((await depot(["frobnicate"])).code).toBe(2);
+    const result = await depot(["token:create", "--usr", "1"], { DATA_DIR: dataDir() });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("usage: depot token:create");
+  });
+
+  test("--version and --help", async () => {
+    const version = await depot(["--version"]);
+    expect(version.code).toBe(0);
+    expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+    const help = await depot(["--help"]);
+    for (const command of [
+      "serve",
+      "worker",
+      "migrate",
+      "user:create",
+      "token:create",
+      "api-key:create",
+      "healthcheck",
+    ]) {
+      expect(help.stdout).toContain(`depot ${command === "serve" ? "[serve]" : command}`);
+    }
+  });
+});

@@ -1,0 +1,61 @@
+import { join } from "node:path";
+
+const MAIN = join(import.meta.dir, "../../src/main.ts");
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** The environment a spawned depot sees: ours minus anything that would point it at another database. */
+export function cliEnv(env: Record<string, string | undefined>): Record<string, string> {
+  const base: Record<string, string | undefined> = {
+    ...process.env,
+    DATABASE_URL: undefined,
+    LOG_LEVEL: "warn",
+    ...env,
+  };
+  return Object.fromEntries(Object.entries(base).filter((e): e is [string, string] => e[1] !== undefined));
+}
+
+/** Runs `depot <args>` as its own process, the way users and scripts do. */
+export async function depot(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+): Promise<CliResult> {
+  const proc = Bun.spawn([process.execPath, MAIN, ...args], {
+    env: cliEnv(env),
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
+  return { code, stdout, stderr };
+}
+
+/** Starts `depot serve` and resolves once /api/health answers 200. */
+export async function startServer(env: Record<string, string | undefined>, timeoutMs = 30_000) {
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  const proc = Bun.spawn([process.execPath, MAIN, "serve"], {
+    env: cliEnv({ PORT: String(port), HOST: "127.0.0.1", ...env }),
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (proc.exitCode !== null)
+      throw new Error(`depot serve exited with ${proc.exitCode}: ${await new Response(proc.stderr).text()}`);
+    const ok = await fetch(`${url}/api/health`)
+      .then((r) => r.status === 200)
+      .catch(() => false);
+    if (ok) return { proc, url, port };
+    await Bun.sleep(100);
+  }
+  proc.kill("SIGKILL");
+  throw new Error("depot serve did not become healthy in time");
+}

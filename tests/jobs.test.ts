@@ -1,0 +1,108 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { t } from "elysia";
+import { buildApp } from "../src/app.ts";
+import { openPostgres } from "../src/db/client.ts";
+import { defineQueue } from "../src/jobs/registry.ts";
+import { JobRunner } from "../src/jobs/runner.ts";
+import { createLogger } from "../src/log.ts";
+import { readJson, startTestApp } from "./helpers/app.ts";
+import { freshDatabase, onPostgres } from "./helpers/db.ts";
+import { startTcpProxy } from "./helpers/tcp-proxy.ts";
+
+const log = createLogger("silent");
+
+/** A queue whose handler records what it ran, so a test can wait for it. */
+function recordingQueue(name: string) {
+  const seen: string[] = [];
+  const queue = defineQueue({
+    name,
+    payload: t.Object({ word: t.String() }),
+    options: { retryLimit: 0 },
+    async handle(_ctx, data) {
+      seen.push(data.word);
+    },
+  });
+  return { queue, seen };
+}
+
+async function eventually(check: () => boolean | Promise<boolean>, timeoutMs = 15_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await Bun.sleep(100);
+  }
+  throw new Error("condition not met in time");
+}
+
+describe("job runner", () => {
+  const cleanup: (() => Promise<void>)[] = [];
+  afterAll(async () => {
+    for (const step of cleanup.reverse()) await step();
+  });
+
+  test("workers run a queue's jobs with the typed payload; a malformed payload never reaches the handler", async () => {
+    const app = await startTestApp();
+    cleanup.push(() => app.close());
+    const { queue, seen } = recordingQueue("test.echo");
+    const runner = new JobRunner(app.ctx.database, log, [queue]);
+    cleanup.push(() => runner.stop(1000));
+    await runner.start(app.ctx, { workers: true });
+
+    await runner.send(queue, { word: "hello" });
+    const bad = await runner.send(queue, { word: 42 } as never);
+    await eventually(() => seen.includes("hello"));
+    expect(seen).toEqual(["hello"]);
+    expect(bad).toBeString();
+  });
+
+  test("a sender-only runner (serve --no-workers) enqueues without running", async () => {
+    const app = await startTestApp();
+    cleanup.push(() => app.close());
+    const { queue, seen } = recordingQueue("test.quiet");
+    const runner = new JobRunner(app.ctx.database, log, [queue]);
+    cleanup.push(() => runner.stop(1000));
+    await runner.start(app.ctx, { workers: false });
+    expect(await runner.send(queue, { word: "later" })).toBeString();
+    await Bun.sleep(1500);
+    expect(seen).toEqual([]);
+  });
+});
+
+describe.if(onPostgres)("a database outage (PostgreSQL behind a TCP proxy)", () => {
+  test("health answers 503 while the database is gone and 200 after, and workers come back by themselves", async () => {
+    const fresh = await freshDatabase();
+    const direct = new URL(fresh.url ?? "");
+    const proxy = await startTcpProxy({ hostname: direct.hostname, port: Number(direct.port || 5432) });
+    const viaProxy = new URL(direct);
+    viaProxy.port = String(proxy.port);
+    const database = openPostgres(viaProxy.toString(), { max: 3 });
+    const { queue, seen } = recordingQueue("test.outage");
+    const app = await startTestApp({ database });
+    const runner = new JobRunner(database, log, [queue]);
+    try {
+      await runner.start(app.ctx, { workers: true, superviseIntervalMs: 200 });
+      const server = buildApp(app.ctx);
+      const health = () => server.handle(new Request("http://localhost/api/health"));
+      expect((await health()).status).toBe(200);
+
+      proxy.cut();
+      const down = await health();
+      expect(down.status).toBe(503);
+      expect(await readJson(down)).toEqual({ message: "Database unavailable." });
+      await Bun.sleep(1000); // long enough for the workers' polls to fail
+
+      proxy.restore();
+      await eventually(async () => (await health()).status === 200);
+      expect(await readJson(await health())).toEqual({ status: "ok" });
+
+      await eventually(() => runner.running && runner.restarts > 0);
+      await runner.send(queue, { word: "after the outage" });
+      await eventually(() => seen.includes("after the outage"));
+    } finally {
+      await runner.stop(1000);
+      await app.close();
+      proxy.stop();
+      await fresh.drop();
+    }
+  }, 60_000);
+});
