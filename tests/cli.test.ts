@@ -121,7 +121,11 @@ describe("graceful shutdown", () => {
     const server = await startServer(env);
     const encoder = new TextEncoder();
     let send!: ReadableStreamDefaultController<Uint8Array>;
-    const body = new ReadableStream<Uint8Array>({ start: (controller) => void (send = controller) });
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        send = controller;
+      },
+    });
     const inFlight = fetch(`${server.url}/api/admin/users`, {
       method: "POST",
       headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
