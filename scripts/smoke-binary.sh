@@ -1,0 +1,231 @@
+#!/usr/bin/env bash
+# Drives the compiled depot binary as a user would (DESIGN.md §4, §10): from an empty directory,
+# with no DATABASE_URL, so it runs on the PGlite database embedded in the binary.
+#
+#   scripts/smoke-binary.sh dist/depot
+#
+# Checks: first start (initdb) and /api/health; the CLI refuses the data directory while `serve`
+# holds it (exit 1, "in use"); `healthcheck`; SIGTERM exits 0; user:create / token:create --json
+# once stopped; the token authenticates GET /api/users/1 after a restart and its absence gives 401;
+# `healthcheck` fails once the server is gone.
+set -euo pipefail
+
+if [[ $# -ne 1 ]]; then
+  echo "usage: $0 PATH_TO_DEPOT_BINARY" >&2
+  exit 2
+fi
+if [[ ! -x "$1" ]]; then
+  echo "smoke: $1 is not an executable file" >&2
+  exit 2
+fi
+BIN="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
+
+# Every setting comes from the environment: make sure none leaks in from the caller.
+unset DATABASE_URL TEST_DATABASE_URL DATA_DIR STORAGE_DIR APP_KEY APP_URL PORT HOST
+
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/depot-smoke.XXXXXX")"
+LOG="$WORK/serve.log"
+SERVER_PID=""
+STEP="setup"
+
+cleanup() {
+  local status=$?
+  trap - EXIT
+  if [[ -n "$SERVER_PID" ]] && kill -0 "$SERVER_PID" 2>/dev/null; then
+    kill -TERM "$SERVER_PID" 2>/dev/null || true
+    for _ in $(seq 1 50); do
+      kill -0 "$SERVER_PID" 2>/dev/null || break
+      sleep 0.1
+    done
+    kill -KILL "$SERVER_PID" 2>/dev/null || true
+    wait "$SERVER_PID" 2>/dev/null || true
+  fi
+  if [[ $status -ne 0 ]]; then
+    echo "smoke: FAILED at step: $STEP (exit $status)" >&2
+    for f in "$WORK"/serve*.log; do
+      [[ -f "$f" ]] || continue
+      echo "----- $(basename "$f") -----" >&2
+      cat "$f" >&2
+    done
+    echo "----- end of server logs -----" >&2
+  fi
+  rm -rf "$WORK"
+  exit "$status"
+}
+trap cleanup EXIT
+
+step() {
+  STEP="$*"
+  echo "smoke: $*"
+}
+
+fail() {
+  echo "smoke: $*" >&2
+  exit 1
+}
+
+# A TCP port nobody listens on (bash's /dev/tcp: a refused connection means it is free).
+port_is_free() {
+  ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+}
+PORT=""
+for _ in $(seq 1 50); do
+  candidate=$((18000 + RANDOM % 1000))
+  if port_is_free "$candidate"; then
+    PORT=$candidate
+    break
+  fi
+done
+[[ -n "$PORT" ]] || fail "no free port found in 18000-18999"
+BASE="http://127.0.0.1:$PORT"
+
+cd "$WORK"
+[[ -z "$(ls -A)" ]] || fail "working directory $WORK is not empty"
+
+# Runs the binary in the empty directory: embedded database in ./data, our port.
+depot() {
+  PORT="$PORT" HOST=127.0.0.1 "$BIN" "$@"
+}
+
+start_server() {
+  local log="$1"
+  # Not through depot(): a backgrounded function is a subshell, and $! must be the binary itself.
+  PORT="$PORT" HOST=127.0.0.1 "$BIN" serve >"$log" 2>&1 &
+  SERVER_PID=$!
+  LOG="$log"
+  local body=""
+  local deadline=$((SECONDS + 60))
+  while ((SECONDS < deadline)); do
+    if ! kill -0 "$SERVER_PID" 2>/dev/null; then
+      wait "$SERVER_PID" || true
+      SERVER_PID=""
+      fail "depot serve exited before answering /api/health"
+    fi
+    body="$(curl -sS --max-time 2 "$BASE/api/health" 2>/dev/null || true)"
+    if [[ "$body" == '{"status":"ok"}' ]]; then
+      # -f: the final check must also be an HTTP success.
+      curl -fsS --max-time 5 "$BASE/api/health" >/dev/null
+      return 0
+    fi
+    sleep 0.5
+  done
+  fail "depot serve did not answer /api/health with {\"status\":\"ok\"} within 60 s (last body: ${body:-none})"
+}
+
+stop_server() {
+  kill -TERM "$SERVER_PID"
+  local code=0
+  wait "$SERVER_PID" || code=$?
+  SERVER_PID=""
+  [[ $code -eq 0 ]] || fail "depot serve exited with $code after SIGTERM (expected 0)"
+}
+
+# expect_refused NAME ARGS...: the command must exit 1 with an "in use" message on stderr.
+expect_refused() {
+  local name="$1"
+  shift
+  local code=0
+  depot "$@" >"$WORK/out" 2>"$WORK/err" || code=$?
+  if [[ $code -ne 1 ]]; then
+    cat "$WORK/out" "$WORK/err" >&2
+    fail "$name while serve runs: exit $code (expected 1)"
+  fi
+  grep -q "in use" "$WORK/err" || {
+    cat "$WORK/err" >&2
+    fail "$name while serve runs: stderr does not say the database is in use"
+  }
+  [[ ! -s "$WORK/out" ]] || {
+    cat "$WORK/out" >&2
+    fail "$name while serve runs: printed something on stdout"
+  }
+}
+
+# json_field FIELD: reads one JSON object on stdin, prints the field (node, or the binary's own Bun).
+json_field() {
+  local js='let s="";process.stdin.on("data",(d)=>{s+=d});process.stdin.on("end",()=>{const v=JSON.parse(s)[process.argv.at(-1)];if(v===undefined||v===null)process.exit(1);process.stdout.write(String(v))})'
+  if command -v node >/dev/null 2>&1; then
+    node -e "$js" "$1"
+  else
+    BUN_BE_BUN=1 "$BIN" -e "$js" "$1"
+  fi
+}
+
+# http_code URL [CURL_ARGS...]: prints the status code; the body goes to $WORK/body.
+http_code() {
+  local url="$1"
+  shift
+  curl -sS --max-time 10 -o "$WORK/body" -w '%{http_code}' "$@" "$url"
+}
+
+step "binary: $BIN, work dir: $WORK, port: $PORT"
+depot --version
+
+step "first start of depot serve (embedded database, initdb)"
+start_server "$WORK/serve-1.log"
+
+step "user:create is refused while serve holds the embedded database"
+expect_refused user:create user:create --name Admin --email admin@example.com --role admin --json
+
+step "token:create is refused while serve holds the embedded database"
+expect_refused token:create token:create --user 1 --json
+
+step "depot healthcheck succeeds against the running server"
+depot healthcheck --url "$BASE/api/health"
+
+step "SIGTERM stops serve with exit 0"
+stop_server
+
+step "user:create --json once serve is stopped"
+user_json="$(depot user:create --name Admin --email admin@example.com --role admin --json)"
+echo "  $user_json"
+[[ "$(json_field id <<<"$user_json")" == "1" ]] || fail "user:create: expected \"id\":1 in $user_json"
+[[ "$(json_field role <<<"$user_json")" == "admin" ]] || fail "user:create: expected \"role\":\"admin\" in $user_json"
+[[ "$(json_field email <<<"$user_json")" == "admin@example.com" ]] || fail "user:create: wrong email in $user_json"
+
+step "token:create --json"
+token_json="$(depot token:create --user 1 --json)"
+token_id="$(json_field id <<<"$token_json")" || fail "token:create: no id in $token_json"
+token="$(json_field token <<<"$token_json")" || fail "token:create: no token in $token_json"
+[[ "$token_id" =~ ^[0-9]+$ ]] || fail "token:create: id is not a number in $token_json"
+[[ "$token" == "$token_id|"?* ]] || fail "token:create: token does not look like \"$token_id|…\""
+echo "  {\"id\":$token_id,\"token\":\"$token_id|…\"}"
+
+step "second start of depot serve"
+start_server "$WORK/serve-2.log"
+
+step "GET /api/users/1 with the token -> 200 with the admin's e-mail"
+code="$(http_code "$BASE/api/users/1" -H "Authorization: Bearer $token" -H "Accept: application/json")"
+[[ "$code" == "200" ]] || {
+  cat "$WORK/body" >&2
+  fail "GET /api/users/1 with token: HTTP $code (expected 200)"
+}
+grep -q '"admin@example.com"' "$WORK/body" || {
+  cat "$WORK/body" >&2
+  fail "GET /api/users/1: body does not contain the admin's e-mail"
+}
+
+step "GET /api/users/1 without a token -> 401"
+code="$(http_code "$BASE/api/users/1" -H "Accept: application/json")"
+[[ "$code" == "401" ]] || {
+  cat "$WORK/body" >&2
+  fail "GET /api/users/1 without token: HTTP $code (expected 401)"
+}
+
+step "GET /api/users/1 with a wrong token -> 401"
+code="$(http_code "$BASE/api/users/1" -H "Authorization: Bearer $token_id|not-the-secret" -H "Accept: application/json")"
+[[ "$code" == "401" ]] || {
+  cat "$WORK/body" >&2
+  fail "GET /api/users/1 with a wrong token: HTTP $code (expected 401)"
+}
+
+step "SIGTERM stops serve with exit 0"
+stop_server
+
+step "depot healthcheck fails once the server is stopped"
+code=0
+depot healthcheck --url "$BASE/api/health" 2>"$WORK/err" || code=$?
+[[ $code -ne 0 ]] || fail "healthcheck exited 0 against a stopped server"
+echo "  exit $code: $(cat "$WORK/err")"
+
+STEP="done"
+echo "smoke: all checks passed"
