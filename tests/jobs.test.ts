@@ -40,13 +40,19 @@ describe("job runner", () => {
     for (const step of cleanup.reverse()) await step();
   });
 
-  test("workers run a queue's jobs with the typed payload; a malformed payload never reaches the handler", async () => {
+  /** A runner for one recording queue on a fresh database, stopped after the tests. */
+  async function startRunner(name: string, workers: boolean) {
     const app = await startTestApp();
     cleanup.push(() => app.close());
-    const { queue, seen } = recordingQueue("test.echo");
+    const { queue, seen } = recordingQueue(name);
     const runner = new JobRunner(app.ctx.database, log, [queue]);
     cleanup.push(() => runner.stop(1000));
-    await runner.start(app.ctx, { workers: true });
+    await runner.start(app.ctx, { workers });
+    return { runner, queue, seen };
+  }
+
+  test("workers run a queue's jobs with the typed payload; a malformed payload never reaches the handler", async () => {
+    const { runner, queue, seen } = await startRunner("test.echo", true);
 
     await runner.send(queue, { word: "hello" });
     const bad = await runner.send(queue, { word: 42 } as never);
@@ -56,12 +62,7 @@ describe("job runner", () => {
   });
 
   test("a sender-only runner (serve --no-workers) enqueues without running", async () => {
-    const app = await startTestApp();
-    cleanup.push(() => app.close());
-    const { queue, seen } = recordingQueue("test.quiet");
-    const runner = new JobRunner(app.ctx.database, log, [queue]);
-    cleanup.push(() => runner.stop(1000));
-    await runner.start(app.ctx, { workers: false });
+    const { runner, queue, seen } = await startRunner("test.quiet", false);
     expect(await runner.send(queue, { word: "later" })).toBeString();
     await Bun.sleep(1500);
     expect(seen).toEqual([]);
@@ -101,7 +102,7 @@ describe.if(onPostgres)("a database outage (PostgreSQL behind a TCP proxy)", () 
     } finally {
       await runner.stop(1000);
       await app.close();
-      proxy.stop();
+      proxy.cut();
       await fresh.drop();
     }
   }, 60_000);

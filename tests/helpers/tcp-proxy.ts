@@ -59,8 +59,5 @@ export async function startTcpProxy(target: { hostname: string; port: number }) 
     restore() {
       listener ??= listen();
     },
-    stop() {
-      this.cut();
-    },
   };
 }

@@ -3,6 +3,7 @@ import type { AppContext } from "../../context.ts";
 import { apiKeys, users } from "../../db/schema/index.ts";
 import { Invalid, NotFound } from "../../http/errors.ts";
 import type { ApiKeyActor } from "../auth/actor.ts";
+import { lastUsedIsStale } from "../auth/last-used.ts";
 import { randomSecret, sha256Hex } from "../auth/secrets.ts";
 import type { CreateApiKeyInput } from "./schemas.ts";
 
@@ -37,7 +38,7 @@ export async function authenticateApiKey(
     .from(apiKeys)
     .where(eq(apiKeys.keyHash, sha256Hex(raw)));
   if (!row) return null;
-  if (!row.lastUsedAt || Date.now() - row.lastUsedAt.getTime() > 60_000) {
+  if (lastUsedIsStale(row.lastUsedAt)) {
     await ctx.db.update(apiKeys).set({ lastUsedAt: sql`now()` }).where(eq(apiKeys.id, row.id));
   }
   return { id: row.id, creatorId: row.creatorId };

@@ -1,17 +1,15 @@
-import { and, eq, isNull, lt, or, sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { personalAccessTokens, roles, users } from "../../db/schema/index.ts";
 import { NotFound } from "../../http/errors.ts";
 import type { Actor } from "../auth/actor.ts";
+import { lastUsedIsStale } from "../auth/last-used.ts";
 import { effectivePermissions } from "../auth/permissions.ts";
 import { randomSecret, sameDigest, sha256Hex } from "../auth/secrets.ts";
 import type { CreateTokenInput } from "./schemas.ts";
 
 /** Sanctum's plaintext format: `<token id>|<secret>`. */
 const TOKEN_FORMAT = /^([1-9]\d{0,15})\|([A-Za-z0-9_-]{20,128})$/;
-
-/** `last_used_at` is refreshed at most this often, so authenticating is not a write per request. */
-const LAST_USED_RESOLUTION_MS = 60_000;
 
 export async function createToken(ctx: Pick<AppContext, "db">, userId: number, input: CreateTokenInput) {
   const [user] = await ctx.db.select({ id: users.id }).from(users).where(eq(users.id, userId));
@@ -42,8 +40,11 @@ export async function authenticateToken(
     .where(eq(personalAccessTokens.id, id));
   if (!row || !sameDigest(row.personal_access_tokens.tokenHash, sha256Hex(match[2]))) return null;
   const token = row.personal_access_tokens;
-  if (!token.lastUsedAt || Date.now() - token.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
-    await touchToken(ctx, id);
+  if (lastUsedIsStale(token.lastUsedAt)) {
+    await ctx.db
+      .update(personalAccessTokens)
+      .set({ lastUsedAt: sql`now()` })
+      .where(eq(personalAccessTokens.id, id));
   }
   return {
     user: row.users,
@@ -51,24 +52,6 @@ export async function authenticateToken(
     tokenId: id,
     permissions: effectivePermissions(row.roles.permissions, token.abilities),
   };
-}
-
-function touchToken(ctx: Pick<AppContext, "db">, id: number) {
-  return ctx.db
-    .update(personalAccessTokens)
-    .set({ lastUsedAt: sql`now()` })
-    .where(
-      and(
-        eq(personalAccessTokens.id, id),
-        or(
-          isNull(personalAccessTokens.lastUsedAt),
-          lt(
-            personalAccessTokens.lastUsedAt,
-            sql`now() - make_interval(secs => ${LAST_USED_RESOLUTION_MS / 1000})`,
-          ),
-        ),
-      ),
-    );
 }
 
 export async function deleteToken(ctx: Pick<AppContext, "db">, id: number): Promise<void> {
