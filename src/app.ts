@@ -3,6 +3,10 @@ import { Elysia } from "elysia";
 import type { AppContext } from "./context.ts";
 import { apiKeyRoutes } from "./features/api-keys/routes.ts";
 import { healthRoutes } from "./features/health/routes.ts";
+import { optionRoutes } from "./features/options/routes.ts";
+import { productRoutes } from "./features/products/routes.ts";
+import { purchaseRoutes } from "./features/purchases/routes.ts";
+import { roleRoutes } from "./features/roles/routes.ts";
 import { tokenRoutes } from "./features/tokens/routes.ts";
 import { userRoutes } from "./features/users/routes.ts";
 import { bodyLimit } from "./http/body-limit.ts";
@@ -56,8 +60,12 @@ export function buildApp(ctx: AppContext) {
     )
     .use(healthRoutes(ctx))
     .use(userRoutes(ctx))
+    .use(productRoutes(ctx))
+    .use(purchaseRoutes(ctx))
+    .use(roleRoutes(ctx))
     .use(tokenRoutes(ctx))
-    .use(apiKeyRoutes(ctx));
+    .use(apiKeyRoutes(ctx))
+    .use(optionRoutes(ctx));
   routes.push(...app.routes);
   return app;
 }

@@ -67,6 +67,24 @@ export class Invalid extends HttpError {
   }
 }
 
+/**
+ * Runs independent checks and reports every failing field in one 422, as Laravel's validator does,
+ * instead of stopping at the first check that throws.
+ */
+export async function validateAll<T extends unknown[]>(
+  ...checks: { [K in keyof T]: () => T[K] | Promise<T[K]> }
+): Promise<T> {
+  const settled = await Promise.allSettled(checks.map(async (check) => check()));
+  const errors: FieldErrors = {};
+  for (const result of settled) {
+    if (result.status === "fulfilled") continue;
+    if (!(result.reason instanceof Invalid)) throw result.reason;
+    Object.assign(errors, result.reason.errors);
+  }
+  if (Object.keys(errors).length > 0) throw new Invalid(errors);
+  return settled.map((result) => (result as PromiseFulfilledResult<unknown>).value) as T;
+}
+
 function summarise(errors: FieldErrors): string {
   const messages = Object.values(errors).flat();
   const [first = "The given data was invalid."] = messages;
@@ -147,6 +165,29 @@ function invalidFrom(issues: ValueError[], where: string): Invalid {
   return new Invalid(errors);
 }
 
+/** A nullable or id-like field (`integer | "digits" | null`) is described by its main type. */
+function unionMessage(schema: Record<string, unknown>, name: string): string {
+  const members = (schema.anyOf ?? []) as Record<string, unknown>[];
+  const main = members.find((member) => member.type !== "null");
+  if (main?.anyOf) return unionMessage(main, name);
+  switch (main?.type) {
+    case "integer":
+      return `The ${name} field must be an integer.`;
+    case "number":
+      return `The ${name} field must be a number.`;
+    case "boolean":
+      return `The ${name} field must be true or false.`;
+    case "array":
+      return `The ${name} field must be an array.`;
+    case "string":
+      return main.const === undefined
+        ? `The ${name} field must be a string.`
+        : `The selected ${name} is invalid.`;
+    default:
+      return `The selected ${name} is invalid.`;
+  }
+}
+
 /** "/file/content" → "file.content" (Laravel's dot notation); the whole body → "body". */
 function fieldName(path: string, where: string): string {
   const dotted = path.split("/").filter(Boolean).join(".");
@@ -202,6 +243,8 @@ function fieldMessage(issue: ValueError, field: string): string {
       return `The ${name} field must have at least ${s.minItems} items.`;
     case ValueErrorType.ArrayUniqueItems:
       return `The ${name} field has a duplicate value.`;
+    case ValueErrorType.Union:
+      return unionMessage(s, name);
     default:
       return `The selected ${name} is invalid.`;
   }

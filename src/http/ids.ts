@@ -1,5 +1,6 @@
 import { t } from "elysia";
 import { Invalid, NotFound } from "./errors.ts";
+import { Int } from "./schemas.ts";
 
 /**
  * A database id written as decimal digits. `t.Numeric` would also take "1e3", "0x10" and " 7"
@@ -28,6 +29,20 @@ export function pathId(raw: string, thing: string): number {
 export function bodyId(raw: string | number | null | undefined, field: string): number | null {
   if (raw === null || raw === undefined) return null;
   const id = toId(raw);
-  if (id === null) throw new Invalid({ [field]: [`The selected ${field.replaceAll("_", " ")} is invalid.`] });
+  if (id === null) throw invalidId(field);
   return id;
 }
+
+/** A required id in a request body (the schema has already made sure it is there). */
+export function requiredBodyId(raw: string | number, field: string): number {
+  const id = toId(raw);
+  if (id === null) throw invalidId(field);
+  return id;
+}
+
+/** Laravel's `exists` failure: "The selected user id is invalid." */
+export const invalidId = (field: string) =>
+  new Invalid({ [field]: [`The selected ${field.replaceAll("_", " ")} is invalid.`] });
+
+/** An id in a JSON body: a positive integer, or its digits as a string (Laravel's `integer` rule). */
+export const BodyId = t.Union([Int({ minimum: 1 }), IdString]);

@@ -56,3 +56,12 @@ export function simplePage<T>(rows: T[], request: PageRequest, url: URL) {
     },
   };
 }
+
+/**
+ * The request's URL as the public sees it: APP_URL (which may carry a path prefix) plus the request's
+ * path and query, so links are right behind a proxy or a mapped container port.
+ */
+export function publicUrl(requestUrl: string, appUrl: string): URL {
+  const url = new URL(requestUrl);
+  return new URL(`${appUrl}${url.pathname}${url.search}`);
+}

@@ -1,5 +1,14 @@
 import type { AppContext } from "../../src/context.ts";
 import { createApiKey } from "../../src/features/api-keys/service.ts";
+import {
+  createBenefit as createBenefitService,
+  createOption as createOptionService,
+} from "../../src/features/options/service.ts";
+import type { CreateProductInput } from "../../src/features/products/schemas.ts";
+import { createProduct as createProductService } from "../../src/features/products/service.ts";
+import type { CreatePurchaseInput } from "../../src/features/purchases/schemas.ts";
+import { createPurchase as createPurchaseService } from "../../src/features/purchases/service.ts";
+import { createRole as createRoleService } from "../../src/features/roles/service.ts";
 import { createToken } from "../../src/features/tokens/service.ts";
 import { createUser as createUserService } from "../../src/features/users/service.ts";
 
@@ -26,4 +35,51 @@ export async function tokenFor(ctx: Pick<AppContext, "db">, user: { id: number }
 
 export async function apiKeyFor(ctx: Pick<AppContext, "db">, creatorId: number | null = null) {
   return createApiKey(ctx, { name: "test", creatorId });
+}
+
+export async function createRole(ctx: Pick<AppContext, "db">, permissions: string[]) {
+  sequence++;
+  return createRoleService(ctx, {
+    name: `role-${sequence}-${crypto.randomUUID().slice(0, 6)}`,
+    permissions: permissions as never,
+  });
+}
+
+/** A product owned by `owner`; `overrides` uses the admin API's request fields. */
+export async function createProduct(
+  ctx: Pick<AppContext, "db">,
+  owner: { id: number },
+  overrides: Partial<CreateProductInput> = {},
+) {
+  sequence++;
+  const { product } = await createProductService(ctx, {
+    name: `Product ${sequence}`,
+    user_id: owner.id,
+    ...overrides,
+  });
+  return product;
+}
+
+export async function createOption(ctx: Pick<AppContext, "db">, product: { id: number }, price = 19.99) {
+  return createOptionService(ctx, product.id, { name: `Option ${++sequence}`, price });
+}
+
+export async function createBenefit(ctx: Pick<AppContext, "db">, option: { id: number; productId: number }) {
+  return createBenefitService(ctx, option.productId, { name: `Benefit ${++sequence}`, option_id: option.id });
+}
+
+/** `buyer` buys `product` (optionally an option of it) in USD unless `overrides` says otherwise. */
+export async function createPurchase(
+  ctx: Pick<AppContext, "db">,
+  buyer: { id: number },
+  product: { id: number },
+  overrides: Partial<CreatePurchaseInput> = {},
+) {
+  const { purchase } = await createPurchaseService(ctx, {
+    user_id: buyer.id,
+    product_id: product.id,
+    unit_price: 19.99,
+    ...overrides,
+  });
+  return purchase;
 }

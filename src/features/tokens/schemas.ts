@@ -1,4 +1,5 @@
 import { t } from "elysia";
+import { Int } from "../../http/schemas.ts";
 import { PERMISSIONS } from "../auth/permissions.ts";
 
 const Ability = t.Union([t.Literal("*"), ...PERMISSIONS.map((p) => t.Literal(p))], {
@@ -15,7 +16,7 @@ export const CreateTokenBody = t.Object(
 export type CreateTokenInput = typeof CreateTokenBody.static;
 
 export const NewTokenJson = t.Object({
-  id: t.Integer(),
+  id: Int(),
   name: t.String(),
   abilities: t.Array(t.String()),
   token: t.String({ description: "`id|secret`, shown only once" }),

@@ -1,4 +1,5 @@
 import { t } from "elysia";
+import { Int } from "../../http/schemas.ts";
 
 export const CreateUserBody = t.Object(
   {
@@ -13,7 +14,7 @@ export const CreateUserBody = t.Object(
 export type CreateUserInput = typeof CreateUserBody.static;
 
 export const RoleJson = t.Object({
-  id: t.Integer(),
+  id: Int(),
   name: t.String(),
   permissions: t.Array(t.String()),
   created_at: t.String({ format: "date-time" }),
@@ -21,7 +22,7 @@ export const RoleJson = t.Object({
 });
 
 export const UserJson = t.Object({
-  id: t.Integer(),
+  id: Int(),
   name: t.String(),
   email: t.String(),
   role: RoleJson,

@@ -1,0 +1,42 @@
+import { Elysia } from "elysia";
+import type { AppContext } from "../../context.ts";
+import { bearerAuth } from "../../http/auth.ts";
+import { pathId } from "../../http/ids.ts";
+import { dataOf, MessageJson, ValidationJson } from "../../http/schemas.ts";
+import { BenefitJson, CreateBenefitBody, CreateOptionBody, OptionJson } from "./schemas.ts";
+import { createBenefit, createOption, toBenefitJson, toOptionJson } from "./service.ts";
+
+const errors = { 401: MessageJson, 403: MessageJson, 404: MessageJson, 422: ValidationJson };
+
+/** The tiers a product is sold in, and the benefits each tier includes. */
+export const optionRoutes = (ctx: AppContext) =>
+  new Elysia()
+    .use(bearerAuth(ctx))
+    .post(
+      "/api/admin/products/:product/options",
+      async ({ params, body, set }) => {
+        const option = await createOption(ctx, pathId(params.product, "Product"), body);
+        set.status = 201;
+        return { data: toOptionJson(option) };
+      },
+      {
+        auth: "*",
+        body: CreateOptionBody,
+        response: { 201: dataOf(OptionJson), ...errors },
+        detail: { summary: "Add an option (tier) to a product", tags: ["Admin"] },
+      },
+    )
+    .post(
+      "/api/admin/products/:product/benefits",
+      async ({ params, body, set }) => {
+        const benefit = await createBenefit(ctx, pathId(params.product, "Product"), body);
+        set.status = 201;
+        return { data: toBenefitJson(benefit) };
+      },
+      {
+        auth: "*",
+        body: CreateBenefitBody,
+        response: { 201: dataOf(BenefitJson), ...errors },
+        detail: { summary: "Add a benefit to one of the product's options", tags: ["Admin"] },
+      },
+    );

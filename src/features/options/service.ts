@@ -1,0 +1,61 @@
+import { and, eq } from "drizzle-orm";
+import type { AppContext } from "../../context.ts";
+import {
+  type ProductOption,
+  type PurchaseBenefit,
+  productOptions,
+  purchaseBenefits,
+} from "../../db/schema/index.ts";
+import { invalidId, requiredBodyId } from "../../http/ids.ts";
+import { findLiveProduct } from "../products/service.ts";
+import type { CreateBenefitInput, CreateOptionInput } from "./schemas.ts";
+
+export async function createOption(ctx: Pick<AppContext, "db">, productId: number, input: CreateOptionInput) {
+  await findLiveProduct(ctx, productId);
+  const [option] = await ctx.db
+    .insert(productOptions)
+    .values({ productId, name: input.name, price: input.price.toFixed(2) })
+    .returning();
+  if (!option) throw new Error("option insert returned nothing");
+  return option;
+}
+
+/** An option of `productId`, or null (also for an option of another product). */
+export async function findOption(ctx: Pick<AppContext, "db">, productId: number, optionId: number) {
+  const [option] = await ctx.db
+    .select()
+    .from(productOptions)
+    .where(and(eq(productOptions.id, optionId), eq(productOptions.productId, productId)));
+  return option ?? null;
+}
+
+/** A benefit belongs to one of the product's options; an option of another product is a 422. */
+export async function createBenefit(
+  ctx: Pick<AppContext, "db">,
+  productId: number,
+  input: CreateBenefitInput,
+) {
+  await findLiveProduct(ctx, productId);
+  const optionId = requiredBodyId(input.option_id, "option_id");
+  if (!(await findOption(ctx, productId, optionId))) throw invalidId("option_id");
+  const [benefit] = await ctx.db
+    .insert(purchaseBenefits)
+    .values({ productId, optionId, name: input.name })
+    .returning();
+  if (!benefit) throw new Error("benefit insert returned nothing");
+  return benefit;
+}
+
+export const toOptionJson = (option: ProductOption) => ({
+  id: option.id,
+  product_id: option.productId,
+  name: option.name,
+  price: Number(option.price),
+});
+
+export const toBenefitJson = (benefit: PurchaseBenefit) => ({
+  id: benefit.id,
+  product_id: benefit.productId,
+  option_id: benefit.optionId,
+  name: benefit.name,
+});

@@ -1,0 +1,70 @@
+import { Elysia } from "elysia";
+import type { AppContext } from "../../context.ts";
+import { bearerAuth } from "../../http/auth.ts";
+import { pathId } from "../../http/ids.ts";
+import { dataOf, MessageJson, ValidationJson } from "../../http/schemas.ts";
+import { toProductJson } from "./json.ts";
+import { CreateProductBody, ProductJson, UpdateProductBody } from "./schemas.ts";
+import { createProduct, deleteProduct, findVisibleProduct, updateProduct } from "./service.ts";
+
+export const productRoutes = (ctx: AppContext) => {
+  const json = ({ product, purchases }: Awaited<ReturnType<typeof createProduct>>) => ({
+    data: toProductJson(product, purchases, ctx.config.appUrl),
+  });
+  return new Elysia()
+    .use(bearerAuth(ctx))
+    .get(
+      "/api/products/:product",
+      async ({ params, actor }) =>
+        json(await findVisibleProduct(ctx, actor, pathId(params.product, "Product"))),
+      {
+        auth: true,
+        response: { 200: dataOf(ProductJson), 401: MessageJson, 404: MessageJson },
+        detail: {
+          summary: "Read a product (hidden, disabled or deleted ones only for owners and products.manage)",
+          tags: ["Products"],
+        },
+      },
+    )
+    .post(
+      "/api/admin/products",
+      async ({ body, set }) => {
+        set.status = 201;
+        return json(await createProduct(ctx, body));
+      },
+      {
+        auth: "*",
+        body: CreateProductBody,
+        response: { 201: dataOf(ProductJson), 401: MessageJson, 403: MessageJson, 422: ValidationJson },
+        detail: { summary: "Create a product", tags: ["Admin"] },
+      },
+    )
+    .patch(
+      "/api/admin/products/:product",
+      async ({ params, body }) => json(await updateProduct(ctx, pathId(params.product, "Product"), body)),
+      {
+        auth: "*",
+        body: UpdateProductBody,
+        response: {
+          200: dataOf(ProductJson),
+          401: MessageJson,
+          403: MessageJson,
+          404: MessageJson,
+          422: ValidationJson,
+        },
+        detail: { summary: "Change some of a product's fields", tags: ["Admin"] },
+      },
+    )
+    .delete(
+      "/api/admin/products/:product",
+      async ({ params, set }) => {
+        await deleteProduct(ctx, pathId(params.product, "Product"));
+        set.status = 204;
+      },
+      {
+        auth: "*",
+        response: { 401: MessageJson, 403: MessageJson, 404: MessageJson },
+        detail: { summary: "Soft-delete a product", tags: ["Admin"] },
+      },
+    );
+};

@@ -1,0 +1,80 @@
+import { t } from "elysia";
+import { BodyId } from "../../http/ids.ts";
+import { Int } from "../../http/schemas.ts";
+
+const DateTime = t.String({ format: "date-time" });
+const Flag = t.String({ enum: ["0", "1"], description: '"0" or "1"' });
+const Count = t.String({ pattern: "^\\d+$", description: "a count, as a decimal string" });
+const orNull = <T extends Parameters<typeof t.Union>[0][number]>(schema: T) => t.Union([schema, t.Null()]);
+
+/** SPEC §2.5, field for field, with SPEC's types: flags, counts and the discount are strings. */
+export const ProductJson = t.Object({
+  id: Int(),
+  name: t.String(),
+  description: t.String(),
+  slug: t.String(),
+  discount: t.String({ description: 'percent off, e.g. "10.00"' }),
+  cover_image: orNull(t.String()),
+  created_at: DateTime,
+  updated_at: DateTime,
+  long_description: t.String(),
+  featured: Flag,
+  gallery_images: t.Array(t.String()),
+  user_id: Int(),
+  category_id: orNull(Int()),
+  hidden: Flag,
+  addon_to: orNull(Int()),
+  disabled: Flag,
+  free: Flag,
+  vendor_id: orNull(Int()),
+  placeholder_injection: Flag,
+  tags: t.Array(t.String()),
+  deleted_at: orNull(DateTime),
+  youtube_video_url: orNull(t.String()),
+  cover_image_url: orNull(t.String()),
+  gallery_image_urls: t.String({ description: "a JSON-encoded array of absolute URLs" }),
+  impressions: Count,
+  downloads: Count,
+  purchases: Count,
+  full_url: t.String(),
+});
+
+const SLUG = "^[a-z0-9]+(?:-[a-z0-9]+)*$";
+/** An image: a path under `$APP_URL/storage/`, or an absolute http(s) URL. */
+const ImageRef = t.String({ minLength: 1, maxLength: 2048 });
+
+/** Admin request fields; flags are JSON booleans here, SPEC strings only in responses. */
+const productFields = {
+  name: t.String({ minLength: 1, maxLength: 255 }),
+  user_id: BodyId,
+  description: t.String({ maxLength: 5000 }),
+  long_description: t.String({ maxLength: 100_000 }),
+  slug: t.String({ minLength: 1, maxLength: 255, pattern: SLUG }),
+  vendor_id: orNull(BodyId),
+  category_id: orNull(Int({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })),
+  addon_to: orNull(BodyId),
+  free: t.Boolean(),
+  hidden: t.Boolean(),
+  disabled: t.Boolean(),
+  featured: t.Boolean(),
+  placeholder_injection: t.Boolean(),
+  discount: t.Number({ minimum: 0, maximum: 100, description: "percent off" }),
+  tags: t.Array(t.String({ minLength: 1, maxLength: 50 }), { maxItems: 50, uniqueItems: true }),
+  cover_image: orNull(ImageRef),
+  gallery_images: t.Array(ImageRef, { maxItems: 50 }),
+  youtube_video_url: orNull(t.String({ maxLength: 2048, pattern: "^https?://" })),
+};
+
+const { name, user_id, ...optionalFields } = productFields;
+
+export const CreateProductBody = t.Composite(
+  [t.Object({ name, user_id }), t.Partial(t.Object(optionalFields))],
+  {
+    additionalProperties: false,
+  },
+);
+
+export const UpdateProductBody = t.Partial(t.Object(productFields), { additionalProperties: false });
+
+export type CreateProductInput = typeof CreateProductBody.static;
+export type UpdateProductInput = typeof UpdateProductBody.static;

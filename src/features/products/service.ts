@@ -1,0 +1,199 @@
+import { and, count, eq, isNull, like, or, type SQL } from "drizzle-orm";
+import type { AppContext } from "../../context.ts";
+import { type NewProduct, type Product, products, purchases, users } from "../../db/schema/index.ts";
+import { Invalid, NotFound } from "../../http/errors.ts";
+import { bodyId, invalidId, requiredBodyId } from "../../http/ids.ts";
+import type { Actor } from "../auth/actor.ts";
+import { allows } from "../auth/permissions.ts";
+import type { CreateProductInput, UpdateProductInput } from "./schemas.ts";
+
+/** The product's owner is its seller (`user_id`) or its vendor (`vendor_id`); both have the same rights. */
+export const ownsProduct = (userId: number, product: Pick<Product, "userId" | "vendorId">) =>
+  product.userId === userId || product.vendorId === userId;
+
+/** Hidden, disabled and soft-deleted products exist only for their owners and `products.manage`. */
+const isListed = (product: Product) => !product.hidden && !product.disabled && product.deletedAt === null;
+
+/** A product as `actor` may see it: 404 for unknown ids and for unlisted products of others. */
+export async function findVisibleProduct(ctx: Pick<AppContext, "db">, actor: Actor, id: number) {
+  const [product] = await ctx.db.select().from(products).where(eq(products.id, id));
+  const visible =
+    product &&
+    (isListed(product) ||
+      ownsProduct(actor.user.id, product) ||
+      allows(actor.permissions, "products.manage"));
+  if (!visible) throw new NotFound("Product");
+  return { product, purchases: await countPurchases(ctx, id) };
+}
+
+/** A product the admin API may change: soft-deleted ones are gone, as Laravel's route binding treats them. */
+export async function findLiveProduct(ctx: Pick<AppContext, "db">, id: number): Promise<Product> {
+  const [product] = await ctx.db
+    .select()
+    .from(products)
+    .where(and(eq(products.id, id), isNull(products.deletedAt)));
+  if (!product) throw new NotFound("Product");
+  return product;
+}
+
+async function countPurchases(ctx: Pick<AppContext, "db">, productId: number): Promise<number> {
+  const [row] = await ctx.db.select({ n: count() }).from(purchases).where(eq(purchases.productId, productId));
+  return row?.n ?? 0;
+}
+
+export async function createProduct(ctx: Pick<AppContext, "db">, input: CreateProductInput) {
+  const values = await checkedValues(ctx, input, null);
+  const slug = values.slug ?? (await freeSlug(ctx, slugify(input.name)));
+  const [product] = await ctx.db
+    .insert(products)
+    .values({ ...values, name: input.name, userId: requiredBodyId(input.user_id, "user_id"), slug })
+    .onConflictDoNothing({ target: products.slug })
+    .returning();
+  if (!product) throw slugTaken();
+  return { product, purchases: 0 };
+}
+
+export async function updateProduct(ctx: Pick<AppContext, "db">, id: number, input: UpdateProductInput) {
+  await findLiveProduct(ctx, id);
+  const values = await checkedValues(ctx, input, id);
+  if (Object.keys(values).length === 0) return findProductWithCount(ctx, id);
+  try {
+    const [product] = await ctx.db.update(products).set(values).where(eq(products.id, id)).returning();
+    if (!product) throw new NotFound("Product");
+    return { product, purchases: await countPurchases(ctx, id) };
+  } catch (error) {
+    if (isUniqueViolation(error)) throw slugTaken();
+    throw error;
+  }
+}
+
+/** Soft delete: purchases, licenses and versions keep pointing at the row. */
+export async function deleteProduct(ctx: Pick<AppContext, "db">, id: number): Promise<void> {
+  const deleted = await ctx.db
+    .update(products)
+    .set({ deletedAt: new Date() })
+    .where(and(eq(products.id, id), isNull(products.deletedAt)))
+    .returning({ id: products.id });
+  if (deleted.length === 0) throw new NotFound("Product");
+}
+
+async function findProductWithCount(ctx: Pick<AppContext, "db">, id: number) {
+  return { product: await findLiveProduct(ctx, id), purchases: await countPurchases(ctx, id) };
+}
+
+/**
+ * Request fields → column values, checking every reference (`user_id`, `vendor_id`, `addon_to`) and the
+ * slug, and reporting all problems in one 422 as Laravel's validator does.
+ */
+async function checkedValues(
+  ctx: Pick<AppContext, "db">,
+  input: UpdateProductInput,
+  productId: number | null,
+): Promise<Partial<NewProduct>> {
+  const errors: Record<string, string[]> = {};
+  const refer = async (field: "user_id" | "vendor_id", raw: string | number | null | undefined) => {
+    const id = idOrInvalid(raw, field, errors);
+    if (id !== null && id !== undefined && !(await userExists(ctx, id))) {
+      errors[field] = invalidId(field).errors[field] ?? [];
+    }
+    return id;
+  };
+  const userId = await refer("user_id", input.user_id);
+  const vendorId = await refer("vendor_id", input.vendor_id);
+  const addonTo = idOrInvalid(input.addon_to, "addon_to", errors);
+  if (addonTo !== null && addonTo !== undefined) {
+    const target = await ctx.db
+      .select({ id: products.id })
+      .from(products)
+      .where(and(eq(products.id, addonTo), isNull(products.deletedAt)));
+    if (target.length === 0 || addonTo === productId) errors.addon_to = ["The selected addon to is invalid."];
+  }
+  if (input.slug !== undefined && (await slugInUse(ctx, input.slug, productId))) {
+    errors.slug = slugTaken().errors.slug ?? [];
+  }
+  if (Object.keys(errors).length > 0) throw new Invalid(errors);
+
+  const values: Partial<NewProduct> = {
+    name: input.name,
+    userId: userId ?? undefined,
+    vendorId,
+    addonTo,
+    slug: input.slug,
+    description: input.description,
+    longDescription: input.long_description,
+    categoryId: input.category_id,
+    free: input.free,
+    hidden: input.hidden,
+    disabled: input.disabled,
+    featured: input.featured,
+    placeholderInjection: input.placeholder_injection,
+    discount: input.discount === undefined ? undefined : input.discount.toFixed(2),
+    tags: input.tags,
+    coverImage: input.cover_image,
+    galleryImages: input.gallery_images,
+    youtubeVideoUrl: input.youtube_video_url,
+  };
+  return Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined));
+}
+
+/** undefined when absent, null when explicitly null, else the id (or an error recorded on `field`). */
+function idOrInvalid(
+  raw: string | number | null | undefined,
+  field: string,
+  errors: Record<string, string[]>,
+): number | null | undefined {
+  if (raw === undefined) return undefined;
+  try {
+    return bodyId(raw, field);
+  } catch (error) {
+    if (error instanceof Invalid) Object.assign(errors, error.errors);
+    return undefined;
+  }
+}
+
+async function userExists(ctx: Pick<AppContext, "db">, id: number): Promise<boolean> {
+  const rows = await ctx.db.select({ id: users.id }).from(users).where(eq(users.id, id));
+  return rows.length > 0;
+}
+
+async function slugInUse(ctx: Pick<AppContext, "db">, slug: string, exceptId: number | null) {
+  const rows = await ctx.db.select({ id: products.id }).from(products).where(eq(products.slug, slug));
+  return rows.some((row) => row.id !== exceptId);
+}
+
+/** "Ultra Perms 2!" → "ultra-perms-2" (ASCII only, so it is safe in URLs as is). */
+export function slugify(name: string): string {
+  const slug = name
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 200)
+    .replace(/-+$/, "");
+  return slug || "product";
+}
+
+/** `base`, or `base-2`, `base-3`, … whichever is free first. */
+async function freeSlug(ctx: Pick<AppContext, "db">, base: string): Promise<string> {
+  const taken = new Set(
+    (
+      await ctx.db
+        .select({ slug: products.slug })
+        .from(products)
+        .where(or(eq(products.slug, base), like(products.slug, `${base}-%`)) as SQL)
+    ).map((row) => row.slug),
+  );
+  if (!taken.has(base)) return base;
+  let n = 2;
+  while (taken.has(`${base}-${n}`)) n++;
+  return `${base}-${n}`;
+}
+
+const slugTaken = () => new Invalid({ slug: ["The slug has already been taken."] });
+
+const isUniqueViolation = (error: unknown) =>
+  typeof error === "object" &&
+  error !== null &&
+  ((error as { code?: string }).code === "23505" ||
+    (error as { cause?: { code?: string } }).cause?.code === "23505");

@@ -1,0 +1,45 @@
+import { Elysia } from "elysia";
+import type { AppContext } from "../../context.ts";
+import { bearerAuth } from "../../http/auth.ts";
+import { validateAll } from "../../http/errors.ts";
+import { pageRequest, publicUrl, simplePage } from "../../http/pagination.ts";
+import { dataOf, MessageJson, ValidationJson } from "../../http/schemas.ts";
+import { CreatePurchaseBody, PurchaseJson, PurchasePageJson, PurchaseQuery } from "./schemas.ts";
+import { createPurchase, filterConditions, listPurchases, toPurchaseJson } from "./service.ts";
+
+export const purchaseRoutes = (ctx: AppContext) =>
+  new Elysia()
+    .use(bearerAuth(ctx))
+    .get(
+      "/api/purchases",
+      async ({ query, actor, request }) => {
+        const [page, filters] = await validateAll(
+          () => pageRequest(query),
+          () => filterConditions(ctx, query),
+        );
+        const rows = await listPurchases(ctx, actor, filters, page);
+        return simplePage(rows.map(toPurchaseJson), page, publicUrl(request.url, ctx.config.appUrl));
+      },
+      {
+        auth: true,
+        query: PurchaseQuery,
+        response: { 200: PurchasePageJson, 401: MessageJson, 422: ValidationJson },
+        detail: {
+          summary: "List purchases, newest first (all with purchases.view; else your own and your products')",
+          tags: ["Purchases"],
+        },
+      },
+    )
+    .post(
+      "/api/admin/purchases",
+      async ({ body, set }) => {
+        set.status = 201;
+        return { data: toPurchaseJson(await createPurchase(ctx, body)) };
+      },
+      {
+        auth: "*",
+        body: CreatePurchaseBody,
+        response: { 201: dataOf(PurchaseJson), 401: MessageJson, 403: MessageJson, 422: ValidationJson },
+        detail: { summary: "Record a purchase (creates its order)", tags: ["Admin"] },
+      },
+    );

@@ -1,0 +1,65 @@
+import { t } from "elysia";
+import { BodyId } from "../../http/ids.ts";
+import { PageQuery } from "../../http/pagination.ts";
+import { Int } from "../../http/schemas.ts";
+import { Price } from "../options/schemas.ts";
+
+const DateTime = t.String({ format: "date-time" });
+
+/** SPEC §2.6. */
+export const PurchaseJson = t.Object({
+  id: Int(),
+  order_id: Int(),
+  product_id: Int(),
+  quantity: Int(),
+  created_at: DateTime,
+  updated_at: DateTime,
+  unit_price: t.Number(),
+  unit_price_currency_id: Int(),
+  original_currency_id: Int(),
+  original_unit_price: t.Number(),
+  currency_rate: t.Number(),
+  formatted_price: t.String({ description: 'the unit price with its currency symbol, e.g. "$19.99"' }),
+});
+
+/** SPEC §2.7 purchase page (Laravel simple pagination). */
+export const PurchasePageJson = t.Object({
+  data: t.Array(PurchaseJson),
+  links: t.Object({
+    first: t.String(),
+    last: t.Null(),
+    prev: t.Union([t.String(), t.Null()]),
+    next: t.Union([t.String(), t.Null()]),
+  }),
+  meta: t.Object({
+    current_page: Int(),
+    from: t.Union([Int(), t.Null()]),
+    path: t.String(),
+    per_page: Int(),
+    to: t.Union([Int(), t.Null()]),
+  }),
+});
+
+/** Filters are strings so that "abc" and "1e3" get a clear 422 instead of a coercion. */
+export const PurchaseQuery = t.Object({
+  user_id: t.Optional(t.String({ description: "only this buyer's purchases" })),
+  product_id: t.Optional(t.String({ description: "only purchases of this product" })),
+  ...PageQuery,
+});
+
+const CurrencyCode = t.String({ pattern: "^[A-Z]{3}$", description: "ISO 4217 code, e.g. USD" });
+
+export const CreatePurchaseBody = t.Object(
+  {
+    user_id: BodyId,
+    product_id: BodyId,
+    option_id: t.Optional(t.Union([BodyId, t.Null()])),
+    quantity: t.Optional(Int({ minimum: 1, maximum: 10_000 })),
+    unit_price: Price,
+    currency: t.Optional(CurrencyCode),
+    original_unit_price: t.Optional(Price),
+    original_currency: t.Optional(CurrencyCode),
+  },
+  { additionalProperties: false },
+);
+export type CreatePurchaseInput = typeof CreatePurchaseBody.static;

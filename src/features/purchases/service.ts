@@ -1,0 +1,174 @@
+import { and, desc, eq, inArray, isNull, or, type SQL } from "drizzle-orm";
+import type { AppContext } from "../../context.ts";
+import type { Db } from "../../db/client.ts";
+import { currencies, orders, products, purchases, users } from "../../db/schema/index.ts";
+import { Invalid } from "../../http/errors.ts";
+import { bodyId, invalidId, requiredBodyId, toId } from "../../http/ids.ts";
+import type { PageRequest } from "../../http/pagination.ts";
+import type { Actor } from "../auth/actor.ts";
+import { allows } from "../auth/permissions.ts";
+import { findOption } from "../options/service.ts";
+import type { CreatePurchaseInput } from "./schemas.ts";
+
+export interface PurchaseFilters {
+  user_id?: string;
+  product_id?: string;
+}
+
+const purchaseColumns = {
+  purchase: purchases,
+  symbol: currencies.symbol,
+  decimals: currencies.decimals,
+};
+type PurchaseRow = { purchase: typeof purchases.$inferSelect; symbol: string; decimals: number };
+
+/**
+ * Newest first. `purchases.view` sees every purchase; anyone else the purchases they made and those of
+ * products they own (DESIGN.md §6). Filters narrow that further; an id that names nobody is a 422.
+ */
+export async function listPurchases(
+  ctx: Pick<AppContext, "db">,
+  actor: Actor,
+  filters: SQL[],
+  page: PageRequest,
+): Promise<PurchaseRow[]> {
+  const conditions = [...filters];
+  if (!allows(actor.permissions, "purchases.view")) {
+    const me = actor.user.id;
+    const owned = ctx.db
+      .select({ id: products.id })
+      .from(products)
+      .where(or(eq(products.userId, me), eq(products.vendorId, me)));
+    conditions.push(or(eq(purchases.userId, me), inArray(purchases.productId, owned)) as SQL);
+  }
+  return ctx.db
+    .select(purchaseColumns)
+    .from(purchases)
+    .innerJoin(currencies, eq(currencies.id, purchases.unitPriceCurrencyId))
+    .where(and(...conditions))
+    .orderBy(desc(purchases.id))
+    .limit(page.perPage + 1)
+    .offset(page.offset);
+}
+
+const FILTERS = [
+  ["user_id", purchases.userId, users, users.id],
+  ["product_id", purchases.productId, products, products.id],
+] as const;
+
+/** The filters as ids: a filter that is not an id, or names no row, is a 422 on that field. */
+export async function filterConditions(
+  ctx: Pick<AppContext, "db">,
+  filters: PurchaseFilters,
+): Promise<SQL[]> {
+  const errors: Record<string, string[]> = {};
+  const conditions: SQL[] = [];
+  for (const [field, column, table, key] of FILTERS) {
+    const raw = filters[field];
+    if (raw === undefined) continue;
+    const id = toId(raw);
+    if (id === null) {
+      errors[field] = [`The ${field.replace("_", " ")} field must be an integer.`];
+      continue;
+    }
+    const found = await ctx.db.select({ id: key }).from(table).where(eq(key, id));
+    if (found.length === 0) errors[field] = invalidId(field).errors[field] ?? [];
+    else conditions.push(eq(column, id));
+  }
+  if (Object.keys(errors).length > 0) throw new Invalid(errors);
+  return conditions;
+}
+
+/** Records a purchase and the order it belongs to, in one transaction. */
+export async function createPurchase(ctx: Pick<AppContext, "db">, input: CreatePurchaseInput) {
+  const errors: Record<string, string[]> = {};
+  const record = (field: string) => {
+    errors[field] = invalidId(field).errors[field] ?? [];
+  };
+  const userId = requiredBodyId(input.user_id, "user_id");
+  const productId = requiredBodyId(input.product_id, "product_id");
+  const optionId = bodyId(input.option_id, "option_id");
+  const [user] = await ctx.db.select({ id: users.id }).from(users).where(eq(users.id, userId));
+  if (!user) record("user_id");
+  const [product] = await ctx.db
+    .select({ id: products.id })
+    .from(products)
+    .where(and(eq(products.id, productId), isNull(products.deletedAt)));
+  if (!product) record("product_id");
+  else if (optionId !== null && !(await findOption(ctx, productId, optionId))) record("option_id");
+  const currency = await currencyByCode(ctx.db, input.currency ?? "USD");
+  if (!currency) record("currency");
+  const original = input.original_currency ? await currencyByCode(ctx.db, input.original_currency) : currency;
+  if (input.original_currency && !original) record("original_currency");
+  if (!currency || !original || Object.keys(errors).length > 0) throw new Invalid(errors);
+
+  const quantity = input.quantity ?? 1;
+  const unitPrice = input.unit_price;
+  const originalPrice = input.original_unit_price ?? unitPrice;
+  // The rate turns the customer's price into the recorded one: original × rate = unit price.
+  const rate = originalPrice > 0 ? unitPrice / originalPrice : 1;
+  const purchase = await ctx.db.transaction(async (tx) => {
+    const [order] = await tx
+      .insert(orders)
+      .values({
+        userId,
+        currencyId: currency.id,
+        total: ((Math.round(unitPrice * 100) * quantity) / 100).toFixed(2),
+      })
+      .returning({ id: orders.id });
+    if (!order) throw new Error("order insert returned nothing");
+    const [row] = await tx
+      .insert(purchases)
+      .values({
+        orderId: order.id,
+        userId,
+        productId,
+        optionId,
+        quantity,
+        unitPrice: unitPrice.toFixed(2),
+        unitPriceCurrencyId: currency.id,
+        originalUnitPrice: originalPrice.toFixed(2),
+        originalCurrencyId: original.id,
+        currencyRate: rate.toFixed(8),
+      })
+      .returning();
+    if (!row) throw new Error("purchase insert returned nothing");
+    return row;
+  });
+  return { purchase, symbol: currency.symbol, decimals: currency.decimals };
+}
+
+async function currencyByCode(db: Db, code: string) {
+  const [currency] = await db.select().from(currencies).where(eq(currencies.code, code));
+  return currency ?? null;
+}
+
+const money = new Map<number, Intl.NumberFormat>();
+
+/** "$1,299.00": the currency's symbol and its number of decimals. */
+export function formatPrice(amount: number, symbol: string, decimals: number): string {
+  let format = money.get(decimals);
+  if (!format) {
+    format = new Intl.NumberFormat("en-US", {
+      minimumFractionDigits: decimals,
+      maximumFractionDigits: decimals,
+    });
+    money.set(decimals, format);
+  }
+  return `${symbol}${format.format(amount)}`;
+}
+
+export const toPurchaseJson = ({ purchase, symbol, decimals }: PurchaseRow) => ({
+  id: purchase.id,
+  order_id: purchase.orderId,
+  product_id: purchase.productId,
+  quantity: purchase.quantity,
+  created_at: purchase.createdAt.toISOString(),
+  updated_at: purchase.updatedAt.toISOString(),
+  unit_price: Number(purchase.unitPrice),
+  unit_price_currency_id: purchase.unitPriceCurrencyId,
+  original_currency_id: purchase.originalCurrencyId,
+  original_unit_price: Number(purchase.originalUnitPrice),
+  currency_rate: Number(purchase.currencyRate),
+  formatted_price: formatPrice(Number(purchase.unitPrice), symbol, decimals),
+});
