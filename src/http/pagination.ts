@@ -15,17 +15,25 @@ export interface PageRequest {
 
 const PAGE = /^[1-9]\d{0,8}$/;
 
-/** Validates `page` and `per_page` the way Laravel's validator words it. */
+/**
+ * Validates `page` and `per_page` the way Laravel's validator words it. An empty value (`?page=`)
+ * counts as absent, as Laravel reads it as null.
+ */
 export function pageRequest(query: { page?: string; per_page?: string }, defaultPerPage = 15): PageRequest {
+  const page = parseCount(query.page, 1);
+  const perPage = parseCount(query.per_page, defaultPerPage);
   const errors: Record<string, string[]> = {};
-  const page = query.page === undefined ? 1 : PAGE.test(query.page) ? Number(query.page) : null;
   if (page === null) errors.page = ["The page field must be an integer of at least 1."];
-  const perPage =
-    query.per_page === undefined ? defaultPerPage : PAGE.test(query.per_page) ? Number(query.per_page) : 0;
-  if (perPage < 1 || perPage > 100)
+  if (perPage === null || perPage > 100)
     errors.per_page = ["The per page field must be an integer between 1 and 100."];
-  if (page === null || errors.per_page) throw new Invalid(errors);
+  if (page === null || perPage === null || errors.per_page) throw new Invalid(errors);
   return { page, perPage, offset: (page - 1) * perPage };
+}
+
+/** A positive integer, the fallback when absent or empty, null when it is anything else. */
+function parseCount(raw: string | undefined, fallback: number): number | null {
+  if (raw === undefined || raw === "") return fallback;
+  return PAGE.test(raw) ? Number(raw) : null;
 }
 
 /** Laravel `simplePaginate` JSON (DESIGN.md §5) from the rows of a query that asked for `perPage + 1`. */

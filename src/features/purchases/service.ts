@@ -65,7 +65,8 @@ export async function filterConditions(
   const conditions: SQL[] = [];
   for (const [field, column, table, key] of FILTERS) {
     const raw = filters[field];
-    if (raw === undefined) continue;
+    // An empty filter (`?user_id=` from a form) filters nothing, as Laravel reads it as null.
+    if (raw === undefined || raw === "") continue;
     const id = toId(raw);
     if (id === null) {
       errors[field] = [`The ${field.replace("_", " ")} field must be an integer.`];
