@@ -112,6 +112,7 @@ describe("options and benefits", () => {
     [{ name: "Gold" }, { price: ["The price field is required."] }],
     [{ name: "Gold", price: -1 }, { price: ["The price field must be at least 0."] }],
     [{ name: "Gold", price: "9.99" }, { price: ["The price field must be a number."] }],
+    [{ name: "Gold", price: 9.999 }, { price: ["The price field must have 0-2 decimal places."] }],
     [
       { price: 1, colour: "red" },
       { name: ["The name field is required."], colour: ["The colour field is prohibited."] },

@@ -223,6 +223,21 @@ describe("POST /api/admin/purchases", () => {
     expect((await t.ctx.db.select().from(orders)).length).toBe(before);
   });
 
+  test("more than two decimals, or an original price without its currency → 422, not a silent rounding", async () => {
+    const response = await t.request(
+      "/api/admin/purchases",
+      json(
+        { user_id: bob.id, product_id: plugin.id, unit_price: 19.999, original_currency: "GBP" },
+        { token: adminToken },
+      ),
+    );
+    expect(response.status).toBe(422);
+    expect((await readJson(response)).errors).toEqual({
+      unit_price: ["The unit price field must have 0-2 decimal places."],
+      original_unit_price: ["The original unit price field is required when original currency is present."],
+    });
+  });
+
   test("wrong types → 422 per field", async () => {
     const response = await t.request(
       "/api/admin/purchases",

@@ -6,11 +6,14 @@ import {
   productOptions,
   purchaseBenefits,
 } from "../../db/schema/index.ts";
+import { Invalid } from "../../http/errors.ts";
 import { invalidId, requiredBodyId } from "../../http/ids.ts";
 import { findLiveProduct } from "../products/service.ts";
-import type { CreateBenefitInput, CreateOptionInput } from "./schemas.ts";
+import { type CreateBenefitInput, type CreateOptionInput, centsError } from "./schemas.ts";
 
 export async function createOption(ctx: Pick<AppContext, "db">, productId: number, input: CreateOptionInput) {
+  const errors = centsError("price", input.price);
+  if (Object.keys(errors).length > 0) throw new Invalid(errors);
   await findLiveProduct(ctx, productId);
   const [option] = await ctx.db
     .insert(productOptions)

@@ -7,6 +7,7 @@ import { bodyId, invalidId, requiredBodyId, toId } from "../../http/ids.ts";
 import type { PageRequest } from "../../http/pagination.ts";
 import type { Actor } from "../auth/actor.ts";
 import { allows } from "../auth/permissions.ts";
+import { centsError } from "../options/schemas.ts";
 import { findOption } from "../options/service.ts";
 import type { CreatePurchaseInput } from "./schemas.ts";
 
@@ -82,7 +83,16 @@ export async function filterConditions(
 
 /** Records a purchase and the order it belongs to, in one transaction. */
 export async function createPurchase(ctx: Pick<AppContext, "db">, input: CreatePurchaseInput) {
-  const errors: Record<string, string[]> = {};
+  const errors: Record<string, string[]> = {
+    ...centsError("unit_price", input.unit_price),
+    ...centsError("original_unit_price", input.original_unit_price),
+  };
+  // The customer's price and currency come together, or the rate between them means nothing.
+  if ((input.original_unit_price === undefined) !== (input.original_currency === undefined)) {
+    const missing = input.original_currency === undefined ? "original_currency" : "original_unit_price";
+    const other = missing === "original_currency" ? "original unit price" : "original currency";
+    errors[missing] = [`The ${missing.replaceAll("_", " ")} field is required when ${other} is present.`];
+  }
   const record = (field: string) => {
     errors[field] = invalidId(field).errors[field] ?? [];
   };
