@@ -2,6 +2,7 @@
 import pkg from "../package.json" with { type: "json" };
 import { apiKeyCreateCommand } from "./cli/api-key-create.ts";
 import { type Command, parseCommandArgs, UsageError } from "./cli/command.ts";
+import { demoSeedCommand } from "./cli/demo-seed.ts";
 import { healthcheckCommand } from "./cli/healthcheck.ts";
 import { migrateCommand } from "./cli/migrate.ts";
 import { serveCommand } from "./cli/serve.ts";
@@ -19,6 +20,7 @@ const commands: Command[] = [
   userCreateCommand,
   tokenCreateCommand,
   apiKeyCreateCommand,
+  demoSeedCommand,
   healthcheckCommand,
 ];
 

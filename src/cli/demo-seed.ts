@@ -1,0 +1,44 @@
+import { type DemoSeed, type DemoUser, seedDemo } from "../features/demo/seed.ts";
+import { type Command, printResult, withRuntime } from "./command.ts";
+
+export const demoSeedCommand: Command = {
+  name: "demo:seed",
+  summary: "seed demo users, products, purchases, tokens and API keys",
+  usage: "depot demo:seed [--json]",
+  options: { json: { type: "boolean" } },
+  async run(config, values) {
+    const demo = await withRuntime(config, (runtime) => seedDemo(runtime));
+    printResult(values.json === true, demo, describe(demo));
+    return 0;
+  },
+};
+
+/** The readable form; the admin's token comes first because it is what a newcomer needs next. */
+function describe(demo: DemoSeed): string {
+  const { admin, vendors, customers, support } = demo.users;
+  const person = (label: string, user: DemoUser) =>
+    `  ${label.padEnd(9)} ${String(user.id).padStart(3)}  ${user.email.padEnd(26)} ${user.token}`;
+  const key = (scope: string, value: string) => `  ${scope.padEnd(30)} ${value}`;
+  return [
+    `Admin token: ${admin.token}`,
+    "",
+    "Users (id, e-mail, token; tokens are shown only once):",
+    person("admin", admin),
+    ...vendors.map((user) => person("vendor", user)),
+    ...customers.map((user) => person("customer", user)),
+    person(support.role, support),
+    "",
+    "Products:",
+    ...demo.products.map(
+      (p) =>
+        `  ${String(p.id).padStart(3)}  ${p.slug}${p.hidden ? " (hidden)" : ""}: ` +
+        p.options.map((o) => `${o.name} ${o.price.toFixed(2)} (option ${o.id})`).join(", "),
+    ),
+    "",
+    `Purchases: ${demo.purchases.map((p) => `${p.id} (user ${p.user_id}, ${p.formatted_price})`).join(", ")}`,
+    "",
+    "License API keys (x-api-key, shown only once):",
+    key("all licenses", demo.api_keys.all.key),
+    key(`licenses created by user ${demo.api_keys.vendor.creator_id}`, demo.api_keys.vendor.key),
+  ].join("\n");
+}

@@ -1,0 +1,254 @@
+import { sql } from "drizzle-orm";
+import type { AppContext } from "../../context.ts";
+import { users } from "../../db/schema/index.ts";
+import { HttpError } from "../../http/errors.ts";
+import { createApiKey } from "../api-keys/service.ts";
+import { createBenefit, createOption } from "../options/service.ts";
+import type { CreateProductInput } from "../products/schemas.ts";
+import { createProduct } from "../products/service.ts";
+import type { CreatePurchaseInput } from "../purchases/schemas.ts";
+import { createPurchase, formatPrice } from "../purchases/service.ts";
+import type { CreateRoleInput } from "../roles/schemas.ts";
+import { createRole } from "../roles/service.ts";
+import { createToken } from "../tokens/service.ts";
+import { createUser } from "../users/service.ts";
+
+// ---- The demo catalogue. Everything below is made through the same services the API uses. ----
+
+const ADMIN = { name: "Ada Admin", email: "admin@demo.depot.test" };
+const VENDORS = [
+  { key: "vera", name: "Vera Vendor", email: "vera@demo.depot.test" },
+  { key: "victor", name: "Victor Vendor", email: "victor@demo.depot.test" },
+] as const;
+const CUSTOMERS = [
+  { key: "carla", name: "Carla Customer", email: "carla@demo.depot.test" },
+  { key: "chen", name: "Chen Customer", email: "chen@demo.depot.test" },
+  { key: "dana", name: "Dana Customer", email: "dana@demo.depot.test" },
+  { key: "eli", name: "Eli Customer", email: "eli@demo.depot.test" }, // buys nothing: an empty list
+] as const;
+/** A role beside the seeded three: reads users and every purchase, changes nothing. */
+const SUPPORT_ROLE: CreateRoleInput = { name: "support", permissions: ["users.view", "purchases.view"] };
+const SUPPORT = { name: "Sam Support", email: "support@demo.depot.test" };
+
+type UserKey = "admin" | "support" | (typeof VENDORS)[number]["key"] | (typeof CUSTOMERS)[number]["key"];
+
+interface DemoProduct {
+  key: string;
+  seller: UserKey;
+  vendor?: UserKey;
+  fields: Omit<CreateProductInput, "user_id" | "vendor_id">;
+  /** Options (tiers) with the benefits each includes. */
+  options: { name: string; price: number; benefits: string[] }[];
+}
+
+const PRODUCTS: DemoProduct[] = [
+  {
+    key: "ultra-perms",
+    seller: "vera",
+    fields: {
+      name: "Ultra Perms",
+      description: "Permissions for Minecraft servers, with a web editor.",
+      featured: true,
+      tags: ["permissions", "spigot", "paper"],
+      cover_image: "products/ultra-perms/cover.png",
+      gallery_images: ["products/ultra-perms/editor.png", "products/ultra-perms/groups.png"],
+    },
+    options: [
+      { name: "Standard", price: 19.99, benefits: ["Plugin jar"] },
+      { name: "Premium", price: 39.99, benefits: ["Plugin jar", "Source code access"] },
+    ],
+  },
+  {
+    // Listed by the store's admin, owned through `vendor_id` by Victor.
+    key: "chat-guard",
+    seller: "admin",
+    vendor: "victor",
+    fields: {
+      name: "Chat Guard",
+      description: "Spam and swear filter for chat.",
+      discount: 10,
+      tags: ["chat", "moderation"],
+      cover_image: "products/chat-guard/cover.png",
+    },
+    options: [{ name: "Standard", price: 14.99, benefits: ["Plugin jar"] }],
+  },
+  {
+    // Hidden: its owner and admins see it, customers get a 404.
+    key: "beta-toolkit",
+    seller: "victor",
+    fields: {
+      name: "Beta Toolkit",
+      description: "Unreleased tools, for testers.",
+      hidden: true,
+      tags: ["beta"],
+    },
+    options: [{ name: "Early access", price: 9.99, benefits: ["Nightly builds"] }],
+  },
+];
+
+const PURCHASES: {
+  buyer: UserKey;
+  product: string;
+  option: string;
+  price: Omit<CreatePurchaseInput, "user_id" | "product_id" | "option_id">;
+}[] = [
+  { buyer: "carla", product: "ultra-perms", option: "Premium", price: { unit_price: 39.99 } },
+  {
+    buyer: "carla",
+    product: "chat-guard",
+    option: "Standard",
+    price: { unit_price: 13.99, currency: "EUR" },
+  },
+  {
+    // Paid in pounds, recorded in euros.
+    buyer: "chen",
+    product: "ultra-perms",
+    option: "Standard",
+    price: { unit_price: 18.49, currency: "EUR", original_unit_price: 15.99, original_currency: "GBP" },
+  },
+  { buyer: "dana", product: "chat-guard", option: "Standard", price: { unit_price: 14.99, quantity: 2 } },
+];
+
+// ---- Seeding ----
+
+/** The demo data is made once; seeding it again would only collide on its fixed e-mail addresses. */
+export class DemoAlreadySeeded extends HttpError {
+  constructor() {
+    super(409, `the demo data is already seeded (${ADMIN.email} exists); nothing was changed.`);
+  }
+}
+
+export interface DemoUser {
+  id: number;
+  name: string;
+  email: string;
+  role: string;
+  /** A personal access token with all of the role's permissions, shown only here. */
+  token: string;
+}
+
+/** What `depot demo:seed --json` prints: every id, token and key it made. */
+export type DemoSeed = {
+  users: { admin: DemoUser; vendors: DemoUser[]; customers: DemoUser[]; support: DemoUser };
+  products: {
+    id: number;
+    name: string;
+    slug: string;
+    hidden: boolean;
+    user_id: number;
+    vendor_id: number | null;
+    options: { id: number; name: string; price: number }[];
+    benefits: { id: number; option_id: number; name: string }[];
+  }[];
+  purchases: {
+    id: number;
+    user_id: number;
+    product_id: number;
+    option_id: number;
+    formatted_price: string;
+  }[];
+  api_keys: { all: { id: number; key: string }; vendor: { id: number; key: string; creator_id: number } };
+};
+
+/** Seeds the demo catalogue in one transaction: it all exists afterwards, or none of it does. */
+export function seedDemo(ctx: Pick<AppContext, "db">): Promise<DemoSeed> {
+  return ctx.db.transaction(async (tx) => {
+    const db = { db: tx };
+    const [existing] = await tx
+      .select({ id: users.id })
+      .from(users)
+      .where(sql`lower(${users.email}) = lower(${ADMIN.email})`);
+    if (existing) throw new DemoAlreadySeeded();
+
+    await createRole(db, SUPPORT_ROLE);
+    const people = new Map<UserKey, DemoUser>();
+    const addUser = async (key: UserKey, person: { name: string; email: string }, role: string) => {
+      const { user } = await createUser(db, { ...person, role });
+      const { token } = await createToken(db, user.id, { name: "demo" });
+      const made = { id: user.id, name: user.name, email: user.email, role, token };
+      people.set(key, made);
+      return made;
+    };
+    const idOf = (key: UserKey) => {
+      const person = people.get(key);
+      if (!person) throw new Error(`demo data names an unknown user "${key}"`);
+      return person.id;
+    };
+
+    const admin = await addUser("admin", ADMIN, "admin");
+    const vendors = [];
+    for (const vendor of VENDORS) vendors.push(await addUser(vendor.key, vendor, "vendor"));
+    const customers = [];
+    for (const customer of CUSTOMERS) customers.push(await addUser(customer.key, customer, "customer"));
+    const support = await addUser("support", SUPPORT, SUPPORT_ROLE.name);
+
+    const products: DemoSeed["products"] = [];
+    const optionIds = new Map<string, number>(); // "product/option" → option id
+    const productIds = new Map<string, number>();
+    for (const demo of PRODUCTS) {
+      const { product } = await createProduct(db, {
+        ...demo.fields,
+        user_id: idOf(demo.seller),
+        vendor_id: demo.vendor ? idOf(demo.vendor) : null,
+      });
+      productIds.set(demo.key, product.id);
+      const made: DemoSeed["products"][number] = {
+        id: product.id,
+        name: product.name,
+        slug: product.slug,
+        hidden: product.hidden,
+        user_id: product.userId,
+        vendor_id: product.vendorId,
+        options: [],
+        benefits: [],
+      };
+      for (const { name, price, benefits } of demo.options) {
+        const option = await createOption(db, product.id, { name, price });
+        optionIds.set(`${demo.key}/${name}`, option.id);
+        made.options.push({ id: option.id, name: option.name, price: Number(option.price) });
+        for (const benefit of benefits) {
+          const row = await createBenefit(db, product.id, { option_id: option.id, name: benefit });
+          made.benefits.push({ id: row.id, option_id: option.id, name: row.name });
+        }
+      }
+      products.push(made);
+    }
+
+    const purchases: DemoSeed["purchases"] = [];
+    for (const demo of PURCHASES) {
+      const productId = productIds.get(demo.product);
+      const optionId = optionIds.get(`${demo.product}/${demo.option}`);
+      if (productId === undefined || optionId === undefined)
+        throw new Error(`demo data names an unknown product or option "${demo.product}/${demo.option}"`);
+      const { purchase, symbol, decimals } = await createPurchase(db, {
+        ...demo.price,
+        user_id: idOf(demo.buyer),
+        product_id: productId,
+        option_id: optionId,
+      });
+      purchases.push({
+        id: purchase.id,
+        user_id: purchase.userId,
+        product_id: productId,
+        option_id: optionId,
+        formatted_price: formatPrice(Number(purchase.unitPrice), symbol, decimals),
+      });
+    }
+
+    // Licenses join the demo once they exist: one per purchase, owned by its buyer.
+
+    const all = await createApiKey(db, { name: "demo", creatorId: null });
+    // Acts only for licenses Vera creates: what a vendor's shop integration would hold.
+    const vera = idOf("vera");
+    const vendorKey = await createApiKey(db, { name: "demo vendor", creatorId: vera });
+    return {
+      users: { admin, vendors, customers, support },
+      products,
+      purchases,
+      api_keys: {
+        all: { id: all.id, key: all.key },
+        vendor: { id: vendorKey.id, key: vendorKey.key, creator_id: vera },
+      },
+    };
+  });
+}
