@@ -3,6 +3,7 @@ import { Elysia } from "elysia";
 import type { AppContext } from "./context.ts";
 import { apiKeyRoutes } from "./features/api-keys/routes.ts";
 import { healthRoutes } from "./features/health/routes.ts";
+import { licenseRoutes } from "./features/licenses/routes.ts";
 import { optionRoutes } from "./features/options/routes.ts";
 import { productRoutes } from "./features/products/routes.ts";
 import { purchaseRoutes } from "./features/purchases/routes.ts";
@@ -14,6 +15,8 @@ import { errorRenderer } from "./http/errors.ts";
 import { methodsAllowedAt } from "./http/method-not-allowed.ts";
 import { requestLog } from "./http/request-id.ts";
 
+/** Every JSON request body (licenses, admin) is small; 1 MiB leaves room and keeps parsing cheap. */
+const MAX_JSON_BODY = 1024 * 1024;
 /** Room for multipart framing around the largest release file. */
 const MULTIPART_OVERHEAD = 1024 * 1024;
 /** Bun's hard limit sits above ours so that our JSON 413 answers first (see bodyLimit). */
@@ -35,7 +38,7 @@ export function buildApp(ctx: AppContext) {
       }),
     )
     .use(requestLog(ctx.log))
-    .use(bodyLimit(maxBody))
+    .use(bodyLimit({ maxBytes: maxBody, maxJsonBytes: () => MAX_JSON_BODY }))
     .use(
       openapi({
         path: "/docs",
@@ -62,6 +65,7 @@ export function buildApp(ctx: AppContext) {
     .use(userRoutes(ctx))
     .use(productRoutes(ctx))
     .use(purchaseRoutes(ctx))
+    .use(licenseRoutes(ctx))
     .use(roleRoutes(ctx))
     .use(tokenRoutes(ctx))
     .use(apiKeyRoutes(ctx))

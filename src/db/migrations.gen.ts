@@ -3,6 +3,7 @@ import m0 from "../../drizzle/0000_foundation.sql" with { type: "text" };
 import m1 from "../../drizzle/0001_seed_roles.sql" with { type: "text" };
 import m2 from "../../drizzle/0002_catalogue.sql" with { type: "text" };
 import m3 from "../../drizzle/0003_seed_currencies.sql" with { type: "text" };
+import m4 from "../../drizzle/0004_licenses.sql" with { type: "text" };
 
 import type { Migration } from "./migrate.ts";
 
@@ -11,4 +12,5 @@ export const migrations: Migration[] = [
   { tag: "0001_seed_roles", createdAt: 1795318012341, sql: m1 },
   { tag: "0002_catalogue", createdAt: 1795319512869, sql: m2 },
   { tag: "0003_seed_currencies", createdAt: 1795319515961, sql: m3 },
+  { tag: "0004_licenses", createdAt: 1795320001630, sql: m4 },
 ];

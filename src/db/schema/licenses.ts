@@ -1,0 +1,44 @@
+import { sql } from "drizzle-orm";
+import { index, integer, pgTable, text, uuid } from "drizzle-orm/pg-core";
+import { ref, timestamps, timestamptz } from "./columns.ts";
+import { products } from "./products.ts";
+import { users } from "./users.ts";
+
+/**
+ * A license ties an owner, a creator and a product together (SPEC §2.3). The id is a UUIDv7 made by
+ * the service (time-ordered, so the primary key index stays append-mostly); the key is what customers
+ * paste, unique and looked up on every validation.
+ */
+export const licenses = pgTable(
+  "licenses",
+  {
+    id: uuid("id").primaryKey(),
+    key: text("key").notNull().unique(),
+    userId: ref("user_id")
+      .notNull()
+      .references(() => users.id),
+    creatorId: ref("creator_id")
+      .notNull()
+      .references(() => users.id),
+    productId: ref("product_id")
+      .notNull()
+      .references(() => products.id),
+    /** Null: never expires. */
+    expires: timestamptz("expires"),
+    maxIps: integer("max_ips").notNull(),
+    revokedAt: timestamptz("revoked_at"),
+    ...timestamps,
+  },
+  (table) => [
+    // The list is oldest first, for all licenses or for one creator's (a creator-scoped API key).
+    index("licenses_created_at_id_index").on(table.createdAt, table.id),
+    index("licenses_creator_created_at_id_index").on(table.creatorId, table.createdAt, table.id),
+    index("licenses_user_id_index").on(table.userId),
+    // Holders of a product (notifications, downloads): its live licenses.
+    index("licenses_product_holders_index")
+      .on(table.productId, table.userId)
+      .where(sql`${table.revokedAt} IS NULL`),
+  ],
+);
+
+export type License = typeof licenses.$inferSelect;

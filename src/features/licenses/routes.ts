@@ -1,0 +1,194 @@
+import { Elysia } from "elysia";
+import type { AppContext } from "../../context.ts";
+import { apiKeyAuth, bearerAuth } from "../../http/auth.ts";
+import { clientIp, normaliseIp } from "../../http/client-ip.ts";
+import { HttpError, Invalid, Unauthenticated } from "../../http/errors.ts";
+import { pageRequest } from "../../http/pagination.ts";
+import { MessageJson, ValidationJson } from "../../http/schemas.ts";
+import { authenticateApiKey } from "../api-keys/service.ts";
+import type { ApiKeyActor } from "../auth/actor.ts";
+import { resetOwnLicenseIps } from "./ip-resets.ts";
+import {
+  CreateLicenseBody,
+  LicenseIpsJson,
+  LicenseJson,
+  LicenseListQuery,
+  LicensePageJson,
+  UpdateLicenseBody,
+  ValidateBody,
+  ValidationResultJson,
+} from "./schemas.ts";
+import {
+  createLicense,
+  findLicense,
+  forgetIps,
+  listIps,
+  listLicenses,
+  revokeLicense,
+  toLicenseJson,
+  updateLicense,
+} from "./service.ts";
+import { validateLicenseKey } from "./validate.ts";
+
+const errors = { 401: MessageJson, 403: MessageJson, 404: MessageJson, 422: ValidationJson };
+const tags = ["Licenses"];
+
+/** The license API (`x-api-key`, SPEC §4.2 and DESIGN.md §7), validation, and the owner's IP reset. */
+export const licenseRoutes = (ctx: AppContext) =>
+  new Elysia()
+    .use(apiKeyAuth(ctx))
+    .use(bearerAuth(ctx))
+    .post(
+      "/api/v1/licenses/validate",
+      async ({ body, request, server }) => {
+        const { address, vouchingKey } = await addressToCheck(
+          ctx,
+          request,
+          body.ip,
+          server?.requestIP(request)?.address,
+        );
+        return validateLicenseKey(ctx, { ...body, ip: address, vouchingKey });
+      },
+      {
+        body: ValidateBody,
+        response: {
+          200: ValidationResultJson,
+          400: MessageJson,
+          401: MessageJson,
+          403: MessageJson,
+          422: ValidationJson,
+        },
+        detail: {
+          summary: "Validate a license key (no API key needed; the key is the credential)",
+          description:
+            "Codes in order: NOT_FOUND, REVOKED, EXPIRED, PRODUCT_MISMATCH, TOO_MANY_IPS, VALID. The address is " +
+            "the caller's; a body `ip` is honoured only with an x-api-key that may act for the license.",
+          tags,
+        },
+      },
+    )
+    .post(
+      "/api/v1/licenses",
+      async ({ body, apiKey, set }) => {
+        set.status = 201;
+        return toLicenseJson(await createLicense(ctx, apiKey, body));
+      },
+      {
+        apiKey: true,
+        body: CreateLicenseBody,
+        response: { 201: LicenseJson, ...errors },
+        detail: { summary: "Create a license", tags },
+      },
+    )
+    .get(
+      "/api/v1/licenses",
+      async ({ query, apiKey }) => {
+        const { page } = pageRequest({ page: query.page });
+        const result = await listLicenses(ctx, apiKey, page);
+        return { licenses: result.licenses.map(toLicenseJson), nextPage: result.nextPage };
+      },
+      {
+        apiKey: true,
+        query: LicenseListQuery,
+        response: { 200: LicensePageJson, ...errors },
+        detail: { summary: "List licenses, oldest first, 50 a page", tags },
+      },
+    )
+    .get(
+      "/api/v1/licenses/:id",
+      async ({ params, apiKey }) => ({
+        licenses: [toLicenseJson(await findLicense(ctx.db, apiKey, params.id))],
+        nextPage: null,
+      }),
+      {
+        apiKey: true,
+        response: { 200: LicensePageJson, ...errors },
+        detail: { summary: "Read a license by id (not by key), in the list's shape", tags },
+      },
+    )
+    .patch(
+      "/api/v1/licenses/:id",
+      async ({ params, body, apiKey }) => toLicenseJson(await updateLicense(ctx, apiKey, params.id, body)),
+      {
+        apiKey: true,
+        body: UpdateLicenseBody,
+        response: { 200: LicenseJson, ...errors },
+        detail: { summary: "Change any of ownerId, creatorId, productId, expires, maxIps", tags },
+      },
+    )
+    .delete(
+      "/api/v1/licenses/:id",
+      async ({ params, apiKey, set }) => {
+        await revokeLicense(ctx, apiKey, params.id);
+        set.status = 204;
+      },
+      {
+        apiKey: true,
+        response: errors,
+        detail: { summary: "Revoke a license (it stays readable; validation answers REVOKED)", tags },
+      },
+    )
+    .get(
+      "/api/v1/licenses/:id/ips",
+      async ({ params, apiKey }) => ({ ips: await listIps(ctx, apiKey, params.id) }),
+      {
+        apiKey: true,
+        response: { 200: LicenseIpsJson, ...errors },
+        detail: { summary: "The addresses a license is registered from", tags },
+      },
+    )
+    .delete(
+      "/api/v1/licenses/:id/ips",
+      async ({ params, apiKey, set }) => {
+        await forgetIps(ctx.db, (await findLicense(ctx.db, apiKey, params.id)).id, null);
+        set.status = 204;
+      },
+      { apiKey: true, response: errors, detail: { summary: "Forget all of a license's addresses", tags } },
+    )
+    .delete(
+      "/api/v1/licenses/:id/ips/:ip",
+      async ({ params, apiKey, set }) => {
+        const license = await findLicense(ctx.db, apiKey, params.id);
+        const ip = normaliseIp(decodeURIComponent(params.ip));
+        if (ip === null) throw new Invalid({ ip: ["The ip field must be a valid IP address."] });
+        await forgetIps(ctx.db, license.id, ip);
+        set.status = 204;
+      },
+      { apiKey: true, response: errors, detail: { summary: "Forget one address of a license", tags } },
+    )
+    .delete(
+      "/api/licenses/:id/ips",
+      async ({ params, actor, set }) => {
+        await resetOwnLicenseIps(ctx, actor, params.id);
+        set.status = 204;
+      },
+      {
+        auth: true,
+        response: { 401: MessageJson, 404: MessageJson, 429: MessageJson },
+        detail: { summary: "The license owner forgets its addresses (3 times a day)", tags },
+      },
+    );
+
+/**
+ * The address a validation is for. The caller's own, unless the body names one: that is honoured only
+ * with an `x-api-key` that may act for the license, or anyone could claim a registered address.
+ */
+async function addressToCheck(
+  ctx: AppContext,
+  request: Request,
+  bodyIp: string | undefined,
+  socketAddress: string | undefined,
+): Promise<{ address: string; vouchingKey: ApiKeyActor | null }> {
+  if (bodyIp === undefined) {
+    const address = clientIp(request, socketAddress, ctx.config.trustProxy);
+    if (address === null) throw new HttpError(400, "The client address could not be determined.");
+    return { address, vouchingKey: null };
+  }
+  const headerKey = request.headers.get("x-api-key");
+  if (headerKey === null) throw new Invalid({ ip: ["The ip field is only accepted with an x-api-key."] });
+  const apiKey = await authenticateApiKey(ctx, headerKey);
+  if (!apiKey) throw new Unauthenticated("Invalid API key.", "ApiKey");
+  const address = normaliseIp(bodyIp);
+  if (address === null) throw new Invalid({ ip: ["The ip field must be a valid IP address."] });
+  return { address, vouchingKey: apiKey };
+}

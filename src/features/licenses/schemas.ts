@@ -1,0 +1,93 @@
+import { t } from "elysia";
+import { Int } from "../../http/schemas.ts";
+
+/** SPEC §2.3 plus `key`, `createdAt`, `updatedAt` (DESIGN.md §7). Ids are strings, as SPEC types them. */
+export const LicenseJson = t.Object({
+  id: t.String({ format: "uuid" }),
+  userId: t.String(),
+  creatorId: t.String(),
+  productId: t.String(),
+  expires: t.Union([t.String({ format: "date-time" }), t.Null()], { description: "null: never expires" }),
+  maxIps: Int(),
+  key: t.String(),
+  createdAt: t.String({ format: "date-time" }),
+  updatedAt: t.String({ format: "date-time" }),
+});
+export type LicenseJson = typeof LicenseJson.static;
+
+export const LicensePageJson = t.Object({
+  licenses: t.Array(LicenseJson),
+  nextPage: t.Union([Int(), t.Null()]),
+});
+
+/** A user or product id as SPEC sends it: a string of digits (a JSON integer is taken too). */
+const IdRef = t.Union([t.String({ minLength: 1, maxLength: 32 }), Int()]);
+const Expires = t.Union([t.String({ maxLength: 64 }), t.Null()], {
+  description: "ISO 8601 date-time; null or absent: never expires",
+});
+const MaxIps = Int({ minimum: 1, maximum: 10_000 });
+
+export const CreateLicenseBody = t.Object(
+  {
+    ownerId: IdRef,
+    creatorId: IdRef,
+    productId: IdRef,
+    expires: t.Optional(Expires),
+    maxIps: t.Optional(MaxIps),
+  },
+  { additionalProperties: false },
+);
+export type CreateLicenseInput = typeof CreateLicenseBody.static;
+
+export const UpdateLicenseBody = t.Partial(CreateLicenseBody, { additionalProperties: false });
+export type UpdateLicenseInput = typeof UpdateLicenseBody.static;
+
+export const LicenseListQuery = t.Object({
+  page: t.Optional(t.String({ description: "page number, from 1 (50 licenses a page, oldest first)" })),
+});
+
+export const LicenseIpsJson = t.Object({
+  ips: t.Array(
+    t.Object({
+      ip: t.String(),
+      firstSeenAt: t.String({ format: "date-time" }),
+      lastSeenAt: t.String({ format: "date-time" }),
+    }),
+  ),
+});
+
+export const ValidateBody = t.Object(
+  {
+    key: t.String({ minLength: 1, maxLength: 200 }),
+    productId: t.Optional(IdRef),
+    nonce: t.Optional(t.String({ maxLength: 200 })),
+    ip: t.Optional(
+      t.String({
+        maxLength: 64,
+        description: "honoured only with an x-api-key that may act for the license",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type ValidateInput = typeof ValidateBody.static;
+
+export const VALIDATION_CODES = [
+  "NOT_FOUND",
+  "REVOKED",
+  "EXPIRED",
+  "PRODUCT_MISMATCH",
+  "TOO_MANY_IPS",
+  "VALID",
+] as const;
+export type ValidationCode = (typeof VALIDATION_CODES)[number];
+
+export const ValidationResultJson = t.Object({
+  valid: t.Boolean(),
+  code: t.UnionEnum(VALIDATION_CODES),
+  detail: t.String(),
+  ts: t.String({ format: "date-time", description: "server time of the check" }),
+  nonce: t.Union([t.String(), t.Null()], { description: "the request's nonce, echoed" }),
+  license: t.Union([LicenseJson, t.Null()]),
+  ips: t.Object({ count: Int(), max: Int() }),
+});

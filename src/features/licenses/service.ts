@@ -1,0 +1,199 @@
+import { and, asc, eq, sql } from "drizzle-orm";
+import type { AppContext } from "../../context.ts";
+import type { Db, Tx } from "../../db/client.ts";
+import { type License, licenseIps, licenses, products, users } from "../../db/schema/index.ts";
+import { Forbidden, Invalid, NotFound } from "../../http/errors.ts";
+import { toId } from "../../http/ids.ts";
+import type { ApiKeyActor } from "../auth/actor.ts";
+import { generateLicenseKey } from "./keys.ts";
+import type { CreateLicenseInput, LicenseJson, UpdateLicenseInput } from "./schemas.ts";
+
+export const LICENSES_PER_PAGE = 50;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+type Ctx = Pick<AppContext, "db" | "config">;
+
+/** A key with a creator acts only for that creator's licenses (DESIGN.md §6). */
+export const mayActFor = (apiKey: ApiKeyActor, license: Pick<License, "creatorId">) =>
+  apiKey.creatorId === null || apiKey.creatorId === license.creatorId;
+
+export async function createLicense(
+  ctx: Ctx,
+  apiKey: ApiKeyActor,
+  input: CreateLicenseInput,
+): Promise<License> {
+  const fields = await checkedFields(ctx.db, input);
+  const creatorId = fields.creatorId as number;
+  if (apiKey.creatorId !== null && apiKey.creatorId !== creatorId) {
+    throw new Forbidden("This API key may only create licenses for its own creator.");
+  }
+  const [license] = await ctx.db
+    .insert(licenses)
+    .values({
+      id: Bun.randomUUIDv7(),
+      key: generateLicenseKey(),
+      userId: fields.userId as number,
+      creatorId,
+      productId: fields.productId as number,
+      expires: fields.expires ?? null,
+      maxIps: fields.maxIps ?? ctx.config.licenseDefaultMaxIps,
+    })
+    .returning();
+  if (!license) throw new Error("license insert returned nothing");
+  return license;
+}
+
+/** Whether `raw` can be a license id at all (a UUID); anything else is a 404 without a query. */
+export const isLicenseId = (raw: string) => UUID.test(raw);
+
+/** The license with id `raw` if `apiKey` may act for it; anything else is the same 404. */
+export async function findLicense(db: Db | Tx, apiKey: ApiKeyActor, raw: string): Promise<License> {
+  if (!isLicenseId(raw)) throw new NotFound("License");
+  const [license] = await db.select().from(licenses).where(eq(licenses.id, raw.toLowerCase()));
+  if (!license || !mayActFor(apiKey, license)) throw new NotFound("License");
+  return license;
+}
+
+/** Oldest first, 50 a page; one row more than a page tells whether there is a next one. */
+export async function listLicenses(ctx: Pick<AppContext, "db">, apiKey: ApiKeyActor, page: number) {
+  const rows = await ctx.db
+    .select()
+    .from(licenses)
+    .where(apiKey.creatorId === null ? undefined : eq(licenses.creatorId, apiKey.creatorId))
+    .orderBy(asc(licenses.createdAt), asc(licenses.id))
+    .limit(LICENSES_PER_PAGE + 1)
+    .offset((page - 1) * LICENSES_PER_PAGE);
+  const hasMore = rows.length > LICENSES_PER_PAGE;
+  return { licenses: rows.slice(0, LICENSES_PER_PAGE), nextPage: hasMore ? page + 1 : null };
+}
+
+/**
+ * Any subset of the five fields. Lowering `maxIps` below the registered count forgets the least
+ * recently seen addresses, in the same transaction that holds the license row.
+ */
+export async function updateLicense(
+  ctx: Pick<AppContext, "db">,
+  apiKey: ApiKeyActor,
+  id: string,
+  input: UpdateLicenseInput,
+): Promise<License> {
+  const fields = await checkedFields(ctx.db, input);
+  return ctx.db.transaction(async (tx) => {
+    const current = await findLicense(tx, apiKey, id);
+    if (fields.creatorId !== undefined && !mayActFor(apiKey, { creatorId: fields.creatorId })) {
+      throw new Forbidden("This API key may only assign licenses to its own creator.");
+    }
+    // The UPDATE holds the row lock until commit, so no validation registers an address meanwhile.
+    const [license] = await tx.update(licenses).set(fields).where(eq(licenses.id, current.id)).returning();
+    if (!license) throw new NotFound("License");
+    if (fields.maxIps !== undefined) await forgetLeastRecentIps(tx, license.id, license.maxIps);
+    return license;
+  });
+}
+
+async function forgetLeastRecentIps(tx: Tx, licenseId: string, keep: number) {
+  await tx.execute(sql`
+    DELETE FROM ${licenseIps}
+    WHERE ${licenseIps.licenseId} = ${licenseId}
+      AND ${licenseIps.ip} NOT IN (
+        SELECT ip FROM ${licenseIps} WHERE license_id = ${licenseId}
+        ORDER BY last_seen_at DESC, first_seen_at DESC LIMIT ${keep}
+      )`);
+}
+
+/** Revoking keeps the row (validation answers REVOKED) but ends validity and holding at once. */
+export async function revokeLicense(ctx: Pick<AppContext, "db">, apiKey: ApiKeyActor, id: string) {
+  const license = await findLicense(ctx.db, apiKey, id);
+  if (license.revokedAt === null) {
+    await ctx.db.update(licenses).set({ revokedAt: new Date() }).where(eq(licenses.id, license.id));
+  }
+}
+
+export async function listIps(ctx: Pick<AppContext, "db">, apiKey: ApiKeyActor, id: string) {
+  const license = await findLicense(ctx.db, apiKey, id);
+  const rows = await ctx.db
+    .select()
+    .from(licenseIps)
+    .where(eq(licenseIps.licenseId, license.id))
+    .orderBy(asc(licenseIps.firstSeenAt), asc(licenseIps.ip));
+  return rows.map((row) => ({
+    ip: row.ip,
+    firstSeenAt: row.firstSeenAt.toISOString(),
+    lastSeenAt: row.lastSeenAt.toISOString(),
+  }));
+}
+
+/** Forgets one registered address, or all of them when `ip` is null. 404 for an address not registered. */
+export async function forgetIps(db: Db | Tx, licenseId: string, ip: string | null) {
+  const where =
+    ip === null
+      ? eq(licenseIps.licenseId, licenseId)
+      : and(eq(licenseIps.licenseId, licenseId), eq(licenseIps.ip, ip));
+  const deleted = await db.delete(licenseIps).where(where).returning({ ip: licenseIps.ip });
+  if (ip !== null && deleted.length === 0) throw new NotFound("IP address");
+}
+
+interface CheckedFields {
+  userId?: number;
+  creatorId?: number;
+  productId?: number;
+  expires?: Date | null;
+  maxIps?: number;
+}
+
+/** Request fields → columns, each reference checked, all problems in one 422. */
+async function checkedFields(db: Db | Tx, input: UpdateLicenseInput): Promise<CheckedFields> {
+  const errors: Record<string, string[]> = {};
+  const fields: CheckedFields = {};
+  const reference = async (
+    field: "ownerId" | "creatorId" | "productId",
+    table: typeof users | typeof products,
+  ) => {
+    const raw = input[field];
+    if (raw === undefined) return undefined;
+    const id = toId(raw);
+    const found = id === null ? [] : await db.select({ id: table.id }).from(table).where(eq(table.id, id));
+    if (id === null || found.length === 0) {
+      errors[field] = [`The selected ${field} is invalid.`];
+      return undefined;
+    }
+    return id;
+  };
+  fields.userId = await reference("ownerId", users);
+  fields.creatorId = await reference("creatorId", users);
+  fields.productId = await reference("productId", products);
+  if (input.expires !== undefined) {
+    const expires = input.expires === null ? null : parseDateTime(input.expires);
+    if (expires === undefined) errors.expires = ["The expires field must be a valid ISO 8601 date-time."];
+    else fields.expires = expires;
+  }
+  if (input.maxIps !== undefined) fields.maxIps = input.maxIps;
+  if (Object.keys(errors).length > 0) throw new Invalid(errors);
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as CheckedFields;
+}
+
+const ISO_DATE_TIME = /^\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:\.\d{1,9})?)?(Z|[+-]\d\d:?\d\d)?)?$/i;
+
+/**
+ * ISO 8601 only (`Date.parse` alone takes oddities such as "1" or "March 7"). A date-time without a
+ * zone is UTC, never the server's local time.
+ */
+function parseDateTime(raw: string): Date | undefined {
+  const match = ISO_DATE_TIME.exec(raw);
+  if (!match) return undefined;
+  const hasTime = raw.length > 10;
+  const date = new Date(hasTime && !match[1] ? `${raw}Z` : raw);
+  return Number.isNaN(date.getTime()) ? undefined : date;
+}
+
+export const toLicenseJson = (license: License): LicenseJson => ({
+  id: license.id,
+  userId: String(license.userId),
+  creatorId: String(license.creatorId),
+  productId: String(license.productId),
+  expires: license.expires?.toISOString() ?? null,
+  maxIps: license.maxIps,
+  key: license.key,
+  createdAt: license.createdAt.toISOString(),
+  updatedAt: license.updatedAt.toISOString(),
+});

@@ -1,0 +1,112 @@
+import { and, eq, sql } from "drizzle-orm";
+import type { AppContext } from "../../context.ts";
+import { type License, licenseIps, licenses } from "../../db/schema/index.ts";
+import { Forbidden } from "../../http/errors.ts";
+import { toId } from "../../http/ids.ts";
+import type { ApiKeyActor } from "../auth/actor.ts";
+import { normaliseLicenseKey } from "./keys.ts";
+import type { ValidationCode } from "./schemas.ts";
+import { mayActFor, toLicenseJson } from "./service.ts";
+
+/** A known address refreshes its `last_seen_at` at most this often: validation is read-mostly. */
+const SEEN_REFRESH_MS = 60_000;
+
+export interface ValidationRequest {
+  key: string;
+  productId?: string | number;
+  nonce?: string;
+  /** The address the check is for: the caller's, or one named in the body… */
+  ip: string;
+  /** …in which case this API key vouches for it, and must be one that may act for the license. */
+  vouchingKey: ApiKeyActor | null;
+}
+
+const DETAIL: Record<Exclude<ValidationCode, "NOT_FOUND">, (license: License) => string> = {
+  REVOKED: () => "This license has been revoked.",
+  EXPIRED: (license) => `This license expired at ${license.expires?.toISOString()}.`,
+  PRODUCT_MISMATCH: () => "This license is for another product.",
+  TOO_MANY_IPS: (license) =>
+    `This license is already in use from its maximum of ${license.maxIps} IP address${license.maxIps === 1 ? "" : "es"}.`,
+  VALID: () => "This license is valid.",
+};
+
+/**
+ * Checks a key in the order NOT_FOUND, REVOKED, EXPIRED, PRODUCT_MISMATCH, TOO_MANY_IPS, VALID.
+ * One read answers a known address; only a new address takes the license's row lock, so concurrent
+ * first validations from many addresses never register more than `maxIps` of them.
+ */
+export async function validateLicenseKey(ctx: Pick<AppContext, "db">, request: ValidationRequest) {
+  const [row] = await ctx.db
+    .select({
+      license: licenses,
+      ipCount: sql<number>`(SELECT count(*)::int FROM ${licenseIps} WHERE ${licenseIps.licenseId} = ${licenses.id})`,
+      lastSeenAt: licenseIps.lastSeenAt,
+    })
+    .from(licenses)
+    .leftJoin(licenseIps, and(eq(licenseIps.licenseId, licenses.id), eq(licenseIps.ip, request.ip)))
+    .where(eq(licenses.key, normaliseLicenseKey(request.key)));
+
+  const answer = (code: ValidationCode, license: License | null, ipCount: number) => ({
+    valid: code === "VALID",
+    code,
+    detail: code === "NOT_FOUND" || !license ? "No license has this key." : DETAIL[code](license),
+    ts: new Date().toISOString(),
+    nonce: request.nonce ?? null,
+    license: license ? toLicenseJson(license) : null,
+    ips: { count: ipCount, max: license?.maxIps ?? 0 },
+  });
+
+  if (!row) return answer("NOT_FOUND", null, 0);
+  const { license, ipCount, lastSeenAt } = row;
+  if (request.vouchingKey && !mayActFor(request.vouchingKey, license)) {
+    throw new Forbidden("This API key may not act for this license.");
+  }
+  if (license.revokedAt !== null) return answer("REVOKED", license, ipCount);
+  if (license.expires !== null && license.expires.getTime() <= Date.now())
+    return answer("EXPIRED", license, ipCount);
+  if (request.productId !== undefined && toId(request.productId) !== license.productId) {
+    return answer("PRODUCT_MISMATCH", license, ipCount);
+  }
+  if (lastSeenAt !== null) {
+    if (Date.now() - lastSeenAt.getTime() > SEEN_REFRESH_MS) await touchIp(ctx, license.id, request.ip);
+    return answer("VALID", license, ipCount);
+  }
+  const registration = await registerIp(ctx, license.id, request.ip);
+  const current = { ...license, maxIps: registration.maxIps };
+  return answer(registration.registered ? "VALID" : "TOO_MANY_IPS", current, registration.count);
+}
+
+async function touchIp(ctx: Pick<AppContext, "db">, licenseId: string, ip: string) {
+  await ctx.db
+    .update(licenseIps)
+    .set({ lastSeenAt: sql`now()` })
+    .where(and(eq(licenseIps.licenseId, licenseId), eq(licenseIps.ip, ip)));
+}
+
+/**
+ * Registers `ip` while fewer than `max_ips` are registered. The row lock is taken by its own statement
+ * first: under READ COMMITTED a count in the same statement would read a snapshot from before the wait.
+ */
+function registerIp(ctx: Pick<AppContext, "db">, licenseId: string, ip: string) {
+  return ctx.db.transaction(async (tx) => {
+    const [locked] = await tx
+      .select({ maxIps: licenses.maxIps })
+      .from(licenses)
+      .where(eq(licenses.id, licenseId))
+      .for("update");
+    const maxIps = locked?.maxIps ?? 0;
+    const [state] = await tx
+      .select({
+        count: sql<number>`count(*)::int`,
+        known: sql<boolean>`coalesce(bool_or(${licenseIps.ip} = ${ip}), false)`,
+      })
+      .from(licenseIps)
+      .where(eq(licenseIps.licenseId, licenseId));
+    const count = state?.count ?? 0;
+    // Another request registered this same address while we waited for the lock.
+    if (state?.known) return { registered: true, count, maxIps };
+    if (count >= maxIps) return { registered: false, count, maxIps };
+    await tx.insert(licenseIps).values({ licenseId, ip });
+    return { registered: true, count: count + 1, maxIps };
+  });
+}
