@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { count } from "drizzle-orm";
+import { loadConfig } from "../src/config.ts";
 import { type Database, openEmbedded } from "../src/db/client.ts";
 import { products, roles, users } from "../src/db/schema/index.ts";
 import { type DemoSeed, seedDemo } from "../src/features/demo/seed.ts";
@@ -118,6 +119,11 @@ describe("depot demo:seed --json", () => {
     });
 
     expect(demo.purchases.map((p) => p.formatted_price)).toEqual(["$39.99", "€13.99", "€18.49", "$14.99"]);
+    // One license per purchase, owned by the buyer, for the purchased product; keys work at once.
+    expect(demo.licenses.map((l) => [l.user_id, l.product_id])).toEqual(
+      demo.purchases.map((p) => [p.user_id, p.product_id]),
+    );
+    for (const license of demo.licenses) expect(license.key).toMatch(/^[0-9A-Z]{5}(-[0-9A-Z]{5}){4}$/);
     expect(demo.api_keys).toEqual({
       all: { id: expect.any(Number), key: expect.stringMatching(/^dpk_/) },
       vendor: { id: expect.any(Number), key: expect.stringMatching(/^dpk_/), creator_id: n.vera.id },
@@ -247,7 +253,7 @@ describe("seedDemo", () => {
   test("is one transaction: a failure halfway leaves nothing behind", async () => {
     const { database, drop } = await freshDatabase();
     try {
-      const ctx = { db: database.db };
+      const ctx = { db: database.db, config: loadConfig({ DATA_DIR: tmpdir() }) };
       // Taken before the seed gets to the vendors: the admin and the support role are already made then.
       await createUser(ctx, { email: "vera@demo.depot.test", role: "vendor" });
       const error = await seedDemo(ctx).catch((e: unknown) => e);

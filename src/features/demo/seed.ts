@@ -3,6 +3,7 @@ import type { AppContext } from "../../context.ts";
 import { users } from "../../db/schema/index.ts";
 import { HttpError } from "../../http/errors.ts";
 import { createApiKey } from "../api-keys/service.ts";
+import { createLicense } from "../licenses/service.ts";
 import { createBenefit, createOption } from "../options/service.ts";
 import type { CreateProductInput } from "../products/schemas.ts";
 import { createProduct } from "../products/service.ts";
@@ -147,11 +148,12 @@ export type DemoSeed = {
     option_id: number;
     formatted_price: string;
   }[];
+  licenses: { id: string; key: string; user_id: number; product_id: number }[];
   api_keys: { all: { id: number; key: string }; vendor: { id: number; key: string; creator_id: number } };
 };
 
 /** Seeds the demo catalogue in one transaction: it all exists afterwards, or none of it does. */
-export function seedDemo(ctx: Pick<AppContext, "db">): Promise<DemoSeed> {
+export function seedDemo(ctx: Pick<AppContext, "db" | "config">): Promise<DemoSeed> {
   return ctx.db.transaction(async (tx) => {
     const db = { db: tx };
     const [existing] = await tx
@@ -235,7 +237,27 @@ export function seedDemo(ctx: Pick<AppContext, "db">): Promise<DemoSeed> {
       });
     }
 
-    // Licenses join the demo once they exist: one per purchase, owned by its buyer.
+    // One license per purchase, owned by its buyer and created by the product's seller.
+    const licenses: DemoSeed["licenses"] = [];
+    const seller = new Map(products.map((p) => [p.id, p.user_id]));
+    for (const purchase of purchases) {
+      const license = await createLicense(
+        { db: tx, config: ctx.config },
+        { id: 0, creatorId: null },
+        {
+          ownerId: String(purchase.user_id),
+          creatorId: String(seller.get(purchase.product_id)),
+          productId: String(purchase.product_id),
+          maxIps: 2,
+        },
+      );
+      licenses.push({
+        id: license.id,
+        key: license.key,
+        user_id: license.userId,
+        product_id: license.productId,
+      });
+    }
 
     const all = await createApiKey(db, { name: "demo", creatorId: null });
     // Acts only for licenses Vera creates: what a vendor's shop integration would hold.
@@ -245,6 +267,7 @@ export function seedDemo(ctx: Pick<AppContext, "db">): Promise<DemoSeed> {
       users: { admin, vendors, customers, support },
       products,
       purchases,
+      licenses,
       api_keys: {
         all: { id: all.id, key: all.key },
         vendor: { id: vendorKey.id, key: vendorKey.key, creator_id: vera },
