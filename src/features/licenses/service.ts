@@ -80,6 +80,7 @@ export async function updateLicense(
   const fields = await checkedFields(ctx.db, input);
   return ctx.db.transaction(async (tx) => {
     const current = await findLicense(tx, apiKey, id);
+    if (Object.keys(fields).length === 0) return current;
     if (fields.creatorId !== undefined && !mayActFor(apiKey, { creatorId: fields.creatorId })) {
       throw new Forbidden("This API key may only assign licenses to its own creator.");
     }
@@ -183,7 +184,11 @@ function parseDateTime(raw: string): Date | undefined {
   if (!match) return undefined;
   const hasTime = raw.length > 10;
   const date = new Date(hasTime && !match[1] ? `${raw}Z` : raw);
-  return Number.isNaN(date.getTime()) ? undefined : date;
+  if (Number.isNaN(date.getTime())) return undefined;
+  // Bun rolls 2030-02-30 over to March 2nd; a day that does not exist in its month is refused instead.
+  const [year, month, day] = raw.slice(0, 10).split("-").map(Number);
+  const calendar = new Date(Date.UTC(year ?? 0, (month ?? 1) - 1, day ?? 1));
+  return calendar.getUTCMonth() + 1 === month && calendar.getUTCDate() === day ? date : undefined;
 }
 
 export const toLicenseJson = (license: License): LicenseJson => ({

@@ -10,6 +10,7 @@ import { mayActFor, toLicenseJson } from "./service.ts";
 
 /** A known address refreshes its `last_seen_at` at most this often: validation is read-mostly. */
 const SEEN_REFRESH_MS = 60_000;
+const KEY_CHARACTERS = /^[0-9A-Z-]+$/;
 
 export interface ValidationRequest {
   key: string;
@@ -36,15 +37,9 @@ const DETAIL: Record<Exclude<ValidationCode, "NOT_FOUND">, (license: License) =>
  * first validations from many addresses never register more than `maxIps` of them.
  */
 export async function validateLicenseKey(ctx: Pick<AppContext, "db">, request: ValidationRequest) {
-  const [row] = await ctx.db
-    .select({
-      license: licenses,
-      ipCount: sql<number>`(SELECT count(*)::int FROM ${licenseIps} WHERE ${licenseIps.licenseId} = ${licenses.id})`,
-      lastSeenAt: licenseIps.lastSeenAt,
-    })
-    .from(licenses)
-    .leftJoin(licenseIps, and(eq(licenseIps.licenseId, licenses.id), eq(licenseIps.ip, request.ip)))
-    .where(eq(licenses.key, normaliseLicenseKey(request.key)));
+  const key = normaliseLicenseKey(request.key);
+  // Only keys in our alphabet can exist; anything else (a NUL byte PostgreSQL would refuse) is not found.
+  const [row] = KEY_CHARACTERS.test(key) ? await findByKey(ctx, key, request.ip) : [];
 
   const answer = (code: ValidationCode, license: License | null, ipCount: number) => ({
     valid: code === "VALID",
@@ -74,6 +69,19 @@ export async function validateLicenseKey(ctx: Pick<AppContext, "db">, request: V
   const registration = await registerIp(ctx, license.id, request.ip);
   const current = { ...license, maxIps: registration.maxIps };
   return answer(registration.registered ? "VALID" : "TOO_MANY_IPS", current, registration.count);
+}
+
+/** The license, its registered address count, and when `ip` was last seen (null: a new address). */
+function findByKey(ctx: Pick<AppContext, "db">, key: string, ip: string) {
+  return ctx.db
+    .select({
+      license: licenses,
+      ipCount: sql<number>`(SELECT count(*)::int FROM ${licenseIps} WHERE ${licenseIps.licenseId} = ${licenses.id})`,
+      lastSeenAt: licenseIps.lastSeenAt,
+    })
+    .from(licenses)
+    .leftJoin(licenseIps, and(eq(licenseIps.licenseId, licenses.id), eq(licenseIps.ip, ip)))
+    .where(eq(licenses.key, key));
 }
 
 async function touchIp(ctx: Pick<AppContext, "db">, licenseId: string, ip: string) {
