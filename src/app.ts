@@ -10,6 +10,7 @@ import { purchaseRoutes } from "./features/purchases/routes.ts";
 import { roleRoutes } from "./features/roles/routes.ts";
 import { tokenRoutes } from "./features/tokens/routes.ts";
 import { userRoutes } from "./features/users/routes.ts";
+import { versionRoutes } from "./features/versions/routes.ts";
 import { bodyLimit } from "./http/body-limit.ts";
 import { errorRenderer } from "./http/errors.ts";
 import { methodsAllowedAt } from "./http/method-not-allowed.ts";
@@ -17,6 +18,8 @@ import { requestLog } from "./http/request-id.ts";
 
 /** Every JSON request body (licenses, admin) is small; 1 MiB leaves room and keeps parsing cheap. */
 const MAX_JSON_BODY = 1024 * 1024;
+/** The publish routes, whose JSON form carries a base64 file. */
+const PUBLISH_PATH = /^\/api\/products\/[^/]+(?:\/benefits\/[^/]+)?\/versions$/;
 /** Room for multipart framing around the largest release file. */
 const MULTIPART_OVERHEAD = 1024 * 1024;
 /** Bun's hard limit sits above ours so that our JSON 413 answers first (see bodyLimit). */
@@ -26,6 +29,8 @@ const BUN_LIMIT_MARGIN = 1024 * 1024;
 export function buildApp(ctx: AppContext) {
   const routes: { method: string; path: string }[] = [];
   const maxBody = ctx.config.maxUploadBytes + MULTIPART_OVERHEAD;
+  // Base64 spends four characters on three bytes; the other fields and the JSON around them get 1 MiB.
+  const maxBase64Body = Math.ceil(ctx.config.maxJsonUploadBytes / 3) * 4 + MAX_JSON_BODY;
   const app = new Elysia({
     // Unknown body fields are a 422, not silently dropped; response mappers already emit exact shapes.
     normalize: false,
@@ -38,7 +43,12 @@ export function buildApp(ctx: AppContext) {
       }),
     )
     .use(requestLog(ctx.log))
-    .use(bodyLimit({ maxBytes: maxBody, maxJsonBytes: () => MAX_JSON_BODY }))
+    .use(
+      bodyLimit({
+        maxBytes: maxBody,
+        maxJsonBytes: (path) => (PUBLISH_PATH.test(path) ? maxBase64Body : MAX_JSON_BODY),
+      }),
+    )
     .use(
       openapi({
         path: "/docs",
@@ -65,6 +75,7 @@ export function buildApp(ctx: AppContext) {
     .use(userRoutes(ctx))
     .use(productRoutes(ctx))
     .use(purchaseRoutes(ctx))
+    .use(versionRoutes(ctx))
     .use(licenseRoutes(ctx))
     .use(roleRoutes(ctx))
     .use(tokenRoutes(ctx))

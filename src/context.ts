@@ -1,7 +1,9 @@
 import type { Config } from "./config.ts";
 import type { Database, Db } from "./db/client.ts";
+import type { DownloadCounter } from "./features/versions/download-counter.ts";
 import type { JobRunner } from "./jobs/runner.ts";
 import type { Logger } from "./log.ts";
+import type { ReleaseStore } from "./storage/releases.ts";
 
 /**
  * What services, routes, CLI commands and job handlers share. Services take `(ctx, input)`;
@@ -15,4 +17,8 @@ export interface AppContext {
   readonly log: Logger;
   /** HMAC key for signed URLs and webhook secrets (APP_KEY or `$DATA_DIR/app.key`). */
   readonly appKey: string;
+  /** Release files on disk (STORAGE_DIR). */
+  readonly releases: ReleaseStore;
+  /** Download counts, written to products in batches. */
+  readonly downloads: DownloadCounter;
 }

@@ -4,9 +4,11 @@ import type { AppContext } from "./context.ts";
 import { type Database, openEmbedded, openPostgres } from "./db/client.ts";
 import { migrate } from "./db/migrate.ts";
 import { migrations } from "./db/migrations.gen.ts";
+import { DownloadCounter } from "./features/versions/download-counter.ts";
 import { queues } from "./jobs/queues.ts";
 import { JobRunner } from "./jobs/runner.ts";
 import type { Logger } from "./log.ts";
+import { ReleaseStore } from "./storage/releases.ts";
 
 export interface Runtime extends AppContext {
   /** Migrations applied while opening (empty when the schema was current). */
@@ -34,6 +36,7 @@ export async function wire(config: Config, log: Logger, database: Database): Pro
   const applied = await migrate(database.db, migrations);
   if (applied.length > 0) log.info("migrations applied", { migrations: applied });
   const jobs = new JobRunner(database, log, queues);
+  const downloads = new DownloadCounter(database.db, log);
   return {
     config,
     database,
@@ -41,9 +44,12 @@ export async function wire(config: Config, log: Logger, database: Database): Pro
     jobs,
     log,
     appKey: resolveAppKey(config),
+    releases: new ReleaseStore(config.storageDir),
+    downloads,
     applied,
     async close() {
       try {
+        await downloads.flush();
         await jobs.stop();
       } finally {
         await database.close();

@@ -4,6 +4,7 @@ import m1 from "../../drizzle/0001_seed_roles.sql" with { type: "text" };
 import m2 from "../../drizzle/0002_catalogue.sql" with { type: "text" };
 import m3 from "../../drizzle/0003_seed_currencies.sql" with { type: "text" };
 import m4 from "../../drizzle/0004_licenses.sql" with { type: "text" };
+import m5 from "../../drizzle/0005_versions.sql" with { type: "text" };
 
 import type { Migration } from "./migrate.ts";
 
@@ -13,4 +14,5 @@ export const migrations: Migration[] = [
   { tag: "0002_catalogue", createdAt: 1795319512869, sql: m2 },
   { tag: "0003_seed_currencies", createdAt: 1795319515961, sql: m3 },
   { tag: "0004_licenses", createdAt: 1795320001630, sql: m4 },
+  { tag: "0005_versions", createdAt: 1795321026720, sql: m5 },
 ];

@@ -1,3 +1,4 @@
+import { versionPublished } from "../features/versions/jobs.ts";
 import type { QueueDefinition } from "./registry.ts";
 
 /**
@@ -5,4 +6,4 @@ import type { QueueDefinition } from "./registry.ts";
  * (`defineQueue` in `src/features/<domain>/jobs.ts`) and list them here.
  */
 // biome-ignore lint/suspicious/noExplicitAny: a heterogeneous list; each entry is checked by defineQueue.
-export const queues: QueueDefinition<any>[] = [];
+export const queues: QueueDefinition<any>[] = [versionPublished];

@@ -14,7 +14,8 @@ export interface QueueDefinition<S extends TSchema = TSchema> {
   readonly options?: Omit<Queue, "name">;
   /** Jobs fetched and run at once per worker process. */
   readonly concurrency?: number;
-  handle(ctx: AppContext, data: Static<S>, job: { id: string; retryCount: number }): Promise<void>;
+  /** Absent: jobs wait in the queue for a consumer (an outbox whose consumer ships later). */
+  handle?(ctx: AppContext, data: Static<S>, job: { id: string; retryCount: number }): Promise<void>;
 }
 
 export const defineQueue = <S extends TSchema>(definition: QueueDefinition<S>): QueueDefinition<S> =>

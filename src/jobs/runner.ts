@@ -1,10 +1,14 @@
 import type { Static, TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
-import { fromPglite, type Job, PgBoss, type SendOptions } from "pg-boss";
+import { sql } from "drizzle-orm";
+import { fromDrizzle, fromPglite, type Job, PgBoss, type SendOptions } from "pg-boss";
 import type { AppContext } from "../context.ts";
-import type { Database } from "../db/client.ts";
+import type { Database, Tx } from "../db/client.ts";
 import type { Logger } from "../log.ts";
 import type { QueueDefinition } from "./registry.ts";
+
+/** An id no job has, for warming pg-boss's queue cache. */
+const NO_JOB = "00000000-0000-0000-0000-000000000000";
 
 export interface JobRunnerOptions {
   /** Run the queues' handlers in this process (`serve` and `worker`), or only send (`serve --no-workers`). */
@@ -58,6 +62,21 @@ export class JobRunner {
     return this.#boss.send(queue.name, data as object, options);
   }
 
+  /**
+   * Enqueues a job inside the caller's transaction (the outbox): it exists if and only if the
+   * transaction commits.
+   */
+  sendInTransaction<S extends TSchema>(
+    tx: Tx,
+    queue: QueueDefinition<S>,
+    data: Static<S>,
+  ): Promise<string | null> {
+    // pg-boss types its adapter for a generic Drizzle transaction; ours is the same object, typed per schema.
+    return this.send(queue, data, {
+      db: fromDrizzle(tx as unknown as Parameters<typeof fromDrizzle>[0], sql),
+    });
+  }
+
   /** Stops fetching, lets running jobs finish (up to `timeoutMs`), and releases the connection pool. */
   async stop(timeoutMs = 30_000): Promise<void> {
     if (this.#supervisor) clearInterval(this.#supervisor);
@@ -79,7 +98,12 @@ export class JobRunner {
     await boss.start();
     for (const queue of this.queues) {
       await boss.createQueue(queue.name, queue.options);
-      if (this.#options.workers) {
+      // pg-boss looks a queue up on its own connection the first time it sends to it. Inside a
+      // transaction on PGlite (one connection) that look-up would wait for the transaction forever, so
+      // the cache is filled now, before any outbox send.
+      await boss.getJobById(queue.name, NO_JOB);
+      // A queue without a handler is an outbox another part fills and a later consumer drains.
+      if (this.#options.workers && queue.handle) {
         await boss.work(queue.name, { batchSize: queue.concurrency ?? 1 }, (jobs: Job<unknown>[]) =>
           Promise.all(jobs.map((job) => this.#run(queue, job))),
         );
@@ -97,7 +121,7 @@ export class JobRunner {
     const ctx = this.#ctx;
     if (!ctx) throw new Error("The job runner is not started.");
     const retryCount = (job as Job<unknown> & { retryCount?: number }).retryCount ?? 0;
-    await queue.handle(ctx, job.data, { id: job.id, retryCount });
+    await queue.handle?.(ctx, job.data, { id: job.id, retryCount });
   }
 
   async #supervise(): Promise<void> {

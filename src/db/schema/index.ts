@@ -11,3 +11,4 @@ export * from "./purchase-benefits.ts";
 export * from "./purchases.ts";
 export * from "./roles.ts";
 export * from "./users.ts";
+export * from "./versions.ts";

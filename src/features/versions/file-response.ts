@@ -1,0 +1,98 @@
+/** What a download needs to know of the stored file. */
+export interface StoredFile {
+  path: string;
+  size: number;
+  sha256: string;
+  fileName: string;
+  contentType: string;
+}
+
+export interface FileResponse {
+  response: Response;
+  /** Whether this counts as a download (a whole file or the start of one), for the counter. */
+  counts: boolean;
+}
+
+/**
+ * A release file as HTTP wants it: strong ETag (the SHA-256), 304 on If-None-Match, one byte range
+ * (206, or 416 with the size), Repr-Digest, and Content-Disposition with an RFC 6266 `filename*`.
+ *
+ * Range is handled here and only here. Bun.serve would also answer Range for a 200 file body by
+ * itself (TRAPS.md), so a 200 to a request that carried a Range we chose to ignore is sent as a plain
+ * stream, which Bun leaves alone; every other body is a `Bun.file` so Bun can use sendfile.
+ */
+export function fileResponse(request: Request, file: StoredFile): FileResponse {
+  const etag = `"${file.sha256}"`;
+  const headers = new Headers({
+    "content-type": file.contentType,
+    "content-disposition": contentDisposition(file.fileName),
+    etag,
+    "accept-ranges": "bytes",
+    "repr-digest": `sha-256=:${Buffer.from(file.sha256, "hex").toString("base64")}:`,
+    "cache-control": "private, no-cache",
+  });
+  if (matchesEtag(request.headers.get("if-none-match"), etag)) {
+    return { response: new Response(null, { status: 304, headers }), counts: false };
+  }
+  const rangeHeader = request.headers.get("range");
+  const ifRange = request.headers.get("if-range");
+  const range =
+    rangeHeader && (ifRange === null || ifRange === etag) ? parseRange(rangeHeader, file.size) : null;
+  if (range === "unsatisfiable") {
+    headers.set("content-range", `bytes */${file.size}`);
+    headers.set("content-type", "application/json");
+    headers.delete("content-disposition");
+    const body = JSON.stringify({ message: "The requested range is not satisfiable." });
+    return { response: new Response(body, { status: 416, headers }), counts: false };
+  }
+  const whole = Bun.file(file.path);
+  if (range) {
+    headers.set("content-range", `bytes ${range.start}-${range.end}/${file.size}`);
+    return {
+      response: new Response(whole.slice(range.start, range.end + 1), { status: 206, headers }),
+      counts: range.start === 0,
+    };
+  }
+  headers.set("content-length", String(file.size));
+  const body = rangeHeader ? whole.stream() : whole;
+  return { response: new Response(body, { status: 200, headers }), counts: true };
+}
+
+/** `attachment; filename="plugin.jar"`, plus `filename*=UTF-8''…` when the name is not plain ASCII. */
+export function contentDisposition(name: string): string {
+  const ascii = name.replace(/[^\x20-\x7e]/g, "_").replace(/["\\]/g, "_");
+  if (ascii === name) return `attachment; filename="${name}"`;
+  const encoded = encodeURIComponent(name).replace(
+    /['()*]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
+}
+
+function matchesEtag(header: string | null, etag: string): boolean {
+  if (header === null) return false;
+  return header
+    .split(",")
+    .map((tag) => tag.trim().replace(/^W\//, ""))
+    .some((tag) => tag === "*" || tag === etag);
+}
+
+/**
+ * One `bytes=` range: `a-b`, `a-` or `-n`. Several ranges, or a header that is not a byte range, are
+ * ignored (the whole file is sent), as RFC 9110 allows; a range wholly past the end is unsatisfiable.
+ */
+function parseRange(header: string, size: number): { start: number; end: number } | "unsatisfiable" | null {
+  const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!match || (match[1] === "" && match[2] === "")) return null;
+  const [first, last] = [match[1] ?? "", match[2] ?? ""];
+  if (first === "") {
+    const suffix = Number(last);
+    if (suffix === 0) return "unsatisfiable";
+    return { start: Math.max(0, size - suffix), end: size - 1 };
+  }
+  const start = Number(first);
+  const end = last === "" ? size - 1 : Math.min(Number(last), size - 1);
+  if (start >= size) return "unsatisfiable";
+  if (end < start) return null;
+  return { start, end };
+}

@@ -1,0 +1,215 @@
+import type { TSchema } from "@sinclair/typebox";
+import { Elysia } from "elysia";
+import type { AppContext } from "../../context.ts";
+import { bearerAuth } from "../../http/auth.ts";
+import { Forbidden, Invalid } from "../../http/errors.ts";
+import { pathId, toId } from "../../http/ids.ts";
+import { pageRequest, publicUrl, simplePage } from "../../http/pagination.ts";
+import { dataOf, MessageJson, ValidationJson } from "../../http/schemas.ts";
+import type { Actor } from "../auth/actor.ts";
+import { findVisibleProduct } from "../products/service.ts";
+import { downloadableVersion } from "./download.ts";
+import { fileResponse } from "./file-response.ts";
+import {
+  LatestQuery,
+  PublishJsonDoc,
+  PublishMultipartDoc,
+  VersionJson,
+  VersionListQuery,
+  VersionPageJson,
+} from "./schemas.ts";
+import {
+  deleteVersion,
+  findVersion,
+  latestVersion,
+  listVersions,
+  mayPublish,
+  publishTarget,
+  publishVersion,
+  toVersionJson,
+} from "./service.ts";
+import { readUpload } from "./upload.ts";
+
+/** A TypeBox schema as the plain JSON Schema object an OpenAPI document holds. */
+const plainSchema = (schema: TSchema) => JSON.parse(JSON.stringify(schema));
+
+const tags = ["Versions"];
+const publishResponses = {
+  200: dataOf(VersionJson),
+  201: dataOf(VersionJson),
+  400: MessageJson,
+  401: MessageJson,
+  403: MessageJson,
+  404: MessageJson,
+  413: MessageJson,
+  415: MessageJson,
+  422: ValidationJson,
+};
+const publishDoc = {
+  tags,
+  description:
+    "multipart/form-data (the file streams to disk), or application/json with " +
+    '`"file": {"filename", "content": "<base64 or data: URI>", "content_type"?}`. ' +
+    "201 with the new version; 200 with the existing one for an identical re-post (same name, same file).",
+  requestBody: {
+    content: {
+      "multipart/form-data": { schema: plainSchema(PublishMultipartDoc) },
+      "application/json": { schema: plainSchema(PublishJsonDoc) },
+    },
+  },
+};
+
+/** Publishing (SPEC §4.1) and the versions API (DESIGN.md §7). */
+export const versionRoutes = (ctx: AppContext) => {
+  const json = (row: Parameters<typeof toVersionJson>[0]) => toVersionJson(row, ctx.config.appUrl);
+
+  /** Both publish routes: the target is checked before a byte of the body is read. */
+  const publish = async (actor: Actor, request: Request, productId: number, benefitId: number | null) => {
+    const target = await publishTarget(ctx, actor, productId, benefitId);
+    const upload = await readUpload(request, ctx.releases, ctx.config);
+    const { row, created } = await publishVersion(ctx, actor, target, upload);
+    return { status: created ? 201 : 200, body: { data: json(row) } };
+  };
+
+  /** Reading versions is for whoever may see the product. */
+  const visibleProduct = async (actor: Actor, raw: string) =>
+    (await findVisibleProduct(ctx, actor, pathId(raw, "Product"))).product;
+
+  /** GET and HEAD of a version's file; no `auth` macro, since a signed URL or a license key may stand in for a token. */
+  const download = async (
+    params: { product: string; version: string },
+    request: Request,
+    bearer: string | undefined,
+  ) => {
+    const { product, row } = await downloadableVersion(
+      ctx,
+      pathId(params.product, "Product"),
+      pathId(params.version, "Version"),
+      {
+        url: publicUrl(request.url, ctx.config.appUrl),
+        bearer,
+        licenseKey: request.headers.get("x-license-key"),
+      },
+    );
+    const { response, counts } = fileResponse(request, {
+      path: ctx.releases.path(row.version.storageKey),
+      size: row.version.fileSize,
+      sha256: row.version.sha256,
+      fileName: row.version.fileName,
+      contentType: row.version.contentType,
+    });
+    if (counts && request.method === "GET") ctx.downloads.add(product.id);
+    return response;
+  };
+  const downloadDoc = {
+    tags,
+    summary: "Download a version's file",
+    description:
+      "Bearer token (owner, admin or holder), `X-License-Key`, or a signed URL (`expires`, `signature`). " +
+      "Strong ETag, If-None-Match → 304, one byte range → 206 (416 past the end), Repr-Digest.",
+  };
+
+  return new Elysia()
+    .use(bearerAuth(ctx))
+    .get(
+      "/api/products/:product/versions/:version/download",
+      ({ params, request, bearer }) => download(params, request, bearer),
+      {
+        detail: downloadDoc,
+      },
+    )
+    .head(
+      "/api/products/:product/versions/:version/download",
+      ({ params, request, bearer }) => download(params, request, bearer),
+      {
+        detail: { ...downloadDoc, summary: "A version's file headers" },
+      },
+    )
+    .post(
+      "/api/products/:product/versions",
+      async ({ params, request, actor, set }) => {
+        const { status, body } = await publish(actor, request, pathId(params.product, "Product"), null);
+        set.status = status;
+        return body;
+      },
+      {
+        auth: true,
+        parse: "none",
+        response: publishResponses,
+        detail: { summary: "Publish a version of a product", ...publishDoc },
+      },
+    )
+    .post(
+      "/api/products/:product/benefits/:benefit/versions",
+      async ({ params, request, actor, set }) => {
+        const benefitId = pathId(params.benefit, "Benefit");
+        const { status, body } = await publish(actor, request, pathId(params.product, "Product"), benefitId);
+        set.status = status;
+        return body;
+      },
+      {
+        auth: true,
+        parse: "none",
+        response: publishResponses,
+        detail: { summary: "Publish a version of one benefit of a product", ...publishDoc },
+      },
+    )
+    .get(
+      "/api/products/:product/versions",
+      async ({ params, query, actor, request }) => {
+        const product = await visibleProduct(actor, params.product);
+        const page = pageRequest(query);
+        const rows = await listVersions(ctx, product.id, page);
+        return simplePage(rows.map(json), page, publicUrl(request.url, ctx.config.appUrl));
+      },
+      {
+        auth: true,
+        query: VersionListQuery,
+        response: { 200: VersionPageJson, 401: MessageJson, 404: MessageJson, 422: ValidationJson },
+        detail: { summary: "List a product's versions, newest first", tags },
+      },
+    )
+    .get(
+      "/api/products/:product/versions/latest",
+      async ({ params, query, actor }) => {
+        const product = await visibleProduct(actor, params.product);
+        const benefitId = query.benefit === undefined || query.benefit === "" ? null : toId(query.benefit);
+        if (query.benefit && benefitId === null) {
+          throw new Invalid({ benefit: ["The benefit field must be an integer."] });
+        }
+        return { data: json(await latestVersion(ctx, product.id, benefitId)) };
+      },
+      {
+        auth: true,
+        query: LatestQuery,
+        response: { 200: dataOf(VersionJson), 401: MessageJson, 404: MessageJson, 422: ValidationJson },
+        detail: { summary: "The newest version of the product, or of one benefit (?benefit=ID)", tags },
+      },
+    )
+    .get(
+      "/api/products/:product/versions/:version",
+      async ({ params, actor }) => {
+        const product = await visibleProduct(actor, params.product);
+        return { data: json(await findVersion(ctx, product.id, pathId(params.version, "Version"))) };
+      },
+      {
+        auth: true,
+        response: { 200: dataOf(VersionJson), 401: MessageJson, 404: MessageJson },
+        detail: { summary: "Read a version", tags },
+      },
+    )
+    .delete(
+      "/api/products/:product/versions/:version",
+      async ({ params, actor, set }) => {
+        const product = await visibleProduct(actor, params.product);
+        if (!mayPublish(actor, product)) throw new Forbidden();
+        await deleteVersion(ctx, product.id, pathId(params.version, "Version"));
+        set.status = 204;
+      },
+      {
+        auth: true,
+        response: { 401: MessageJson, 403: MessageJson, 404: MessageJson },
+        detail: { summary: "Delete a version and its file (publishers of the product)", tags },
+      },
+    );
+};

@@ -1,0 +1,81 @@
+import { t } from "elysia";
+import { PageQuery } from "../../http/pagination.ts";
+import { Int } from "../../http/schemas.ts";
+
+const DateTime = t.String({ format: "date-time" });
+
+/** SPEC §2.1 (note `product_id` is a string there) plus `changelog_format`, `file_size`, `sha256`. */
+export const VersionJson = t.Object({
+  id: Int(),
+  product_id: t.String(),
+  option_id: t.Union([Int(), t.Null()]),
+  purchase_benefit_id: t.Union([Int(), t.Null()]),
+  benefit_name: t.Union([t.String(), t.Null()]),
+  version_number: t.String(),
+  title: t.String(),
+  changelog: t.String(),
+  changelog_format: t.UnionEnum(["markdown", "html"]),
+  download_url: t.String(),
+  file_name: t.String(),
+  file_size: Int(),
+  sha256: t.String({ pattern: "^[0-9a-f]{64}$" }),
+  created_at: DateTime,
+  updated_at: DateTime,
+});
+
+export const VersionPageJson = t.Object({
+  data: t.Array(VersionJson),
+  links: t.Object({
+    first: t.String(),
+    last: t.Null(),
+    prev: t.Union([t.String(), t.Null()]),
+    next: t.Union([t.String(), t.Null()]),
+  }),
+  meta: t.Object({
+    current_page: Int(),
+    from: t.Union([Int(), t.Null()]),
+    path: t.String(),
+    per_page: Int(),
+    to: t.Union([Int(), t.Null()]),
+  }),
+});
+
+export const VersionListQuery = t.Object({ ...PageQuery });
+export const LatestQuery = t.Object({
+  benefit: t.Optional(
+    t.String({ description: "the latest version of this benefit; absent: of the whole product" }),
+  ),
+});
+
+/**
+ * SPEC §2.2 as it arrives: multipart fields are strings, so `benefit_id` may be digits, empty or
+ * absent; in JSON it may also be an integer or null.
+ */
+export const PublishFields = t.Object(
+  {
+    benefit_id: t.Optional(t.Union([t.String({ maxLength: 20 }), Int(), t.Null()])),
+    version_name: t.String({ minLength: 1, maxLength: 255 }),
+    title: t.String({ minLength: 1, maxLength: 255 }),
+    changelog: t.String({ minLength: 1, maxLength: 1_000_000 }),
+    changelog_format: t.Optional(t.UnionEnum(["markdown", "html"])),
+  },
+  { additionalProperties: false },
+);
+export type PublishFields = typeof PublishFields.static;
+
+/** The JSON form's file (DESIGN.md §7): base64 content, or a `data:` URI. */
+export const Base64File = t.Object(
+  {
+    filename: t.String({ minLength: 1, maxLength: 255 }),
+    content: t.String({ minLength: 1 }),
+    content_type: t.Optional(t.String({ maxLength: 255 })),
+  },
+  { additionalProperties: false },
+);
+
+/** For the OpenAPI document only: the route reads its body itself (it streams). */
+export const PublishMultipartDoc = t.Object({
+  ...PublishFields.properties,
+  file: t.File({ description: "the release file" }),
+});
+export const PublishJsonDoc = t.Object({ ...PublishFields.properties, file: Base64File });

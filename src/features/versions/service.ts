@@ -1,0 +1,272 @@
+import { and, desc, eq, isNull } from "drizzle-orm";
+import type { AppContext } from "../../context.ts";
+import {
+  type Product,
+  type PurchaseBenefit,
+  purchaseBenefits,
+  type Version,
+  versions,
+} from "../../db/schema/index.ts";
+import { assertValid, Forbidden, Invalid, NotFound, validateAll } from "../../http/errors.ts";
+import { toId } from "../../http/ids.ts";
+import type { PageRequest } from "../../http/pagination.ts";
+import type { Actor } from "../auth/actor.ts";
+import { allows } from "../auth/permissions.ts";
+import { findLiveProduct, ownsProduct } from "../products/service.ts";
+import { sanitiseChangelog } from "./changelog.ts";
+import { versionPublished } from "./jobs.ts";
+import { PublishFields } from "./schemas.ts";
+import type { Upload, UploadedFile } from "./upload.ts";
+
+type Ctx = Pick<AppContext, "db" | "jobs" | "releases">;
+
+/** A version with what SPEC shows of its benefit. */
+export interface VersionRow {
+  version: Version;
+  benefit: Pick<PurchaseBenefit, "id" | "optionId" | "name"> | null;
+}
+
+export interface PublishTarget {
+  product: Product;
+  /** The benefit named in the path, if any. */
+  benefit: PurchaseBenefit | null;
+}
+
+/** Publishing: `versions.publish` and an owner of the product, or `*` (DESIGN.md §6). */
+export const mayPublish = (actor: Actor, product: Product) =>
+  allows(actor.permissions, "*") ||
+  (allows(actor.permissions, "versions.publish") && ownsProduct(actor.user.id, product));
+
+/**
+ * Checked before the body is read, so a refused caller never gets to upload: unknown product or
+ * benefit → 404, not allowed → 403.
+ */
+export async function publishTarget(
+  ctx: Pick<AppContext, "db">,
+  actor: Actor,
+  productId: number,
+  benefitId: number | null,
+): Promise<PublishTarget> {
+  const product = await findLiveProduct(ctx, productId);
+  const benefit = benefitId === null ? null : await findBenefit(ctx, product.id, benefitId);
+  if (benefitId !== null && !benefit) throw new NotFound("Benefit");
+  if (!mayPublish(actor, product)) throw new Forbidden();
+  return { product, benefit };
+}
+
+async function findBenefit(ctx: Pick<AppContext, "db">, productId: number, benefitId: number) {
+  const [benefit] = await ctx.db
+    .select()
+    .from(purchaseBenefits)
+    .where(and(eq(purchaseBenefits.id, benefitId), eq(purchaseBenefits.productId, productId)));
+  return benefit ?? null;
+}
+
+/**
+ * Stores the uploaded file and inserts the version with its `version.published` job in one transaction
+ * (the outbox). The same name and the same file again is the pipeline retrying: the existing version
+ * comes back with `created: false`. On any failure the uploaded file is removed.
+ */
+export async function publishVersion(
+  ctx: Ctx,
+  actor: Actor,
+  target: PublishTarget,
+  upload: Upload,
+): Promise<{ row: VersionRow; created: boolean }> {
+  try {
+    const [fields, file] = await validateAll(
+      () => {
+        assertValid(PublishFields, upload.fields);
+        return upload.fields;
+      },
+      () => requireFile(upload.file),
+    );
+    const benefit = await benefitOf(ctx, target, fields.benefit_id);
+    const format = fields.changelog_format ?? "markdown";
+    const changelog = format === "html" ? sanitiseChangelog(fields.changelog) : fields.changelog;
+
+    const existing = await findByName(ctx, target.product.id, benefit?.id ?? null, fields.version_name);
+    if (existing) return repost(existing, file.sha256);
+
+    const storageKey = `products/${target.product.id}/${crypto.randomUUID()}`;
+    await ctx.releases.keep(file, storageKey);
+    try {
+      const version = await ctx.db.transaction(async (tx) => {
+        const [row] = await tx
+          .insert(versions)
+          .values({
+            productId: target.product.id,
+            purchaseBenefitId: benefit?.id ?? null,
+            versionNumber: fields.version_name,
+            title: fields.title,
+            changelog,
+            changelogFormat: format,
+            fileName: file.fileName,
+            fileSize: file.size,
+            contentType: file.contentType,
+            sha256: file.sha256,
+            storageKey,
+            publishedBy: actor.user.id,
+          })
+          .returning();
+        if (!row) throw new Error("version insert returned nothing");
+        await ctx.jobs.sendInTransaction(tx, versionPublished, { version_id: row.id });
+        return row;
+      });
+      return { row: { version, benefit: benefit && pick(benefit) }, created: true };
+    } catch (error) {
+      await ctx.releases.remove(storageKey);
+      // Two identical posts raced: the loser answers like a retry would.
+      const winner = isUniqueViolation(error)
+        ? await findByName(ctx, target.product.id, benefit?.id ?? null, fields.version_name)
+        : null;
+      if (winner) return repost(winner, file.sha256);
+      throw error;
+    }
+  } finally {
+    // Kept files were renamed away; whatever is still in the temporary place goes.
+    await ctx.releases.discard(upload.file);
+  }
+}
+
+function requireFile(file: UploadedFile | null): UploadedFile {
+  if (!file) throw new Invalid({ file: ["The file field is required."] });
+  if (file.size === 0) throw new Invalid({ file: ["The file field must not be empty."] });
+  return file;
+}
+
+/** The benefit a version is for: the one in the path, or `benefit_id` in the body (which must agree). */
+async function benefitOf(
+  ctx: Pick<AppContext, "db">,
+  target: PublishTarget,
+  raw: PublishFields["benefit_id"],
+) {
+  if (raw === undefined || raw === null || raw === "") return target.benefit;
+  const id = toId(raw);
+  const benefit = id === null ? null : await findBenefit(ctx, target.product.id, id);
+  if (!benefit || (target.benefit && target.benefit.id !== benefit.id)) {
+    throw new Invalid({ benefit_id: ["The selected benefit id is invalid."] });
+  }
+  return benefit;
+}
+
+/** The same name again: harmless with the same file (a retried pipeline step), a 422 with another. */
+function repost(existing: VersionRow, sha256: string) {
+  if (existing.version.sha256 !== sha256) {
+    throw new Invalid({ version_name: ["The version name has already been taken."] });
+  }
+  return { row: existing, created: false };
+}
+
+async function findByName(
+  ctx: Pick<AppContext, "db">,
+  productId: number,
+  benefitId: number | null,
+  name: string,
+) {
+  const [row] = await selectVersions(ctx).where(
+    and(
+      eq(versions.productId, productId),
+      benefitId === null ? isNull(versions.purchaseBenefitId) : eq(versions.purchaseBenefitId, benefitId),
+      eq(versions.versionNumber, name),
+    ),
+  );
+  return row ?? null;
+}
+
+const selectVersions = (ctx: Pick<AppContext, "db">) =>
+  ctx.db
+    .select({
+      version: versions,
+      benefit: { id: purchaseBenefits.id, optionId: purchaseBenefits.optionId, name: purchaseBenefits.name },
+    })
+    .from(versions)
+    .leftJoin(purchaseBenefits, eq(purchaseBenefits.id, versions.purchaseBenefitId))
+    .$dynamic();
+
+const pick = (benefit: PurchaseBenefit) => ({
+  id: benefit.id,
+  optionId: benefit.optionId,
+  name: benefit.name,
+});
+
+/** Newest first. */
+export function listVersions(
+  ctx: Pick<AppContext, "db">,
+  productId: number,
+  page: PageRequest,
+): Promise<VersionRow[]> {
+  return selectVersions(ctx)
+    .where(eq(versions.productId, productId))
+    .orderBy(desc(versions.id))
+    .limit(page.perPage + 1)
+    .offset(page.offset);
+}
+
+/** The newest version of the whole product, or of one benefit. */
+export async function latestVersion(
+  ctx: Pick<AppContext, "db">,
+  productId: number,
+  benefitId: number | null,
+) {
+  const [row] = await selectVersions(ctx)
+    .where(
+      and(
+        eq(versions.productId, productId),
+        benefitId === null ? isNull(versions.purchaseBenefitId) : eq(versions.purchaseBenefitId, benefitId),
+      ),
+    )
+    .orderBy(desc(versions.id))
+    .limit(1);
+  if (!row) throw new NotFound("Version");
+  return row;
+}
+
+export async function findVersion(ctx: Pick<AppContext, "db">, productId: number, versionId: number) {
+  const [row] = await selectVersions(ctx).where(
+    and(eq(versions.productId, productId), eq(versions.id, versionId)),
+  );
+  if (!row) throw new NotFound("Version");
+  return row;
+}
+
+/** Deletes the row, then the file (a download already streaming keeps its open file). */
+export async function deleteVersion(
+  ctx: Pick<AppContext, "db" | "releases">,
+  productId: number,
+  versionId: number,
+) {
+  const [deleted] = await ctx.db
+    .delete(versions)
+    .where(and(eq(versions.productId, productId), eq(versions.id, versionId)))
+    .returning({ storageKey: versions.storageKey });
+  if (!deleted) throw new NotFound("Version");
+  await ctx.releases.remove(deleted.storageKey);
+}
+
+const isUniqueViolation = (error: unknown) => {
+  const code = (error as { code?: string; cause?: { code?: string } } | null)?.code;
+  const causeCode = (error as { cause?: { code?: string } } | null)?.cause?.code;
+  return code === "23505" || causeCode === "23505";
+};
+
+export const downloadUrl = (appUrl: string, version: Pick<Version, "productId" | "id">) =>
+  `${appUrl}/api/products/${version.productId}/versions/${version.id}/download`;
+
+export const toVersionJson = ({ version, benefit }: VersionRow, appUrl: string) => ({
+  id: version.id,
+  product_id: String(version.productId),
+  option_id: benefit?.optionId ?? null,
+  purchase_benefit_id: benefit?.id ?? null,
+  benefit_name: benefit?.name ?? null,
+  version_number: version.versionNumber,
+  title: version.title,
+  changelog: version.changelog,
+  changelog_format: version.changelogFormat,
+  download_url: downloadUrl(appUrl, version),
+  file_name: version.fileName,
+  file_size: version.fileSize,
+  sha256: version.sha256,
+  created_at: version.createdAt.toISOString(),
+  updated_at: version.updatedAt.toISOString(),
+});

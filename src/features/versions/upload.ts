@@ -1,0 +1,134 @@
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import type { ReadableStream as NodeReadableStream } from "node:stream/web";
+import busboy from "busboy";
+import { HttpError, Invalid, PayloadTooLarge } from "../../http/errors.ts";
+import type { ReceivedFile, ReleaseStore } from "../../storage/releases.ts";
+
+export interface UploadedFile extends ReceivedFile {
+  fileName: string;
+  contentType: string;
+}
+
+/** The request's fields (still unvalidated) and its file, already on disk in a temporary place. */
+export interface Upload {
+  fields: Record<string, unknown>;
+  file: UploadedFile | null;
+}
+
+export interface UploadLimits {
+  maxUploadBytes: number;
+  maxJsonUploadBytes: number;
+}
+
+/** Reads a publish request in either form: multipart (streamed to disk) or JSON with base64. */
+export function readUpload(request: Request, store: ReleaseStore, limits: UploadLimits): Promise<Upload> {
+  const type = request.headers.get("content-type")?.toLowerCase() ?? "";
+  if (type.startsWith("multipart/form-data")) return readMultipart(request, store, limits.maxUploadBytes);
+  if (type.startsWith("application/json")) return readBase64Json(request, store, limits.maxJsonUploadBytes);
+  throw new HttpError(415, "Send the version as multipart/form-data or as application/json.");
+}
+
+const FIELD_LIMITS = { fields: 20, fieldSize: 1024 * 1024, files: 1, parts: 25 };
+
+/**
+ * busboy parses the multipart stream; the `file` part goes straight to the release store, which
+ * hashes and writes it chunk by chunk. Nothing holds the whole file in memory. If the client goes
+ * away or the file is too large, the temporary file is removed before the error is thrown.
+ */
+async function readMultipart(request: Request, store: ReleaseStore, maxBytes: number): Promise<Upload> {
+  if (!request.body) throw new Invalid({ file: ["The file field is required."] });
+  const parser = busboy({
+    headers: { "content-type": request.headers.get("content-type") ?? "" },
+    limits: FIELD_LIMITS,
+    // busboy reads filename="…" as Latin-1 unless told otherwise; browsers and curl send UTF-8.
+    defParamCharset: "utf8",
+  });
+  const source = Readable.fromWeb(request.body as NodeReadableStream<Uint8Array>);
+  const fields: Record<string, unknown> = {};
+  let receiving: Promise<UploadedFile> | null = null;
+
+  parser.on("field", (name, value) => {
+    fields[name] = value;
+  });
+  parser.on("file", (name, stream, info) => {
+    if (name !== "file" || receiving) {
+      fields[name] = "(a file)"; // reported as an unknown field; its bytes are drained
+      stream.resume();
+      return;
+    }
+    receiving = store.receive(stream, maxBytes).then((received) => ({
+      ...received,
+      fileName: cleanFileName(info.filename),
+      contentType: info.mimeType || "application/octet-stream",
+    }));
+    // A failed write stops the whole parse; `pipeline` below then rejects with this error.
+    receiving.catch((error) => source.destroy(error));
+  });
+
+  try {
+    await pipeline(source, parser);
+  } catch (error) {
+    const pending = receiving as Promise<UploadedFile> | null;
+    const file = await pending?.catch(() => null);
+    await store.discard(file ?? null);
+    if (error instanceof HttpError) throw error;
+    throw new HttpError(400, "The multipart body could not be read.");
+  }
+  return { fields, file: receiving ? await receiving : null };
+}
+
+const DATA_URI = /^data:([^;,]*)(?:;[^;,]*)*;base64,/i;
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/** The JSON form: `file: {filename, content, content_type?}`, `content` base64 or a `data:` URI. */
+async function readBase64Json(request: Request, store: ReleaseStore, maxBytes: number): Promise<Upload> {
+  let body: unknown;
+  try {
+    body = JSON.parse(await request.text());
+  } catch {
+    throw new HttpError(400, "The request body could not be parsed as JSON.");
+  }
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    throw new Invalid({ body: ["The request body must be a JSON object."] });
+  }
+  const { file, ...fields } = body as Record<string, unknown>;
+  if (file === undefined || file === null) return { fields, file: null };
+  const { filename, content, content_type } = file as Record<string, unknown>;
+  if (
+    typeof filename !== "string" ||
+    filename === "" ||
+    typeof content !== "string" ||
+    typeof file !== "object"
+  ) {
+    throw new Invalid({ file: ["The file field must be an object with a filename and base64 content."] });
+  }
+  const uri = DATA_URI.exec(content);
+  const base64 = uri ? content.slice(uri[0].length) : content;
+  // Three bytes per four characters: refuse before decoding anything.
+  if (
+    Math.floor((base64.length * 3) / 4) - (base64.endsWith("==") ? 2 : base64.endsWith("=") ? 1 : 0) >
+    maxBytes
+  ) {
+    throw new PayloadTooLarge(`The file may not be greater than ${maxBytes} bytes.`);
+  }
+  if (base64.length % 4 !== 0 || !BASE64.test(base64)) {
+    throw new Invalid({ "file.content": ["The file content must be valid base64."] });
+  }
+  const bytes = Buffer.from(base64, "base64");
+  const received = await store.receive([bytes], maxBytes);
+  const contentType =
+    typeof content_type === "string" && content_type ? content_type : uri?.[1] || "application/octet-stream";
+  return { fields, file: { ...received, fileName: cleanFileName(filename), contentType } };
+}
+
+/** The name a download is offered under: no directories, no control characters, at most 255 characters. */
+function cleanFileName(raw: string | undefined): string {
+  const base = (raw ?? "").split(/[\\/]/).at(-1) ?? "";
+  const clean = [...base]
+    .filter((c) => c.charCodeAt(0) > 31 && c !== "\u007f")
+    .join("")
+    .trim()
+    .slice(0, 255);
+  return clean === "" || clean === "." || clean === ".." ? "file" : clean;
+}
