@@ -6,8 +6,9 @@
 #
 # Checks: first start (initdb) and /api/health; the CLI refuses the data directory while `serve`
 # holds it (exit 1, "in use"); `healthcheck`; SIGTERM exits 0; user:create / token:create --json
-# once stopped; the token authenticates GET /api/users/1 after a restart and its absence gives 401;
-# `healthcheck` fails once the server is gone.
+# once stopped; demo:seed; the token authenticates GET /api/users/1 after a restart and its absence
+# gives 401; a product reads with SPEC's types, a demo license validates, a multipart release
+# publishes and downloads whole and by range; `healthcheck` fails once the server is gone.
 set -euo pipefail
 
 if [[ $# -ne 1 ]]; then
@@ -150,6 +151,16 @@ json_field() {
   fi
 }
 
+# json_path EXPR FILE: evaluates a JavaScript expression over the JSON in FILE, bound to `d`.
+json_path() {
+  local js='const d=JSON.parse(require("fs").readFileSync(process.argv.at(-1),"utf8"));const v=eval(process.argv.at(-2));if(v===undefined||v===null)process.exit(1);process.stdout.write(String(v))'
+  if command -v node >/dev/null 2>&1; then
+    node -e "$js" "$1" "$2"
+  else
+    BUN_BE_BUN=1 "$BIN" -e "$js" "$1" "$2"
+  fi
+}
+
 # http_code URL [CURL_ARGS...]: prints the status code; the body goes to $WORK/body.
 http_code() {
   local url="$1"
@@ -190,8 +201,43 @@ token="$(json_field token <<<"$token_json")" || fail "token:create: no token in 
 [[ "$token" == "$token_id|"?* ]] || fail "token:create: token does not look like \"$token_id|…\""
 echo "  {\"id\":$token_id,\"token\":\"$token_id|…\"}"
 
+step "demo:seed --json"
+depot demo:seed --json >"$WORK/demo.json"
+demo_admin="$(json_path 'd.users.admin.token' "$WORK/demo.json")" || fail "demo:seed: no admin token"
+vendor="$(json_path 'd.users.vendors[0].token' "$WORK/demo.json")" || fail "demo:seed: no vendor token"
+product="$(json_path 'd.products[0].id' "$WORK/demo.json")" || fail "demo:seed: no product"
+license_key="$(json_path 'd.licenses[0].key' "$WORK/demo.json")" || fail "demo:seed: no license"
+
 step "second start of depot serve"
 start_server "$WORK/serve-2.log"
+
+step "GET /api/products/{id} -> 200 with SPEC's string flags"
+code="$(http_code "$BASE/api/products/$product" -H "Authorization: Bearer $demo_admin")"
+[[ "$code" == "200" ]] && grep -q '"featured":"1"' "$WORK/body" || {
+  cat "$WORK/body" >&2
+  fail "GET /api/products/$product: HTTP $code"
+}
+
+step "POST /api/v1/licenses/validate with a demo key -> VALID"
+code="$(http_code "$BASE/api/v1/licenses/validate" -H 'Content-Type: application/json' -d "{\"key\":\"$license_key\"}")"
+[[ "$code" == "200" ]] && grep -q '"code":"VALID"' "$WORK/body" || {
+  cat "$WORK/body" >&2
+  fail "validate: HTTP $code"
+}
+
+step "publish a version by multipart, then download it whole and by range"
+head -c 300000 /dev/urandom >"$WORK/release.jar"
+code="$(http_code "$BASE/api/products/$product/versions" -H "Authorization: Bearer $vendor" \
+  -F version_name=9.9.9 -F title=Smoke -F changelog=smoke -F "file=@$WORK/release.jar")"
+[[ "$code" == "201" ]] || {
+  cat "$WORK/body" >&2
+  fail "publish: HTTP $code (expected 201)"
+}
+download_url="$(json_path 'd.data.download_url.replace(/^https?:\/\/[^/]+/, "")' "$WORK/body")"
+code="$(http_code "$BASE$download_url" -H "Authorization: Bearer $vendor")"
+[[ "$code" == "200" ]] && cmp -s "$WORK/body" "$WORK/release.jar" || fail "download: HTTP $code or different bytes"
+code="$(http_code "$BASE$download_url" -H "Authorization: Bearer $vendor" -H 'Range: bytes=0-9')"
+[[ "$code" == "206" && "$(wc -c <"$WORK/body")" -eq 10 ]] || fail "ranged download: HTTP $code"
 
 step "GET /api/users/1 with the token -> 200 with the admin's e-mail"
 code="$(http_code "$BASE/api/users/1" -H "Authorization: Bearer $token" -H "Accept: application/json")"
