@@ -4,6 +4,7 @@ import type { AppContext } from "./context.ts";
 import { apiKeyRoutes } from "./features/api-keys/routes.ts";
 import { healthRoutes } from "./features/health/routes.ts";
 import { licenseRoutes } from "./features/licenses/routes.ts";
+import { notificationRoutes } from "./features/notifications/routes.ts";
 import { optionRoutes } from "./features/options/routes.ts";
 import { productRoutes } from "./features/products/routes.ts";
 import { purchaseRoutes } from "./features/purchases/routes.ts";
@@ -77,6 +78,7 @@ export function buildApp(ctx: AppContext) {
     .use(purchaseRoutes(ctx))
     .use(versionRoutes(ctx))
     .use(licenseRoutes(ctx))
+    .use(notificationRoutes(ctx))
     .use(roleRoutes(ctx))
     .use(tokenRoutes(ctx))
     .use(apiKeyRoutes(ctx))

@@ -63,6 +63,22 @@ export class JobRunner {
   }
 
   /**
+   * Enqueues many jobs in one statement. Jobs carry their own ids; an id already queued is skipped
+   * (pg-boss inserts with ON CONFLICT DO NOTHING), so enqueueing the same batch twice adds nothing.
+   */
+  async insertMany<S extends TSchema>(
+    queue: QueueDefinition<S>,
+    jobs: { id: string; data: Static<S> }[],
+  ): Promise<void> {
+    if (!this.#boss) throw new Error("The job runner is not started.");
+    if (jobs.length === 0) return;
+    await this.#boss.insert(
+      queue.name,
+      jobs.map((job) => ({ id: job.id, data: job.data as object })),
+    );
+  }
+
+  /**
    * Enqueues a job inside the caller's transaction (the outbox): it exists if and only if the
    * transaction commits.
    */

@@ -1,13 +1,15 @@
 import { t } from "elysia";
 import { Int } from "../../http/schemas.ts";
 import { defineQueue } from "../../jobs/registry.ts";
+import { notifyHolders } from "../notifications/fan-out.ts";
 
 /**
- * Enqueued in the same transaction that inserts the version (the outbox, DESIGN.md §8). Holder
- * notifications consume it; until they exist the jobs wait in the queue, so none is lost.
+ * Enqueued in the same transaction that inserts the version (the outbox, DESIGN.md §8); its worker
+ * notifies the holders.
  */
 export const versionPublished = defineQueue({
   name: "version.published",
   payload: t.Object({ version_id: Int({ minimum: 1 }) }),
   options: { retryLimit: 10, retryBackoff: true },
+  handle: (ctx, data) => notifyHolders(ctx, data.version_id),
 });

@@ -17,6 +17,7 @@ import { sanitiseChangelog } from "./changelog.ts";
 import { versionPublished } from "./jobs.ts";
 import { PublishFields } from "./schemas.ts";
 import type { Upload, UploadedFile } from "./upload.ts";
+import { downloadUrl } from "./urls.ts";
 
 type Ctx = Pick<AppContext, "db" | "jobs" | "releases">;
 
@@ -249,9 +250,6 @@ const isUniqueViolation = (error: unknown) => {
   const causeCode = (error as { cause?: { code?: string } } | null)?.cause?.code;
   return code === "23505" || causeCode === "23505";
 };
-
-export const downloadUrl = (appUrl: string, version: Pick<Version, "productId" | "id">) =>
-  `${appUrl}/api/products/${version.productId}/versions/${version.id}/download`;
 
 export const toVersionJson = ({ version, benefit }: VersionRow, appUrl: string) => ({
   id: version.id,

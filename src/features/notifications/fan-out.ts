@@ -1,0 +1,134 @@
+import { and, asc, eq, gt, sql } from "drizzle-orm";
+import type { AppContext } from "../../context.ts";
+import { selectRows } from "../../db/rows.ts";
+import {
+  notifications,
+  products,
+  purchaseBenefits,
+  type VersionPublishedData,
+  versions,
+  webhookDeliveries,
+} from "../../db/schema/index.ts";
+import { signUrl } from "../../http/signed-url.ts";
+import { notificationEmail } from "../mail/jobs.ts";
+import { downloadUrl } from "../versions/urls.ts";
+import { webhookDelivery } from "../webhooks/jobs.ts";
+
+const EVENT = "version.published";
+const LINK_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
+const BATCH = 1000;
+
+/**
+ * The `version.published` worker (DESIGN.md §8). Each step is idempotent, so a retried, duplicated or
+ * killed-and-restarted job converges on exactly one notification per holder, one e-mail job per
+ * notification and one delivery per endpoint:
+ *  1. one set-based INSERT … SELECT of a notification per holder (ON CONFLICT DO NOTHING);
+ *  2. e-mail jobs in batches, each with its notification's id as job id;
+ *  3. one delivery row per subscribed endpoint (holders' and the product owner's), with a
+ *     deterministic id, and a job per delivery with that id.
+ */
+export async function notifyHolders(ctx: AppContext, versionId: number): Promise<void> {
+  const data = await notificationData(ctx, versionId);
+  if (!data) {
+    ctx.log.info("version gone before its notifications", { version_id: versionId });
+    return;
+  }
+  await insertNotifications(ctx, data);
+  if (ctx.config.smtpUrl) await queueEmails(ctx, versionId);
+  await queueWebhookDeliveries(ctx, data);
+}
+
+async function notificationData(ctx: AppContext, versionId: number) {
+  const [row] = await ctx.db
+    .select({
+      version: versions,
+      productName: products.name,
+      benefitName: purchaseBenefits.name,
+      optionId: purchaseBenefits.optionId,
+    })
+    .from(versions)
+    .innerJoin(products, eq(products.id, versions.productId))
+    .leftJoin(purchaseBenefits, eq(purchaseBenefits.id, versions.purchaseBenefitId))
+    .where(eq(versions.id, versionId));
+  if (!row) return null;
+  const { version } = row;
+  const data: VersionPublishedData = {
+    product_id: version.productId,
+    product_name: row.productName,
+    version_id: version.id,
+    version_number: version.versionNumber,
+    title: version.title,
+    benefit_name: row.benefitName,
+    download_url: signUrl(
+      downloadUrl(ctx.config.appUrl, version),
+      ctx.appKey,
+      new Date(Date.now() + LINK_LIFETIME_MS),
+    ),
+  };
+  return { data, productId: version.productId, optionId: row.optionId };
+}
+
+type Notice = NonNullable<Awaited<ReturnType<typeof notificationData>>>;
+
+/** Holders: a live license for the product; for a benefit version, also a purchase with its option. */
+async function insertNotifications(ctx: AppContext, { data, productId, optionId }: Notice) {
+  await ctx.db.execute(sql`
+    INSERT INTO notifications (type, user_id, version_id, data)
+    SELECT DISTINCT ${EVENT}, l.user_id, ${data.version_id}::bigint, ${JSON.stringify(data)}::jsonb
+    FROM licenses l
+    WHERE l.product_id = ${productId}
+      AND l.revoked_at IS NULL
+      AND (l.expires IS NULL OR l.expires > now())
+      AND (${optionId}::bigint IS NULL OR EXISTS (
+        SELECT 1 FROM purchases p
+        WHERE p.user_id = l.user_id AND p.product_id = l.product_id AND p.option_id = ${optionId}::bigint))
+    ON CONFLICT (user_id, version_id) DO NOTHING`);
+}
+
+/** One job per notification of this version, in batches, walking the notifications by id. */
+async function queueEmails(ctx: AppContext, versionId: number) {
+  let after = "00000000-0000-0000-0000-000000000000";
+  for (;;) {
+    const batch = await ctx.db
+      .select({ id: notifications.id })
+      .from(notifications)
+      .where(and(eq(notifications.versionId, versionId), gt(notifications.id, after)))
+      .orderBy(asc(notifications.id))
+      .limit(BATCH);
+    await ctx.jobs.insertMany(
+      notificationEmail,
+      batch.map(({ id }) => ({ id, data: { notification_id: id } })),
+    );
+    const last = batch.at(-1);
+    if (!last || batch.length < BATCH) return;
+    after = last.id;
+  }
+}
+
+/**
+ * Endpoints subscribed to the event, of the holders just notified and of the product's owners. The
+ * delivery id is derived from (endpoint, event, version) so a re-run finds the same rows.
+ */
+async function queueWebhookDeliveries(ctx: AppContext, { data, productId }: Notice) {
+  const payload = { type: EVENT, timestamp: new Date().toISOString(), data };
+  await ctx.db.execute(sql`
+    INSERT INTO webhook_deliveries (id, webhook_id, event, subject_id, payload)
+    SELECT md5(w.id || ':' || ${EVENT} || ':' || ${data.version_id})::uuid, w.id, ${EVENT}, ${data.version_id}, ${JSON.stringify(payload)}::jsonb
+    FROM webhooks w
+    WHERE w.disabled_at IS NULL
+      AND w.events @> ${JSON.stringify([EVENT])}::jsonb
+      AND (w.user_id IN (SELECT n.user_id FROM notifications n WHERE n.version_id = ${data.version_id})
+        OR w.user_id IN (SELECT user_id FROM products WHERE id = ${productId}
+                         UNION SELECT vendor_id FROM products WHERE id = ${productId} AND vendor_id IS NOT NULL))
+    ON CONFLICT (webhook_id, event, subject_id) DO NOTHING`);
+  const pending = await selectRows<{ id: string }>(
+    ctx.db,
+    sql`SELECT id FROM ${webhookDeliveries} WHERE event = ${EVENT} AND subject_id = ${data.version_id} AND status = 'pending'`,
+  );
+  for (let i = 0; i < pending.length; i += BATCH) {
+    await ctx.jobs.insertMany(
+      webhookDelivery,
+      pending.slice(i, i + BATCH).map(({ id }) => ({ id, data: { delivery_id: id } })),
+    );
+  }
+}

@@ -1,0 +1,41 @@
+import { t } from "elysia";
+import { PageQuery } from "../../http/pagination.ts";
+import { Int } from "../../http/schemas.ts";
+
+export const NotificationJson = t.Object({
+  id: t.String({ format: "uuid" }),
+  type: t.String(),
+  data: t.Object({
+    product_id: Int(),
+    product_name: t.String(),
+    version_id: Int(),
+    version_number: t.String(),
+    title: t.String(),
+    benefit_name: t.Union([t.String(), t.Null()]),
+    download_url: t.String({ description: "signed, valid for 7 days" }),
+  }),
+  read_at: t.Union([t.String({ format: "date-time" }), t.Null()]),
+  created_at: t.String({ format: "date-time" }),
+});
+
+export const NotificationPageJson = t.Object({
+  data: t.Array(NotificationJson),
+  links: t.Object({
+    first: t.String(),
+    last: t.Null(),
+    prev: t.Union([t.String(), t.Null()]),
+    next: t.Union([t.String(), t.Null()]),
+  }),
+  meta: t.Object({
+    current_page: Int(),
+    from: t.Union([Int(), t.Null()]),
+    path: t.String(),
+    per_page: Int(),
+    to: t.Union([Int(), t.Null()]),
+  }),
+});
+
+export const NotificationQuery = t.Object({
+  unread: t.Optional(t.String({ description: "1: only unread notifications" })),
+  ...PageQuery,
+});
