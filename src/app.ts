@@ -12,6 +12,8 @@ import { roleRoutes } from "./features/roles/routes.ts";
 import { tokenRoutes } from "./features/tokens/routes.ts";
 import { userRoutes } from "./features/users/routes.ts";
 import { versionRoutes } from "./features/versions/routes.ts";
+import { maxJsonBody } from "./features/versions/upload.ts";
+import { webhookRoutes } from "./features/webhooks/routes.ts";
 import { bodyLimit } from "./http/body-limit.ts";
 import { errorRenderer } from "./http/errors.ts";
 import { methodsAllowedAt } from "./http/method-not-allowed.ts";
@@ -23,19 +25,22 @@ const MAX_JSON_BODY = 1024 * 1024;
 const PUBLISH_PATH = /^\/api\/products\/[^/]+(?:\/benefits\/[^/]+)?\/versions$/;
 /** Room for multipart framing around the largest release file. */
 const MULTIPART_OVERHEAD = 1024 * 1024;
-/** Bun's hard limit sits above ours so that our JSON 413 answers first (see bodyLimit). */
-const BUN_LIMIT_MARGIN = 1024 * 1024;
+/**
+ * Bun's own limit answers 413 with an empty body before any hook runs, so it is set out of the way:
+ * `bodyLimit` refuses every declared length over ours with a JSON 413, a body of unknown length is
+ * accepted only by the publish routes, and those count what they read.
+ */
+const BUN_BODY_LIMIT = Number.MAX_SAFE_INTEGER;
 
 /** The whole HTTP API, one feature plugin per line. */
 export function buildApp(ctx: AppContext) {
   const routes: { method: string; path: string }[] = [];
   const maxBody = ctx.config.maxUploadBytes + MULTIPART_OVERHEAD;
-  // Base64 spends four characters on three bytes; the other fields and the JSON around them get 1 MiB.
-  const maxBase64Body = Math.ceil(ctx.config.maxJsonUploadBytes / 3) * 4 + MAX_JSON_BODY;
+  const maxBase64Body = maxJsonBody(ctx.config.maxJsonUploadBytes);
   const app = new Elysia({
     // Unknown body fields are a 422, not silently dropped; response mappers already emit exact shapes.
     normalize: false,
-    serve: { maxRequestBodySize: maxBody + BUN_LIMIT_MARGIN },
+    serve: { maxRequestBodySize: BUN_BODY_LIMIT },
   })
     .use(
       errorRenderer({
@@ -48,6 +53,7 @@ export function buildApp(ctx: AppContext) {
       bodyLimit({
         maxBytes: maxBody,
         maxJsonBytes: (path) => (PUBLISH_PATH.test(path) ? maxBase64Body : MAX_JSON_BODY),
+        countsItself: (path) => PUBLISH_PATH.test(path),
       }),
     )
     .use(
@@ -79,6 +85,7 @@ export function buildApp(ctx: AppContext) {
     .use(versionRoutes(ctx))
     .use(licenseRoutes(ctx))
     .use(notificationRoutes(ctx))
+    .use(webhookRoutes(ctx))
     .use(roleRoutes(ctx))
     .use(tokenRoutes(ctx))
     .use(apiKeyRoutes(ctx))

@@ -17,6 +17,8 @@ export interface Config {
   readonly maxJsonUploadBytes: number;
   readonly licenseDefaultMaxIps: number;
   readonly trustProxy: boolean;
+  /** Let webhooks point at loopback and private addresses (tests, a receiver on the same network). */
+  readonly webhookAllowPrivate: boolean;
   readonly smtpUrl: string | null;
   readonly mailFrom: string;
   readonly logLevel: LogLevel;
@@ -70,6 +72,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxJsonUploadBytes: integer("MAX_JSON_UPLOAD_BYTES", read("MAX_JSON_UPLOAD_BYTES"), 64 * MiB, { min: 1 }),
     licenseDefaultMaxIps: integer("LICENSE_DEFAULT_MAX_IPS", read("LICENSE_DEFAULT_MAX_IPS"), 1, { min: 1 }),
     trustProxy: boolean("TRUST_PROXY", read("TRUST_PROXY"), false),
+    webhookAllowPrivate: boolean("WEBHOOK_ALLOW_PRIVATE", read("WEBHOOK_ALLOW_PRIVATE"), false),
     smtpUrl,
     mailFrom: read("MAIL_FROM") ?? "depot@localhost",
     logLevel: oneOf("LOG_LEVEL", read("LOG_LEVEL"), LOG_LEVELS, "info"),

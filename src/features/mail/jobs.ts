@@ -1,5 +1,6 @@
 import { t } from "elysia";
 import { defineQueue } from "../../jobs/registry.ts";
+import { sendNotificationEmail } from "./send.ts";
 
 /**
  * One e-mail per notification, each its own job with its own retries. The job id is the
@@ -10,4 +11,5 @@ export const notificationEmail = defineQueue({
   payload: t.Object({ notification_id: t.String({ format: "uuid" }) }),
   options: { retryLimit: 5, retryDelay: 60, retryBackoff: true },
   concurrency: 4,
+  handle: (ctx, data) => sendNotificationEmail(ctx, data.notification_id),
 });

@@ -29,7 +29,8 @@ export function readUpload(request: Request, store: ReleaseStore, limits: Upload
   throw new HttpError(415, "Send the version as multipart/form-data or as application/json.");
 }
 
-const FIELD_LIMITS = { fields: 20, fieldSize: 1024 * 1024, files: 1, parts: 25 };
+/** A changelog may be 1,000,000 characters (PublishFields) of up to 4 bytes each in UTF-8. */
+const FIELD_LIMITS = { fields: 20, fieldSize: 4 * 1024 * 1024, files: 1, parts: 25 };
 
 /**
  * busboy parses the multipart stream; the `file` part goes straight to the release store, which
@@ -48,7 +49,9 @@ async function readMultipart(request: Request, store: ReleaseStore, maxBytes: nu
   const fields: Record<string, unknown> = {};
   let receiving: Promise<UploadedFile> | null = null;
 
-  parser.on("field", (name, value) => {
+  const truncated: string[] = [];
+  parser.on("field", (name, value, info) => {
+    if (info.valueTruncated) truncated.push(name);
     fields[name] = value;
   });
   parser.on("file", (name, stream, info) => {
@@ -63,7 +66,12 @@ async function readMultipart(request: Request, store: ReleaseStore, maxBytes: nu
       contentType: info.mimeType || "application/octet-stream",
     }));
     // A failed write stops the whole parse; `pipeline` below then rejects with this error.
-    receiving.catch((error) => source.destroy(error));
+    // The parser too: once the body has been read, destroying the source alone settles nothing and
+    // busboy would wait forever for a file stream nobody reads any more.
+    receiving.catch((error) => {
+      source.destroy(error);
+      parser.destroy(error);
+    });
   });
 
   try {
@@ -75,7 +83,16 @@ async function readMultipart(request: Request, store: ReleaseStore, maxBytes: nu
     if (error instanceof HttpError) throw error;
     throw new HttpError(400, "The multipart body could not be read.");
   }
-  return { fields, file: receiving ? await receiving : null };
+  const file = receiving ? await (receiving as Promise<UploadedFile>) : null;
+  if (truncated.length > 0) {
+    await store.discard(file);
+    throw new Invalid(
+      Object.fromEntries(
+        truncated.map((name) => [name, [`The ${name.replaceAll("_", " ")} field is too long.`]]),
+      ),
+    );
+  }
+  return { fields, file };
 }
 
 const DATA_URI = /^data:([^;,]*)(?:;[^;,]*)*;base64,/i;
@@ -84,8 +101,9 @@ const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 /** The JSON form: `file: {filename, content, content_type?}`, `content` base64 or a `data:` URI. */
 async function readBase64Json(request: Request, store: ReleaseStore, maxBytes: number): Promise<Upload> {
   let body: unknown;
+  const text = await readText(request, maxJsonBody(maxBytes));
   try {
-    body = JSON.parse(await request.text());
+    body = JSON.parse(text);
   } catch {
     throw new HttpError(400, "The request body could not be parsed as JSON.");
   }
@@ -131,4 +149,20 @@ function cleanFileName(raw: string | undefined): string {
     .trim()
     .slice(0, 255);
   return clean === "" || clean === "." || clean === ".." ? "file" : clean;
+}
+
+/** The JSON form's largest body: the file in base64 (4 characters per 3 bytes) plus 1 MiB of fields. */
+export const maxJsonBody = (maxFileBytes: number) => Math.ceil(maxFileBytes / 3) * 4 + 1024 * 1024;
+
+/** The body as text, refusing past `maxBytes` even when no Content-Length announced the size. */
+async function readText(request: Request, maxBytes: number): Promise<string> {
+  if (!request.body) return "";
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of request.body) {
+    size += chunk.byteLength;
+    if (size > maxBytes) throw new PayloadTooLarge();
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString("utf8");
 }

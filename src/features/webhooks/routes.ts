@@ -1,0 +1,80 @@
+import { Elysia, t } from "elysia";
+import type { AppContext } from "../../context.ts";
+import { bearerAuth } from "../../http/auth.ts";
+import { pathId } from "../../http/ids.ts";
+import { pageRequest, publicUrl, simplePage } from "../../http/pagination.ts";
+import { dataOf, MessageJson, ValidationJson } from "../../http/schemas.ts";
+import {
+  CreateWebhookBody,
+  DeliveryQuery,
+  NewWebhookJson,
+  WebhookDeliveryPageJson,
+  WebhookJson,
+} from "./schemas.ts";
+import {
+  createWebhook,
+  deleteWebhook,
+  findOwnWebhook,
+  listDeliveries,
+  listWebhooks,
+  toDeliveryJson,
+  toWebhookJson,
+} from "./service.ts";
+
+const tags = ["Webhooks"];
+
+/** Signed event deliveries to the user's own endpoints (DESIGN.md §7): every user sees only their own. */
+export const webhookRoutes = (ctx: AppContext) =>
+  new Elysia()
+    .use(bearerAuth(ctx))
+    .post(
+      "/api/webhooks",
+      async ({ body, actor, set }) => {
+        const data = await createWebhook(ctx, actor.user.id, body);
+        set.status = 201;
+        return { data };
+      },
+      {
+        auth: true,
+        body: CreateWebhookBody,
+        response: { 201: dataOf(NewWebhookJson), 401: MessageJson, 422: ValidationJson },
+        detail: { summary: "Register an endpoint (its signing secret is shown once)", tags },
+      },
+    )
+    .get(
+      "/api/webhooks",
+      async ({ actor }) => ({ data: (await listWebhooks(ctx, actor.user.id)).map(toWebhookJson) }),
+      {
+        auth: true,
+        response: { 200: dataOf(t.Array(WebhookJson)), 401: MessageJson },
+        detail: { summary: "Your endpoints (without their secrets)", tags },
+      },
+    )
+    .delete(
+      "/api/webhooks/:id",
+      async ({ params, actor, set }) => {
+        await deleteWebhook(ctx, actor.user.id, pathId(params.id, "Webhook"));
+        set.status = 204;
+      },
+      {
+        auth: true,
+        response: { 401: MessageJson, 404: MessageJson },
+        detail: { summary: "Delete one of your endpoints and its deliveries", tags },
+      },
+    )
+    .get(
+      "/api/webhooks/:id/deliveries",
+      async ({ params, query, actor, request }) => {
+        // Someone else's endpoint is a 404 before the query is even looked at, as in Laravel.
+        const webhook = await findOwnWebhook(ctx, actor.user.id, pathId(params.id, "Webhook"));
+        const page = pageRequest(query);
+        const rows = await listDeliveries(ctx, webhook.id, page);
+        return simplePage(rows.map(toDeliveryJson), page, publicUrl(request.url, ctx.config.appUrl));
+      },
+      {
+        auth: true,
+        query: DeliveryQuery,
+        response: { 200: WebhookDeliveryPageJson, 401: MessageJson, 404: MessageJson, 422: ValidationJson },
+        detail: { summary: "An endpoint's deliveries, newest first, each with every attempt", tags },
+      },
+    );

@@ -1,0 +1,151 @@
+import { createHmac, randomBytes } from "node:crypto";
+import { and, asc, desc, eq, inArray } from "drizzle-orm";
+import type { AppContext } from "../../context.ts";
+import {
+  type Webhook,
+  type WebhookAttempt,
+  type WebhookDelivery,
+  webhookAttempts,
+  webhookDeliveries,
+  webhooks,
+} from "../../db/schema/index.ts";
+import { Invalid, NotFound, validateAll } from "../../http/errors.ts";
+import type { PageRequest } from "../../http/pagination.ts";
+import { checkTarget } from "./address.ts";
+import { type CreateWebhookInput, WEBHOOK_EVENTS } from "./schemas.ts";
+
+type Ctx = Pick<AppContext, "db" | "config" | "appKey">;
+
+/**
+ * The endpoint's signing key: HMAC-SHA256(APP_KEY, "webhook:" + salt). Only the salt is stored, so
+ * the database alone cannot sign a delivery, and the secret can be re-derived but never read back.
+ */
+export const webhookKey = (appKey: string, salt: string): Buffer =>
+  createHmac("sha256", appKey).update(`webhook:${salt}`).digest();
+
+/** The Standard Webhooks secret: `whsec_` + base64 of the key bytes. */
+export const webhookSecret = (appKey: string, salt: string): string =>
+  `whsec_${webhookKey(appKey, salt).toString("base64")}`;
+
+/** Parses and checks a webhook URL; the message names the problem (422 on `url`). */
+export async function checkWebhookUrl(ctx: Pick<AppContext, "config">, raw: string): Promise<URL> {
+  const url = URL.canParse(raw) ? new URL(raw) : null;
+  if (!url || !["http:", "https:"].includes(url.protocol) || url.hostname === "") {
+    throw new Invalid({ url: ["The url field must be a valid http or https URL."] });
+  }
+  const target = await checkTarget(url, ctx.config.webhookAllowPrivate);
+  if (!target.ok) throw new Invalid({ url: [target.reason] });
+  return url;
+}
+
+function checkEvents(events: string[]): string[] {
+  const unknown = events.filter((event) => !(WEBHOOK_EVENTS as readonly string[]).includes(event));
+  if (unknown.length > 0) {
+    throw new Invalid({
+      events: [
+        `The events field has unknown events: ${unknown.join(", ")} (known: ${WEBHOOK_EVENTS.join(", ")}).`,
+      ],
+    });
+  }
+  return [...new Set(events)];
+}
+
+export async function createWebhook(ctx: Ctx, userId: number, input: CreateWebhookInput) {
+  const [, events] = await validateAll(
+    () => checkWebhookUrl(ctx, input.url),
+    () => checkEvents(input.events ?? ["version.published"]),
+  );
+  const salt = randomBytes(16).toString("base64url");
+  const [row] = await ctx.db
+    .insert(webhooks)
+    .values({ userId, url: input.url, events, secretSalt: salt })
+    .returning();
+  if (!row) throw new Error("webhook insert returned nothing");
+  return {
+    id: row.id,
+    url: row.url,
+    events: row.events,
+    secret: webhookSecret(ctx.appKey, salt),
+    created_at: row.createdAt.toISOString(),
+  };
+}
+
+export function listWebhooks(ctx: Pick<AppContext, "db">, userId: number): Promise<Webhook[]> {
+  return ctx.db.select().from(webhooks).where(eq(webhooks.userId, userId)).orderBy(asc(webhooks.id));
+}
+
+/** The user's own webhook; someone else's is as unknown as a missing one. */
+export async function findOwnWebhook(ctx: Pick<AppContext, "db">, userId: number, id: number) {
+  const [row] = await ctx.db
+    .select()
+    .from(webhooks)
+    .where(and(eq(webhooks.id, id), eq(webhooks.userId, userId)));
+  if (!row) throw new NotFound("Webhook");
+  return row;
+}
+
+/** Deletes the endpoint with its deliveries; queued delivery jobs then find nothing and stop. */
+export async function deleteWebhook(ctx: Pick<AppContext, "db">, userId: number, id: number) {
+  const rows = await ctx.db
+    .delete(webhooks)
+    .where(and(eq(webhooks.id, id), eq(webhooks.userId, userId)))
+    .returning({ id: webhooks.id });
+  if (rows.length === 0) throw new NotFound("Webhook");
+}
+
+/**
+ * A page of an endpoint's deliveries, newest first, each with its attempts (oldest first). The caller
+ * has made sure the endpoint is the user's (`findOwnWebhook`).
+ */
+export async function listDeliveries(ctx: Pick<AppContext, "db">, webhookId: number, page: PageRequest) {
+  const deliveries = await ctx.db
+    .select()
+    .from(webhookDeliveries)
+    .where(eq(webhookDeliveries.webhookId, webhookId))
+    .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
+    .limit(page.perPage + 1)
+    .offset(page.offset);
+  const ids = deliveries.map((delivery) => delivery.id);
+  const attempts =
+    ids.length === 0
+      ? []
+      : await ctx.db
+          .select()
+          .from(webhookAttempts)
+          .where(inArray(webhookAttempts.deliveryId, ids))
+          .orderBy(asc(webhookAttempts.attempt), asc(webhookAttempts.id));
+  return deliveries.map((delivery) => ({
+    delivery,
+    attempts: attempts.filter((attempt) => attempt.deliveryId === delivery.id),
+  }));
+}
+
+export const toWebhookJson = (row: Webhook) => ({
+  id: row.id,
+  url: row.url,
+  events: row.events,
+  disabled_at: row.disabledAt?.toISOString() ?? null,
+  created_at: row.createdAt.toISOString(),
+});
+
+export const toDeliveryJson = ({
+  delivery,
+  attempts,
+}: {
+  delivery: WebhookDelivery;
+  attempts: WebhookAttempt[];
+}) => ({
+  id: delivery.id,
+  event: delivery.event,
+  status: delivery.status,
+  payload: delivery.payload,
+  attempts: attempts.map((attempt) => ({
+    attempt: attempt.attempt,
+    status_code: attempt.statusCode,
+    duration_ms: attempt.durationMs,
+    error: attempt.error,
+    created_at: attempt.createdAt.toISOString(),
+  })),
+  last_attempt_at: delivery.lastAttemptAt?.toISOString() ?? null,
+  created_at: delivery.createdAt.toISOString(),
+});

@@ -1,0 +1,573 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createLicense, revokeLicense } from "../src/features/licenses/service.ts";
+import { signUrl } from "../src/http/signed-url.ts";
+import { bearer, readJson, startTestApp, type TestApp } from "./helpers/app.ts";
+import {
+  createBenefit,
+  createOption,
+  createProduct,
+  createPurchase,
+  createUser,
+  tokenFor,
+} from "./helpers/factories.ts";
+
+/**
+ * Downloading a version's file (DESIGN.md §6–§7) through a listening server: who may download (bearer
+ * token, `X-License-Key`, signed URL), and the HTTP of a file — 200, 206, 416, 304, HEAD — with the exact
+ * headers Bun.serve sends, since Range handling lives there and not in `app.handle`.
+ */
+
+const MiB = 1024 * 1024;
+/** Acts for every creator, as the license factory needs. */
+const ANY_KEY = { id: 0, creatorId: null };
+
+let t: TestApp;
+let base: string;
+let owner: { id: number };
+let ownerToken: string;
+let adminToken: string;
+/** A live license for the product, no benefit. */
+let holderToken: string;
+let holderKey: string;
+/** A live license and a purchase of the benefit's option. */
+let benefitHolderToken: string;
+let benefitHolderKey: string;
+let strangerToken: string;
+let expiredToken: string;
+let expiredKey: string;
+let revokedToken: string;
+let revokedKey: string;
+/** A live license of the holder's, for another product. */
+let otherProductKey: string;
+let product: { id: number };
+
+interface Published {
+  id: number;
+  download_url: string;
+  file_name: string;
+  file_size: number;
+  sha256: string;
+}
+/** Whole-product version: 20 bytes of "0123456789ABCDEFGHIJ". */
+let whole: Published;
+/** Another whole-product version, for a tampered path. */
+let second: Published;
+let benefitVersion: Published;
+
+const CONTENT = new TextEncoder().encode("0123456789ABCDEFGHIJ");
+const sha256 = (bytes: Uint8Array) => new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
+const base64Digest = (bytes: Uint8Array) =>
+  Buffer.from(new Bun.CryptoHasher("sha256").update(bytes).digest()).toString("base64");
+
+/** Publishes through the API as the owner (multipart). */
+async function publish(
+  path: string,
+  file: { bytes: Uint8Array; name: string; type?: string },
+): Promise<Published> {
+  const body = new FormData();
+  body.append("version_name", `1.${crypto.randomUUID()}`);
+  body.append("title", "Release");
+  body.append("changelog", "Notes.");
+  body.append("file", new File([file.bytes], file.name, { type: file.type ?? "application/java-archive" }));
+  const response = await fetch(`${base}${path}`, { method: "POST", headers: bearer(ownerToken), body });
+  expect(response.status).toBe(201);
+  return (await readJson(response)).data;
+}
+
+async function liveLicense(
+  ownerId: number,
+  productId: number,
+  fields: { expires?: string } = {},
+): Promise<{ id: string; key: string }> {
+  return createLicense(t.ctx, ANY_KEY, {
+    ownerId: String(ownerId),
+    creatorId: String(owner.id),
+    productId: String(productId),
+    ...fields,
+  });
+}
+
+beforeAll(async () => {
+  t = await startTestApp({ jobs: "send" });
+  base = t.listen();
+  owner = await createUser(t.ctx, { role: "vendor" });
+  ownerToken = await tokenFor(t.ctx, owner);
+  adminToken = await tokenFor(t.ctx, await createUser(t.ctx, { role: "admin" }));
+  product = await createProduct(t.ctx, owner);
+  const option = await createOption(t.ctx, product);
+  const benefit = await createBenefit(t.ctx, { id: option.id, productId: product.id });
+  const otherProduct = await createProduct(t.ctx, owner);
+
+  const holder = await createUser(t.ctx);
+  holderToken = await tokenFor(t.ctx, holder);
+  holderKey = (await liveLicense(holder.id, product.id)).key;
+  otherProductKey = (await liveLicense(holder.id, otherProduct.id)).key;
+
+  const benefitHolder = await createUser(t.ctx);
+  benefitHolderToken = await tokenFor(t.ctx, benefitHolder);
+  benefitHolderKey = (await liveLicense(benefitHolder.id, product.id)).key;
+  await createPurchase(t.ctx, benefitHolder, product, { option_id: option.id });
+
+  strangerToken = await tokenFor(t.ctx, await createUser(t.ctx));
+
+  const expired = await createUser(t.ctx);
+  expiredToken = await tokenFor(t.ctx, expired);
+  expiredKey = (await liveLicense(expired.id, product.id, { expires: "2020-01-01T00:00:00Z" })).key;
+  // An expired license with the benefit too: expiry must win.
+  await createPurchase(t.ctx, expired, product, { option_id: option.id });
+
+  const revoked = await createUser(t.ctx);
+  revokedToken = await tokenFor(t.ctx, revoked);
+  const revokedLicense = await liveLicense(revoked.id, product.id);
+  await revokeLicense(t.ctx, ANY_KEY, revokedLicense.id);
+  revokedKey = revokedLicense.key;
+
+  whole = await publish(`/api/products/${product.id}/versions`, { bytes: CONTENT, name: "plugin-1.0.jar" });
+  second = await publish(`/api/products/${product.id}/versions`, { bytes: CONTENT, name: "plugin-1.1.jar" });
+  benefitVersion = await publish(`/api/products/${product.id}/benefits/${benefit.id}/versions`, {
+    bytes: new TextEncoder().encode("premium bytes"),
+    name: "premium.jar",
+  });
+}, 30_000);
+afterAll(() => t.close());
+
+/** The path and query of an absolute URL built on APP_URL (http://depot.test), sent to the real server. */
+const onServer = (url: string) => {
+  const parsed = new URL(url);
+  return `${base}${parsed.pathname}${parsed.search}`;
+};
+
+interface DownloadOptions {
+  token?: string;
+  key?: string;
+  method?: string;
+  headers?: Record<string, string>;
+}
+const download = (version: Published, { token, key, method = "GET", headers = {} }: DownloadOptions = {}) =>
+  fetch(onServer(version.download_url), {
+    method,
+    headers: {
+      ...(token ? bearer(token) : {}),
+      ...(key ? { "x-license-key": key } : {}),
+      ...headers,
+    },
+  });
+
+/** Every header except the ones that change per request. */
+function headersOf(response: Response): Record<string, string> {
+  const all = Object.fromEntries(response.headers);
+  const { date: _date, "x-request-id": requestId, ...rest } = all;
+  expect(requestId).toBeString();
+  return rest;
+}
+
+/** The headers of the whole file `whole` (CONTENT), as 200 and HEAD send them. */
+const wholeHeaders = () => ({
+  "content-type": "application/java-archive",
+  "content-length": "20",
+  "content-disposition": 'attachment; filename="plugin-1.0.jar"',
+  etag: `"${sha256(CONTENT)}"`,
+  "accept-ranges": "bytes",
+  "repr-digest": `sha-256=:${base64Digest(CONTENT)}:`,
+  "cache-control": "private, no-cache",
+});
+
+async function expectWhole(response: Response, bytes: Uint8Array = CONTENT) {
+  expect(response.status).toBe(200);
+  const body = new Uint8Array(await response.arrayBuffer());
+  expect(Buffer.compare(Buffer.from(body), Buffer.from(bytes))).toBe(0);
+}
+
+async function expectRefused(response: Response, status: number, message: string) {
+  expect(response.status).toBe(status);
+  expect(response.headers.get("content-type")).toContain("application/json");
+  expect(await readJson(response)).toEqual({ message });
+}
+
+// --- who may download -------------------------------------------------------------------------------
+
+describe("download: bearer tokens", () => {
+  test("the owner, an admin and a holder (live license) may download", async () => {
+    for (const token of [ownerToken, adminToken, holderToken, benefitHolderToken]) {
+      await expectWhole(await download(whole, { token }));
+    }
+  });
+
+  test("a non-holder, an expired license's owner and a revoked license's owner → 403", async () => {
+    for (const token of [strangerToken, expiredToken, revokedToken]) {
+      await expectRefused(await download(whole, { token }), 403, "This action is unauthorized.");
+    }
+  });
+
+  test("no credentials → 401; a bad token → 401", async () => {
+    const none = await download(whole);
+    expect(none.headers.get("www-authenticate")).toBe("Bearer");
+    await expectRefused(none, 401, "Unauthenticated.");
+    for (const token of ["garbled", "999999|aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"]) {
+      await expectRefused(await download(whole, { token }), 401, "Unauthenticated.");
+    }
+  });
+
+  test("a benefit version: a holder without the benefit → 403; with it (a purchase of its option) → 200", async () => {
+    await expectRefused(
+      await download(benefitVersion, { token: holderToken }),
+      403,
+      "This action is unauthorized.",
+    );
+    await expectRefused(
+      await download(benefitVersion, { token: expiredToken }),
+      403,
+      "This action is unauthorized.",
+    );
+    await expectWhole(
+      await download(benefitVersion, { token: benefitHolderToken }),
+      new TextEncoder().encode("premium bytes"),
+    );
+    await expectWhole(
+      await download(benefitVersion, { token: ownerToken }),
+      new TextEncoder().encode("premium bytes"),
+    );
+    await expectWhole(
+      await download(benefitVersion, { token: adminToken }),
+      new TextEncoder().encode("premium bytes"),
+    );
+  });
+
+  test("unknown version or product → 404", async () => {
+    for (const [path, message] of [
+      [`/api/products/${product.id}/versions/999999/download`, "Version not found."],
+      [`/api/products/999999/versions/${whole.id}/download`, "Product not found."],
+      [`/api/products/${product.id}/versions/abc/download`, "Version not found."],
+    ] as const) {
+      await expectRefused(await fetch(`${base}${path}`, { headers: bearer(ownerToken) }), 404, message);
+    }
+  });
+});
+
+describe("download: X-License-Key", () => {
+  test("a live license for the product may download", async () => {
+    await expectWhole(await download(whole, { key: holderKey }));
+    // Keys are accepted as users type them: lower case works too.
+    await expectWhole(await download(whole, { key: holderKey.toLowerCase() }));
+  });
+
+  test("an expired, a revoked, an unknown key, or a key for another product → 403", async () => {
+    for (const key of [expiredKey, revokedKey, otherProductKey, "AAAAA-BBBBB-CCCCC-DDDDD-EEEEE"]) {
+      await expectRefused(await download(whole, { key }), 403, "This license may not download this version.");
+    }
+  });
+
+  test("a benefit version needs the benefit", async () => {
+    await expectRefused(
+      await download(benefitVersion, { key: holderKey }),
+      403,
+      "This license may not download this version.",
+    );
+    await expectWhole(
+      await download(benefitVersion, { key: benefitHolderKey }),
+      new TextEncoder().encode("premium bytes"),
+    );
+  });
+});
+
+describe("download: signed URLs", () => {
+  const inAnHour = () => new Date(Date.now() + 3600_000);
+  const get = (url: string) => fetch(onServer(url));
+
+  test("a signed URL needs no other credentials, for a whole-product or a benefit version", async () => {
+    const signed = signUrl(whole.download_url, t.ctx.appKey, inAnHour());
+    expect(signed).toStartWith(`${whole.download_url}?expires=`);
+    expect(new URL(signed).searchParams.get("signature")).toMatch(/^[0-9a-f]{64}$/);
+    const response = await get(signed);
+    expect(headersOf(response)).toEqual(wholeHeaders());
+    await expectWhole(response);
+    await expectWhole(
+      await get(signUrl(benefitVersion.download_url, t.ctx.appKey, inAnHour())),
+      new TextEncoder().encode("premium bytes"),
+    );
+  });
+
+  test("an expired signature → 403 Invalid signature.", async () => {
+    const expired = signUrl(whole.download_url, t.ctx.appKey, new Date(Date.now() - 1000));
+    await expectRefused(await get(expired), 403, "Invalid signature.");
+  });
+
+  test("a tampered signature, path or expiry → 403", async () => {
+    const signed = new URL(signUrl(whole.download_url, t.ctx.appKey, inAnHour()));
+    const signature = signed.searchParams.get("signature") ?? "";
+
+    const badSignature = new URL(signed);
+    badSignature.searchParams.set(
+      "signature",
+      `${signature.slice(0, -1)}${signature.endsWith("0") ? "1" : "0"}`,
+    );
+    const otherPath = new URL(signed.toString().replace(`/versions/${whole.id}/`, `/versions/${second.id}/`));
+    const laterExpiry = new URL(signed);
+    laterExpiry.searchParams.set("expires", String(Number(signed.searchParams.get("expires")) + 3600));
+    const withoutExpiry = new URL(signed);
+    withoutExpiry.searchParams.delete("expires");
+    const otherKey = signUrl(whole.download_url, "not the app key", inAnHour());
+    const emptySignature = new URL(signed);
+    emptySignature.searchParams.set("signature", "");
+
+    for (const url of [
+      badSignature,
+      otherPath,
+      laterExpiry,
+      withoutExpiry,
+      new URL(otherKey),
+      emptySignature,
+    ]) {
+      await expectRefused(await get(url.toString()), 403, "Invalid signature.");
+    }
+    // A bad signature is refused even when the caller also shows a good token.
+    await expectRefused(
+      await fetch(onServer(badSignature.toString()), { headers: bearer(ownerToken) }),
+      403,
+      "Invalid signature.",
+    );
+  });
+});
+
+// --- the HTTP of a file ---------------------------------------------------------------------------------
+
+describe("download: 200, 206, 416, 304, HEAD with exact headers", () => {
+  const withRange = (range: string, extra: Record<string, string> = {}) =>
+    download(whole, { token: ownerToken, headers: { range, ...extra } });
+
+  test("200: the whole file with its headers", async () => {
+    const response = await download(whole, { token: ownerToken });
+    expect(headersOf(response)).toEqual(wholeHeaders());
+    await expectWhole(response);
+  });
+
+  test("HEAD: the same headers, no body", async () => {
+    const response = await download(whole, { token: ownerToken, method: "HEAD" });
+    expect(response.status).toBe(200);
+    expect(headersOf(response)).toEqual(wholeHeaders());
+    expect((await response.arrayBuffer()).byteLength).toBe(0);
+  });
+
+  test("HEAD with a Range: the 206 headers with the range's length, no body", async () => {
+    const response = await download(whole, {
+      token: ownerToken,
+      method: "HEAD",
+      headers: { range: "bytes=0-4" },
+    });
+    expect(response.status).toBe(206);
+    expect(headersOf(response)).toEqual({
+      ...wholeHeaders(),
+      "content-length": "5",
+      "content-range": "bytes 0-4/20",
+    });
+    expect((await response.arrayBuffer()).byteLength).toBe(0);
+  });
+
+  test("206: a closed range, an open-ended range, a suffix range, a range past the end", async () => {
+    const cases = [
+      ["bytes=0-4", "01234", "bytes 0-4/20"],
+      ["bytes=5-", "56789ABCDEFGHIJ", "bytes 5-19/20"],
+      ["bytes=-3", "HIJ", "bytes 17-19/20"],
+      ["bytes=15-100", "FGHIJ", "bytes 15-19/20"],
+      ["bytes=-50", "0123456789ABCDEFGHIJ", "bytes 0-19/20"],
+      ["bytes=7-7", "7", "bytes 7-7/20"],
+    ] as const;
+    for (const [range, body, contentRange] of cases) {
+      const response = await withRange(range);
+      expect({ range, status: response.status }).toEqual({ range, status: 206 });
+      expect(headersOf(response)).toEqual({
+        ...wholeHeaders(),
+        "content-length": String(body.length),
+        "content-range": contentRange,
+      });
+      expect(await response.text()).toBe(body);
+    }
+  });
+
+  test("416: a range wholly past the end, or an empty suffix, with bytes */20", async () => {
+    for (const range of ["bytes=20-", "bytes=100-200", "bytes=-0"]) {
+      const response = await withRange(range);
+      expect({ range, status: response.status }).toEqual({ range, status: 416 });
+      const { "content-disposition": _, ...rest } = wholeHeaders();
+      const message = JSON.stringify({ message: "The requested range is not satisfiable." });
+      expect(headersOf(response)).toEqual({
+        ...rest,
+        "content-type": "application/json",
+        "content-length": String(message.length),
+        "content-range": "bytes */20",
+      });
+      expect(await readJson(response)).toEqual({ message: "The requested range is not satisfiable." });
+    }
+  });
+
+  test("several ranges, a malformed range, or a reversed one → 200 with the whole file", async () => {
+    for (const range of ["bytes=0-1,5-6", "bytes=0-1, -2", "items=0-4", "bytes=5-2", "bytes=abc"]) {
+      const response = await withRange(range);
+      expect({ range, status: response.status }).toEqual({ range, status: 200 });
+      expect(headersOf(response)).toEqual(wholeHeaders());
+      expect(await response.text()).toBe("0123456789ABCDEFGHIJ");
+    }
+  });
+
+  test("If-Range: the current ETag → 206; another ETag or a date → 200 with the whole file", async () => {
+    const etag = `"${sha256(CONTENT)}"`;
+    const matching = await withRange("bytes=0-4", { "if-range": etag });
+    expect(matching.status).toBe(206);
+    expect(await matching.text()).toBe("01234");
+    for (const ifRange of [`"${"0".repeat(64)}"`, "Wed, 21 Oct 2015 07:28:00 GMT"]) {
+      const stale = await withRange("bytes=0-4", { "if-range": ifRange });
+      expect(stale.status).toBe(200);
+      expect(headersOf(stale)).toEqual(wholeHeaders());
+      expect(await stale.text()).toBe("0123456789ABCDEFGHIJ");
+    }
+  });
+
+  test("304 on If-None-Match: the ETag, W/ the ETag, a list holding it, or *", async () => {
+    const etag = `"${sha256(CONTENT)}"`;
+    for (const value of [etag, `W/${etag}`, `"abc", ${etag}`, `"abc",W/${etag}`, "*"]) {
+      const response = await download(whole, { token: ownerToken, headers: { "if-none-match": value } });
+      expect({ value, status: response.status }).toEqual({ value, status: 304 });
+      // A 304 has no body, so no Content-Length; the rest is what a 200 would carry.
+      const { "content-length": _, ...rest } = wholeHeaders();
+      expect(headersOf(response)).toEqual(rest);
+      expect(await response.text()).toBe("");
+    }
+    // Another ETag: the whole file; If-None-Match beats Range.
+    const other = await download(whole, { token: ownerToken, headers: { "if-none-match": '"abc"' } });
+    expect(other.status).toBe(200);
+    await expectWhole(other);
+    const both = await download(whole, {
+      token: ownerToken,
+      headers: { "if-none-match": etag, range: "bytes=0-4" },
+    });
+    expect(both.status).toBe(304);
+  });
+
+  test("304 and HEAD still need credentials", async () => {
+    const etag = `"${sha256(CONTENT)}"`;
+    await expectRefused(
+      await download(whole, { token: strangerToken, headers: { "if-none-match": etag } }),
+      403,
+      "This action is unauthorized.",
+    );
+    const head = await download(whole, { method: "HEAD" });
+    expect(head.status).toBe(401);
+  });
+});
+
+describe("download: file names", () => {
+  test("a non-ASCII name: an ASCII filename fallback and a UTF-8 filename* that decodes to the original", async () => {
+    const name = "plügin – 1.0 🚀.jar";
+    const version = await publish(`/api/products/${product.id}/versions`, { bytes: CONTENT, name });
+    expect(version.file_name).toBe(name);
+    const response = await download(version, { token: ownerToken });
+    expect(response.status).toBe(200);
+    const disposition = response.headers.get("content-disposition") ?? "";
+    const match = /^attachment; filename="([^"]*)"; filename\*=UTF-8''(\S+)$/.exec(disposition);
+    expect(match).not.toBeNull();
+    const [, fallback = "", encoded = ""] = match ?? [];
+    expect(fallback).toMatch(/^[\x20-\x7e]+$/);
+    expect(fallback).toStartWith("pl");
+    expect(fallback).toContain(" 1.0 ");
+    expect(fallback).toEndWith(".jar");
+    // RFC 5987 attr-chars only: no spaces, quotes or anything else that would need quoting.
+    expect(encoded).toMatch(/^[A-Za-z0-9!#$&+\-.^_`|~%]+$/);
+    expect(decodeURIComponent(encoded)).toBe(name);
+    await response.arrayBuffer();
+  });
+
+  /** Publishes through the JSON form, where the file name arrives exactly as written. */
+  async function publishJson(name: string, contentType = "application/java-archive"): Promise<Published> {
+    const response = await fetch(`${base}/api/products/${product.id}/versions`, {
+      method: "POST",
+      headers: { ...bearer(ownerToken), "content-type": "application/json" },
+      body: JSON.stringify({
+        version_name: `json-${crypto.randomUUID()}`,
+        title: "t",
+        changelog: "c",
+        file: { filename: name, content: Buffer.from(CONTENT).toString("base64"), content_type: contentType },
+      }),
+    });
+    expect(response.status).toBe(201);
+    return (await readJson(response)).data;
+  }
+
+  test("a name with quotes cannot break out of the quoted fallback", async () => {
+    const name = 'my "quoted" file.jar';
+    const version = await publishJson(name);
+    expect(version.file_name).toBe(name);
+    const response = await download(version, { token: ownerToken });
+    expect(response.headers.get("content-disposition")).toBe(
+      "attachment; filename=\"my _quoted_ file.jar\"; filename*=UTF-8''my%20%22quoted%22%20file.jar",
+    );
+    await response.arrayBuffer();
+  });
+
+  test("directories in an uploaded name are dropped (a Windows path too)", async () => {
+    for (const [sent, kept] of [
+      ["C:\\Users\\ci\\build\\plugin.jar", "plugin.jar"],
+      ["../../etc/passwd", "passwd"],
+    ]) {
+      expect((await publishJson(sent as string)).file_name).toBe(kept as string);
+    }
+  });
+
+  test("the same non-ASCII name through the JSON form", async () => {
+    const name = "Überplugin ✓.zip";
+    const version = await publishJson(name, "application/zip");
+    expect(version.file_name).toBe(name);
+    const file = await download(version, { token: ownerToken });
+    expect(file.headers.get("content-type")).toBe("application/zip");
+    const encoded = /filename\*=UTF-8''(\S+)$/.exec(file.headers.get("content-disposition") ?? "")?.[1] ?? "";
+    expect(decodeURIComponent(encoded)).toBe(name);
+    await file.arrayBuffer();
+  });
+});
+
+describe("download: the counter and large files", () => {
+  test("whole downloads count; HEAD, 304 and mid-file ranges do not", async () => {
+    const counted = await createProduct(t.ctx, owner);
+    const version = await publish(`/api/products/${counted.id}/versions`, { bytes: CONTENT, name: "c.jar" });
+    const etag = `"${sha256(CONTENT)}"`;
+    for (let i = 0; i < 3; i++) await expectWhole(await download(version, { token: ownerToken }));
+    await (await download(version, { token: ownerToken, method: "HEAD" })).arrayBuffer();
+    const notModified = await download(version, { token: ownerToken, headers: { "if-none-match": etag } });
+    expect(notModified.status).toBe(304);
+    const middle = await download(version, { token: ownerToken, headers: { range: "bytes=5-" } });
+    expect(middle.status).toBe(206);
+    await middle.arrayBuffer();
+    const refused = await download(version, { token: strangerToken });
+    expect(refused.status).toBe(403);
+    await t.ctx.downloads.flush();
+
+    const shown = await fetch(`${base}/api/products/${counted.id}`, { headers: bearer(ownerToken) });
+    expect(shown.status).toBe(200);
+    expect((await readJson(shown)).data.downloads).toBe("3");
+  });
+
+  test("a 5 MiB file downloads byte-identical, whole and in a range", async () => {
+    const bytes = crypto.getRandomValues(new Uint8Array(5 * MiB));
+    const version = await publish(`/api/products/${product.id}/versions`, { bytes, name: "big.jar" });
+    expect(version.file_size).toBe(5 * MiB);
+    expect(version.sha256).toBe(sha256(bytes));
+
+    const response = await download(version, { key: holderKey });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-length")).toBe(String(5 * MiB));
+    expect(response.headers.get("repr-digest")).toBe(`sha-256=:${base64Digest(bytes)}:`);
+    const body = new Uint8Array(await response.arrayBuffer());
+    expect(body.byteLength).toBe(5 * MiB);
+    expect(sha256(body)).toBe(sha256(bytes));
+    expect(Buffer.compare(Buffer.from(body), Buffer.from(bytes))).toBe(0);
+
+    const part = await download(version, {
+      key: holderKey,
+      headers: { range: `bytes=${MiB}-${2 * MiB - 1}` },
+    });
+    expect(part.status).toBe(206);
+    expect(part.headers.get("content-range")).toBe(`bytes ${MiB}-${2 * MiB - 1}/${5 * MiB}`);
+    expect(part.headers.get("content-length")).toBe(String(MiB));
+    const slice = new Uint8Array(await part.arrayBuffer());
+    expect(Buffer.compare(Buffer.from(slice), Buffer.from(bytes.subarray(MiB, 2 * MiB)))).toBe(0);
+  }, 30_000);
+});
