@@ -1,7 +1,7 @@
 import type { Static, TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { sql } from "drizzle-orm";
-import { fromDrizzle, fromPglite, type Job, PgBoss, type SendOptions } from "pg-boss";
+import { fromDrizzle, fromPglite, type Job, type JobResult, PgBoss, type SendOptions } from "pg-boss";
 import type { AppContext } from "../context.ts";
 import type { Database, Tx } from "../db/client.ts";
 import type { Logger } from "../log.ts";
@@ -120,8 +120,23 @@ export class JobRunner {
       await boss.getJobById(queue.name, NO_JOB);
       // A queue without a handler is an outbox another part fills and a later consumer drains.
       if (this.#options.workers && queue.handle) {
-        await boss.work(queue.name, { batchSize: queue.concurrency ?? 1 }, (jobs: Job<unknown>[]) =>
-          Promise.all(jobs.map((job) => this.#run(queue, job))),
+        // Each job of a batch settles on its own: one failing webhook endpoint must not fail (and
+        // spend the retries of) the deliveries fetched with it.
+        await boss.work(
+          queue.name,
+          { batchSize: queue.concurrency ?? 1, perJobResults: true },
+          async (jobs: Job<unknown>[]): Promise<JobResult[]> =>
+            Promise.all(
+              jobs.map((job) =>
+                this.#run(queue, job).then(
+                  (): JobResult => ({ id: job.id, status: "completed" }),
+                  (error: unknown): JobResult => {
+                    this.log.warn("job failed", { queue: queue.name, job_id: job.id, error: String(error) });
+                    return { id: job.id, status: "failed", output: { message: String(error) } };
+                  },
+                ),
+              ),
+            ),
         );
       }
     }

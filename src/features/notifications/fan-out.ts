@@ -1,4 +1,5 @@
-import { and, asc, eq, gt, sql } from "drizzle-orm";
+import { createHmac } from "node:crypto";
+import { and, asc, eq, gt, type SQL, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { selectRows } from "../../db/rows.ts";
 import {
@@ -106,6 +107,17 @@ async function queueEmails(ctx: AppContext, versionId: number) {
 }
 
 /**
+ * A delivery id: the same for one endpoint, event and version on every run, different in every
+ * installation (receivers deduplicate on `webhook-id`, and may hear from staging and production), and
+ * a well-formed RFC 4122 uuid (version 5 bits; the hash is MD5 of an HMAC-derived namespace).
+ */
+function deliveryIdSql(appKey: string, webhookId: SQL, versionId: number): SQL {
+  const namespace = createHmac("sha256", appKey).update("webhook-delivery-ids").digest("hex");
+  const hash = sql`md5(${namespace} || ':' || ${webhookId} || ':' || ${EVENT} || ':' || ${versionId})`;
+  return sql`overlay(overlay(${hash} placing '5' from 13) placing '8' from 17)::uuid`;
+}
+
+/**
  * Endpoints subscribed to the event, of the holders just notified and of the product's owners. The
  * delivery id is derived from (endpoint, event, version) so a re-run finds the same rows.
  */
@@ -113,7 +125,7 @@ async function queueWebhookDeliveries(ctx: AppContext, { data, productId }: Noti
   const payload = { type: EVENT, timestamp: new Date().toISOString(), data };
   await ctx.db.execute(sql`
     INSERT INTO webhook_deliveries (id, webhook_id, event, subject_id, payload)
-    SELECT md5(w.id || ':' || ${EVENT} || ':' || ${data.version_id})::uuid, w.id, ${EVENT}, ${data.version_id}, ${JSON.stringify(payload)}::jsonb
+    SELECT ${deliveryIdSql(ctx.appKey, sql`w.id`, data.version_id)}, w.id, ${EVENT}, ${data.version_id}, ${JSON.stringify(payload)}::jsonb
     FROM webhooks w
     WHERE w.disabled_at IS NULL
       AND w.events @> ${JSON.stringify([EVENT])}::jsonb
