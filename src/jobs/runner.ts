@@ -7,6 +7,12 @@ import type { Database, Tx } from "../db/client.ts";
 import type { Logger } from "../log.ts";
 import type { QueueDefinition } from "./registry.ts";
 
+/**
+ * pg-boss checks every 10 s (default 60) for jobs whose worker stopped sending heartbeats, so the
+ * jobs of a killed worker are retried by the others within seconds, not a minute later.
+ */
+const BOSS_OPTIONS = { superviseIntervalSeconds: 10 } as const;
+
 /** An id no job has, for warming pg-boss's queue cache. */
 const NO_JOB = "00000000-0000-0000-0000-000000000000";
 
@@ -105,8 +111,13 @@ export class JobRunner {
 
   async #startBoss(): Promise<PgBoss> {
     const boss = this.database.pglite
-      ? new PgBoss({ db: fromPglite(this.database.pglite), backend: "pglite" })
-      : new PgBoss({ connectionString: this.database.url ?? "", max: 4, application_name: "depot-jobs" });
+      ? new PgBoss({ ...BOSS_OPTIONS, db: fromPglite(this.database.pglite), backend: "pglite" })
+      : new PgBoss({
+          ...BOSS_OPTIONS,
+          connectionString: this.database.url ?? "",
+          max: 4,
+          application_name: "depot-jobs",
+        });
     boss.on("error", (error) => {
       this.#broken = true;
       this.log.warn("job queue error", { error: String(error) });
@@ -114,6 +125,8 @@ export class JobRunner {
     await boss.start();
     for (const queue of this.queues) {
       await boss.createQueue(queue.name, queue.options);
+      // createQueue leaves an existing queue as it was: options changed in a release apply too.
+      if (queue.options) await boss.updateQueue(queue.name, queue.options);
       // pg-boss looks a queue up on its own connection the first time it sends to it. Inside a
       // transaction on PGlite (one connection) that look-up would wait for the transaction forever, so
       // the cache is filled now, before any outbox send.
@@ -124,7 +137,13 @@ export class JobRunner {
         // spend the retries of) the deliveries fetched with it.
         await boss.work(
           queue.name,
-          { batchSize: queue.concurrency ?? 1, perJobResults: true },
+          // A full batch means more is waiting: fetch again at once instead of after the poll interval.
+          {
+            batchSize: queue.concurrency ?? 1,
+            perJobResults: true,
+            burstWhenBatchFull: true,
+            pollingIntervalSeconds: 1,
+          },
           async (jobs: Job<unknown>[]): Promise<JobResult[]> =>
             Promise.all(
               jobs.map((job) =>

@@ -9,7 +9,8 @@ import { sendNotificationEmail } from "./send.ts";
 export const notificationEmail = defineQueue({
   name: "notification.email",
   payload: t.Object({ notification_id: t.String({ format: "uuid" }) }),
-  options: { retryLimit: 5, retryDelay: 60, retryBackoff: true },
-  concurrency: 4,
+  options: { retryLimit: 5, retryDelay: 60, retryBackoff: true, heartbeatSeconds: 15 },
+  // Sends overlap SMTP round trips; the pooled transport (mailer.ts) keeps a few connections open.
+  concurrency: 10,
   handle: (ctx, data) => sendNotificationEmail(ctx, data.notification_id),
 });

@@ -19,7 +19,13 @@ const transports = new Map<string, SmtpTransport>();
 function transportFor(smtpUrl: string): SmtpTransport {
   let transport = transports.get(smtpUrl);
   if (!transport) {
-    transport = createTransport({ url: smtpUrl, ...TIMEOUTS });
+    // Pooled: a fan-out sends thousands of messages, each over a reused connection, not a new one.
+    transport = createTransport({
+      url: smtpUrl,
+      pool: true,
+      maxConnections: 5,
+      ...TIMEOUTS,
+    } as SMTPTransportOptions);
     transports.set(smtpUrl, transport);
   }
   return transport;

@@ -10,6 +10,6 @@ import { notifyHolders } from "../notifications/fan-out.ts";
 export const versionPublished = defineQueue({
   name: "version.published",
   payload: t.Object({ version_id: Int({ minimum: 1 }) }),
-  options: { retryLimit: 10, retryBackoff: true },
+  options: { retryLimit: 10, retryBackoff: true, heartbeatSeconds: 15 },
   handle: (ctx, data) => notifyHolders(ctx, data.version_id),
 });

@@ -13,7 +13,7 @@ export const webhookDelivery = defineQueue({
   name: "webhook.delivery",
   // Not `format: "uuid"`: the fan-out's md5-derived ids would fail its version check (see DeliveryId).
   payload: t.Object({ delivery_id: DeliveryId() }),
-  options: { retryLimit: RETRY_LIMIT, retryDelay: 300, retryBackoff: true },
+  options: { retryLimit: RETRY_LIMIT, retryDelay: 300, retryBackoff: true, heartbeatSeconds: 15 },
   concurrency: 8,
   // pg-boss counts retries from 0; the run with retryCount = retryLimit is the last one it makes.
   handle: async (ctx, data, job) => {
