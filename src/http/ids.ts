@@ -46,3 +46,8 @@ export const invalidId = (field: string) =>
 
 /** An id in a JSON body: a positive integer, or its digits as a string (Laravel's `integer` rule). */
 export const BodyId = t.Union([Int({ minimum: 1 }), IdString]);
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Whether `raw` can be a uuid id at all; anything else names nothing (a 404 without a query). */
+export const isUuid = (raw: string) => UUID.test(raw);

@@ -1,5 +1,7 @@
+import type { TSchema } from "@sinclair/typebox";
 import { t } from "elysia";
 import { Invalid } from "./errors.ts";
+import { Int } from "./schemas.ts";
 
 /** Query parameters of a simple-paginated list; strings so "1e3" and "abc" are rejected, not coerced. */
 export const PageQuery = {
@@ -73,3 +75,22 @@ export function publicUrl(requestUrl: string, appUrl: string): URL {
   const url = new URL(requestUrl);
   return new URL(`${appUrl}${url.pathname}${url.search}`);
 }
+
+/** The response schema of a `simplePage` of `item`s (DESIGN.md §5, SPEC §2.7's purchase page). */
+export const simplePageOf = <T extends TSchema>(item: T) =>
+  t.Object({
+    data: t.Array(item),
+    links: t.Object({
+      first: t.String(),
+      last: t.Null(),
+      prev: t.Union([t.String(), t.Null()]),
+      next: t.Union([t.String(), t.Null()]),
+    }),
+    meta: t.Object({
+      current_page: Int(),
+      from: t.Union([Int(), t.Null()]),
+      path: t.String(),
+      per_page: Int(),
+      to: t.Union([Int(), t.Null()]),
+    }),
+  });

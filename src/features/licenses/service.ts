@@ -3,13 +3,12 @@ import type { AppContext } from "../../context.ts";
 import type { Db, Tx } from "../../db/client.ts";
 import { type License, licenseIps, licenses, products, users } from "../../db/schema/index.ts";
 import { Forbidden, Invalid, NotFound } from "../../http/errors.ts";
-import { toId } from "../../http/ids.ts";
+import { isUuid, toId } from "../../http/ids.ts";
 import type { ApiKeyActor } from "../auth/actor.ts";
 import { generateLicenseKey } from "./keys.ts";
 import type { CreateLicenseInput, LicenseJson, UpdateLicenseInput } from "./schemas.ts";
 
 export const LICENSES_PER_PAGE = 50;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 type Ctx = Pick<AppContext, "db" | "config">;
 
@@ -44,7 +43,7 @@ export async function createLicense(
 }
 
 /** Whether `raw` can be a license id at all (a UUID); anything else is a 404 without a query. */
-export const isLicenseId = (raw: string) => UUID.test(raw);
+export const isLicenseId = (raw: string) => isUuid(raw);
 
 /** The license with id `raw` if `apiKey` may act for it; anything else is the same 404. */
 export async function findLicense(db: Db | Tx, apiKey: ApiKeyActor, raw: string): Promise<License> {

@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { PageQuery } from "../../http/pagination.ts";
+import { PageQuery, simplePageOf } from "../../http/pagination.ts";
 import { Int } from "../../http/schemas.ts";
 
 export const NotificationJson = t.Object({
@@ -18,22 +18,7 @@ export const NotificationJson = t.Object({
   created_at: t.String({ format: "date-time" }),
 });
 
-export const NotificationPageJson = t.Object({
-  data: t.Array(NotificationJson),
-  links: t.Object({
-    first: t.String(),
-    last: t.Null(),
-    prev: t.Union([t.String(), t.Null()]),
-    next: t.Union([t.String(), t.Null()]),
-  }),
-  meta: t.Object({
-    current_page: Int(),
-    from: t.Union([Int(), t.Null()]),
-    path: t.String(),
-    per_page: Int(),
-    to: t.Union([Int(), t.Null()]),
-  }),
-});
+export const NotificationPageJson = simplePageOf(NotificationJson);
 
 export const NotificationQuery = t.Object({
   unread: t.Optional(t.String({ description: "1: only unread notifications" })),

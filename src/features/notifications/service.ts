@@ -2,9 +2,8 @@ import { and, desc, eq, isNull, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { type Notification, notifications } from "../../db/schema/index.ts";
 import { NotFound } from "../../http/errors.ts";
+import { isUuid } from "../../http/ids.ts";
 import type { PageRequest } from "../../http/pagination.ts";
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The user's own notifications, newest first. */
 export function listNotifications(
@@ -28,7 +27,7 @@ export async function markRead(
   userId: number,
   id: string,
 ): Promise<Notification> {
-  if (!UUID.test(id)) throw new NotFound("Notification");
+  if (!isUuid(id)) throw new NotFound("Notification");
   const [row] = await ctx.db
     .update(notifications)
     .set({ readAt: sql`coalesce(${notifications.readAt}, now())` })

@@ -1,5 +1,6 @@
 import { and, count, eq, isNull, like, or, type SQL } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
+import { isUniqueViolation } from "../../db/errors.ts";
 import { type NewProduct, type Product, products, purchases, users } from "../../db/schema/index.ts";
 import { Invalid, NotFound } from "../../http/errors.ts";
 import { bodyId, invalidId, requiredBodyId } from "../../http/ids.ts";
@@ -191,9 +192,3 @@ async function freeSlug(ctx: Pick<AppContext, "db">, base: string): Promise<stri
 }
 
 const slugTaken = () => new Invalid({ slug: ["The slug has already been taken."] });
-
-const isUniqueViolation = (error: unknown) =>
-  typeof error === "object" &&
-  error !== null &&
-  ((error as { code?: string }).code === "23505" ||
-    (error as { cause?: { code?: string } }).cause?.code === "23505");

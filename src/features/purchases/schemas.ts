@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import { BodyId } from "../../http/ids.ts";
-import { PageQuery } from "../../http/pagination.ts";
+import { PageQuery, simplePageOf } from "../../http/pagination.ts";
 import { Int } from "../../http/schemas.ts";
 import { Price } from "../options/schemas.ts";
 
@@ -23,22 +23,7 @@ export const PurchaseJson = t.Object({
 });
 
 /** SPEC §2.7 purchase page (Laravel simple pagination). */
-export const PurchasePageJson = t.Object({
-  data: t.Array(PurchaseJson),
-  links: t.Object({
-    first: t.String(),
-    last: t.Null(),
-    prev: t.Union([t.String(), t.Null()]),
-    next: t.Union([t.String(), t.Null()]),
-  }),
-  meta: t.Object({
-    current_page: Int(),
-    from: t.Union([Int(), t.Null()]),
-    path: t.String(),
-    per_page: Int(),
-    to: t.Union([Int(), t.Null()]),
-  }),
-});
+export const PurchasePageJson = simplePageOf(PurchaseJson);
 
 /** Filters are strings so that "abc" and "1e3" get a clear 422 instead of a coercion. */
 export const PurchaseQuery = t.Object({

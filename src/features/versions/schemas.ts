@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { PageQuery } from "../../http/pagination.ts";
+import { PageQuery, simplePageOf } from "../../http/pagination.ts";
 import { Int } from "../../http/schemas.ts";
 
 const DateTime = t.String({ format: "date-time" });
@@ -23,22 +23,7 @@ export const VersionJson = t.Object({
   updated_at: DateTime,
 });
 
-export const VersionPageJson = t.Object({
-  data: t.Array(VersionJson),
-  links: t.Object({
-    first: t.String(),
-    last: t.Null(),
-    prev: t.Union([t.String(), t.Null()]),
-    next: t.Union([t.String(), t.Null()]),
-  }),
-  meta: t.Object({
-    current_page: Int(),
-    from: t.Union([Int(), t.Null()]),
-    path: t.String(),
-    per_page: Int(),
-    to: t.Union([Int(), t.Null()]),
-  }),
-});
+export const VersionPageJson = simplePageOf(VersionJson);
 
 export const VersionListQuery = t.Object({ ...PageQuery });
 export const LatestQuery = t.Object({

@@ -1,5 +1,6 @@
 import { and, desc, eq, isNull } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
+import { isUniqueViolation } from "../../db/errors.ts";
 import {
   type Product,
   type PurchaseBenefit,
@@ -244,12 +245,6 @@ export async function deleteVersion(
   if (!deleted) throw new NotFound("Version");
   await ctx.releases.remove(deleted.storageKey);
 }
-
-const isUniqueViolation = (error: unknown) => {
-  const code = (error as { code?: string; cause?: { code?: string } } | null)?.code;
-  const causeCode = (error as { cause?: { code?: string } } | null)?.cause?.code;
-  return code === "23505" || causeCode === "23505";
-};
 
 export const toVersionJson = ({ version, benefit }: VersionRow, appUrl: string) => ({
   id: version.id,

@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { PageQuery } from "../../http/pagination.ts";
+import { PageQuery, simplePageOf } from "../../http/pagination.ts";
 import { Int } from "../../http/schemas.ts";
 
 /** The events an endpoint can subscribe to (DESIGN.md §7). */
@@ -75,21 +75,6 @@ export const WebhookDeliveryJson = t.Object({
   created_at: DateTime,
 });
 
-export const WebhookDeliveryPageJson = t.Object({
-  data: t.Array(WebhookDeliveryJson),
-  links: t.Object({
-    first: t.String(),
-    last: t.Null(),
-    prev: t.Union([t.String(), t.Null()]),
-    next: t.Union([t.String(), t.Null()]),
-  }),
-  meta: t.Object({
-    current_page: Int(),
-    from: t.Union([Int(), t.Null()]),
-    path: t.String(),
-    per_page: Int(),
-    to: t.Union([Int(), t.Null()]),
-  }),
-});
+export const WebhookDeliveryPageJson = simplePageOf(WebhookDeliveryJson);
 
 export const DeliveryQuery = t.Object(PageQuery);
