@@ -1,0 +1,673 @@
+// Downloading a release file with 16 concurrent connections, depot against nginx (bench/README.md, issue 5).
+//
+//   npm run build && bun bench/download.ts [options]
+//
+//   --duration S      seconds measured per slice (default 5)
+//   --rounds N        slices per server, alternating depot/nginx (default 4: 20 s measured for each)
+//   --connections N   concurrent downloads (default 16)
+//   --dir PATH        parent of the work directory (default the OS temp dir); it must be a real disk
+//   --pg URL          PostgreSQL server, without a database name (default postgres://root@127.0.0.1:5432)
+//   --binary PATH     the depot binary (default dist/depot; this script builds nothing)
+//   --bare            a third server in the same slices: a bare Bun.serve answering `new Response(Bun.file(…))`
+//                     for the same file (no routing, auth, database or headers): Bun's own share of the gap
+//
+// What it does:
+// 1. nginx: installed with `apt-get install -y nginx-light` when there is no `nginx` (needs root;
+//    Debian's policy-rc.d in containers keeps the package's own service from starting).
+// 2. Database `depot_bench_files` (dropped and re-created), `depot migrate`, an admin and its token
+//    through the CLI, `depot serve --no-workers` at the DEFAULT LOG_LEVEL (info: one JSON line per
+//    request), a product, and a 100 MiB random file published by multipart. The stored file is
+//    found under STORAGE_DIR/products/<product>/ and its sha256 checked.
+// 3. nginx serves that same stored file (same disk, same inode) on another port: a minimal config
+//    with `sendfile on`, one worker per core, no access log, run in the foreground by this script.
+// 4. Measurement, in slices that alternate between the servers (depot, nginx, nginx, depot, depot, …)
+//    so that both see the same changing load from the rest of this shared 2-core machine. In a
+//    slice N workers each run `curl -s -o /dev/null` one download after another; after a 1 s ramp,
+//    the bytes the server writes (`wchar` of /proc/PID/io, which counts sendfile) are counted for
+//    `--duration` seconds while all N connections are busy; then no new download starts and those in
+//    flight finish. Every download must answer 200 with the whole file. Depot's downloads carry the
+//    admin's bearer token (each one authenticates and reads the version from PostgreSQL). One
+//    download per worker warms each server up first, and one from each is checked with sha256sum.
+//    Also per slice: the server's CPU per GiB (depot; nginx master + workers, from /proc), the curl
+//    clients' CPU (their rusage), MiB delivered per CPU-second of server + clients, and the cores
+//    everything else kept busy (/proc/stat minus those two). The clients, not the servers, use most
+//    of the CPU, so MiB/s moves with the other tenants' load; MiB per CPU-second much less.
+// The work directory, the database, depot and nginx are gone when this exits, however it exits.
+
+import { randomFillSync } from "node:crypto";
+import {
+  closeSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from "node:fs";
+import { writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
+import { cpus, loadavg, release, tmpdir, totalmem } from "node:os";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import type { Subprocess } from "bun";
+import postgres from "postgres";
+
+const DB_NAME = "depot_bench_files";
+const MiB = 1024 * 1024;
+const GiB = 1024 * MiB;
+const FILE_BYTES = 100 * MiB;
+const TARGET_RATIO = 0.8;
+/** Seconds of load before a slice's window opens: every connection is busy by then. */
+const RAMP_S = 1;
+
+const { values: opts } = parseArgs({
+  options: {
+    duration: { type: "string", default: "5" },
+    connections: { type: "string", default: "16" },
+    rounds: { type: "string", default: "4" },
+    dir: { type: "string" },
+    pg: { type: "string", default: "postgres://root@127.0.0.1:5432" },
+    binary: { type: "string" },
+    bare: { type: "boolean", default: false },
+  },
+});
+function positive(name: string, raw: string | undefined): number {
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a whole number ≥ 1, got ${raw}`);
+  return n;
+}
+const duration = positive("duration", opts.duration);
+const connections = positive("connections", opts.connections);
+const rounds = positive("rounds", opts.rounds);
+const pgBase = (opts.pg ?? "").replace(/\/+$/, "");
+const adminUrl = `${pgBase}/postgres`;
+const benchUrl = `${pgBase}/${DB_NAME}`;
+const binary = opts.binary ? resolve(opts.binary) : fileURLToPath(new URL("../dist/depot", import.meta.url));
+const log = (line: string) => console.error(line);
+
+// ---------------------------------------------------------------------------------------------
+// Processes, the work directory and the database: all gone when this exits, however it exits.
+
+const running = new Set<Subprocess>();
+const workDir = mkdtempSync(join(opts.dir ? resolve(opts.dir) : tmpdir(), "depot-bench-download-"));
+let databaseCreated = false;
+
+async function cleanup() {
+  const procs = [...running];
+  running.clear();
+  for (const proc of procs) {
+    try {
+      proc.kill("SIGKILL");
+    } catch {}
+  }
+  await Promise.all(procs.map((proc) => proc.exited));
+  rmSync(workDir, { recursive: true, force: true });
+  if (databaseCreated) {
+    databaseCreated = false;
+    await dropDatabase().catch((error) => log(`could not drop ${DB_NAME}: ${error}`));
+  }
+}
+
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => {
+    void cleanup().finally(() => process.exit(130));
+  });
+}
+
+async function dropDatabase() {
+  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
+  try {
+    await admin.unsafe(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
+  } finally {
+    await admin.end();
+  }
+}
+
+async function recreateDatabase() {
+  await dropDatabase();
+  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
+  try {
+    await admin.unsafe(`CREATE DATABASE ${DB_NAME}`);
+    databaseCreated = true;
+  } finally {
+    await admin.end();
+  }
+}
+
+const dataDir = join(workDir, "data");
+const storageDir = join(workDir, "storage");
+const nginxDir = join(workDir, "nginx");
+
+/** The caller's environment minus depot's settings, plus the bench database and the work directory. */
+function depotEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const depotSettings = new Set([
+    "DATABASE_URL",
+    "TEST_DATABASE_URL",
+    "DATA_DIR",
+    "STORAGE_DIR",
+    "APP_KEY",
+    "APP_URL",
+    "HOST",
+    "PORT",
+    "LOG_LEVEL",
+    "MAX_UPLOAD_BYTES",
+    "MAX_JSON_UPLOAD_BYTES",
+  ]);
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value !== undefined && !depotSettings.has(key)) env[key] = value;
+  }
+  return { ...env, DATABASE_URL: benchUrl, DATA_DIR: dataDir, STORAGE_DIR: storageDir, ...extra };
+}
+
+/** Runs a command to completion; returns stdout and stderr, throws on a non-zero exit. */
+async function run(cmd: string[], options: { env?: Record<string, string> } = {}) {
+  const proc = Bun.spawn(cmd, { cwd: workDir, env: options.env, stdout: "pipe", stderr: "pipe" });
+  running.add(proc);
+  const [out, err, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
+  running.delete(proc);
+  if (code !== 0) throw new Error(`${cmd.join(" ")} exited ${code}:\n${(err || out).trim()}`);
+  return { out, err };
+}
+
+const depot = async (args: string[]) => (await run([binary, ...args], { env: depotEnv() })).out;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Polls `url` until it answers `status` (any status when null). */
+async function waitFor(url: string, proc: Subprocess, what: string, errPath: string) {
+  const t0 = performance.now();
+  for (;;) {
+    if (proc.exitCode !== null) {
+      let err = "";
+      try {
+        err = readFileSync(errPath, "utf8");
+      } catch {}
+      throw new Error(`${what} exited ${proc.exitCode}:\n${err}`);
+    }
+    if (performance.now() - t0 > 30_000) throw new Error(`${what} did not answer within 30 s`);
+    try {
+      const res = await fetch(url, { method: "HEAD", signal: AbortSignal.timeout(2000) });
+      await res.arrayBuffer();
+      return;
+    } catch {}
+    await Bun.sleep(50);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// CPU from /proc.
+
+/** User + system CPU seconds of a process and its threads. */
+function cpuSeconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in USER_HZ (100)
+  } catch {
+    return 0;
+  }
+}
+
+/** The pids whose parent is `pid` (nginx's workers). */
+function children(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8")
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** Busy and total CPU seconds of the whole machine, from /proc/stat. */
+function machineCpu(): { busy: number } {
+  const line = readFileSync("/proc/stat", "utf8").split("\n")[0] ?? "";
+  const ticks = line.trim().split(/\s+/).slice(1).map(Number);
+  const total = ticks.reduce((a, b) => a + b, 0);
+  const idle = (ticks[3] ?? 0) + (ticks[4] ?? 0);
+  return { busy: (total - idle) / 100 };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Load.
+
+/** Bytes the processes have written so far, sendfile included (`wchar` of /proc/PID/io). */
+function bytesWritten(pids: number[]): number {
+  let sum = 0;
+  for (const pid of pids) {
+    try {
+      sum += Number(/^wchar:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/io`, "utf8"))?.[1] ?? 0);
+    } catch {}
+  }
+  return sum;
+}
+
+type Server = "depot" | "nginx" | "bare";
+
+interface Measured {
+  server: Server;
+  round: number;
+  /** Bytes the server wrote during the measured window (all connections busy) over its length. */
+  mibPerS: number;
+  downloads: number;
+  failures: number;
+  medianDownloadS: number;
+  /** Server CPU per GiB sent, over the window. */
+  serverCpuPerGiB: number;
+  /** Over the whole slice, ramp and drain included: CPU of the server and of the curl clients. */
+  serverCpuS: number;
+  clientCpuS: number;
+  /** MiB delivered per CPU-second of server + curl clients: much less sensitive to other tenants than MiB/s. */
+  mibPerCpuS: number;
+  /** Cores kept busy by everything but the server and the curl clients (other work on this shared machine). */
+  othersCores: number;
+}
+
+function curlArgs(url: string, headers: string[]): string[] {
+  return [
+    "curl",
+    "-s",
+    "-o",
+    "/dev/null",
+    "-w",
+    "%{http_code} %{size_download} %{time_total}",
+    ...headers,
+    url,
+  ];
+}
+
+/**
+ * One slice: `connections` workers, each downloading one after another. After RAMP_S, the bytes the
+ * server writes are counted for `duration` seconds; then no new download starts and the ones in
+ * flight finish (each must be 200 with the whole file).
+ */
+async function measure(
+  server: Server,
+  round: number,
+  url: string,
+  headers: string[],
+  pids: () => number[],
+): Promise<Measured> {
+  const cpu = () => pids().reduce((sum, pid) => sum + cpuSeconds(pid), 0);
+  const start = { cpu: cpu(), machine: machineCpu().busy, t: performance.now() };
+  const stopAt = start.t + (RAMP_S + duration) * 1000;
+  let failures = 0;
+  let clientCpuS = 0;
+  const times: number[] = [];
+  const worker = async () => {
+    while (performance.now() < stopAt) {
+      const proc = Bun.spawn(curlArgs(url, headers), { stdout: "pipe", stderr: "ignore" });
+      running.add(proc);
+      const out = await new Response(proc.stdout).text();
+      await proc.exited;
+      running.delete(proc);
+      clientCpuS += Number(proc.resourceUsage()?.cpuTime.total ?? 0n) / 1e6;
+      const [code, size, total] = out.trim().split(" ");
+      if (code === "200" && Number(size) === FILE_BYTES) {
+        times.push(Number(total));
+      } else {
+        failures++;
+        if (failures <= 3) log(`  download failed: ${out.trim() || `curl exited ${proc.exitCode}`}`);
+      }
+    }
+  };
+  const workers = Promise.all(Array.from({ length: connections }, worker));
+  await Bun.sleep(RAMP_S * 1000);
+  const w0 = { bytes: bytesWritten(pids()), cpu: cpu(), t: performance.now() };
+  await Bun.sleep(duration * 1000);
+  const w1 = { bytes: bytesWritten(pids()), cpu: cpu(), t: performance.now() };
+  await workers;
+  const end = { cpu: cpu(), machine: machineCpu().busy, t: performance.now() };
+
+  const windowBytes = w1.bytes - w0.bytes;
+  const serverCpuS = end.cpu - start.cpu;
+  times.sort((a, b) => a - b);
+  const measured: Measured = {
+    server,
+    round,
+    mibPerS: windowBytes / MiB / ((w1.t - w0.t) / 1000),
+    downloads: times.length,
+    failures,
+    medianDownloadS: times[Math.floor(times.length / 2)] ?? 0,
+    serverCpuPerGiB: (w1.cpu - w0.cpu) / (windowBytes / GiB),
+    serverCpuS,
+    clientCpuS,
+    mibPerCpuS: (times.length * FILE_BYTES) / MiB / (serverCpuS + clientCpuS),
+    othersCores: (end.machine - start.machine - serverCpuS - clientCpuS) / ((end.t - start.t) / 1000),
+  };
+  log(
+    `${server} round ${round}: ${measured.mibPerS.toFixed(0)} MiB/s over ${duration} s, ${measured.downloads} ` +
+      `downloads (median ${measured.medianDownloadS.toFixed(2)} s each), ${failures} failed; server CPU ` +
+      `${measured.serverCpuPerGiB.toFixed(2)} s/GiB; ${measured.mibPerCpuS.toFixed(0)} MiB per CPU-s of ` +
+      `server + curl; other processes ${measured.othersCores.toFixed(2)} cores`,
+  );
+  return measured;
+}
+
+/** Downloads once to a file and checks its sha256. */
+async function verify(what: string, url: string, headers: string[], sha256: string) {
+  const path = join(workDir, "verify.bin");
+  await run(["curl", "-sSf", "-o", path, ...headers, url]);
+  const got = (await run(["sha256sum", path])).out.split(" ")[0];
+  rmSync(path);
+  if (got !== sha256) throw new Error(`${what}: the download's sha256 is ${got}, expected ${sha256}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+async function nginxBinary(): Promise<string> {
+  const find = () =>
+    ["/usr/sbin/nginx", "/usr/local/sbin/nginx", "/usr/bin/nginx"].find((p) => {
+      try {
+        return statSync(p).isFile();
+      } catch {
+        return false;
+      }
+    });
+  let path = find();
+  if (!path) {
+    log("installing nginx-light with apt-get…");
+    await run(["apt-get", "install", "-y", "-q", "nginx-light"], {
+      env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } as Record<string, string>,
+    });
+    path = find();
+  }
+  if (!path) throw new Error("nginx is not installed and apt-get did not install it");
+  return path;
+}
+
+async function machine(): Promise<string[]> {
+  const mount = (await run(["findmnt", "-n", "-o", "SOURCE,FSTYPE", "-T", workDir])).out.trim();
+  const [source = "?", fstype = "?"] = mount.split(/\s+/);
+  if (fstype === "tmpfs" || fstype === "ramfs") {
+    throw new Error(`${workDir} is on ${fstype}; pass --dir on a real disk`);
+  }
+  const cpu = cpus()[0]?.model ?? "unknown CPU";
+  const curlVersion = (await run(["curl", "--version"])).out.split("\n")[0] ?? "";
+  return [
+    `Machine: ${cpus().length} × ${cpu}, ${(totalmem() / GiB).toFixed(0)} GiB, Linux ${release()}; ` +
+      `load average at start ${loadavg()
+        .map((n) => n.toFixed(2))
+        .join(" ")}`,
+    `Disk: ${workDir} on ${source} (${fstype}); depot's STORAGE_DIR and nginx's root are the same directory`,
+    `Client: ${connections} × ${curlVersion.split(" ").slice(0, 2).join(" ")} processes; depot: ${binary}`,
+  ];
+}
+
+async function main(): Promise<number> {
+  try {
+    statSync(binary);
+  } catch {
+    log(`${binary} does not exist. Build it first:\n\n  npm run build && bun bench/download.ts`);
+    return 1;
+  }
+  for (const dir of [dataDir, storageDir, nginxDir]) mkdirSync(dir, { recursive: true });
+  const header = await machine();
+  const nginx = await nginxBinary();
+  const nginxVersion = (await run([nginx, "-v"])).err.trim();
+  header.push(`nginx: ${nginx} (${nginxVersion})`);
+  for (const line of header) log(line);
+
+  // 2. depot, the product and the version.
+  await recreateDatabase();
+  await depot(["migrate"]);
+  const admin = JSON.parse(
+    await depot([
+      "user:create",
+      "--name",
+      "Bench Admin",
+      "--email",
+      "bench-admin@depot.test",
+      "--role",
+      "admin",
+      "--json",
+    ]),
+  ) as { id: number };
+  const { token } = JSON.parse(
+    await depot(["token:create", "--user", String(admin.id), "--name", "bench", "--json"]),
+  ) as { token: string };
+  const auth = ["-H", `Authorization: Bearer ${token}`];
+
+  const depotPort = await freePort();
+  const origin = `http://127.0.0.1:${depotPort}`;
+  const depotLog = join(workDir, "depot.log");
+  const depotErr = join(workDir, "depot.err");
+  const server = Bun.spawn([binary, "serve", "--no-workers"], {
+    cwd: workDir,
+    env: depotEnv({ PORT: String(depotPort), HOST: "127.0.0.1", APP_URL: origin }), // LOG_LEVEL: default
+    stdin: "ignore",
+    stdout: Bun.file(depotLog),
+    stderr: Bun.file(depotErr),
+  });
+  running.add(server);
+  await waitFor(`${origin}/api/health`, server, "depot serve", depotErr);
+
+  const productRes = await fetch(`${origin}/api/admin/products`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify({ name: "Bench", user_id: admin.id }),
+  });
+  const product = (await productRes.json()) as { data?: { id: number } };
+  if (productRes.status !== 201 || !product.data) {
+    throw new Error(`creating the product answered ${productRes.status}: ${JSON.stringify(product)}`);
+  }
+  const source = join(workDir, "release.bin");
+  const fd = openSync(source, "wx");
+  const chunk = Buffer.allocUnsafe(4 * MiB);
+  for (let left = FILE_BYTES; left > 0; left -= chunk.length) {
+    randomFillSync(chunk);
+    writeSync(fd, chunk, 0, Math.min(left, chunk.length));
+  }
+  closeSync(fd);
+  const sha256 = (await run(["sha256sum", source])).out.split(" ")[0] ?? "";
+  const published = await run([
+    "curl",
+    "-sS",
+    ...auth,
+    "-F",
+    "version_name=1.0.0",
+    "-F",
+    "title=Bench",
+    "-F",
+    "changelog=Bench download",
+    "-F",
+    `file=@${source};type=application/octet-stream`,
+    `${origin}/api/products/${product.data.id}/versions`,
+  ]);
+  rmSync(source);
+  const version = (
+    JSON.parse(published.out) as { data?: { id: number; sha256: string; download_url: string } }
+  ).data;
+  if (!version || version.sha256 !== sha256)
+    throw new Error(`publishing failed: ${published.out.slice(0, 500)}`);
+  const productDir = join(storageDir, "products", String(product.data.id));
+  const stored = readdirSync(productDir);
+  if (stored.length !== 1 || !stored[0])
+    throw new Error(`expected one stored file in ${productDir}: ${stored}`);
+  const storedPath = join(productDir, stored[0]);
+  if ((await run(["sha256sum", storedPath])).out.split(" ")[0] !== sha256) {
+    throw new Error(`${storedPath} does not hold the published bytes`);
+  }
+  log(`published version ${version.id}: ${storedPath}`);
+  const depotUrl = `${origin}/api/products/${product.data.id}/versions/${version.id}/download`;
+
+  // 3. nginx on the same file.
+  const nginxPort = await freePort();
+  const conf = join(nginxDir, "nginx.conf");
+  const nginxErr = join(nginxDir, "error.log");
+  await writeFile(
+    conf,
+    [
+      // The work directory is private to this user (mkdtemp, 0700); as root the workers run as root to read it.
+      process.getuid?.() === 0 ? "user root;" : "",
+      `worker_processes ${cpus().length};`,
+      "daemon off;",
+      `pid ${join(nginxDir, "nginx.pid")};`,
+      `error_log ${nginxErr} warn;`,
+      "events { worker_connections 1024; }",
+      "http {",
+      "  access_log off;",
+      "  sendfile on;",
+      "  tcp_nopush on;",
+      "  default_type application/octet-stream;",
+      `  client_body_temp_path ${join(nginxDir, "body")};`,
+      `  server { listen 127.0.0.1:${nginxPort}; root ${productDir}; }`,
+      "}",
+      "",
+    ].join("\n"),
+  );
+  const nginxProc = Bun.spawn([nginx, "-e", nginxErr, "-p", nginxDir, "-c", conf], {
+    cwd: nginxDir,
+    stdin: "ignore",
+    stdout: "ignore",
+    stderr: Bun.file(join(nginxDir, "stderr.log")),
+  });
+  running.add(nginxProc);
+  const nginxUrl = `http://127.0.0.1:${nginxPort}/${stored[0]}`;
+  await waitFor(nginxUrl, nginxProc, "nginx", join(nginxDir, "stderr.log"));
+
+  // 4. Check, warm up, measure.
+  await verify("depot", depotUrl, auth, sha256);
+  await verify("nginx", nginxUrl, [], sha256);
+  const depotPids = () => [server.pid];
+  const nginxPids = () => [nginxProc.pid, ...children(nginxProc.pid)];
+  log(`nginx workers: ${children(nginxProc.pid).join(", ")}`);
+  await Promise.all(Array.from({ length: connections }, () => run(curlArgs(depotUrl, auth))));
+  await Promise.all(Array.from({ length: connections }, () => run(curlArgs(nginxUrl, []))));
+  const logLinesBefore = readFileSync(depotLog, "utf8").split("\n").length;
+
+  // --bare: the same file from a bare Bun.serve (the bench's own Bun, the version compiled into depot).
+  let bare: { proc: Subprocess; url: string } | null = null;
+  if (opts.bare) {
+    const port = await freePort();
+    const script = join(workDir, "bare.ts");
+    await writeFile(
+      script,
+      `const file = ${JSON.stringify(storedPath)};\n` +
+        `Bun.serve({ port: ${port}, hostname: "127.0.0.1", fetch: () => new Response(Bun.file(file)) });\n`,
+    );
+    const proc = Bun.spawn([process.execPath, script], { cwd: workDir, stdout: "ignore", stderr: "inherit" });
+    running.add(proc);
+    bare = { proc, url: `http://127.0.0.1:${port}/` };
+    await waitFor(bare.url, proc, "bare Bun.serve", "/dev/null");
+    await verify("bare Bun.serve", bare.url, [], sha256);
+    await Promise.all(Array.from({ length: connections }, () => run(curlArgs(bare?.url ?? "", []))));
+  }
+
+  const results: Measured[] = [];
+  // Alternating slices, depot first in odd rounds and last in even ones, so that all see the same
+  // (changing) load from the rest of the machine.
+  for (let round = 1; round <= rounds; round++) {
+    const slices = [
+      () => measure("depot", round, depotUrl, auth, depotPids),
+      () => measure("nginx", round, nginxUrl, [], nginxPids),
+    ];
+    const b = bare;
+    if (b) slices.push(() => measure("bare", round, b.url, [], () => [b.proc.pid]));
+    if (round % 2 === 0) slices.reverse();
+    for (const slice of slices) results.push(await slice());
+  }
+  if (bare) {
+    bare.proc.kill("SIGKILL");
+    await bare.proc.exited;
+    running.delete(bare.proc);
+  }
+  const logLines = readFileSync(depotLog, "utf8").split("\n").length - logLinesBefore;
+  const depotRss = (() => {
+    const kib = Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${server.pid}/status`, "utf8"))?.[1]);
+    return kib / 1024;
+  })();
+
+  nginxProc.kill("SIGQUIT");
+  await nginxProc.exited;
+  running.delete(nginxProc);
+  server.kill("SIGTERM");
+  await server.exited;
+  running.delete(server);
+
+  // Report.
+  const of = (s: Server) => results.filter((r) => r.server === s);
+  const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
+  const depotMean = mean(of("depot").map((r) => r.mibPerS));
+  const nginxMean = mean(of("nginx").map((r) => r.mibPerS));
+  const ratio = depotMean / nginxMean;
+  const pairRatios = Array.from(
+    { length: rounds },
+    (_, i) => (of("depot")[i]?.mibPerS ?? 0) / (of("nginx")[i]?.mibPerS ?? 1),
+  );
+  const depotPerCpu = median(of("depot").map((r) => r.mibPerCpuS));
+  const nginxPerCpu = median(of("nginx").map((r) => r.mibPerCpuS));
+  const row = (r: Measured) =>
+    `| ${r.server} | ${r.round} | ${r.mibPerS.toFixed(0)} MiB/s | ${r.downloads} | ${r.failures} | ` +
+    `${r.medianDownloadS.toFixed(2)} s | ${r.serverCpuPerGiB.toFixed(2)} | ${r.serverCpuS.toFixed(1)} s | ` +
+    `${r.clientCpuS.toFixed(1)} s | ${r.mibPerCpuS.toFixed(0)} | ${r.othersCores.toFixed(2)} |`;
+  const lines = [
+    "",
+    `depot download — Bun ${Bun.version} (bench), ${new Date().toISOString()}`,
+    ...header,
+    `File: 100 MiB (${FILE_BYTES} bytes), ${connections} connections, ${rounds} slices of ${duration} s per ` +
+      `server; depot at the default LOG_LEVEL (${logLines} log lines during the measurements)`,
+    "",
+    "| server | slice | aggregate | downloads | failed | median per download | server CPU s/GiB | server CPU | curl CPU | MiB per CPU-s (server + curl) | other load (cores) |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ...results.map(row),
+    "",
+    `mean depot ${depotMean.toFixed(0)} MiB/s, nginx ${nginxMean.toFixed(0)} MiB/s: ratio ${ratio.toFixed(2)} ` +
+      `(target ≥ ${TARGET_RATIO}): ${ratio >= TARGET_RATIO ? "met" : "MISSED"}; ` +
+      `per adjacent pair of slices ${pairRatios.map((r) => r.toFixed(2)).join(", ")} (median ${median(pairRatios).toFixed(2)})`,
+    `per CPU-second of server + clients (less sensitive to other load): depot ${depotPerCpu.toFixed(0)}, ` +
+      `nginx ${nginxPerCpu.toFixed(0)} MiB: ratio ${(depotPerCpu / nginxPerCpu).toFixed(2)}`,
+    ...(bare
+      ? [
+          `bare Bun.serve (Bun.file, nothing else): mean ${mean(of("bare").map((r) => r.mibPerS)).toFixed(0)} MiB/s = ` +
+            `${(mean(of("bare").map((r) => r.mibPerS)) / nginxMean).toFixed(2)} × nginx; depot = ` +
+            `${(depotMean / mean(of("bare").map((r) => r.mibPerS))).toFixed(2)} × bare; per CPU-second ` +
+            `${median(of("bare").map((r) => r.mibPerCpuS)).toFixed(0)} MiB`,
+        ]
+      : []),
+    `depot VmHWM over the whole run ${depotRss.toFixed(0)} MiB; load average at end ${loadavg()
+      .map((n) => n.toFixed(2))
+      .join(" ")}`,
+  ];
+  console.log(lines.join("\n"));
+  return 0;
+}
+
+let code = 1;
+try {
+  code = await main();
+} catch (error) {
+  log(error instanceof Error ? (error.stack ?? error.message) : String(error));
+  code = 1;
+} finally {
+  await cleanup();
+}
+process.exit(code);

@@ -1,0 +1,814 @@
+// Publishing a large release file: throughput and the server's memory (bench/README.md, issue 5).
+//
+//   npm run build && bun bench/upload.ts [options]
+//
+//   --runs N          1 GiB multipart uploads measured (default 3); dd runs before, between and after
+//   --dir PATH        parent of the work directory (default the OS temp dir); it must be a real disk
+//   --pg URL          PostgreSQL server, without a database name (default postgres://root@127.0.0.1:5432)
+//   --binary PATH     the depot binary (default dist/depot; this script builds nothing)
+//   --bare            also upload the same 1 GiB N times to a bare Bun.serve, one step of depot's upload
+//                     path at a time (and two faster ways to write), to see where the time goes
+//
+// What it does, everything on ONE file system (the work directory holds the generated files,
+// DATA_DIR, STORAGE_DIR and dd's file; the script refuses tmpfs):
+// 1. Database `depot_bench_files` (dropped and re-created), `depot migrate`, an admin and its token
+//    through the CLI, `depot serve --no-workers` at the default LOG_LEVEL with MAX_UPLOAD_BYTES 3 GiB
+//    (the 2 GiB upload needs more than the 2 GiB default), and a product through the admin API.
+// 2. Random files: 1 GiB and 2 GiB, and a 50 MiB one wrapped as the JSON publish body (base64),
+//    each hashed with `sha256sum`; then `sync`, so that no dirty page is written back during a
+//    measurement. One small multipart publish warms the route up (not measured).
+// 3. Reference: `dd if=/dev/zero of=<work dir>/dd.bin bs=1M count=1024 conv=fsync`, before the 1 GiB
+//    uploads, between them and after them; the median is the reference.
+// 4. Each upload is one `curl` (it streams the file from disk) to POST /api/products/P/versions:
+//    the 1 GiB file N times, the 2 GiB file once, the 50 MiB base64 JSON body 6 times in a row
+//    (`--data-binary @file`), and the RSS 10 s after the last of those.
+//    Before each upload the server's peak RSS is reset (`echo 5 > /proc/PID/clear_refs`, needs root
+//    or the same user); during it VmRSS is sampled every 50 ms; after it VmHWM is read (the kernel's
+//    peak since the reset, so a spike between two samples is not missed). The response must be 201
+//    with the sha256 and file_size of the file sent. Throughput is the file's size over curl's
+//    time_total. Also reported: depot's CPU time over the upload, and the cores every other process
+//    (curl included) kept busy meanwhile, from /proc/stat; this is a shared machine.
+// The work directory (about 9 GiB at the end), the database and the processes are gone when this
+// exits, however it exits.
+import { randomFillSync } from "node:crypto";
+import {
+  closeSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
+import { writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
+import { cpus, loadavg, release, tmpdir, totalmem } from "node:os";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import type { Subprocess } from "bun";
+import postgres from "postgres";
+
+const DB_NAME = "depot_bench_files";
+const MiB = 1024 * 1024;
+const GiB = 1024 * MiB;
+const SAMPLE_MS = 50;
+/** Several in a row: does the RSS a base64 publish leaves behind keep growing? */
+const BASE64_RUNS = 6;
+/** How long the server is left idle after the base64 uploads before its RSS is read again. */
+const SETTLE_MS = 10_000;
+const TARGET_RSS_MIB = 150;
+const TARGET_DD_SHARE = 0.5;
+
+const { values: opts } = parseArgs({
+  options: {
+    runs: { type: "string", default: "3" },
+    dir: { type: "string" },
+    pg: { type: "string", default: "postgres://root@127.0.0.1:5432" },
+    binary: { type: "string" },
+    bare: { type: "boolean", default: false },
+  },
+});
+const runs = Math.max(1, Number.parseInt(opts.runs ?? "3", 10) || 3);
+const pgBase = (opts.pg ?? "").replace(/\/+$/, "");
+const adminUrl = `${pgBase}/postgres`;
+const benchUrl = `${pgBase}/${DB_NAME}`;
+const binary = opts.binary ? resolve(opts.binary) : fileURLToPath(new URL("../dist/depot", import.meta.url));
+const log = (line: string) => console.error(line);
+
+// ---------------------------------------------------------------------------------------------
+// Processes, the work directory and the database: all gone when this exits, however it exits.
+
+const running = new Set<Subprocess>();
+const workDir = mkdtempSync(join(opts.dir ? resolve(opts.dir) : tmpdir(), "depot-bench-upload-"));
+let databaseCreated = false;
+
+async function cleanup() {
+  const procs = [...running];
+  running.clear();
+  for (const proc of procs) {
+    try {
+      proc.kill("SIGKILL");
+    } catch {}
+  }
+  await Promise.all(procs.map((proc) => proc.exited));
+  rmSync(workDir, { recursive: true, force: true });
+  if (databaseCreated) {
+    databaseCreated = false;
+    await dropDatabase().catch((error) => log(`could not drop ${DB_NAME}: ${error}`));
+  }
+}
+
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => {
+    void cleanup().finally(() => process.exit(130));
+  });
+}
+
+async function dropDatabase() {
+  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
+  try {
+    await admin.unsafe(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
+  } finally {
+    await admin.end();
+  }
+}
+
+async function recreateDatabase() {
+  await dropDatabase();
+  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
+  try {
+    await admin.unsafe(`CREATE DATABASE ${DB_NAME}`);
+    databaseCreated = true;
+  } finally {
+    await admin.end();
+  }
+}
+
+const dataDir = join(workDir, "data");
+const storageDir = join(workDir, "storage");
+const filesDir = join(workDir, "files");
+
+/** The caller's environment minus depot's settings, plus the bench database and the work directory. */
+function depotEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const depotSettings = new Set([
+    "DATABASE_URL",
+    "TEST_DATABASE_URL",
+    "DATA_DIR",
+    "STORAGE_DIR",
+    "APP_KEY",
+    "APP_URL",
+    "HOST",
+    "PORT",
+    "LOG_LEVEL",
+    "MAX_UPLOAD_BYTES",
+    "MAX_JSON_UPLOAD_BYTES",
+  ]);
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value !== undefined && !depotSettings.has(key)) env[key] = value;
+  }
+  return { ...env, DATABASE_URL: benchUrl, DATA_DIR: dataDir, STORAGE_DIR: storageDir, ...extra };
+}
+
+/** Runs a command to completion; returns stdout and stderr, throws on a non-zero exit. */
+async function run(cmd: string[], options: { env?: Record<string, string> } = {}) {
+  const proc = Bun.spawn(cmd, { cwd: workDir, env: options.env, stdout: "pipe", stderr: "pipe" });
+  running.add(proc);
+  const [out, err, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
+  running.delete(proc);
+  if (code !== 0) throw new Error(`${cmd.join(" ")} exited ${code}:\n${err.trim()}`);
+  return { out, err };
+}
+
+const depot = async (args: string[]) => (await run([binary, ...args], { env: depotEnv() })).out;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// The server's memory and CPU, from /proc.
+
+function status(pid: number, field: "VmRSS" | "VmHWM"): number {
+  const text = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kib = Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(text)?.[1]);
+  if (!Number.isFinite(kib)) throw new Error(`no ${field} in /proc/${pid}/status`);
+  return kib / 1024;
+}
+
+/** User + system CPU seconds of one process. */
+function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ 100)
+}
+
+/**
+ * Cores the rest of the machine kept busy (everything but `pids`), averaged over an interval: this is
+ * a shared 2-core machine, and depot's upload path is CPU-bound while dd is not.
+ */
+function othersMeter(pids: number[]) {
+  const machine = () => {
+    const ticks = (readFileSync("/proc/stat", "utf8").split("\n")[0] ?? "")
+      .trim()
+      .split(/\s+/)
+      .slice(1)
+      .map(Number);
+    const busy = ticks.reduce((a, b) => a + b, 0) - (ticks[3] ?? 0) - (ticks[4] ?? 0);
+    return busy / 100;
+  };
+  const ours = () => pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
+  const [m0, o0, t0] = [machine(), ours(), performance.now()];
+  return () => (machine() - m0 - (ours() - o0)) / ((performance.now() - t0) / 1000);
+}
+
+/** Samples VmRSS every SAMPLE_MS until stopped; the kernel's VmHWM is reset first. */
+function rssSampler(pid: number) {
+  writeFileSync(`/proc/${pid}/clear_refs`, "5"); // resets VmHWM to the current RSS
+  const idle = status(pid, "VmRSS");
+  const t0 = performance.now();
+  const samples: { t: number; rss: number }[] = [];
+  let stopped = false;
+  const loop = (async () => {
+    while (!stopped) {
+      try {
+        samples.push({ t: performance.now() - t0, rss: status(pid, "VmRSS") });
+      } catch {
+        return; // the process is gone; the caller reports why
+      }
+      await Bun.sleep(SAMPLE_MS);
+    }
+  })();
+  return {
+    idle,
+    async stop() {
+      stopped = true;
+      await loop;
+      const peak = samples.reduce((max, s) => (s.rss > max.rss ? s : max), { t: 0, rss: idle });
+      return {
+        idle,
+        peak: peak.rss,
+        peakAtS: peak.t / 1000,
+        hwm: status(pid, "VmHWM"),
+        after: status(pid, "VmRSS"),
+        samples: samples.length,
+        // RSS at each second, to see whether it grows with the bytes received or stays flat.
+        perSecond: samples.filter((_, i) => i % Math.round(1000 / SAMPLE_MS) === 0).map((s) => s.rss),
+      };
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Files and the reference.
+
+function randomFile(path: string, bytes: number) {
+  const fd = openSync(path, "wx");
+  const chunk = Buffer.allocUnsafe(4 * MiB);
+  try {
+    for (let left = bytes; left > 0; left -= chunk.length) {
+      randomFillSync(chunk); // fresh random bytes per chunk: nothing repeats, nothing compresses
+      writeSync(fd, chunk, 0, Math.min(left, chunk.length));
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+async function sha256sum(path: string): Promise<string> {
+  const { out } = await run(["sha256sum", path]);
+  return out.split(" ")[0] ?? "";
+}
+
+/** dd from /dev/zero with fsync: MiB/s as dd itself reports bytes and seconds. */
+async function ddReference(): Promise<number> {
+  const target = join(workDir, "dd.bin");
+  await run(["sync"]);
+  const others = othersMeter([]);
+  const { err } = await run(["dd", "if=/dev/zero", `of=${target}`, "bs=1M", "count=1024", "conv=fsync"]);
+  const busy = others();
+  rmSync(target, { force: true });
+  await run(["sync"]);
+  const match = /(\d+) bytes .* copied, ([\d.]+) s/.exec(err);
+  if (!match) throw new Error(`cannot parse dd output:\n${err}`);
+  const mibPerS = Number(match[1]) / MiB / Number(match[2]);
+  log(`dd conv=fsync: ${mibPerS.toFixed(0)} MiB/s (machine busy ${busy.toFixed(2)} cores, dd included)`);
+  return mibPerS;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Uploads.
+
+interface Upload {
+  label: string;
+  bytes: number;
+  seconds: number;
+  mibPerS: number;
+  idle: number;
+  peak: number;
+  peakAtS: number;
+  hwm: number;
+  after: number;
+  serverCpuS: number;
+  /** Cores busy with other work (other processes, including curl) during the upload. */
+  othersCores: number;
+  perSecond: number[];
+}
+
+/** One curl upload, measured; `body` is curl's arguments for the body. */
+async function upload(
+  label: string,
+  serverPid: number,
+  url: string,
+  token: string,
+  body: string[],
+  expect: { bytes: number; sha256: string } | null,
+): Promise<Upload> {
+  await run(["sync"]);
+  const respPath = join(workDir, "resp.json");
+  const sampler = rssSampler(serverPid);
+  const cpu0 = cpuSeconds(serverPid);
+  const others = othersMeter([serverPid]);
+  const { out } = await run([
+    "curl",
+    "-sS",
+    "-o",
+    respPath,
+    "-w",
+    "%{http_code} %{time_total}",
+    "-H",
+    `Authorization: Bearer ${token}`,
+    "-H",
+    "Expect:", // no 100-continue round trip; the server answers before reading anyway
+    ...body,
+    url,
+  ]);
+  const serverCpuS = cpuSeconds(serverPid) - cpu0;
+  const othersCores = others();
+  const mem = await sampler.stop();
+  const [code, total] = out.trim().split(" ");
+  const response = readFileSync(respPath, "utf8");
+  if (code !== "201") throw new Error(`${label}: HTTP ${code}: ${response.slice(0, 500)}`);
+  const data = (JSON.parse(response) as { data: { sha256: string; file_size: number } }).data;
+  if (expect && (data.sha256 !== expect.sha256 || data.file_size !== expect.bytes)) {
+    throw new Error(
+      `${label}: the server stored sha256 ${data.sha256} (${data.file_size} bytes), ` +
+        `sha256sum says ${expect.sha256} (${expect.bytes} bytes)`,
+    );
+  }
+  const seconds = Number(total);
+  const bytes = expect?.bytes ?? data.file_size;
+  const result = { label, bytes, seconds, mibPerS: bytes / MiB / seconds, serverCpuS, othersCores, ...mem };
+  log(
+    `${label}: ${seconds.toFixed(2)} s, ${result.mibPerS.toFixed(0)} MiB/s; RSS idle ${mem.idle.toFixed(0)}, ` +
+      `peak sampled ${mem.peak.toFixed(0)} at ${mem.peakAtS.toFixed(1)} s, VmHWM ${mem.hwm.toFixed(0)}, ` +
+      `after ${mem.after.toFixed(0)} MiB; depot CPU ${serverCpuS.toFixed(2)} s; ` +
+      `other processes ${othersCores.toFixed(2)} cores; sha256 ok` +
+      `\n  RSS per second: ${mem.perSecond.map((n) => n.toFixed(0)).join(" ")}`,
+  );
+  return result;
+}
+
+/**
+ * --bare: where the time goes. A bare Bun.serve (no Elysia, no auth, no database) takes the same 1 GiB
+ * in steps, each adding one thing to the previous one; `receive` and `multipart` call depot's own
+ * ReleaseStore.receive and readUpload from src/. Each answers its own time and that of the final fsync.
+ */
+const BARE_VARIANTS = [
+  "discard",
+  "hash",
+  "write",
+  "receive",
+  "pipelined",
+  "pipelined-overlap",
+  "multipart",
+] as const;
+type BareVariant = (typeof BARE_VARIANTS)[number];
+const BARE_WHAT: Record<BareVariant, string> = {
+  discard: "raw body read and dropped (Bun's request streaming alone)",
+  hash: "raw body, SHA-256 per chunk, nothing written",
+  write: "raw body, `await fh.write(chunk)` per chunk, fsync; no hash",
+  receive: "raw body into depot's own `ReleaseStore.receive` (SHA-256 + awaited write per chunk + fsync)",
+  pipelined:
+    "as `receive`, but positioned writes `fh.write(chunk, 0, n, pos)` not awaited one by one: up to 8 MiB in flight while reading goes on",
+  "pipelined-overlap":
+    "as `pipelined`, plus an unawaited `fh.datasync()` every 64 MiB (one at a time), so the final fsync has little left",
+  multipart:
+    "multipart into depot's own `readUpload` (Readable.fromWeb → busboy → `receive`); no Elysia, auth or DB",
+};
+const bareServer = (repo: string) => `
+import { open } from "node:fs/promises";
+import { join } from "node:path";
+import { ReleaseStore } from ${JSON.stringify(join(repo, "src/storage/releases.ts"))};
+import { readUpload } from ${JSON.stringify(join(repo, "src/features/versions/upload.ts"))};
+const dir = process.env.BARE_DIR;
+const store = new ReleaseStore(join(dir, "bare-store"));
+const limits = { maxUploadBytes: 4 * 1024 ** 3, maxJsonUploadBytes: 64 * 1024 ** 2 };
+const MiB = 1024 * 1024;
+let n = 0;
+Bun.serve({
+  port: Number(process.env.BARE_PORT), hostname: "127.0.0.1", maxRequestBodySize: 4 * 1024 ** 3,
+  async fetch(request) {
+    const variant = new URL(request.url).pathname.slice(1);
+    const t0 = performance.now();
+    let size = 0, chunks = 0, syncMs = null; // depot's own code fsyncs inside; not timed apart
+    let sha256 = null;
+    if (variant === "receive") {
+      const file = await store.receive(request.body, limits.maxUploadBytes);
+      size = file.size; sha256 = file.sha256;
+      await store.discard(file);
+    } else if (variant === "multipart") {
+      const { file } = await readUpload(request, store, limits);
+      size = file?.size ?? 0; sha256 = file?.sha256 ?? null;
+      await store.discard(file);
+    } else {
+      const writes = variant !== "discard" && variant !== "hash";
+      const hash = variant === "write" || variant === "discard" ? null : new Bun.CryptoHasher("sha256");
+      const path = join(dir, "bare-" + n++);
+      const fh = writes ? await open(path, "wx") : null;
+      const pipelined = variant.startsWith("pipelined");
+      const overlap = variant === "pipelined-overlap";
+      const inflight = new Set();
+      let inflightBytes = 0, unsynced = 0, syncing = null;
+      for await (const chunk of request.body) {
+        const length = chunk.byteLength;
+        const position = size;
+        size += length; chunks++;
+        hash?.update(chunk);
+        if (!fh) continue;
+        if (!pipelined) { await fh.write(chunk); continue; }
+        const write = fh.write(chunk, 0, length, position).then(() => { inflight.delete(write); inflightBytes -= length; });
+        inflight.add(write); inflightBytes += length; unsynced += length;
+        if (overlap && unsynced >= 64 * MiB && !syncing) {
+          unsynced = 0;
+          syncing = fh.datasync().finally(() => { syncing = null; });
+        }
+        while (inflightBytes > 8 * MiB) await Promise.race(inflight);
+      }
+      if (fh) {
+        await Promise.all(inflight);
+        if (syncing) await syncing;
+        const s = performance.now(); await fh.sync(); syncMs = performance.now() - s;
+        await fh.close();
+        await Bun.file(path).delete();
+      } else {
+        syncMs = 0;
+      }
+      sha256 = hash?.digest("hex") ?? null;
+    }
+    return Response.json({ size, chunks, ms: performance.now() - t0, syncMs, sha256 });
+  },
+});
+console.log("ready");
+`;
+
+interface BareResult {
+  variant: BareVariant;
+  seconds: number;
+  serverMs: number;
+  /** The final fsync's time; null where depot's own code does it inside. */
+  syncMs: number | null;
+  cpu: number;
+  growth: number;
+}
+
+async function bareUploads(
+  path: string,
+  bytes: number,
+  sha256: string,
+  times: number,
+): Promise<BareResult[]> {
+  const port = await freePort();
+  const script = join(workDir, "bare.ts");
+  await writeFile(script, bareServer(fileURLToPath(new URL("..", import.meta.url))));
+  const proc = Bun.spawn([process.execPath, script], {
+    cwd: workDir,
+    env: { ...process.env, BARE_DIR: filesDir, BARE_PORT: String(port) },
+    stdout: "pipe",
+    stderr: "inherit",
+  });
+  running.add(proc);
+  const results: BareResult[] = [];
+  try {
+    const reader = proc.stdout.getReader();
+    await reader.read(); // "ready"
+    for (let i = 0; i < times; i++) {
+      for (const variant of BARE_VARIANTS) {
+        await run(["sync"]);
+        const sampler = rssSampler(proc.pid);
+        const cpu0 = cpuSeconds(proc.pid);
+        const body =
+          variant === "multipart"
+            ? ["-F", `file=@${path};type=application/octet-stream`]
+            : // -T streams the file (--data-binary @file would first read it whole into curl's memory)
+              ["-H", "Content-Type: application/octet-stream", "-X", "POST", "-T", path];
+        const { out } = await run([
+          "curl",
+          "-sS",
+          "-w",
+          "\\n%{http_code} %{time_total}",
+          "-H",
+          "Expect:",
+          ...body,
+          `http://127.0.0.1:${port}/${variant}`,
+        ]);
+        const cpu = cpuSeconds(proc.pid) - cpu0;
+        const mem = await sampler.stop();
+        const [json = "", status = ""] = out.trim().split("\n");
+        const [code, total] = status.split(" ");
+        const answer = JSON.parse(json) as {
+          size: number;
+          chunks: number;
+          ms: number;
+          syncMs: number | null;
+          sha256: string | null;
+        };
+        if (code !== "200" || answer.size !== bytes || (answer.sha256 !== null && answer.sha256 !== sha256)) {
+          throw new Error(`bare ${variant}: ${code} ${json}`);
+        }
+        const result = {
+          variant,
+          seconds: Number(total),
+          serverMs: answer.ms,
+          syncMs: answer.syncMs,
+          cpu,
+          growth: Math.max(mem.peak, mem.hwm) - mem.idle,
+        };
+        results.push(result);
+        log(
+          `bare ${variant}: ${result.seconds.toFixed(2)} s, ${(bytes / MiB / result.seconds).toFixed(0)} MiB/s, ` +
+            `final fsync ${answer.syncMs === null ? "(inside)" : `${answer.syncMs.toFixed(0)} ms`}, CPU ${cpu.toFixed(2)} s, RSS +${result.growth.toFixed(0)} MiB` +
+            (answer.chunks
+              ? `, ${answer.chunks} chunks (${(bytes / answer.chunks / 1024).toFixed(0)} KiB avg)`
+              : ""),
+        );
+      }
+    }
+    return results;
+  } finally {
+    proc.kill("SIGKILL");
+    await proc.exited;
+    running.delete(proc);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+async function machine(): Promise<string[]> {
+  const mount = (await run(["findmnt", "-n", "-o", "SOURCE,FSTYPE,OPTIONS", "-T", workDir])).out.trim();
+  const [source = "?", fstype = "?"] = mount.split(/\s+/);
+  if (fstype === "tmpfs" || fstype === "ramfs") {
+    throw new Error(`${workDir} is on ${fstype}; pass --dir on a real disk`);
+  }
+  const device = source.replace(/^\/dev\//, "").replace(/\d+$/, "");
+  let rotational = "?";
+  try {
+    rotational = readFileSync(`/sys/block/${device}/queue/rotational`, "utf8").trim();
+  } catch {}
+  const cpu = cpus()[0]?.model ?? "unknown CPU";
+  const curlVersion = (await run(["curl", "--version"])).out.split("\n")[0] ?? "";
+  return [
+    `Machine: ${cpus().length} × ${cpu}, ${(totalmem() / GiB).toFixed(0)} GiB, Linux ${release()}; ` +
+      `load average at start ${loadavg()
+        .map((n) => n.toFixed(2))
+        .join(" ")}`,
+    `Disk: ${workDir} on ${source} (${fstype}, rotational=${rotational}); generated files, ` +
+      `STORAGE_DIR and dd's file all on it`,
+    `Client: ${curlVersion.split(" ").slice(0, 2).join(" ")}; depot: ${binary}`,
+  ];
+}
+
+async function main(): Promise<number> {
+  try {
+    statSync(binary);
+  } catch {
+    log(`${binary} does not exist. Build it first:\n\n  npm run build && bun bench/upload.ts`);
+    return 1;
+  }
+  for (const dir of [dataDir, storageDir, filesDir]) mkdirSync(dir, { recursive: true });
+  const header = await machine();
+  for (const line of header) log(line);
+
+  // 1. Database, admin, server, product.
+  await recreateDatabase();
+  await depot(["migrate"]);
+  const admin = JSON.parse(
+    await depot([
+      "user:create",
+      "--name",
+      "Bench Admin",
+      "--email",
+      "bench-admin@depot.test",
+      "--role",
+      "admin",
+      "--json",
+    ]),
+  ) as { id: number };
+  const { token } = JSON.parse(
+    await depot(["token:create", "--user", String(admin.id), "--name", "bench", "--json"]),
+  ) as { token: string };
+
+  const port = await freePort();
+  const origin = `http://127.0.0.1:${port}`;
+  const server = Bun.spawn([binary, "serve", "--no-workers"], {
+    cwd: workDir,
+    env: depotEnv({
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      APP_URL: origin,
+      MAX_UPLOAD_BYTES: String(3 * GiB),
+    }),
+    stdin: "ignore",
+    stdout: Bun.file(join(workDir, "depot.log")),
+    stderr: Bun.file(join(workDir, "depot.err")),
+  });
+  running.add(server);
+  const t0 = performance.now();
+  for (;;) {
+    if (server.exitCode !== null) {
+      throw new Error(
+        `depot serve exited ${server.exitCode}:\n${readFileSync(join(workDir, "depot.err"), "utf8")}`,
+      );
+    }
+    if (performance.now() - t0 > 30_000) throw new Error("depot serve was not healthy within 30 s");
+    try {
+      const res = await fetch(`${origin}/api/health`, { signal: AbortSignal.timeout(2000) });
+      await res.arrayBuffer();
+      if (res.status === 200) break;
+    } catch {}
+    await Bun.sleep(50);
+  }
+  const productRes = await fetch(`${origin}/api/admin/products`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify({ name: "Bench", user_id: admin.id }),
+  });
+  const product = (await productRes.json()) as { data?: { id: number } };
+  if (productRes.status !== 201 || !product.data) {
+    throw new Error(`creating the product answered ${productRes.status}: ${JSON.stringify(product)}`);
+  }
+  const publishUrl = `${origin}/api/products/${product.data.id}/versions`;
+
+  // 2. Files.
+  log("generating the random files and their sha256…");
+  const small = join(filesDir, "small.bin");
+  const big1 = join(filesDir, "big-1g.bin");
+  const big2 = join(filesDir, "big-2g.bin");
+  const b64Source = join(filesDir, "b64.bin");
+  const b64Json = join(filesDir, "b64.json");
+  randomFile(small, MiB);
+  randomFile(big1, GiB);
+  randomFile(big2, 2 * GiB);
+  randomFile(b64Source, 50 * MiB);
+  const b64Sha = await sha256sum(b64Source);
+  await writeFile(
+    b64Json,
+    JSON.stringify({
+      version_name: "b64-VERSION",
+      title: "Base64",
+      changelog: "Bench",
+      file: { filename: "b64.bin", content: readFileSync(b64Source).toString("base64") },
+    }),
+  );
+  rmSync(b64Source);
+  const sha1 = await sha256sum(big1);
+  const sha2 = await sha256sum(big2);
+  await run(["sync"]);
+
+  let version = 0;
+  const multipart = (path: string) => [
+    "-F",
+    `version_name=v${++version}`,
+    "-F",
+    `title=Bench ${version}`,
+    "-F",
+    "changelog=Bench upload",
+    "-F",
+    `file=@${path};type=application/octet-stream`,
+  ];
+  const warm = await upload(
+    "warm-up 1 MiB (not counted)",
+    server.pid,
+    publishUrl,
+    token,
+    multipart(small),
+    null,
+  );
+  void warm;
+
+  // 3 and 4. dd, the 1 GiB uploads with dd between them, the 2 GiB upload, the base64 uploads.
+  const dd: number[] = [await ddReference()];
+  const oneGiB: Upload[] = [];
+  for (let i = 0; i < runs; i++) {
+    oneGiB.push(
+      await upload(`1 GiB multipart ${i + 1}/${runs}`, server.pid, publishUrl, token, multipart(big1), {
+        bytes: GiB,
+        sha256: sha1,
+      }),
+    );
+    dd.push(await ddReference());
+  }
+  const twoGiB = await upload("2 GiB multipart", server.pid, publishUrl, token, multipart(big2), {
+    bytes: 2 * GiB,
+    sha256: sha2,
+  });
+  const base64: Upload[] = [];
+  for (let i = 0; i < BASE64_RUNS; i++) {
+    // The JSON body names a fresh version each time.
+    const jsonPath = join(filesDir, `b64-${i}.json`);
+    await writeFile(jsonPath, readFileSync(b64Json, "utf8").replace("b64-VERSION", `b64-${i}`));
+    base64.push(
+      await upload(
+        `50 MiB JSON base64 ${i + 1}/${BASE64_RUNS}`,
+        server.pid,
+        publishUrl,
+        token,
+        ["-H", "Content-Type: application/json", "--data-binary", `@${jsonPath}`],
+        { bytes: 50 * MiB, sha256: b64Sha },
+      ),
+    );
+    rmSync(jsonPath);
+  }
+  // Is what the base64 uploads left behind garbage that is collected when idle, or kept?
+  await Bun.sleep(SETTLE_MS);
+  const settled = status(server.pid, "VmRSS");
+  log(`RSS ${SETTLE_MS / 1000} s after the last base64 upload: ${settled.toFixed(0)} MiB`);
+  const bare = opts.bare ? await bareUploads(big1, GiB, sha1, runs) : null;
+  server.kill("SIGTERM");
+  await server.exited;
+  running.delete(server);
+
+  // Report.
+  const ddMedian = median(dd);
+  const upMedian = median(oneGiB.map((u) => u.mibPerS));
+  const worstGrowth = Math.max(...oneGiB.map((u) => Math.max(u.peak, u.hwm) - u.idle));
+  const row = (u: Upload) =>
+    `| ${u.label} | ${u.seconds.toFixed(2)} s | ${u.mibPerS.toFixed(0)} MiB/s | ${u.idle.toFixed(0)} | ` +
+    `${u.peak.toFixed(0)} | ${u.hwm.toFixed(0)} | +${(Math.max(u.peak, u.hwm) - u.idle).toFixed(0)} | ` +
+    `${u.after.toFixed(0)} | ${u.serverCpuS.toFixed(1)} s | ${u.othersCores.toFixed(1)} |`;
+  const lines = [
+    "",
+    `depot upload — Bun ${Bun.version} (bench), ${new Date().toISOString()}`,
+    ...header,
+    "",
+    `dd if=/dev/zero bs=1M count=1024 conv=fsync: ${dd.map((n) => n.toFixed(0)).join(", ")} MiB/s ` +
+      `(median ${ddMedian.toFixed(0)})`,
+    "",
+    "| upload | time (curl) | throughput | RSS idle MiB | peak sampled MiB | VmHWM MiB | peak − idle MiB | RSS after MiB | depot CPU | other load (cores) |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ...oneGiB.map(row),
+    row(twoGiB),
+    ...base64.map(row),
+    "",
+    `1 GiB median ${upMedian.toFixed(0)} MiB/s = ${((upMedian / ddMedian) * 100).toFixed(0)} % of dd ` +
+      `(target ≥ ${TARGET_DD_SHARE * 100} %): ${upMedian >= TARGET_DD_SHARE * ddMedian ? "met" : "MISSED"}`,
+    `1 GiB worst peak − idle ${worstGrowth.toFixed(0)} MiB (target < ${TARGET_RSS_MIB}): ` +
+      `${worstGrowth < TARGET_RSS_MIB ? "met" : "MISSED"}`,
+    `2 GiB: 201, sha256 verified, ${twoGiB.seconds.toFixed(1)} s, peak RSS ` +
+      `${Math.max(twoGiB.peak, twoGiB.hwm).toFixed(0)} MiB (+${(Math.max(twoGiB.peak, twoGiB.hwm) - twoGiB.idle).toFixed(0)})`,
+    `50 MiB base64: peak − idle ${Math.min(...base64.map((u) => Math.max(u.peak, u.hwm) - u.idle)).toFixed(0)}–` +
+      `${Math.max(...base64.map((u) => Math.max(u.peak, u.hwm) - u.idle)).toFixed(0)} MiB per upload; highest RSS ` +
+      `${Math.max(...base64.map((u) => Math.max(u.peak, u.hwm))).toFixed(0)} MiB; ${settled.toFixed(0)} MiB ` +
+      `${SETTLE_MS / 1000} s after the last one`,
+  ];
+  if (bare) {
+    lines.push(
+      "",
+      `Where the time goes (--bare; the same 1 GiB, medians of ${runs}; dd median ${ddMedian.toFixed(0)} MiB/s):`,
+      "",
+      "| bare Bun.serve step | time (curl) | throughput | % of dd | final fsync | CPU | RSS growth |",
+      "|---|---:|---:|---:|---:|---:|---:|",
+    );
+    for (const variant of BARE_VARIANTS) {
+      const of = bare.filter((r) => r.variant === variant);
+      const seconds = median(of.map((r) => r.seconds));
+      lines.push(
+        `| \`${variant}\`: ${BARE_WHAT[variant]} | ${seconds.toFixed(2)} s | ${(GiB / MiB / seconds).toFixed(0)} MiB/s | ` +
+          `${((GiB / MiB / seconds / ddMedian) * 100).toFixed(0)} % | ${of[0]?.syncMs === null ? "(inside)" : `${median(of.map((r) => r.syncMs ?? 0)).toFixed(0)} ms`} | ` +
+          `${median(of.map((r) => r.cpu)).toFixed(2)} s | +${median(of.map((r) => r.growth)).toFixed(0)} MiB |`,
+      );
+    }
+    lines.push("");
+  }
+  lines.push(
+    `load average at end ${loadavg()
+      .map((n) => n.toFixed(2))
+      .join(" ")}; RSS sampled every ${SAMPLE_MS} ms, VmHWM reset before each upload`,
+  );
+  console.log(lines.join("\n"));
+  return 0;
+}
+
+let code = 1;
+try {
+  code = await main();
+} catch (error) {
+  log(error instanceof Error ? (error.stack ?? error.message) : String(error));
+  code = 1;
+} finally {
+  await cleanup();
+}
+process.exit(code);
