@@ -5,7 +5,13 @@ import { validateAll } from "../../http/errors.ts";
 import { pageRequest, publicUrl, simplePage } from "../../http/pagination.ts";
 import { dataOf, MessageJson, ValidationJson } from "../../http/schemas.ts";
 import { CreatePurchaseBody, PurchaseJson, PurchasePageJson, PurchaseQuery } from "./schemas.ts";
-import { createPurchase, filterConditions, listPurchases, toPurchaseJson } from "./service.ts";
+import {
+  assertFiltersExist,
+  createPurchase,
+  listPurchases,
+  parseFilters,
+  toPurchaseJson,
+} from "./service.ts";
 
 export const purchaseRoutes = (ctx: AppContext) =>
   new Elysia()
@@ -15,9 +21,10 @@ export const purchaseRoutes = (ctx: AppContext) =>
       async ({ query, actor, request }) => {
         const [page, filters] = await validateAll(
           () => pageRequest(query),
-          () => filterConditions(ctx, query),
+          () => parseFilters(query),
         );
         const rows = await listPurchases(ctx, actor, filters, page);
+        if (rows.length === 0) await assertFiltersExist(ctx, filters);
         return simplePage(rows.map(toPurchaseJson), page, publicUrl(request.url, ctx.config.appUrl));
       },
       {
