@@ -37,6 +37,13 @@ export function openPostgres(url: string, options: { max?: number } = {}): Datab
     // Notices such as "schema already exists, skipping" are noise in our JSON logs.
     onnotice: () => {},
   });
+  // drizzle's postgres-js driver sends every query unprepared (drizzle-orm#6096): a parse and a plan
+  // on the server and an extra round trip each time. depot's queries are a small set of shapes, so
+  // postgres.js may prepare each once per connection and reuse it (bench/README.md, purchases).
+  // Queries inside a transaction go through the transaction's own handle and stay unprepared.
+  const unprepared = client.unsafe.bind(client);
+  client.unsafe = ((query: string, params?: unknown[], queryOptions?: object) =>
+    unprepared(query, params as never, { ...queryOptions, prepare: true })) as typeof client.unsafe;
   const db = drizzlePostgres({ client, schema }) as unknown as Db;
   return {
     kind: "postgres",
