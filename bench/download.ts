@@ -47,13 +47,13 @@ import {
   writeSync,
 } from "node:fs";
 import { writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
 import { cpus, loadavg, release, tmpdir, totalmem } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import type { Subprocess } from "bun";
 import postgres from "postgres";
+import { freePort, median } from "./lib.ts";
 
 const DB_NAME = "depot_bench_files";
 const MiB = 1024 * 1024;
@@ -178,18 +178,6 @@ async function run(cmd: string[], options: { env?: Record<string, string> } = {}
 }
 
 const depot = async (args: string[]) => (await run([binary, ...args], { env: depotEnv() })).out;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Polls `url` until it answers `status` (any status when null). */
 async function waitFor(url: string, proc: Subprocess, what: string, errPath: string) {
@@ -374,14 +362,6 @@ async function verify(what: string, url: string, headers: string[], sha256: stri
 }
 
 // ---------------------------------------------------------------------------------------------
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[mid] as number)
-    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-}
 
 async function nginxBinary(): Promise<string> {
   const find = () =>

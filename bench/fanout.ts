@@ -11,13 +11,13 @@
 //    SMTP sink that accepts and discards) and the run reports the time from the worker's start until
 //    all N notifications exist, and until all N e-mail jobs are queued.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import type { Subprocess } from "bun";
 import postgres from "postgres";
 import { SMTPServer } from "smtp-server";
+import { freePort } from "./lib.ts";
 
 const { values } = parseArgs({
   options: { holders: { type: "string", default: "100000" }, publishes: { type: "string", default: "15" } },
@@ -35,14 +35,6 @@ process.on("exit", () => {
   for (const proc of running) proc.kill("SIGKILL");
   rmSync(work, { recursive: true, force: true });
 });
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 
 function depot(args: string[], env: Record<string, string>) {
   const proc = Bun.spawn([BINARY, ...args], {

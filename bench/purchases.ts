@@ -34,7 +34,6 @@
 //    run it reads the CPU time of the depot process and of the PostgreSQL backends of the bench
 //    database from /proc (local server only), and reports CPU per request.
 import { chmodSync, copyFileSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
-import { createServer } from "node:net";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -48,6 +47,7 @@ import type { Actor } from "../src/features/auth/actor.ts";
 import { listPurchases, type PurchaseFilters, parseFilters } from "../src/features/purchases/service.ts";
 import { authenticateToken } from "../src/features/tokens/service.ts";
 import { pageRequest } from "../src/http/pagination.ts";
+import { freePort, median } from "./lib.ts";
 
 const DB_NAME = "depot_bench_purchases";
 const USERS = 10_000;
@@ -157,18 +157,6 @@ async function depot(args: string[]): Promise<string> {
   running.delete(proc);
   if (code !== 0) throw new Error(`depot ${args.join(" ")} exited ${code}:\n${err.trim()}`);
   return out;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 const seconds = (t0: number) => (performance.now() - t0) / 1000;
@@ -527,14 +515,6 @@ interface Scenario {
   target: boolean;
   /** Samples for EXPLAIN; none for /api/health. */
   explain: { actor: Actor; filters: PurchaseFilters; page: number }[];
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[mid] as number)
-    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
 function sample<T>(items: T[], n: number): T[] {

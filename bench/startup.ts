@@ -12,11 +12,11 @@
 // Each server gets a free port and its own temporary directory; both are gone when this exits,
 // and no depot process is left running, whether the run succeeds, fails or is interrupted.
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
-import { createServer } from "node:net";
 import { cpus, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Subprocess } from "bun";
+import { freePort, median } from "./lib.ts";
 
 const COLD_RUNS = 3;
 const WARM_RUNS = 5;
@@ -73,18 +73,6 @@ function cleanEnv(port: number): Record<string, string> {
   env.PORT = String(port);
   env.HOST = "127.0.0.1";
   return env;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 function makeTempDir(): string {
@@ -194,14 +182,6 @@ async function versionMs(cwd: string): Promise<number> {
   if (code !== 0)
     throw new Error(`depot --version exited ${code}: ${await new Response(proc.stderr).text()}`);
   return ms;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[mid] as number)
-    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
 function row(label: string, values: number[], unit = "ms", digits = 0): string {

@@ -43,13 +43,13 @@ import {
   writeSync,
 } from "node:fs";
 import { writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
 import { cpus, loadavg, release, tmpdir, totalmem } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import type { Subprocess } from "bun";
 import postgres from "postgres";
+import { freePort, median } from "./lib.ts";
 
 const DB_NAME = "depot_bench_files";
 const MiB = 1024 * 1024;
@@ -168,18 +168,6 @@ async function run(cmd: string[], options: { env?: Record<string, string> } = {}
 }
 
 const depot = async (args: string[]) => (await run([binary, ...args], { env: depotEnv() })).out;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 // ---------------------------------------------------------------------------------------------
 // The server's memory and CPU, from /proc.
@@ -548,14 +536,6 @@ async function bareUploads(
 }
 
 // ---------------------------------------------------------------------------------------------
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[mid] as number)
-    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-}
 
 async function machine(): Promise<string[]> {
   const mount = (await run(["findmnt", "-n", "-o", "SOURCE,FSTYPE,OPTIONS", "-T", workDir])).out.trim();

@@ -44,7 +44,6 @@
 //    and queries/s and CPU per query from 64 callers on a postgres.js pool of 10, sent as Drizzle sends
 //    it (unnamed statement) and as a named prepared statement, against the reference's SELECT.
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
-import { createServer } from "node:net";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -56,6 +55,7 @@ import type { Db } from "../src/db/client.ts";
 import * as schema from "../src/db/schema/index.ts";
 import { generateLicenseKey } from "../src/features/licenses/keys.ts";
 import { validateLicenseKey } from "../src/features/licenses/validate.ts";
+import { freePort, median } from "./lib.ts";
 
 const DB_NAME = "depot_bench_validate";
 const LICENSES = 10_000;
@@ -197,18 +197,6 @@ async function depot(args: string[]): Promise<string> {
   running.delete(proc);
   if (code !== 0) throw new Error(`depot ${args.join(" ")} exited ${code}:\n${err.trim()}`);
   return out;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 const seconds = (t0: number) => (performance.now() - t0) / 1000;
@@ -684,14 +672,6 @@ async function load(
 }
 
 // ---------------------------------------------------------------------------------------------
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[mid] as number)
-    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-}
 
 function sample<T>(items: T[], n: number): T[] {
   const copy = [...items];
