@@ -5,7 +5,7 @@ import { pathId } from "../../http/ids.ts";
 import { dataOf, MessageJson, ValidationJson } from "../../http/schemas.ts";
 import { toProductJson } from "./json.ts";
 import { CreateProductBody, ProductJson, UpdateProductBody } from "./schemas.ts";
-import { createProduct, deleteProduct, findVisibleProduct, updateProduct } from "./service.ts";
+import { createProduct, deleteProduct, readProduct, updateProduct } from "./service.ts";
 
 export const productRoutes = (ctx: AppContext) => {
   const json = ({ product, purchases }: Awaited<ReturnType<typeof createProduct>>) => ({
@@ -15,8 +15,7 @@ export const productRoutes = (ctx: AppContext) => {
     .use(bearerAuth(ctx))
     .get(
       "/api/products/:product",
-      async ({ params, actor }) =>
-        json(await findVisibleProduct(ctx, actor, pathId(params.product, "Product"))),
+      async ({ params, actor }) => json(await readProduct(ctx, actor, pathId(params.product, "Product"))),
       {
         auth: true,
         response: { 200: dataOf(ProductJson), 401: MessageJson, 404: MessageJson },

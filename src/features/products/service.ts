@@ -16,7 +16,11 @@ export const ownsProduct = (userId: number, product: Pick<Product, "userId" | "v
 const isListed = (product: Product) => !product.hidden && !product.disabled && product.deletedAt === null;
 
 /** A product as `actor` may see it: 404 for unknown ids and for unlisted products of others. */
-export async function findVisibleProduct(ctx: Pick<AppContext, "db">, actor: Actor, id: number) {
+export async function findVisibleProduct(
+  ctx: Pick<AppContext, "db">,
+  actor: Actor,
+  id: number,
+): Promise<Product> {
   const [product] = await ctx.db.select().from(products).where(eq(products.id, id));
   const visible =
     product &&
@@ -24,6 +28,12 @@ export async function findVisibleProduct(ctx: Pick<AppContext, "db">, actor: Act
       ownsProduct(actor.user.id, product) ||
       allows(actor.permissions, "products.manage"));
   if (!visible) throw new NotFound("Product");
+  return product;
+}
+
+/** The product as `GET /api/products/{id}` shows it: visible to `actor`, with its purchase count. */
+export async function readProduct(ctx: Pick<AppContext, "db">, actor: Actor, id: number) {
+  const product = await findVisibleProduct(ctx, actor, id);
   return { product, purchases: await countPurchases(ctx, id) };
 }
 

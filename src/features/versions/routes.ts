@@ -73,7 +73,7 @@ export const versionRoutes = (ctx: AppContext) => {
 
   /** Reading versions is for whoever may see the product. */
   const visibleProduct = async (actor: Actor, raw: string) =>
-    (await findVisibleProduct(ctx, actor, pathId(raw, "Product"))).product;
+    findVisibleProduct(ctx, actor, pathId(raw, "Product"));
 
   /** GET and HEAD of a version's file; no `auth` macro, since a signed URL or a license key may stand in for a token. */
   const download = async (
