@@ -1,4 +1,4 @@
--- The three roles DESIGN.md §6 names. Later roles come from the admin API, not from migrations.
+-- The three built-in roles. Later roles come from the admin API, not from migrations.
 INSERT INTO "roles" ("name", "permissions") VALUES
   ('admin', '["*"]'::jsonb),
   ('vendor', '["versions.publish"]'::jsonb),

@@ -4,9 +4,9 @@
 // (imported `with { type: "file" }` in src/db/client.ts) and the migrations
 // (src/db/migrations.gen.ts), so it runs from an empty directory.
 //
-// Autoload is off on purpose (TRAPS.md "Compiled binary"): by default a compiled Bun binary reads
+// Autoload is off on purpose: by default a compiled Bun binary reads
 // `.env` and `bunfig.toml` from whatever directory it is started in. depot's configuration comes
-// from the real environment only (DESIGN.md §3), so a stray `.env` or `bunfig.toml` next to the
+// from the real environment only (README, Configuration), so a stray `.env` or `bunfig.toml` next to the
 // data directory must not change what it does. tsconfig.json and package.json autoload are off by
 // default; they are set here anyway so the choice is visible.
 import { mkdirSync, rmSync, statSync } from "node:fs";

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Drives the compiled depot binary as a user would (DESIGN.md §4, §10): from an empty directory,
+# Drives the compiled depot binary as a user would (README, CLI): from an empty directory,
 # with no DATABASE_URL, so it runs on the PGlite database embedded in the binary.
 #
 #   scripts/smoke-binary.sh dist/depot
@@ -7,7 +7,7 @@
 # Checks: first start (initdb) and /api/health; the CLI refuses the data directory while `serve`
 # holds it (exit 1, "in use"); `healthcheck`; SIGTERM exits 0; user:create / token:create --json
 # once stopped; demo:seed; the token authenticates GET /api/users/1 after a restart and its absence
-# gives 401; a product reads with SPEC's types, a demo license validates, a multipart release
+# gives 401; a product reads with the API's string types, a demo license validates, a multipart release
 # publishes and downloads whole and by range; `healthcheck` fails once the server is gone.
 set -euo pipefail
 
@@ -211,7 +211,7 @@ license_key="$(json_path 'd.licenses[0].key' "$WORK/demo.json")" || fail "demo:s
 step "second start of depot serve"
 start_server "$WORK/serve-2.log"
 
-step "GET /api/products/{id} -> 200 with SPEC's string flags"
+step "GET /api/products/{id} -> 200 with string flags"
 code="$(http_code "$BASE/api/products/$product" -H "Authorization: Bearer $demo_admin")"
 [[ "$code" == "200" ]] && grep -q '"featured":"1"' "$WORK/body" || {
   cat "$WORK/body" >&2

@@ -1,7 +1,7 @@
 import { accessSync, constants, mkdirSync } from "node:fs";
 import { resolve } from "node:path";
 
-/** Everything depot reads from its environment, parsed once at boot (DESIGN.md §3). */
+/** Everything depot reads from its environment, parsed once at boot (README, Configuration). */
 export interface Config {
   readonly port: number;
   readonly host: string;

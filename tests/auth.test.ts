@@ -109,7 +109,7 @@ describe("bearer personal access tokens", () => {
 });
 
 describe("GET /api/users/{user}", () => {
-  test("self → 200 with the role object typed as SPEC §2.4", async () => {
+  test("self → 200 with the role object typed as the API documents it", async () => {
     const response = await getUser(admin.id, adminToken);
     const { data } = await readJson(response);
     expect(typeof data.id).toBe("number");

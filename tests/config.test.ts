@@ -8,7 +8,7 @@ import { depot } from "./helpers/cli.ts";
 const dataDir = () => mkdtempSync(join(tmpdir(), "depot-config-"));
 
 describe("loadConfig", () => {
-  test("defaults of DESIGN.md §3", () => {
+  test("the README's configuration defaults", () => {
     const dir = dataDir();
     const config = loadConfig({ DATA_DIR: dir });
     expect(config).toMatchObject({

@@ -1,13 +1,13 @@
 /**
- * The response-shape contract: every SPEC §2 read endpoint, every field's JSON type, written down
- * here from SPEC.md independently of the route schemas, so a type regression anywhere fails CI.
+ * The response-shape contract: every read endpoint of the interface, every field's JSON type, written down
+ * here from the interface's field tables independently of the route schemas, so a type regression anywhere fails CI.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { bearer, readJson, startTestApp, type TestApp } from "./helpers/app.ts";
 import { createOption, createProduct, createPurchase, createUser, tokenFor } from "./helpers/factories.ts";
 
 type JsonType = "integer" | "number" | "string" | "date-time" | "array" | "object";
-/** A SPEC type; `?` marks the fields DESIGN.md lets be null (an absent image, a live product's deleted_at). */
+/** A field's interface type; `?` marks the fields that may be null (an absent image, a live product's deleted_at). */
 type Field = JsonType | `${JsonType}?`;
 
 const USER: Record<string, Field> = { id: "integer", name: "string", email: "string", role: "object" };
@@ -105,7 +105,7 @@ function violations(where: string, value: Record<string, unknown>, shape: Record
       problems.push(`${where}.${field}: expected ${spec}, got ${actual} (${JSON.stringify(value[field])})`);
   }
   for (const field of Object.keys(value))
-    if (!(field in shape)) problems.push(`${where}.${field}: not in SPEC`);
+    if (!(field in shape)) problems.push(`${where}.${field}: not in the interface`);
   return problems;
 }
 
@@ -148,7 +148,7 @@ const get = async (path: string) => {
   return readJson(response);
 };
 
-test("every SPEC read endpoint answers with SPEC §2's field types", async () => {
+test("every read endpoint answers with the interface's field types", async () => {
   const problems: string[] = [];
 
   const userBody = await get(`/api/users/${user.id}`);
@@ -176,7 +176,7 @@ test("every SPEC read endpoint answers with SPEC §2's field types", async () =>
   expect(all.data.length).toBe(2);
   for (const purchase of all.data)
     problems.push(...violations(`Purchase ${purchase.id}`, purchase, PURCHASE));
-  // SPEC types unit_price "number": a whole price still comes out as a JSON number, never a string.
+  // The interface types unit_price "number": a whole price still comes out as a JSON number, never a string.
   expect(all.data.map((p: { unit_price: unknown }) => typeof p.unit_price)).toEqual(["number", "number"]);
 
   const health = await readJson(await t.request("/api/health"));

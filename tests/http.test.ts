@@ -32,7 +32,7 @@ describe("GET /api/health", () => {
   });
 });
 
-describe("error bodies (DESIGN.md §5)", () => {
+describe("error bodies (README, HTTP API)", () => {
   test("unknown route → 404 JSON", async () => {
     const response = await t.request("/api/nothing-here");
     expect(response.status).toBe(404);
@@ -150,7 +150,7 @@ describe("error bodies (DESIGN.md §5)", () => {
       .get("/bug", () => {
         throw new Error("secret database detail");
       })
-      // A response that breaks its own schema is a server bug (TRAPS.md), not a 422.
+      // A response that breaks its own schema is a server bug, not a 422.
       .get("/bad-response", () => ({ id: "not-a-number" }) as unknown as { id: number }, {
         response: { 200: schema.Object({ id: schema.Integer() }) },
       });

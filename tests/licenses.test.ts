@@ -7,7 +7,7 @@ import { readJson, startTestApp, type TestApp } from "./helpers/app.ts";
 import { apiKeyFor, createProduct, createUser } from "./helpers/factories.ts";
 
 /**
- * The license API (SPEC §4.2, DESIGN.md §6–§7): every route through HTTP with an `x-api-key`, on the
+ * The license API (README, License keys): every route through HTTP with an `x-api-key`, on the
  * suite's database. Validation codes and IP sources are in license-validate.test.ts.
  */
 
@@ -104,7 +104,7 @@ const licenseCount = async () => (await t.ctx.db.select({ n: count() }).from(lic
 const ipsOf = async (id: string) => (await readJson(await api(`/api/v1/licenses/${id}/ips`))).ips;
 
 describe("POST /api/v1/licenses", () => {
-  test("201 with the License: SPEC §2.3 fields typed as SPEC says, plus key and timestamps", async () => {
+  test("201 with the License: the License fields typed as documented, plus key and timestamps", async () => {
     const before = Date.now();
     const response = await api("/api/v1/licenses", {
       method: "POST",

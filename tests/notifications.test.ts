@@ -19,7 +19,7 @@ import {
 } from "./helpers/factories.ts";
 
 /**
- * Holder notifications (DESIGN.md §7, §8): the fan-out of a published version to in-app notifications
+ * Holder notifications (README, Notifications): the fan-out of a published version to in-app notifications
  * and e-mails, through a listening server, pg-boss workers and a real SMTP server on loopback.
  */
 

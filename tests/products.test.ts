@@ -32,7 +32,7 @@ const admin = (path: string, body: unknown, method = "POST") =>
   t.request(path, json(body, { method, token: adminToken }));
 
 describe("GET /api/products/{product}", () => {
-  test("every SPEC §2.5 field, with SPEC's string flags, counts and discount", async () => {
+  test("every product field, with string flags, counts and discount", async () => {
     const created = await admin("/api/admin/products", {
       name: "Ultra Perms",
       user_id: owner.id,

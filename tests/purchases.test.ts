@@ -87,7 +87,7 @@ describe("GET /api/purchases: who sees what", () => {
 });
 
 describe("GET /api/purchases: the page", () => {
-  test("each purchase has SPEC §2.6's fields and types, and a formatted price", async () => {
+  test("each purchase has the documented fields and types, and a formatted price", async () => {
     const eur = await createPurchase(t.ctx, bob, theme, {
       unit_price: 1299.5,
       currency: "EUR",
@@ -173,7 +173,7 @@ describe("GET /api/purchases: bad input is a 422 with a Laravel body", () => {
 });
 
 describe("POST /api/admin/purchases", () => {
-  test("records the purchase and its order; the response is a SPEC purchase", async () => {
+  test("records the purchase and its order; the response is a documented purchase", async () => {
     const option = await createOption(t.ctx, plugin, 49.99);
     const response = await t.request(
       "/api/admin/purchases",

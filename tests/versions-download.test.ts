@@ -12,7 +12,7 @@ import {
 } from "./helpers/factories.ts";
 
 /**
- * Downloading a version's file (DESIGN.md §6–§7) through a listening server: who may download (bearer
+ * Downloading a version's file (README, Releases) through a listening server: who may download (bearer
  * token, `X-License-Key`, signed URL), and the HTTP of a file — 200, 206, 416, 304, HEAD — with the exact
  * headers Bun.serve sends, since Range handling lives there and not in `app.handle`.
  */

@@ -12,7 +12,7 @@ import { authMatrix } from "./helpers/auth-matrix.ts";
 import { createBenefit, createOption, createProduct, createUser, tokenFor } from "./helpers/factories.ts";
 
 /**
- * Publishing versions (SPEC §2.1–2.2, §4.1; DESIGN.md §6–§8) and the versions API, all through a
+ * Publishing versions (README, Releases) and the versions API, all through a
  * listening server: body limits, streaming and disconnects live in Bun.serve, not in `app.handle`.
  */
 
@@ -172,7 +172,7 @@ async function withDeadline(request: Promise<Response>, ms: number): Promise<Res
 const downloadUrl = (productId: number, versionId: number) =>
   `http://depot.test/api/products/${productId}/versions/${versionId}/download`;
 
-/** The exact SPEC §2.1 (+ DESIGN.md §7) shape of a version we just published. */
+/** The exact documented shape of a version we just published. */
 function expectVersion(
   // biome-ignore lint/suspicious/noExplicitAny: a response body
   data: any,

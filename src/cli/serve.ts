@@ -18,7 +18,7 @@ export const serveCommand: Command = {
     const log = createLogger(config.logLevel);
     const runtime = await openRuntime(config, log);
     await runtime.jobs.start(runtime, { workers: values["no-workers"] !== true });
-    // reusePort off: a second instance on the same port must fail loudly, not share it (TRAPS.md).
+    // reusePort off: a second instance on the same port must fail loudly, not share it.
     const app = buildApp(runtime).listen({ port: config.port, hostname: config.host, reusePort: false });
     const server = app.server;
     if (!server) throw new Error("the HTTP server did not start");

@@ -6,8 +6,8 @@ import type { Logger } from "../log.ts";
 import { requestIdOf } from "./request-id.ts";
 
 /**
- * Domain errors. Services throw these; `errorRenderer` turns them into the Laravel bodies of
- * DESIGN.md §5. No handler builds an error body by hand.
+ * Domain errors. Services throw these; `errorRenderer` turns them into the Laravel bodies the
+ * README's HTTP API section shows. No handler builds an error body by hand.
  */
 export class HttpError extends Error {
   constructor(
@@ -109,7 +109,7 @@ export const errorRenderer = ({ log, allowedMethods }: RendererOptions) =>
     if (error instanceof HttpError) return render(error);
     switch (code) {
       case "VALIDATION":
-        // A response that fails its own schema is our bug, not the client's (TRAPS.md).
+        // A response that fails its own schema is our bug, not the client's.
         if (error.type === "response") break;
         return render(validationFailure(error));
       case "PARSE":

@@ -3,8 +3,8 @@ import { Invalid, NotFound } from "./errors.ts";
 import { Int } from "./schemas.ts";
 
 /**
- * A database id written as decimal digits. `t.Numeric` would also take "1e3", "0x10" and " 7"
- * (TRAPS.md), so ids are matched by pattern and kept below 2^53.
+ * A database id written as decimal digits. `t.Numeric` would also take "1e3", "0x10" and " 7",
+ * so ids are matched by pattern and kept below 2^53.
  */
 const ID_PATTERN = /^[1-9]\d{0,15}$/;
 

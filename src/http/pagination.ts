@@ -38,7 +38,7 @@ function parseCount(raw: string | undefined, fallback: number): number | null {
   return PAGE.test(raw) ? Number(raw) : null;
 }
 
-/** Laravel `simplePaginate` JSON (DESIGN.md §5) from the rows of a query that asked for `perPage + 1`. */
+/** Laravel `simplePaginate` JSON from the rows of a query that asked for `perPage + 1`. */
 export function simplePage<T>(rows: T[], request: PageRequest, url: URL) {
   const hasMore = rows.length > request.perPage;
   const data = hasMore ? rows.slice(0, request.perPage) : rows;
@@ -76,7 +76,7 @@ export function publicUrl(requestUrl: string, appUrl: string): URL {
   return new URL(`${appUrl}${url.pathname}${url.search}`);
 }
 
-/** The response schema of a `simplePage` of `item`s (DESIGN.md §5, SPEC §2.7's purchase page). */
+/** The response schema of a `simplePage` of `item`s (the purchase page's shape). */
 export const simplePageOf = <T extends TSchema>(item: T) =>
   t.Object({
     data: t.Array(item),

@@ -7,7 +7,7 @@ import { t } from "elysia";
  */
 export const Int = (options?: IntegerOptions) => Type.Integer(options);
 
-/** `{ message }`: every error body (DESIGN.md §5). */
+/** `{ message }`: every error body. */
 export const MessageJson = t.Object({ message: t.String() });
 
 /** `{ message, errors: { field: [messages] } }`: a 422. */

@@ -12,7 +12,7 @@ export interface GuardedRoute {
 const UNAUTHENTICATED = { message: "Unauthenticated." };
 
 /**
- * The shared auth matrix (STYLE.md §10): no token, a malformed token, a well-formed unknown token,
+ * The shared auth matrix: no token, a malformed token, a well-formed unknown token,
  * each wrong permission, and the right permission — for every route given.
  */
 export function authMatrix(routes: () => GuardedRoute[], names: string[]) {

@@ -5,7 +5,7 @@ import { products } from "./products.ts";
 import { users } from "./users.ts";
 
 /**
- * A license ties an owner, a creator and a product together (SPEC §2.3). The id is a UUIDv7 made by
+ * A license ties an owner, a creator and a product together. The id is a UUIDv7 made by
  * the service (time-ordered, so the primary key index stays append-mostly); the key is what customers
  * paste, unique and looked up on every validation.
  */

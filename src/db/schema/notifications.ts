@@ -4,7 +4,7 @@ import { ref, timestamps, timestamptz } from "./columns.ts";
 import { users } from "./users.ts";
 import { versions } from "./versions.ts";
 
-/** What an in-app notification of a published version carries (DESIGN.md §7). */
+/** What an in-app notification of a published version carries. */
 export interface VersionPublishedData {
   product_id: number;
   product_name: string;

@@ -4,8 +4,8 @@ import { id, ref, timestamps, timestamptz } from "./columns.ts";
 import { users } from "./users.ts";
 
 /**
- * A product as SPEC §2.5 describes it. The database keeps real types (booleans, bigint counters,
- * numeric discount, JSONB arrays); `toProductJson` turns them into SPEC's strings at the edge.
+ * A product as the API describes it. The database keeps real types (booleans, bigint counters,
+ * numeric discount, JSONB arrays); `toProductJson` turns them into the API's strings at the edge.
  */
 export const products = pgTable(
   "products",

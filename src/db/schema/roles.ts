@@ -1,7 +1,7 @@
 import { jsonb, pgTable, text } from "drizzle-orm/pg-core";
 import { id, timestamps } from "./columns.ts";
 
-/** Seeded with admin ["*"], vendor ["versions.publish"], customer [] by a migration (DESIGN.md §6). */
+/** Seeded with admin ["*"], vendor ["versions.publish"], customer [] by a migration. */
 export const roles = pgTable("roles", {
   id: id(),
   name: text("name").notNull().unique(),

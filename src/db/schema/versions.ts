@@ -7,7 +7,7 @@ import { users } from "./users.ts";
 
 /**
  * A published release of a product, or of one benefit of it. The row is inserted only once its file
- * is completely on disk (DESIGN.md §7), so a version that exists is always downloadable.
+ * is completely on disk, so a version that exists is always downloadable.
  */
 export const versions = pgTable(
   "versions",

@@ -1,4 +1,4 @@
-/** Permissions a role or a token may carry (DESIGN.md §6). `*` is everything. */
+/** Permissions a role or a token may carry. `*` is everything. */
 export const PERMISSIONS = ["users.view", "products.manage", "purchases.view", "versions.publish"] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 export type Grant = Permission | "*";

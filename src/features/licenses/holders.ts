@@ -2,7 +2,7 @@ import { and, eq, gt, isNull, or, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { licenses, purchases } from "../../db/schema/index.ts";
 
-/** A live license: not revoked and not expired (DESIGN.md §6). */
+/** A live license: not revoked and not expired. */
 export const isLive = () =>
   and(isNull(licenses.revokedAt), or(isNull(licenses.expires), gt(licenses.expires, sql`now()`)));
 

@@ -33,7 +33,7 @@ import { validateLicenseKey } from "./validate.ts";
 const errors = { 401: MessageJson, 403: MessageJson, 404: MessageJson, 422: ValidationJson };
 const tags = ["Licenses"];
 
-/** The license API (`x-api-key`, SPEC §4.2 and DESIGN.md §7), validation, and the owner's IP reset. */
+/** The license API (`x-api-key`), validation, and the owner's IP reset. */
 export const licenseRoutes = (ctx: AppContext) =>
   new Elysia()
     .use(apiKeyAuth(ctx))

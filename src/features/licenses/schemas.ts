@@ -1,7 +1,7 @@
 import { t } from "elysia";
 import { Int } from "../../http/schemas.ts";
 
-/** SPEC §2.3 plus `key`, `createdAt`, `updatedAt` (DESIGN.md §7). Ids are strings, as SPEC types them. */
+/** A license as the API shows it, with `key`, `createdAt`, `updatedAt`. Ids are strings. */
 export const LicenseJson = t.Object({
   id: t.String({ format: "uuid" }),
   userId: t.String(),
@@ -20,7 +20,7 @@ export const LicensePageJson = t.Object({
   nextPage: t.Union([Int(), t.Null()]),
 });
 
-/** A user or product id as SPEC sends it: a string of digits (a JSON integer is taken too). */
+/** A user or product id as clients send it: a string of digits (a JSON integer is taken too). */
 const IdRef = t.Union([t.String({ minLength: 1, maxLength: 32 }), Int()]);
 const Expires = t.Union([t.String({ maxLength: 64 }), t.Null()], {
   description: "ISO 8601 date-time; null or absent: never expires",

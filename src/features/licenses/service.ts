@@ -12,7 +12,7 @@ export const LICENSES_PER_PAGE = 50;
 
 type Ctx = Pick<AppContext, "db" | "config">;
 
-/** A key with a creator acts only for that creator's licenses (DESIGN.md §6). */
+/** A key with a creator acts only for that creator's licenses. */
 export const mayActFor = (apiKey: ApiKeyActor, license: Pick<License, "creatorId">) =>
   apiKey.creatorId === null || apiKey.creatorId === license.creatorId;
 

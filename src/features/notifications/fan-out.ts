@@ -20,7 +20,7 @@ const LINK_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
 const BATCH = 1000;
 
 /**
- * The `version.published` worker (DESIGN.md §8). Each step is idempotent, so a retried, duplicated or
+ * The `version.published` worker. Each step is idempotent, so a retried, duplicated or
  * killed-and-restarted job converges on exactly one notification per holder, one e-mail job per
  * notification and one delivery per endpoint:
  *  1. one set-based INSERT … SELECT of a notification per holder (ON CONFLICT DO NOTHING);

@@ -9,7 +9,7 @@ import { listNotifications, markAllRead, markRead, toNotificationJson } from "./
 
 const tags = ["Notifications"];
 
-/** In-app notifications (DESIGN.md §7): every user sees and marks only their own. */
+/** In-app notifications: every user sees and marks only their own. */
 export const notificationRoutes = (ctx: AppContext) =>
   new Elysia()
     .use(bearerAuth(ctx))

@@ -6,7 +6,7 @@ const flag = (value: boolean) => (value ? "1" : "0");
 export const imageUrl = (ref: string, appUrl: string) =>
   /^https?:\/\//i.test(ref) ? ref : `${appUrl}/storage/${ref.replace(/^\/+/, "")}`;
 
-/** SPEC §2.5 exactly: the row's booleans, counters and numeric become SPEC's strings here and only here. */
+/** The API's product: the row's booleans, counters and numeric become strings here and only here. */
 export function toProductJson(product: Product, purchases: number, appUrl: string) {
   return {
     id: product.id,

@@ -7,7 +7,7 @@ const Flag = t.String({ enum: ["0", "1"], description: '"0" or "1"' });
 const Count = t.String({ pattern: "^\\d+$", description: "a count, as a decimal string" });
 const orNull = <T extends Parameters<typeof t.Union>[0][number]>(schema: T) => t.Union([schema, t.Null()]);
 
-/** SPEC §2.5, field for field, with SPEC's types: flags, counts and the discount are strings. */
+/** The API's product, field for field: flags, counts and the discount are strings. */
 export const ProductJson = t.Object({
   id: Int(),
   name: t.String(),
@@ -43,7 +43,7 @@ const SLUG = "^[a-z0-9]+(?:-[a-z0-9]+)*$";
 /** An image: a path under `$APP_URL/storage/`, or an absolute http(s) URL. */
 const ImageRef = t.String({ minLength: 1, maxLength: 2048 });
 
-/** Admin request fields; flags are JSON booleans here, SPEC strings only in responses. */
+/** Admin request fields; flags are JSON booleans here, strings only in responses. */
 const productFields = {
   name: t.String({ minLength: 1, maxLength: 255 }),
   user_id: BodyId,

@@ -6,7 +6,7 @@ import { Price } from "../options/schemas.ts";
 
 const DateTime = t.String({ format: "date-time" });
 
-/** SPEC §2.6. */
+/** A purchase as the API shows it. */
 export const PurchaseJson = t.Object({
   id: Int(),
   order_id: Int(),
@@ -22,7 +22,7 @@ export const PurchaseJson = t.Object({
   formatted_price: t.String({ description: 'the unit price with its currency symbol, e.g. "$19.99"' }),
 });
 
-/** SPEC §2.7 purchase page (Laravel simple pagination). */
+/** A page of purchases (Laravel simple pagination). */
 export const PurchasePageJson = simplePageOf(PurchaseJson);
 
 /** Filters are strings so that "abc" and "1e3" get a clear 422 instead of a coercion. */

@@ -31,7 +31,7 @@ export interface PurchaseFilterIds {
 
 /**
  * Newest first. `purchases.view` sees every purchase; anyone else the purchases they made and those of
- * products they own (DESIGN.md §6). Filters narrow that further.
+ * products they own. Filters narrow that further.
  */
 export async function listPurchases(
   ctx: Pick<AppContext, "db">,

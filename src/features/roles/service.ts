@@ -3,7 +3,7 @@ import { type Role, roles } from "../../db/schema/index.ts";
 import { Invalid } from "../../http/errors.ts";
 import type { CreateRoleInput } from "./schemas.ts";
 
-/** Adds a role beside the seeded admin, vendor and customer (DESIGN.md §6). */
+/** Adds a role beside the seeded admin, vendor and customer. */
 export async function createRole(ctx: Pick<AppContext, "db">, input: CreateRoleInput): Promise<Role> {
   const [role] = await ctx.db
     .insert(roles)

@@ -18,7 +18,7 @@ export interface DownloadCredentials {
 }
 
 /**
- * The version, if the caller may download it (DESIGN.md §6): a valid signed URL; or a bearer token of
+ * The version, if the caller may download it: a valid signed URL; or a bearer token of
  * the product's owner, an admin or a holder; or an `X-License-Key` that is live for this product.
  * For a benefit version a holder must also have the benefit.
  */

@@ -18,7 +18,7 @@ export interface FileResponse {
  * (206, or 416 with the size), Repr-Digest, and Content-Disposition with an RFC 6266 `filename*`.
  *
  * Range is handled here and only here. Bun.serve would also answer Range for a 200 file body by
- * itself (TRAPS.md), so a 200 to a request that carried a Range we chose to ignore is sent as a plain
+ * itself, so a 200 to a request that carried a Range we chose to ignore is sent as a plain
  * stream, which Bun leaves alone; every other body is a `Bun.file` so Bun can use sendfile.
  */
 export function fileResponse(request: Request, file: StoredFile): FileResponse {

@@ -4,7 +4,7 @@ import { defineQueue } from "../../jobs/registry.ts";
 import { notifyHolders } from "../notifications/fan-out.ts";
 
 /**
- * Enqueued in the same transaction that inserts the version (the outbox, DESIGN.md §8); its worker
+ * Enqueued in the same transaction that inserts the version (the outbox); its worker
  * notifies the holders.
  */
 export const versionPublished = defineQueue({

@@ -59,7 +59,7 @@ const publishDoc = {
   },
 };
 
-/** Publishing (SPEC §4.1) and the versions API (DESIGN.md §7). */
+/** Publishing and the versions API. */
 export const versionRoutes = (ctx: AppContext) => {
   const json = (row: Parameters<typeof toVersionJson>[0]) => toVersionJson(row, ctx.config.appUrl);
 

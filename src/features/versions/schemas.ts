@@ -4,7 +4,7 @@ import { Int } from "../../http/schemas.ts";
 
 const DateTime = t.String({ format: "date-time" });
 
-/** SPEC §2.1 (note `product_id` is a string there) plus `changelog_format`, `file_size`, `sha256`. */
+/** A version (note `product_id` is a string) with `changelog_format`, `file_size`, `sha256`. */
 export const VersionJson = t.Object({
   id: Int(),
   product_id: t.String(),
@@ -33,7 +33,7 @@ export const LatestQuery = t.Object({
 });
 
 /**
- * SPEC §2.2 as it arrives: multipart fields are strings, so `benefit_id` may be digits, empty or
+ * The publish fields as they arrive: multipart fields are strings, so `benefit_id` may be digits, empty or
  * absent; in JSON it may also be an integer or null.
  */
 export const PublishFields = t.Object(
@@ -48,7 +48,7 @@ export const PublishFields = t.Object(
 );
 export type PublishFields = typeof PublishFields.static;
 
-/** The JSON form's file (DESIGN.md §7): base64 content, or a `data:` URI. */
+/** The JSON form's file: base64 content, or a `data:` URI. */
 export const Base64File = t.Object(
   {
     filename: t.String({ minLength: 1, maxLength: 255 }),

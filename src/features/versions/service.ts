@@ -22,7 +22,7 @@ import { downloadUrl } from "./urls.ts";
 
 type Ctx = Pick<AppContext, "db" | "jobs" | "releases">;
 
-/** A version with what SPEC shows of its benefit. */
+/** A version with what the API shows of its benefit. */
 export interface VersionRow {
   version: Version;
   benefit: Pick<PurchaseBenefit, "id" | "optionId" | "name"> | null;
@@ -34,7 +34,7 @@ export interface PublishTarget {
   benefit: PurchaseBenefit | null;
 }
 
-/** Publishing: `versions.publish` and an owner of the product, or `*` (DESIGN.md §6). */
+/** Publishing: `versions.publish` and an owner of the product, or `*`. */
 export const mayPublish = (actor: Actor, product: Product) =>
   allows(actor.permissions, "*") ||
   (allows(actor.permissions, "versions.publish") && ownsProduct(actor.user.id, product));

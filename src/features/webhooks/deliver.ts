@@ -5,7 +5,7 @@ import { webhookAttempts, webhookDeliveries, webhooks } from "../../db/schema/in
 import { checkTarget } from "./address.ts";
 import { webhookKey } from "./service.ts";
 
-/** How long an endpoint has to answer (DESIGN.md §7). */
+/** How long an endpoint has to answer. */
 export const DELIVERY_TIMEOUT_MS = 15_000;
 /** Longest error text kept per attempt. */
 const MAX_ERROR_LENGTH = 500;

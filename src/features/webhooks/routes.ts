@@ -23,7 +23,7 @@ import {
 
 const tags = ["Webhooks"];
 
-/** Signed event deliveries to the user's own endpoints (DESIGN.md §7): every user sees only their own. */
+/** Signed event deliveries to the user's own endpoints: every user sees only their own. */
 export const webhookRoutes = (ctx: AppContext) =>
   new Elysia()
     .use(bearerAuth(ctx))

@@ -2,7 +2,7 @@ import { t } from "elysia";
 import { PageQuery, simplePageOf } from "../../http/pagination.ts";
 import { Int } from "../../http/schemas.ts";
 
-/** The events an endpoint can subscribe to (DESIGN.md §7). */
+/** The events an endpoint can subscribe to. */
 export const WEBHOOK_EVENTS = ["version.published"] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
