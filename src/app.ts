@@ -13,11 +13,11 @@ import { roleRoutes } from "./features/roles/routes.ts";
 import { tokenRoutes } from "./features/tokens/routes.ts";
 import { userRoutes } from "./features/users/routes.ts";
 import { versionRoutes } from "./features/versions/routes.ts";
-import { maxJsonBody } from "./features/versions/upload.ts";
 import { webhookRoutes } from "./features/webhooks/routes.ts";
 import { bodyLimit } from "./http/body-limit.ts";
 import { errorRenderer } from "./http/errors.ts";
 import { isUuid } from "./http/ids.ts";
+import { jsonBodies } from "./http/json-bodies.ts";
 import { methodsAllowedAt } from "./http/method-not-allowed.ts";
 import { requestLog } from "./http/request-id.ts";
 
@@ -27,22 +27,23 @@ FormatRegistry.Set("uuid", isUuid);
 
 /** Every JSON request body (licenses, admin) is small; 1 MiB leaves room and keeps parsing cheap. */
 const MAX_JSON_BODY = 1024 * 1024;
-/** The publish routes, whose JSON form carries a base64 file. */
-const PUBLISH_PATH = /^\/api\/products\/[^/]+(?:\/benefits\/[^/]+)?\/versions$/;
 /** Room for multipart framing around the largest release file. */
 const MULTIPART_OVERHEAD = 1024 * 1024;
 /**
  * Bun's own limit answers 413 with an empty body before any hook runs, so it is set out of the way:
- * `bodyLimit` refuses every declared length over ours with a JSON 413, a body of unknown length is
- * accepted only by the publish routes, and those count what they read.
+ * `bodyLimit` refuses every declared length over the largest upload with a JSON 413, and each route
+ * counts what it reads against its own limit.
  */
 const BUN_BODY_LIMIT = Number.MAX_SAFE_INTEGER;
 
 /** The whole HTTP API, one feature plugin per line. */
 export function buildApp(ctx: AppContext) {
-  const routes: { method: string; path: string }[] = [];
-  const maxBody = ctx.config.maxUploadBytes + MULTIPART_OVERHEAD;
-  const maxBase64Body = maxJsonBody(ctx.config.maxJsonUploadBytes);
+  const routes: { method: string; path: string; hooks?: { body?: unknown } }[] = [];
+  let jsonRoutes: Set<string> | undefined;
+  const takesJson = (method: string, route: string) => {
+    jsonRoutes ??= new Set(routes.filter((r) => r.hooks?.body).map((r) => `${r.method} ${r.path}`));
+    return jsonRoutes.has(`${method} ${route}`);
+  };
   const app = new Elysia({
     // Unknown body fields are a 422, not silently dropped; response mappers already emit exact shapes.
     normalize: false,
@@ -55,13 +56,8 @@ export function buildApp(ctx: AppContext) {
       }),
     )
     .use(requestLog(ctx.log))
-    .use(
-      bodyLimit({
-        maxBytes: maxBody,
-        maxJsonBytes: (path) => (PUBLISH_PATH.test(path) ? maxBase64Body : MAX_JSON_BODY),
-        countsItself: (path) => PUBLISH_PATH.test(path),
-      }),
-    )
+    .use(bodyLimit(ctx.config.maxUploadBytes + MULTIPART_OVERHEAD))
+    .use(jsonBodies({ maxBytes: MAX_JSON_BODY, takesJson }))
     .use(
       openapi({
         path: "/docs",

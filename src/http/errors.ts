@@ -113,6 +113,8 @@ export const errorRenderer = ({ log, allowedMethods }: RendererOptions) =>
         if (error.type === "response") break;
         return render(validationFailure(error));
       case "PARSE":
+        // Our body parser's own refusals (413, 415, depth, NUL) arrive wrapped in Elysia's ParseError.
+        if (error.cause instanceof HttpError) return render(error.cause);
         return render(new HttpError(400, "The request body could not be parsed as JSON."));
       case "NOT_FOUND": {
         const allowed = allowedMethods(path);

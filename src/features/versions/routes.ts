@@ -134,7 +134,6 @@ export const versionRoutes = (ctx: AppContext) => {
       },
       {
         auth: true,
-        parse: "none",
         response: publishResponses,
         detail: { summary: "Publish a version of a product", ...publishDoc },
       },
@@ -149,7 +148,6 @@ export const versionRoutes = (ctx: AppContext) => {
       },
       {
         auth: true,
-        parse: "none",
         response: publishResponses,
         detail: { summary: "Publish a version of one benefit of a product", ...publishDoc },
       },

@@ -3,6 +3,8 @@ import { pipeline } from "node:stream/promises";
 import type { ReadableStream as NodeReadableStream } from "node:stream/web";
 import busboy from "busboy";
 import { HttpError, Invalid, PayloadTooLarge } from "../../http/errors.ts";
+import { fieldsWithNul, nulInvalid, parseJsonBody, readBodyText } from "../../http/json-body.ts";
+import { mediaTypeOrDefault } from "../../http/media-type.ts";
 import type { ReceivedFile, ReleaseStore } from "../../storage/releases.ts";
 
 export interface UploadedFile extends ReceivedFile {
@@ -63,7 +65,7 @@ async function readMultipart(request: Request, store: ReleaseStore, maxBytes: nu
     receiving = store.receive(stream, maxBytes).then((received) => ({
       ...received,
       fileName: cleanFileName(info.filename),
-      contentType: info.mimeType || "application/octet-stream",
+      contentType: mediaTypeOrDefault(info.mimeType),
     }));
     // A failed write stops the whole parse; `pipeline` below then rejects with this error.
     // The parser too: once the body has been read, destroying the source alone settles nothing and
@@ -92,6 +94,11 @@ async function readMultipart(request: Request, store: ReleaseStore, maxBytes: nu
       ),
     );
   }
+  const withNul = fieldsWithNul(fields);
+  if (withNul.length > 0) {
+    await store.discard(file);
+    throw nulInvalid(withNul);
+  }
   return { fields, file };
 }
 
@@ -100,13 +107,7 @@ const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 /** The JSON form: `file: {filename, content, content_type?}`, `content` base64 or a `data:` URI. */
 async function readBase64Json(request: Request, store: ReleaseStore, maxBytes: number): Promise<Upload> {
-  let body: unknown;
-  const text = await readText(request, maxJsonBody(maxBytes));
-  try {
-    body = JSON.parse(text);
-  } catch {
-    throw new HttpError(400, "The request body could not be parsed as JSON.");
-  }
+  const body = parseJsonBody(await readBodyText(request, maxJsonBody(maxBytes)));
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
     throw new Invalid({ body: ["The request body must be a JSON object."] });
   }
@@ -135,8 +136,7 @@ async function readBase64Json(request: Request, store: ReleaseStore, maxBytes: n
   }
   const bytes = Buffer.from(base64, "base64");
   const received = await store.receive([bytes], maxBytes);
-  const contentType =
-    typeof content_type === "string" && content_type ? content_type : uri?.[1] || "application/octet-stream";
+  const contentType = mediaTypeOrDefault(typeof content_type === "string" ? content_type : uri?.[1]);
   return { fields, file: { ...received, fileName: cleanFileName(filename), contentType } };
 }
 
@@ -153,16 +153,3 @@ function cleanFileName(raw: string | undefined): string {
 
 /** The JSON form's largest body: the file in base64 (4 characters per 3 bytes) plus 1 MiB of fields. */
 export const maxJsonBody = (maxFileBytes: number) => Math.ceil(maxFileBytes / 3) * 4 + 1024 * 1024;
-
-/** The body as text, refusing past `maxBytes` even when no Content-Length announced the size. */
-async function readText(request: Request, maxBytes: number): Promise<string> {
-  if (!request.body) return "";
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of request.body) {
-    size += chunk.byteLength;
-    if (size > maxBytes) throw new PayloadTooLarge();
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString("utf8");
-}
