@@ -570,6 +570,70 @@ describe("creator-scoped API keys", () => {
     expect(await licenseCount()).toBe(before);
   });
 
+  describe("a scoped key licenses only its creator's own products (through a listening server)", () => {
+    /** The license API over a real socket. */
+    const overHttp = (path: string, method: string, key: string, body?: unknown) =>
+      fetch(`${base}${path}`, {
+        method,
+        headers: { "x-api-key": key, "content-type": "application/json" },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    const create = (productId: number) =>
+      overHttp("/api/v1/licenses", "POST", keyA, {
+        ownerId: String(alice.id),
+        creatorId: String(creatorA.id),
+        productId: String(productId),
+      });
+    const REFUSED = { message: "This API key may only license its creator's own products." };
+
+    test("another creator's product, listed or hidden → 403, no row", async () => {
+      const hidden = await createProduct(t.ctx, creatorB, { hidden: true });
+      for (const foreign of [productB, hidden]) {
+        const before = await licenseCount();
+        const response = await create(foreign.id);
+        expect(response.status).toBe(403);
+        expect(response.headers.get("content-type")).toContain("application/json");
+        expect(await readJson(response)).toEqual(REFUSED);
+        expect(await licenseCount()).toBe(before);
+      }
+    });
+
+    test("a product the creator is the vendor of → 201; an unknown product → 422", async () => {
+      const vended = await createProduct(t.ctx, creatorB, { vendor_id: creatorA.id });
+      const created = await create(vended.id);
+      expect(created.status).toBe(201);
+      expect(await readJson(created)).toMatchObject({
+        productId: String(vended.id),
+        creatorId: String(creatorA.id),
+      });
+
+      const unknown = await create(999_999);
+      expect(unknown.status).toBe(422);
+      expect((await readJson(unknown)).errors).toEqual({ productId: ["The selected productId is invalid."] });
+    });
+
+    test("PATCH of its own license onto another creator's product → 403, unchanged", async () => {
+      const response = await overHttp(`/api/v1/licenses/${ofA.id}`, "PATCH", keyA, {
+        productId: String(productB.id),
+        maxIps: 5,
+      });
+      expect(response.status).toBe(403);
+      expect(await readJson(response)).toEqual(REFUSED);
+      const [row] = await t.ctx.db.select().from(licenses).where(eq(licenses.id, ofA.id));
+      expect(row).toMatchObject({ productId: productA.id });
+      expect(row?.maxIps).not.toBe(5);
+    });
+
+    test("an unscoped key still licenses any product", async () => {
+      const response = await overHttp("/api/v1/licenses", "POST", globalKey, {
+        ownerId: String(alice.id),
+        creatorId: String(creatorA.id),
+        productId: String(productB.id),
+      });
+      expect(response.status).toBe(201);
+    });
+  });
+
   test("a scoped key may not hand its license to another creator: 403, unchanged", async () => {
     const response = await api(`/api/v1/licenses/${ofA.id}`, {
       method: "PATCH",

@@ -1,10 +1,11 @@
 import { and, asc, eq, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import type { Db, Tx } from "../../db/client.ts";
-import { type License, licenseIps, licenses, products, users } from "../../db/schema/index.ts";
+import { type License, licenseIps, licenses, type Product, products, users } from "../../db/schema/index.ts";
 import { Forbidden, Invalid, NotFound } from "../../http/errors.ts";
 import { isUuid, toId } from "../../http/ids.ts";
 import type { ApiKeyActor } from "../auth/actor.ts";
+import { ownsProduct } from "../products/service.ts";
 import { generateLicenseKey } from "./keys.ts";
 import type { CreateLicenseInput, LicenseJson, UpdateLicenseInput } from "./schemas.ts";
 
@@ -16,16 +17,27 @@ type Ctx = Pick<AppContext, "db" | "config">;
 export const mayActFor = (apiKey: ApiKeyActor, license: Pick<License, "creatorId">) =>
   apiKey.creatorId === null || apiKey.creatorId === license.creatorId;
 
+/**
+ * A key with a creator licenses only that creator's own products (`user_id` or `vendor_id`), hidden
+ * or not: a license is a download right, so licensing someone else's product would hand out theirs.
+ */
+function assertMayLicense(apiKey: ApiKeyActor, product: Pick<Product, "userId" | "vendorId">) {
+  if (apiKey.creatorId !== null && !ownsProduct(apiKey.creatorId, product)) {
+    throw new Forbidden("This API key may only license its creator's own products.");
+  }
+}
+
 export async function createLicense(
   ctx: Ctx,
   apiKey: ApiKeyActor,
   input: CreateLicenseInput,
 ): Promise<License> {
-  const fields = await checkedFields(ctx.db, input);
+  const { fields, product } = await checkedFields(ctx.db, input);
   const creatorId = fields.creatorId as number;
   if (apiKey.creatorId !== null && apiKey.creatorId !== creatorId) {
     throw new Forbidden("This API key may only create licenses for its own creator.");
   }
+  if (product) assertMayLicense(apiKey, product);
   const [license] = await ctx.db
     .insert(licenses)
     .values({
@@ -76,13 +88,14 @@ export async function updateLicense(
   id: string,
   input: UpdateLicenseInput,
 ): Promise<License> {
-  const fields = await checkedFields(ctx.db, input);
+  const { fields, product } = await checkedFields(ctx.db, input);
   return ctx.db.transaction(async (tx) => {
     const current = await findLicense(tx, apiKey, id);
     if (Object.keys(fields).length === 0) return current;
     if (fields.creatorId !== undefined && !mayActFor(apiKey, { creatorId: fields.creatorId })) {
       throw new Forbidden("This API key may only assign licenses to its own creator.");
     }
+    if (product) assertMayLicense(apiKey, product);
     // The UPDATE holds the row lock until commit, so no validation registers an address meanwhile.
     const [license] = await tx.update(licenses).set(fields).where(eq(licenses.id, current.id)).returning();
     if (!license) throw new NotFound("License");
@@ -141,27 +154,41 @@ interface CheckedFields {
   maxIps?: number;
 }
 
-/** Request fields → columns, each reference checked, all problems in one 422. */
-async function checkedFields(db: Db | Tx, input: UpdateLicenseInput): Promise<CheckedFields> {
+type ProductOwners = Pick<Product, "id" | "userId" | "vendorId">;
+
+/**
+ * Request fields → columns, each reference checked, all problems in one 422. The product named (if
+ * any) comes back with its owners, for the API key's scope.
+ */
+async function checkedFields(
+  db: Db | Tx,
+  input: UpdateLicenseInput,
+): Promise<{ fields: CheckedFields; product: ProductOwners | null }> {
   const errors: Record<string, string[]> = {};
   const fields: CheckedFields = {};
-  const reference = async (
+  const reference = async <T>(
     field: "ownerId" | "creatorId" | "productId",
-    table: typeof users | typeof products,
-  ) => {
+    find: (id: number) => Promise<T | undefined>,
+  ): Promise<T | undefined> => {
     const raw = input[field];
     if (raw === undefined) return undefined;
     const id = toId(raw);
-    const found = id === null ? [] : await db.select({ id: table.id }).from(table).where(eq(table.id, id));
-    if (id === null || found.length === 0) {
-      errors[field] = [`The selected ${field} is invalid.`];
-      return undefined;
-    }
-    return id;
+    const found = id === null ? undefined : await find(id);
+    if (found === undefined) errors[field] = [`The selected ${field} is invalid.`];
+    return found;
   };
-  fields.userId = await reference("ownerId", users);
-  fields.creatorId = await reference("creatorId", users);
-  fields.productId = await reference("productId", products);
+  const userId = async (id: number) =>
+    (await db.select({ id: users.id }).from(users).where(eq(users.id, id)))[0]?.id;
+  fields.userId = await reference("ownerId", userId);
+  fields.creatorId = await reference("creatorId", userId);
+  const product = await reference("productId", async (id) => {
+    const [row] = await db
+      .select({ id: products.id, userId: products.userId, vendorId: products.vendorId })
+      .from(products)
+      .where(eq(products.id, id));
+    return row;
+  });
+  fields.productId = product?.id;
   if (input.expires !== undefined) {
     const expires = input.expires === null ? null : parseDateTime(input.expires);
     if (expires === undefined) errors.expires = ["The expires field must be a valid ISO 8601 date-time."];
@@ -169,7 +196,8 @@ async function checkedFields(db: Db | Tx, input: UpdateLicenseInput): Promise<Ch
   }
   if (input.maxIps !== undefined) fields.maxIps = input.maxIps;
   if (Object.keys(errors).length > 0) throw new Invalid(errors);
-  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as CheckedFields;
+  const defined = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
+  return { fields: defined as CheckedFields, product: product ?? null };
 }
 
 const ISO_DATE_TIME = /^\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:\.\d{1,9})?)?(Z|[+-]\d\d:?\d\d)?)?$/i;
