@@ -44,7 +44,7 @@ export async function wire(config: Config, log: Logger, database: Database): Pro
     jobs,
     log,
     appKey: resolveAppKey(config),
-    releases: new ReleaseStore(config.storageDir),
+    releases: new ReleaseStore(config.storageDir, log),
     downloads,
     applied,
     async close() {

@@ -1,12 +1,16 @@
 import { mkdirSync } from "node:fs";
-import { open, rename, rm } from "node:fs/promises";
+import { type FileHandle, open, rename, rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { PayloadTooLarge } from "../http/errors.ts";
+import type { Logger } from "../log.ts";
+import { storageFailure } from "./failures.ts";
 
 /** Bytes written but not yet on their way to disk, at most: bounds memory per upload. */
 const WRITE_WINDOW = 8 * 1024 * 1024;
 /** A background datasync every this many bytes, so the closing fsync has little left to do. */
 const SYNC_EVERY = 64 * 1024 * 1024;
+/** Read size when the written file is hashed again. */
+const VERIFY_CHUNK = 1024 * 1024;
 
 /** A file received into a temporary place, not yet kept. */
 export interface ReceivedFile {
@@ -18,30 +22,36 @@ export interface ReceivedFile {
 
 /**
  * Release files on local disk under STORAGE_DIR. A file arrives in `.incoming/` while it is hashed and
- * counted, is fsynced, and only then renamed to its key: a reader never sees half a file, and a crash
- * leaves at most an orphan in `.incoming/`.
+ * counted, is fsynced and read back, and only then renamed to its key: a reader never sees half a
+ * file, and a crash leaves at most an orphan in `.incoming/` (swept by `sweepLeftovers`).
  */
 export class ReleaseStore {
-  readonly #incoming: string;
+  readonly incoming: string;
 
-  constructor(readonly root: string) {
-    this.#incoming = join(root, ".incoming");
-    mkdirSync(this.#incoming, { recursive: true });
+  constructor(
+    readonly root: string,
+    private readonly log: Logger,
+  ) {
+    this.incoming = join(root, ".incoming");
+    mkdirSync(this.incoming, { recursive: true });
   }
 
   /**
    * Streams `source` to a temporary file while hashing it. Writes go to their offsets without waiting
    * for each other, with at most WRITE_WINDOW bytes in flight, so memory stays flat whatever the size
    * while the disk works alongside the upload; every SYNC_EVERY bytes a background datasync keeps the
-   * final fsync short. Past `maxBytes` (or if the source or a write fails) the temporary file is
-   * removed and the error thrown.
+   * final fsync short. Every write is checked for what it wrote; after the fsync the file's size and
+   * its digest read back from disk must match what arrived. Past `maxBytes`, or if the source, a
+   * write or the check fails, the temporary file is removed and the error thrown (a full disk as a 507).
    */
   async receive(
     source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
     maxBytes: number,
   ): Promise<ReceivedFile> {
-    const tempPath = join(this.#incoming, crypto.randomUUID());
-    const file = await open(tempPath, "wx");
+    const tempPath = join(this.incoming, crypto.randomUUID());
+    const file = await open(tempPath, "wx+").catch((error: unknown) => {
+      throw this.#failure(error, "create", tempPath);
+    });
     const hash = new Bun.CryptoHasher("sha256");
     const writes = new Set<Promise<void>>();
     let failure: unknown = null;
@@ -56,13 +66,13 @@ export class ReleaseStore {
         if (size > maxBytes) throw new PayloadTooLarge(`The file may not be greater than ${maxBytes} bytes.`);
         hash.update(chunk);
         inFlight += chunk.byteLength;
-        const write: Promise<void> = file.write(chunk, 0, chunk.byteLength, offset).then(
+        const write: Promise<void> = writeAll(file, chunk, offset).then(
           () => {
             inFlight -= chunk.byteLength;
             writes.delete(write);
           },
           (error: unknown) => {
-            failure ??= error;
+            failure ??= this.#failure(error, "write", tempPath);
             writes.delete(write);
           },
         );
@@ -76,27 +86,58 @@ export class ReleaseStore {
       }
       await Promise.all(writes);
       if (failure) throw failure;
-      await file.sync();
+      const sha256 = hash.digest("hex");
+      await file.sync().catch((error: unknown) => {
+        throw this.#failure(error, "sync", tempPath);
+      });
+      await this.#verify(file, tempPath, size, sha256);
+      await file.close();
+      return { tempPath, size, sha256 };
     } catch (error) {
       await Promise.allSettled(writes);
       await file.close().catch(() => {});
       await rm(tempPath, { force: true });
       throw error;
     }
-    await file.close();
-    return { tempPath, size, sha256: hash.digest("hex") };
+  }
+
+  /**
+   * The file on disk must be exactly what arrived: its size, and its digest read back. A write that
+   * reported success for fewer bytes, or any other way the bytes went astray, stops here, before a
+   * version row could point at the file.
+   */
+  async #verify(file: FileHandle, path: string, size: number, sha256: string): Promise<void> {
+    const stored = await file.stat();
+    const hash = new Bun.CryptoHasher("sha256");
+    const buffer = Buffer.allocUnsafe(Math.min(VERIFY_CHUNK, Math.max(size, 1)));
+    for (let position = 0; position < stored.size; ) {
+      const { bytesRead } = await file.read(buffer, 0, buffer.length, position);
+      if (bytesRead === 0) break;
+      hash.update(buffer.subarray(0, bytesRead));
+      position += bytesRead;
+    }
+    const readBack = hash.digest("hex");
+    if (stored.size !== size || readBack !== sha256) {
+      const problem = Object.assign(new Error("the stored file differs from the upload"), { code: "EIO" });
+      throw this.#failure(problem, "verify", path, { expected_size: size, stored_size: stored.size });
+    }
   }
 
   /** Moves a received file to `key` (atomic rename within the same file system) and syncs the directory. */
   async keep(file: ReceivedFile, key: string): Promise<void> {
     const target = this.path(key);
-    mkdirSync(dirname(target), { recursive: true });
-    await rename(file.tempPath, target);
-    const directory = await open(dirname(target), "r");
     try {
-      await directory.sync();
-    } finally {
-      await directory.close();
+      mkdirSync(dirname(target), { recursive: true });
+      await rename(file.tempPath, target);
+      const directory = await open(dirname(target), "r");
+      try {
+        await directory.sync();
+      } finally {
+        await directory.close();
+      }
+    } catch (error) {
+      await rm(target, { force: true });
+      throw this.#failure(error, "keep", target);
     }
   }
 
@@ -110,5 +151,27 @@ export class ReleaseStore {
 
   remove(key: string): Promise<void> {
     return rm(this.path(key), { force: true });
+  }
+
+  /** Logs a storage failure at `error` (an operator must act) and turns it into the client's 507. */
+  #failure(error: unknown, step: string, path: string, fields: Record<string, unknown> = {}) {
+    this.log.error("release storage failed", {
+      step,
+      path,
+      code: (error as NodeJS.ErrnoException | null)?.code,
+      error: error instanceof Error ? error.message : String(error),
+      ...fields,
+    });
+    return storageFailure(error);
+  }
+}
+
+/** Writes all of `chunk` at `offset`: a short write continues where it stopped; one that writes nothing fails. */
+async function writeAll(file: FileHandle, chunk: Uint8Array, offset: number): Promise<void> {
+  let done = 0;
+  while (done < chunk.byteLength) {
+    const { bytesWritten } = await file.write(chunk, done, chunk.byteLength - done, offset + done);
+    if (bytesWritten <= 0) throw Object.assign(new Error("no bytes written"), { code: "ENOSPC" });
+    done += bytesWritten;
   }
 }

@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type App, buildApp } from "../../src/app.ts";
-import { loadConfig } from "../../src/config.ts";
+import { type LogLevel, loadConfig } from "../../src/config.ts";
 import type { Database } from "../../src/db/client.ts";
-import { createLogger } from "../../src/log.ts";
+import { createLogger, type Logger } from "../../src/log.ts";
 import { type Runtime, wire } from "../../src/runtime.ts";
 import { freshDatabase } from "./db.ts";
 
@@ -24,6 +24,8 @@ export interface TestAppOptions {
   jobs?: "send" | "workers";
   /** Use this database instead of a fresh one (it is closed with the app). */
   database?: Database;
+  /** Where the app logs (silent unless given). */
+  log?: Logger;
 }
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -32,7 +34,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   if (!database) throw new Error("no database");
   const dataDir = mkdtempSync(join(tmpdir(), "depot-test-"));
   const config = loadConfig({ DATA_DIR: dataDir, APP_URL: "http://depot.test", ...options.env });
-  const ctx = await wire(config, createLogger("silent"), database);
+  const ctx = await wire(config, options.log ?? createLogger("silent"), database);
   if (options.jobs)
     await ctx.jobs.start(ctx, { workers: options.jobs === "workers", superviseIntervalMs: 500 });
   const app = buildApp(ctx);
@@ -70,3 +72,9 @@ export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 /** A response body as JSON; tests assert its shape field by field. */
 // biome-ignore lint/suspicious/noExplicitAny: assertions below narrow it
 export const readJson = (response: Response): Promise<any> => response.json();
+
+/** A logger that keeps every line it would write, parsed, for assertions on what was logged. */
+export function recordingLogger(level: LogLevel = "debug") {
+  const lines: Record<string, unknown>[] = [];
+  return { lines, log: createLogger(level, (line) => lines.push(JSON.parse(line))) };
+}

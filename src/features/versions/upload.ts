@@ -80,8 +80,13 @@ async function readMultipart(request: Request, store: ReleaseStore, maxBytes: nu
     await pipeline(source, parser);
   } catch (error) {
     const pending = receiving as Promise<UploadedFile> | null;
-    const file = await pending?.catch(() => null);
-    await store.discard(file ?? null);
+    const stored = await pending?.then(
+      (file) => ({ file, error: null }),
+      (failure: unknown) => ({ file: null, error: failure }),
+    );
+    await store.discard(stored?.file ?? null);
+    // The store's own failure (a full disk, a file too large) is the cause; the parser only saw its echo.
+    if (stored?.error instanceof HttpError) throw stored.error;
     if (error instanceof HttpError) throw error;
     throw new HttpError(400, "The multipart body could not be read.");
   }
