@@ -58,6 +58,21 @@ describe("bearer personal access tokens", () => {
     expect(await readJson(response)).toEqual({ message: "Unauthenticated." });
   });
 
+  test("the scheme is case-insensitive (RFC 9110): bearer, BEARER, BeArEr work over a real socket", async () => {
+    const base = t.listen();
+    for (const scheme of ["Bearer", "bearer", "BEARER", "BeArEr"]) {
+      const response = await fetch(`${base}/api/users/${admin.id}`, {
+        headers: { authorization: `${scheme} ${adminToken}` },
+      });
+      expect({ scheme, status: response.status }).toEqual({ scheme, status: 200 });
+      expect((await readJson(response)).data.id).toBe(admin.id);
+    }
+    for (const header of [`Basic ${adminToken}`, `Bearer${adminToken}`, `bearerx ${adminToken}`]) {
+      const response = await fetch(`${base}/api/users/${admin.id}`, { headers: { authorization: header } });
+      expect({ header, status: response.status }).toEqual({ header, status: 401 });
+    }
+  });
+
   test("the right id with a wrong secret → 401", async () => {
     const [id] = adminToken.split("|");
     const response = await getUser(admin.id, `${id}|${"x".repeat(40)}`);

@@ -1,12 +1,16 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { rmSync } from "node:fs";
+import { eq } from "drizzle-orm";
+import { products, versions } from "../src/db/schema/index.ts";
 import { createLicense, revokeLicense } from "../src/features/licenses/service.ts";
 import { signUrl } from "../src/http/signed-url.ts";
-import { bearer, readJson, startTestApp, type TestApp } from "./helpers/app.ts";
+import { bearer, readJson, recordingLogger, startTestApp, type TestApp } from "./helpers/app.ts";
 import {
   createBenefit,
   createOption,
   createProduct,
   createPurchase,
+  createRole,
   createUser,
   tokenFor,
 } from "./helpers/factories.ts";
@@ -23,6 +27,7 @@ const ANY_KEY = { id: 0, creatorId: null };
 
 let t: TestApp;
 let base: string;
+const recorder = recordingLogger("info");
 let owner: { id: number };
 let ownerToken: string;
 let adminToken: string;
@@ -88,7 +93,7 @@ async function liveLicense(
 }
 
 beforeAll(async () => {
-  t = await startTestApp({ jobs: "send" });
+  t = await startTestApp({ jobs: "send", log: recorder.log });
   base = t.listen();
   owner = await createUser(t.ctx, { role: "vendor" });
   ownerToken = await tokenFor(t.ctx, owner);
@@ -570,4 +575,143 @@ describe("download: the counter and large files", () => {
     const slice = new Uint8Array(await part.arrayBuffer());
     expect(Buffer.compare(Buffer.from(slice), Buffer.from(bytes.subarray(MiB, 2 * MiB)))).toBe(0);
   }, 30_000);
+});
+
+describe("download: hidden, disabled and deleted products are 404 to whoever could not read them", () => {
+  let hiddenProduct: { id: number };
+  let hiddenVersion: Published;
+  let holderOfHiddenToken: string;
+  let holderOfHiddenKey: string;
+  let managerToken: string;
+  const NOT_FOUND = "Product not found.";
+
+  beforeAll(async () => {
+    hiddenProduct = await createProduct(t.ctx, owner, { hidden: true });
+    hiddenVersion = await publish(`/api/products/${hiddenProduct.id}/versions`, {
+      bytes: CONTENT,
+      name: "beta.jar",
+    });
+    const holder = await createUser(t.ctx);
+    holderOfHiddenToken = await tokenFor(t.ctx, holder);
+    holderOfHiddenKey = (await liveLicense(holder.id, hiddenProduct.id)).key;
+    const role = await createRole(t.ctx, ["products.manage"]);
+    managerToken = await tokenFor(t.ctx, await createUser(t.ctx, { role: role.name }));
+  });
+
+  test("a stranger, no credentials, a foreign key or a bad signature: the same 404 as an unknown product", async () => {
+    const unknown = await fetch(`${base}/api/products/999999/versions/${hiddenVersion.id}/download`, {
+      headers: bearer(strangerToken),
+    });
+    await expectRefused(unknown, 404, NOT_FOUND);
+    await expectRefused(await download(hiddenVersion, { token: strangerToken }), 404, NOT_FOUND);
+    await expectRefused(await download(hiddenVersion), 404, NOT_FOUND);
+    await expectRefused(await download(hiddenVersion, { key: holderKey }), 404, NOT_FOUND);
+    await expectRefused(
+      await fetch(`${onServer(hiddenVersion.download_url)}?expires=9999999999&signature=${"0".repeat(64)}`),
+      404,
+      NOT_FOUND,
+    );
+    // An unknown version of the hidden product does not tell the product apart either.
+    const unknownVersion = await fetch(`${base}/api/products/${hiddenProduct.id}/versions/999999/download`, {
+      headers: bearer(strangerToken),
+    });
+    await expectRefused(unknownVersion, 404, NOT_FOUND);
+    const head = await download(hiddenVersion, { token: strangerToken, method: "HEAD" });
+    expect(head.status).toBe(404);
+  });
+
+  test("its owner, an admin, its holders (token or key) and a valid signature still download", async () => {
+    for (const token of [ownerToken, adminToken, holderOfHiddenToken]) {
+      await expectWhole(await download(hiddenVersion, { token }));
+    }
+    await expectWhole(await download(hiddenVersion, { key: holderOfHiddenKey }));
+    const signed = signUrl(hiddenVersion.download_url, t.ctx.appKey, new Date(Date.now() + 60_000));
+    await expectWhole(await fetch(onServer(signed)));
+  });
+
+  test("products.manage may know the product but not download: 403", async () => {
+    await expectRefused(
+      await download(hiddenVersion, { token: managerToken }),
+      403,
+      "This action is unauthorized.",
+    );
+  });
+
+  test("disabled and soft-deleted products follow the same rule", async () => {
+    for (const change of [{ disabled: true }, { deletedAt: new Date() }]) {
+      const other = await createProduct(t.ctx, owner);
+      const version = await publish(`/api/products/${other.id}/versions`, { bytes: CONTENT, name: "x.jar" });
+      await t.ctx.db.update(products).set(change).where(eq(products.id, other.id));
+      await expectRefused(await download(version, { token: strangerToken }), 404, NOT_FOUND);
+      await expectWhole(await download(version, { token: ownerToken }));
+    }
+  });
+});
+
+describe("download: stored metadata never breaks a download", () => {
+  test("a client's content type with CR/LF is stored as application/octet-stream (JSON form)", async () => {
+    const response = await fetch(`${base}/api/products/${product.id}/versions`, {
+      method: "POST",
+      headers: { ...bearer(ownerToken), "content-type": "application/json" },
+      body: JSON.stringify({
+        version_name: `crlf-${crypto.randomUUID()}`,
+        title: "t",
+        changelog: "c",
+        file: {
+          filename: "a.bin",
+          content: Buffer.from(CONTENT).toString("base64"),
+          content_type: "text/html\r\nSet-Cookie: stolen=1",
+        },
+      }),
+    });
+    expect(response.status).toBe(201);
+    const version: Published = (await readJson(response)).data;
+    const got = await download(version, { token: ownerToken });
+    expect(got.headers.get("content-type")).toBe("application/octet-stream");
+    expect(got.headers.get("set-cookie")).toBeNull();
+    await expectWhole(got);
+  });
+
+  test("a row stored before the check, with CR/LF in its type, still downloads", async () => {
+    const version = await publish(`/api/products/${product.id}/versions`, {
+      bytes: CONTENT,
+      name: "legacy.jar",
+    });
+    await t.ctx.db
+      .update(versions)
+      .set({ contentType: "text/plain\r\nX-Injected: yes" })
+      .where(eq(versions.id, version.id));
+    const got = await download(version, { token: ownerToken });
+    expect(got.headers.get("content-type")).toBe("application/octet-stream");
+    expect(got.headers.get("x-injected")).toBeNull();
+    await expectWhole(got);
+  });
+});
+
+describe("download: a missing release file", () => {
+  test("GET and HEAD → 410 JSON, logged at error with the version id and the request's real status", async () => {
+    const version = await publish(`/api/products/${product.id}/versions`, {
+      bytes: CONTENT,
+      name: "gone.jar",
+    });
+    const [row] = await t.ctx.db.select().from(versions).where(eq(versions.id, version.id));
+    rmSync(t.ctx.releases.path(row?.storageKey ?? "missing"));
+    recorder.lines.length = 0;
+
+    await expectRefused(await download(version, { token: ownerToken }), 410, "The release file is missing.");
+    const head = await download(version, { token: ownerToken, method: "HEAD" });
+    expect(head.status).toBe(410);
+    expect(head.headers.get("content-type")).toContain("application/json");
+
+    await Bun.sleep(20); // the request line is written after the response
+    expect(recorder.lines.filter((line) => line.msg === "release file missing")).toEqual([
+      expect.objectContaining({ level: "error", version_id: version.id, found_size: null }),
+      expect.objectContaining({ level: "error", version_id: version.id, found_size: null }),
+    ]);
+    const requests = recorder.lines.filter((line) => line.msg === "request");
+    expect(requests.map((line) => [line.method, line.status])).toEqual([
+      ["GET", 410],
+      ["HEAD", 410],
+    ]);
+  });
 });

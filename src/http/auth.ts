@@ -13,11 +13,23 @@ const actors = new WeakMap<Request, Actor>();
 const apiKeys = new WeakMap<Request, ApiKeyActor>();
 
 /**
+ * RFC 9110 §11.1: the authentication scheme is case-insensitive, but @elysiajs/bearer only recognises
+ * `Bearer` exactly, so `bearer …` and `BEARER …` are rewritten to it before the plugin reads the header.
+ * Named, so it runs once per request however many features use `bearerAuth`.
+ */
+const bearerScheme = new Elysia({ name: "http.bearer-scheme" }).onRequest(({ request }) => {
+  const header = request.headers.get("authorization");
+  if (header && !header.startsWith("Bearer") && /^bearer[ \t]/i.test(header)) {
+    request.headers.set("authorization", `Bearer${header.slice("bearer".length)}`);
+  }
+});
+
+/**
  * Bearer personal access tokens. A route declares what it needs and receives `actor`:
  * `{ auth: true }` any valid token, `{ auth: "versions.publish" }` a token that may do that.
  */
 export const bearerAuth = (ctx: AppContext) =>
-  new Elysia().use(bearer()).macro({
+  new Elysia().use(bearerScheme).use(bearer()).macro({
     auth: (needed: Grant | true) => ({
       detail: { security: [{ bearerAuth: [] }] },
       async transform({ bearer: token, request }) {

@@ -1,5 +1,5 @@
 import { mkdirSync } from "node:fs";
-import { type FileHandle, open, rename, rm } from "node:fs/promises";
+import { type FileHandle, open, rename, rm, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { PayloadTooLarge } from "../http/errors.ts";
 import type { Logger } from "../log.ts";
@@ -147,6 +147,16 @@ export class ReleaseStore {
 
   path(key: string): string {
     return join(this.root, key);
+  }
+
+  /** The size of the file kept at `key`, or null when there is none (deleted, or another instance's disk). */
+  async size(key: string): Promise<number | null> {
+    try {
+      return (await stat(this.path(key))).size;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+      throw error;
+    }
   }
 
   remove(key: string): Promise<void> {

@@ -13,7 +13,8 @@ export const ownsProduct = (userId: number, product: Pick<Product, "userId" | "v
   product.userId === userId || product.vendorId === userId;
 
 /** Hidden, disabled and soft-deleted products exist only for their owners and `products.manage`. */
-const isListed = (product: Product) => !product.hidden && !product.disabled && product.deletedAt === null;
+export const isListed = (product: Product) =>
+  !product.hidden && !product.disabled && product.deletedAt === null;
 
 /** A product as `actor` may see it: 404 for unknown ids and for unlisted products of others. */
 export async function findVisibleProduct(

@@ -2,11 +2,12 @@ import { and, eq } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { licenses, type Product, products } from "../../db/schema/index.ts";
 import { Forbidden, NotFound, Unauthenticated } from "../../http/errors.ts";
-import { checkSignedUrl } from "../../http/signed-url.ts";
+import { checkSignedUrl, type SignatureCheck } from "../../http/signed-url.ts";
+import type { Actor } from "../auth/actor.ts";
 import { allows } from "../auth/permissions.ts";
 import { hasBenefit, isHolder, isLive } from "../licenses/holders.ts";
 import { normaliseLicenseKey } from "../licenses/keys.ts";
-import { ownsProduct } from "../products/service.ts";
+import { isListed, ownsProduct } from "../products/service.ts";
 import { authenticateToken } from "../tokens/service.ts";
 import { findVersion, type VersionRow } from "./service.ts";
 
@@ -17,10 +18,19 @@ export interface DownloadCredentials {
   licenseKey: string | null;
 }
 
+/** Who is asking, by the one credential they brought (a signature, a token or a license key). */
+type Caller =
+  | { by: "signature"; check: SignatureCheck }
+  | { by: "token"; actor: Actor }
+  /** The owner of a live license of this product with that key, or null for any other key. */
+  | { by: "license"; holderId: number | null }
+  | { by: "nothing" };
+
 /**
- * The version, if the caller may download it: a valid signed URL; or a bearer token of
- * the product's owner, an admin or a holder; or an `X-License-Key` that is live for this product.
- * For a benefit version a holder must also have the benefit.
+ * The version, if the caller may download it: a valid signed URL; or a bearer token of the product's
+ * owner, an admin or a holder; or an `X-License-Key` that is live for this product. For a benefit
+ * version a holder must also have the benefit. A hidden, disabled or deleted product is as unknown
+ * (404) to a caller who could not read it as a product that does not exist, whatever they sent.
  */
 export async function downloadableVersion(
   ctx: Pick<AppContext, "db" | "appKey">,
@@ -30,22 +40,25 @@ export async function downloadableVersion(
 ): Promise<{ product: Product; row: VersionRow }> {
   const [product] = await ctx.db.select().from(products).where(eq(products.id, productId));
   if (!product) throw new NotFound("Product");
+  const caller = await identify(ctx, product, credentials);
+  if (!isListed(product) && !(await mayKnow(ctx, caller, product))) throw new NotFound("Product");
   const row = await findVersion(ctx, product.id, versionId);
-  const benefit = row.benefit && { optionId: row.benefit.optionId };
+  await authorize(ctx, caller, product, row);
+  return { product, row };
+}
 
+async function identify(
+  ctx: Pick<AppContext, "db" | "appKey">,
+  product: Product,
+  credentials: DownloadCredentials,
+): Promise<Caller> {
   if (credentials.url.searchParams.has("signature")) {
-    if (checkSignedUrl(credentials.url, ctx.appKey) !== "valid") throw new Forbidden("Invalid signature.");
-    return { product, row };
+    return { by: "signature", check: checkSignedUrl(credentials.url, ctx.appKey) };
   }
   if (credentials.bearer !== undefined) {
     const actor = await authenticateToken(ctx, credentials.bearer);
     if (!actor) throw new Unauthenticated();
-    const allowed =
-      allows(actor.permissions, "*") ||
-      ownsProduct(actor.user.id, product) ||
-      (await isHolder(ctx, actor.user.id, product.id, benefit));
-    if (!allowed) throw new Forbidden();
-    return { product, row };
+    return { by: "token", actor };
   }
   if (credentials.licenseKey !== null) {
     const [license] = await ctx.db
@@ -58,10 +71,52 @@ export async function downloadableVersion(
           isLive(),
         ),
       );
-    const allowed =
-      license && (benefit === null || (await hasBenefit(ctx, license.userId, product.id, benefit.optionId)));
-    if (!allowed) throw new Forbidden("This license may not download this version.");
-    return { product, row };
+    return { by: "license", holderId: license?.userId ?? null };
   }
-  throw new Unauthenticated();
+  return { by: "nothing" };
+}
+
+/** Whether the caller may know an unlisted product exists: the signature, its owners and admins, its holders. */
+async function mayKnow(ctx: Pick<AppContext, "db">, caller: Caller, product: Product): Promise<boolean> {
+  switch (caller.by) {
+    case "signature":
+      return caller.check === "valid";
+    case "token":
+      return (
+        allows(caller.actor.permissions, "products.manage") ||
+        ownsProduct(caller.actor.user.id, product) ||
+        isHolder(ctx, caller.actor.user.id, product.id, null)
+      );
+    case "license":
+      return caller.holderId !== null;
+    case "nothing":
+      return false;
+  }
+}
+
+async function authorize(ctx: Pick<AppContext, "db">, caller: Caller, product: Product, row: VersionRow) {
+  const benefit = row.benefit && { optionId: row.benefit.optionId };
+  switch (caller.by) {
+    case "signature":
+      if (caller.check !== "valid") throw new Forbidden("Invalid signature.");
+      return;
+    case "token": {
+      const { actor } = caller;
+      const allowed =
+        allows(actor.permissions, "*") ||
+        ownsProduct(actor.user.id, product) ||
+        (await isHolder(ctx, actor.user.id, product.id, benefit));
+      if (!allowed) throw new Forbidden();
+      return;
+    }
+    case "license": {
+      const allowed =
+        caller.holderId !== null &&
+        (benefit === null || (await hasBenefit(ctx, caller.holderId, product.id, benefit.optionId)));
+      if (!allowed) throw new Forbidden("This license may not download this version.");
+      return;
+    }
+    case "nothing":
+      throw new Unauthenticated();
+  }
 }

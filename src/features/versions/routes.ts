@@ -2,8 +2,9 @@ import type { TSchema } from "@sinclair/typebox";
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context.ts";
 import { bearerAuth } from "../../http/auth.ts";
-import { Forbidden, Invalid } from "../../http/errors.ts";
+import { Forbidden, HttpError, Invalid } from "../../http/errors.ts";
 import { pathId, toId } from "../../http/ids.ts";
+import { mediaTypeOrDefault } from "../../http/media-type.ts";
 import { pageRequest, publicUrl, simplePage } from "../../http/pagination.ts";
 import { dataOf, MessageJson, ValidationJson } from "../../http/schemas.ts";
 import type { Actor } from "../auth/actor.ts";
@@ -91,12 +92,24 @@ export const versionRoutes = (ctx: AppContext) => {
         licenseKey: request.headers.get("x-license-key"),
       },
     );
+    const { version } = row;
+    const stored = await ctx.releases.size(version.storageKey);
+    if (stored !== version.fileSize) {
+      // A version exists only once its file is on disk: this one was removed, or STORAGE_DIR is not shared.
+      ctx.log.error("release file missing", {
+        version_id: version.id,
+        path: ctx.releases.path(version.storageKey),
+        expected_size: version.fileSize,
+        found_size: stored,
+      });
+      throw new HttpError(410, "The release file is missing.");
+    }
     const { response, counts } = fileResponse(request, {
-      path: ctx.releases.path(row.version.storageKey),
-      size: row.version.fileSize,
-      sha256: row.version.sha256,
-      fileName: row.version.fileName,
-      contentType: row.version.contentType,
+      path: ctx.releases.path(version.storageKey),
+      size: version.fileSize,
+      sha256: version.sha256,
+      fileName: version.fileName,
+      contentType: mediaTypeOrDefault(version.contentType),
     });
     if (counts && request.method === "GET") ctx.downloads.add(product.id);
     return response;
