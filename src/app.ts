@@ -55,7 +55,7 @@ export function buildApp(ctx: AppContext) {
         allowedMethods: (path: string): string[] => methodsAllowedAt(routes, path),
       }),
     )
-    .use(requestLog(ctx.log))
+    .use(requestLog(ctx.log, ctx.config.trustProxy))
     .use(bodyLimit(ctx.config.maxUploadBytes + MULTIPART_OVERHEAD))
     .use(jsonBodies({ maxBytes: MAX_JSON_BODY, takesJson }))
     .use(

@@ -5,6 +5,8 @@ export interface Logger {
   info(message: string, fields?: Record<string, unknown>): void;
   warn(message: string, fields?: Record<string, unknown>): void;
   error(message: string, fields?: Record<string, unknown>): void;
+  /** Whether lines at `level` are written (to skip work for a line nobody reads). */
+  enabled(level: Exclude<LogLevel, "silent">): boolean;
 }
 
 /** One JSON object per line on stdout, the shape log collectors expect. */
@@ -19,5 +21,11 @@ export function createLogger(
       if (LOG_LEVELS.indexOf(lvl) < threshold) return;
       write(JSON.stringify({ time: new Date().toISOString(), level: lvl, msg: message, ...fields }));
     };
-  return { debug: emit("debug"), info: emit("info"), warn: emit("warn"), error: emit("error") };
+  return {
+    debug: emit("debug"),
+    info: emit("info"),
+    warn: emit("warn"),
+    error: emit("error"),
+    enabled: (lvl) => LOG_LEVELS.indexOf(lvl) >= threshold,
+  };
 }

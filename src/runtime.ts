@@ -18,7 +18,7 @@ export interface Runtime extends AppContext {
 
 /** Opens the configured database, brings its schema up to date, and wires the shared context. */
 export async function openRuntime(config: Config, log: Logger): Promise<Runtime> {
-  const database = await openDatabase(config);
+  const database = await openDatabase(config, log);
   try {
     return await wire(config, log, database);
   } catch (error) {
@@ -27,8 +27,8 @@ export async function openRuntime(config: Config, log: Logger): Promise<Runtime>
   }
 }
 
-export function openDatabase(config: Config): Promise<Database> | Database {
-  return config.databaseUrl ? openPostgres(config.databaseUrl) : openEmbedded(config.dataDir);
+export function openDatabase(config: Config, log?: Logger): Promise<Database> | Database {
+  return config.databaseUrl ? openPostgres(config.databaseUrl, { log }) : openEmbedded(config.dataDir, log);
 }
 
 /** The context over an already open database (tests pass a per-file database). */

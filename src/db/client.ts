@@ -4,12 +4,13 @@ import { PGlite } from "@electric-sql/pglite";
 import initdbWasmPath from "@electric-sql/pglite/initdb.wasm" with { type: "file" };
 import fsBundlePath from "@electric-sql/pglite/pglite.data" with { type: "file" };
 import pgliteWasmPath from "@electric-sql/pglite/pglite.wasm" with { type: "file" };
-import { sql } from "drizzle-orm";
+import { type Logger as DrizzleLogger, sql } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import type { ExtractTablesWithRelations } from "drizzle-orm/relations";
 import postgres from "postgres";
+import type { Logger } from "../log.ts";
 import { lockDataDir } from "./embedded-lock.ts";
 import * as schema from "./schema/index.ts";
 
@@ -30,7 +31,16 @@ export interface Database {
   close(): Promise<void>;
 }
 
-export function openPostgres(url: string, options: { max?: number } = {}): Database {
+/**
+ * At LOG_LEVEL=debug every statement is logged (its text, never its parameters: they hold token
+ * hashes, keys and e-mail addresses).
+ */
+function queryLogger(log: Logger | undefined): DrizzleLogger | undefined {
+  if (!log?.enabled("debug")) return undefined;
+  return { logQuery: (query) => log.debug("query", { sql: query }) };
+}
+
+export function openPostgres(url: string, options: { max?: number; log?: Logger } = {}): Database {
   const client = postgres(url, {
     max: options.max ?? 10,
     connect_timeout: 5,
@@ -44,7 +54,7 @@ export function openPostgres(url: string, options: { max?: number } = {}): Datab
   const unprepared = client.unsafe.bind(client);
   client.unsafe = ((query: string, params?: unknown[], queryOptions?: object) =>
     unprepared(query, params as never, { ...queryOptions, prepare: true })) as typeof client.unsafe;
-  const db = drizzlePostgres({ client, schema }) as unknown as Db;
+  const db = drizzlePostgres({ client, schema, logger: queryLogger(options.log) }) as unknown as Db;
   return {
     kind: "postgres",
     db,
@@ -59,12 +69,12 @@ export function openPostgres(url: string, options: { max?: number } = {}): Datab
  * Opens (creating on first use) the PGlite database in `dataDir/db`, after taking the directory's lock.
  * The WASM modules and the data bundle are imported as files so `bun build --compile` embeds them.
  */
-export async function openEmbedded(dataDir: string): Promise<Database> {
+export async function openEmbedded(dataDir: string, log?: Logger): Promise<Database> {
   const lock = lockDataDir(dataDir);
   try {
     const path = join(dataDir, "db");
     mkdirSync(path, { recursive: true });
-    return wrapPglite(await PGlite.create(path, await pgliteAssets()), lock.release);
+    return wrapPglite(await PGlite.create(path, await pgliteAssets()), lock.release, log);
   } catch (error) {
     lock.release();
     throw error;
@@ -72,8 +82,8 @@ export async function openEmbedded(dataDir: string): Promise<Database> {
 }
 
 /** A Database over an already open PGlite (tests clone a migrated template in memory). */
-export function wrapPglite(pglite: PGlite, onClose: () => void = () => {}): Database {
-  const db = drizzlePglite({ client: pglite, schema }) as unknown as Db;
+export function wrapPglite(pglite: PGlite, onClose: () => void = () => {}, log?: Logger): Database {
+  const db = drizzlePglite({ client: pglite, schema, logger: queryLogger(log) }) as unknown as Db;
   return {
     kind: "embedded",
     db,

@@ -6,6 +6,7 @@ import type { Actor, ApiKeyActor } from "../features/auth/actor.ts";
 import { allows, type Grant } from "../features/auth/permissions.ts";
 import { authenticateToken } from "../features/tokens/service.ts";
 import { Forbidden, Unauthenticated } from "./errors.ts";
+import { annotateRequest } from "./request-id.ts";
 
 // Credentials are checked in `transform`, which Elysia runs before body validation, so an anonymous
 // caller gets 401, not a 422 describing the body it may not send. `resolve` then hands the result on.
@@ -29,18 +30,22 @@ const bearerScheme = new Elysia({ name: "http.bearer-scheme" }).onRequest(({ req
  * `{ auth: true }` any valid token, `{ auth: "versions.publish" }` a token that may do that.
  */
 export const bearerAuth = (ctx: AppContext) =>
-  new Elysia().use(bearerScheme).use(bearer()).macro({
-    auth: (needed: Grant | true) => ({
-      detail: { security: [{ bearerAuth: [] }] },
-      async transform({ bearer: token, request }) {
-        const actor = await authenticateToken(ctx, token);
-        if (!actor) throw new Unauthenticated();
-        if (needed !== true && !allows(actor.permissions, needed)) throw new Forbidden();
-        actors.set(request, actor);
-      },
-      resolve: ({ request }) => ({ actor: authenticated(actors, request) }),
-    }),
-  });
+  new Elysia()
+    .use(bearerScheme)
+    .use(bearer())
+    .macro({
+      auth: (needed: Grant | true) => ({
+        detail: { security: [{ bearerAuth: [] }] },
+        async transform({ bearer: token, request }) {
+          const actor = await authenticateToken(ctx, token);
+          if (!actor) throw new Unauthenticated();
+          annotateRequest(request, { user_id: actor.user.id });
+          if (needed !== true && !allows(actor.permissions, needed)) throw new Forbidden();
+          actors.set(request, actor);
+        },
+        resolve: ({ request }) => ({ actor: authenticated(actors, request) }),
+      }),
+    });
 
 /** License API keys in `x-api-key`. A route with `{ apiKey: true }` receives `apiKey`. */
 export const apiKeyAuth = (ctx: AppContext) =>
@@ -50,6 +55,7 @@ export const apiKeyAuth = (ctx: AppContext) =>
       async transform({ headers, request }) {
         const apiKey = await authenticateApiKey(ctx, headers["x-api-key"]);
         if (!apiKey) throw new Unauthenticated("Invalid API key.", "ApiKey");
+        annotateRequest(request, { api_key_id: apiKey.id });
         apiKeys.set(request, apiKey);
       },
       resolve: ({ request }) => ({ apiKey: authenticated(apiKeys, request) }),

@@ -3,6 +3,7 @@ import { type ValueError, ValueErrorType } from "@sinclair/typebox/errors";
 import { Value } from "@sinclair/typebox/value";
 import { Elysia, type ValidationError } from "elysia";
 import type { Logger } from "../log.ts";
+import { errorFields } from "../log-errors.ts";
 import { requestIdOf } from "./request-id.ts";
 
 /**
@@ -132,8 +133,7 @@ export const errorRenderer = ({ log, allowedMethods }: RendererOptions) =>
       request_id: requestIdOf(request),
       method: request.method,
       path,
-      error:
-        error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : error,
+      error: errorFields(error),
     });
     return render(new HttpError(500, "Server Error."));
   });

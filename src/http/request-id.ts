@@ -1,9 +1,14 @@
 import { Elysia } from "elysia";
 import type { Logger } from "../log.ts";
+import { clientIp } from "./client-ip.ts";
 
 interface RequestMeta {
   id: string;
   startedAt: number;
+  /** The client's address, or null when there is no socket (app.handle in tests). */
+  ip: string | null;
+  /** Added by whoever learns them (auth: the user or API key id). */
+  fields?: Record<string, unknown>;
 }
 
 const meta = new WeakMap<Request, RequestMeta>();
@@ -15,22 +20,58 @@ export function requestIdOf(request: Request): string | undefined {
   return meta.get(request)?.id;
 }
 
-/** Gives every response an `X-Request-Id` and writes one JSON log line per request. */
-export const requestLog = (log: Logger) =>
+/** Adds fields to the request's log line (who it was authenticated as). */
+export function annotateRequest(request: Request, fields: Record<string, unknown>): void {
+  const m = meta.get(request);
+  if (m) m.fields = { ...m.fields, ...fields };
+}
+
+/**
+ * Gives every response an `X-Request-Id` and writes one JSON log line per request: who asked (user or
+ * API key, client address), the status actually sent and how many body bytes.
+ */
+export const requestLog = (log: Logger, trustProxy: boolean) =>
   new Elysia({ name: "http.request-log" })
-    .onRequest(({ request, set }) => {
+    .onRequest(({ request, set, server }) => {
       const incoming = request.headers.get("x-request-id");
       const id = incoming && CALLER_ID.test(incoming) ? incoming : crypto.randomUUID();
-      meta.set(request, { id, startedAt: performance.now() });
+      const ip = clientIp(request, server?.requestIP(request)?.address, trustProxy);
+      meta.set(request, { id, startedAt: performance.now(), ip });
       set.headers["x-request-id"] = id;
     })
-    .onAfterResponse({ as: "global" }, ({ request, path, set }) => {
+    .onAfterResponse({ as: "global" }, ({ request, path, set, responseValue }) => {
+      if (!log.enabled("info")) return;
       const m = meta.get(request);
+      // A handler that returns a Response (downloads: 206, 304, 416) sets its status there, not in `set`.
+      const status =
+        responseValue instanceof Response
+          ? responseValue.status
+          : typeof set.status === "number"
+            ? set.status
+            : 200;
       log.info("request", {
         request_id: m?.id,
         method: request.method,
         path,
-        status: typeof set.status === "number" ? set.status : 200,
+        status,
         duration_ms: m ? Math.round((performance.now() - m.startedAt) * 100) / 100 : undefined,
+        bytes: request.method === "HEAD" ? 0 : bodyBytes(responseValue),
+        ip: m?.ip ?? null,
+        ...m?.fields,
       });
     });
+
+/** The size of the body sent, as far as it is known without reading it (a stream's is not). */
+function bodyBytes(value: unknown): number | null {
+  if (value === undefined || value === null) return 0;
+  if (value instanceof Response) {
+    if (value.body === null) return 0;
+    const length = value.headers.get("content-length");
+    if (length !== null) return Number(length);
+    const range = /^bytes (\d+)-(\d+)\//.exec(value.headers.get("content-range") ?? "");
+    return range ? Number(range[2]) - Number(range[1]) + 1 : null;
+  }
+  if (typeof value === "string") return Buffer.byteLength(value);
+  if (typeof value === "object") return Buffer.byteLength(JSON.stringify(value));
+  return Buffer.byteLength(String(value));
+}

@@ -5,6 +5,7 @@ import { fromDrizzle, fromPglite, type Job, type JobResult, PgBoss, type SendOpt
 import type { AppContext } from "../context.ts";
 import type { Database, Tx } from "../db/client.ts";
 import type { Logger } from "../log.ts";
+import { errorFields, errorSummary } from "../log-errors.ts";
 import type { QueueDefinition } from "./registry.ts";
 
 /**
@@ -120,7 +121,7 @@ export class JobRunner {
         });
     boss.on("error", (error) => {
       this.#broken = true;
-      this.log.warn("job queue error", { error: String(error) });
+      this.log.warn("job queue error", { error: errorFields(error) });
     });
     await boss.start();
     for (const queue of this.queues) {
@@ -145,33 +146,39 @@ export class JobRunner {
             pollingIntervalSeconds: 1,
           },
           async (jobs: Job<unknown>[]): Promise<JobResult[]> =>
-            Promise.all(
-              jobs.map((job) =>
-                this.#run(queue, job).then(
-                  (): JobResult => ({ id: job.id, status: "completed" }),
-                  (error: unknown): JobResult => {
-                    this.log.warn("job failed", { queue: queue.name, job_id: job.id, error: String(error) });
-                    return { id: job.id, status: "failed", output: { message: String(error) } };
-                  },
-                ),
-              ),
-            ),
+            Promise.all(jobs.map((job) => this.#settle(queue, job))),
         );
       }
     }
     return boss;
   }
 
-  async #run(queue: QueueDefinition, job: Job<unknown>): Promise<void> {
+  /** Runs one job and logs one line for it: queue, id, attempt, duration and outcome. */
+  async #settle(queue: QueueDefinition, job: Job<unknown>): Promise<JobResult> {
+    const started = performance.now();
+    const retryCount = (job as Job<unknown> & { retryCount?: number }).retryCount ?? 0;
+    const line = (outcome: string) => ({
+      queue: queue.name,
+      job_id: job.id,
+      retry: retryCount,
+      duration_ms: Math.round((performance.now() - started) * 100) / 100,
+      outcome,
+    });
     if (!Value.Check(queue.payload, job.data)) {
       // Retrying cannot fix a malformed payload: record it and complete the job.
-      this.log.error("job payload rejected", { queue: queue.name, job_id: job.id });
-      return;
+      this.log.error("job", line("payload rejected"));
+      return { id: job.id, status: "completed" };
     }
-    const ctx = this.#ctx;
-    if (!ctx) throw new Error("The job runner is not started.");
-    const retryCount = (job as Job<unknown> & { retryCount?: number }).retryCount ?? 0;
-    await queue.handle?.(ctx, job.data, { id: job.id, retryCount });
+    try {
+      const ctx = this.#ctx;
+      if (!ctx) throw new Error("The job runner is not started.");
+      await queue.handle?.(ctx, job.data, { id: job.id, retryCount });
+      this.log.info("job", line("completed"));
+      return { id: job.id, status: "completed" };
+    } catch (error) {
+      this.log.warn("job", { ...line("failed"), error: errorFields(error) });
+      return { id: job.id, status: "failed", output: { message: errorSummary(error) } };
+    }
   }
 
   async #supervise(): Promise<void> {
@@ -199,7 +206,7 @@ export class JobRunner {
       this.log.info("job queue reconnected", { restarts: this.restarts });
     } catch (error) {
       this.#broken = true;
-      this.log.warn("job queue still unavailable", { error: String(error) });
+      this.log.warn("job queue still unavailable", { error: errorFields(error) });
     }
   }
 }

@@ -2,6 +2,7 @@ import { eq, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { products } from "../../db/schema/index.ts";
 import type { Logger } from "../../log.ts";
+import { errorFields } from "../../log-errors.ts";
 
 /**
  * Download counts, added up in memory and written once every few seconds per product: a popular
@@ -41,7 +42,7 @@ export class DownloadCounter {
       } catch (error) {
         // Keep the counts for the next try (the database may be briefly away).
         this.#pending.set(productId, (this.#pending.get(productId) ?? 0) + count);
-        this.log.warn("download counts not written", { product_id: productId, error: String(error) });
+        this.log.warn("download counts not written", { product_id: productId, error: errorFields(error) });
       }
     }
   }

@@ -37,14 +37,16 @@ export async function downloadableVersion(
   productId: number,
   versionId: number,
   credentials: DownloadCredentials,
-): Promise<{ product: Product; row: VersionRow }> {
+): Promise<{ product: Product; row: VersionRow; userId: number | null }> {
   const [product] = await ctx.db.select().from(products).where(eq(products.id, productId));
   if (!product) throw new NotFound("Product");
   const caller = await identify(ctx, product, credentials);
   if (!isListed(product) && !(await mayKnow(ctx, caller, product))) throw new NotFound("Product");
   const row = await findVersion(ctx, product.id, versionId);
   await authorize(ctx, caller, product, row);
-  return { product, row };
+  const userId =
+    caller.by === "token" ? caller.actor.user.id : caller.by === "license" ? caller.holderId : null;
+  return { product, row, userId };
 }
 
 async function identify(

@@ -6,6 +6,7 @@ import { Forbidden, HttpError, Invalid } from "../../http/errors.ts";
 import { pathId, toId } from "../../http/ids.ts";
 import { mediaTypeOrDefault } from "../../http/media-type.ts";
 import { pageRequest, publicUrl, simplePage } from "../../http/pagination.ts";
+import { annotateRequest } from "../../http/request-id.ts";
 import { dataOf, MessageJson, ValidationJson } from "../../http/schemas.ts";
 import type { Actor } from "../auth/actor.ts";
 import { findVisibleProduct } from "../products/service.ts";
@@ -82,7 +83,7 @@ export const versionRoutes = (ctx: AppContext) => {
     request: Request,
     bearer: string | undefined,
   ) => {
-    const { product, row } = await downloadableVersion(
+    const { product, row, userId } = await downloadableVersion(
       ctx,
       pathId(params.product, "Product"),
       pathId(params.version, "Version"),
@@ -92,6 +93,7 @@ export const versionRoutes = (ctx: AppContext) => {
         licenseKey: request.headers.get("x-license-key"),
       },
     );
+    if (userId !== null) annotateRequest(request, { user_id: userId });
     const { version } = row;
     const stored = await ctx.releases.size(version.storageKey);
     if (stored !== version.fileSize) {
