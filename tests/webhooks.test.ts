@@ -24,11 +24,13 @@ let t: TestApp;
 let base: string;
 /** An app without WEBHOOK_ALLOW_PRIVATE, as in production. */
 let strict: TestApp;
+let strictBase: string;
 
 beforeAll(async () => {
   t = await startTestApp({ env: { WEBHOOK_ALLOW_PRIVATE: "true" }, jobs: "workers" });
   base = t.listen();
   strict = await startTestApp();
+  strictBase = strict.listen();
 });
 
 const servers: ReturnType<typeof Bun.serve>[] = [];
@@ -136,6 +138,28 @@ async function jobState(id: string) {
     sql`SELECT state, extract(epoch FROM start_after - now())::float8 AS delay FROM pgboss.job WHERE id = ${id}`,
   );
   return row;
+}
+
+/** POSTs `body` to /api/webhooks of a listening server with a real fetch. */
+function post(baseUrl: string, token: string, body: object) {
+  return fetch(`${baseUrl}/api/webhooks`, json(body, { token }));
+}
+
+/** The user's endpoints as rows: whether a refused request left one behind. */
+async function webhookUrls(app: TestApp, userId: number) {
+  const rows = await app.ctx.db
+    .select({ url: webhooks.url })
+    .from(webhooks)
+    .where(eq(webhooks.userId, userId))
+    .orderBy(webhooks.id);
+  return rows.map((row) => row.url);
+}
+
+/** A 422 with exactly this one message on this one field, as JSON. */
+async function expectInvalid(response: Response, field: string, message: string) {
+  expect(response.status).toBe(422);
+  expect(response.headers.get("content-type")).toStartWith("application/json");
+  expect(await readJson(response)).toEqual({ message, errors: { [field]: [message] } });
 }
 
 const statusCodes = (delivery: { attempts: { status_code: number | null }[] }) =>
@@ -306,6 +330,40 @@ describe("registering endpoints", () => {
     expect((await readJson(response)).errors.url).toEqual([
       expect.stringMatching(/^The host depot-test\.invalid could not be resolved/),
     ]);
+  });
+
+  test.each([
+    ["NAT64 of 127.0.0.1", "http://[64:ff9b::7f00:1]/", "64:ff9b::7f00:1"],
+    ["6to4 of 127.0.0.1", "http://[2002:7f00:1::]/", "2002:7f00:1::"],
+    ["6to4 of 192.168.1.1", "http://[2002:c0a8:0101::1]/hook", "2002:c0a8:101::1"],
+    ["NAT64 of 169.254.169.254", "http://[64:ff9b::169.254.169.254]/", "64:ff9b::a9fe:a9fe"],
+    [
+      "Teredo, client 127.0.0.1",
+      "http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/",
+      "2001:0:4136:e378:8000:63bf:80ff:fffe",
+    ],
+  ])(
+    "without WEBHOOK_ALLOW_PRIVATE, an IPv6 form of a private IPv4 address (%s) → 422",
+    async (_, url, host) => {
+      const user = await createUser(strict.ctx);
+      const token = await tokenFor(strict.ctx, user);
+      await expectInvalid(
+        await post(strictBase, token, { url }),
+        "url",
+        `The host ${host} resolves to ${host}, a loopback or private address.`,
+      );
+      expect(await webhookUrls(strict, user.id)).toEqual([]);
+    },
+  );
+
+  test("without WEBHOOK_ALLOW_PRIVATE, an IPv6 form of a public IPv4 address is accepted", async () => {
+    const user = await createUser(strict.ctx);
+    const token = await tokenFor(strict.ctx, user);
+    const response = await post(strictBase, token, { url: "http://[64:ff9b::5db8:d822]/hook" });
+    expect(response.status).toBe(201);
+    expect(response.headers.get("content-type")).toStartWith("application/json");
+    expect((await readJson(response)).data).toMatchObject({ url: "http://[64:ff9b::5db8:d822]/hook" });
+    expect(await webhookUrls(strict, user.id)).toEqual(["http://[64:ff9b::5db8:d822]/hook"]);
   });
 
   test("someone else's endpoint is 404, as is an id that cannot be one", async () => {
