@@ -282,6 +282,47 @@ describe("registering endpoints", () => {
     expect(Object.keys(answer.errors)).toEqual([field]);
   });
 
+  const CONTROL = "The url field must not contain control characters or whitespace.";
+  const CREDENTIALS = "The url field must not contain a user name or password.";
+  test.each([
+    ["a tab in the path", "https://203.0.113.10/a\tb", CONTROL],
+    ["a newline at the end", "https://203.0.113.10/hook\n", CONTROL],
+    ["a carriage return in the host", "https://203.0.\r113.10/hook", CONTROL],
+    ["a leading tab", "\thttps://203.0.113.10/hook", CONTROL],
+    ["a leading space", " https://203.0.113.10/hook", CONTROL],
+    ["a trailing space", "https://203.0.113.10/hook ", CONTROL],
+    ["a space in the path", "https://203.0.113.10/a b", CONTROL],
+    ["NUL", "https://203.0.113.10/\u0000", CONTROL],
+    ["ESC", "https://203.0.113.10/\u001b[31m", CONTROL],
+    ["DEL", "https://203.0.113.10/\u007f", CONTROL],
+    ["a C1 control (NEL)", "https://203.0.113.10/\u0085", CONTROL],
+    ["a no-break space", "https://203.0.113.10/\u00a0", CONTROL],
+    ["a line separator", "https://203.0.113.10/\u2028", CONTROL],
+    ["user and password", "https://user:secret@203.0.113.10/hook", CREDENTIALS],
+    ["a user name", "https://user@203.0.113.10/hook", CREDENTIALS],
+    ["a password only", "https://:secret@203.0.113.10/hook", CREDENTIALS],
+    ["a host name as user name", "https://ci.example.com@203.0.113.10/hook", CREDENTIALS],
+  ])("a URL with %s → 422, nothing stored", async (_, url, message) => {
+    const user = await createUser(t.ctx);
+    const token = await tokenFor(t.ctx, user);
+    await expectInvalid(await post(base, token, { url, events: ["version.published"] }), "url", message);
+    expect(await webhookUrls(t, user.id)).toEqual([]);
+  });
+
+  test("a URL with credentials and an unknown event are reported together", async () => {
+    const token = await tokenFor(t.ctx, await createUser(t.ctx));
+    const response = await post(base, token, { url: "https://u:p@203.0.113.10/", events: ["nope"] });
+    expect(response.status).toBe(422);
+    expect(response.headers.get("content-type")).toStartWith("application/json");
+    expect(await readJson(response)).toEqual({
+      message: `${CREDENTIALS} (and 1 more error)`,
+      errors: {
+        url: [CREDENTIALS],
+        events: ["The events field has unknown events: nope (known: version.published)."],
+      },
+    });
+  });
+
   test("a bad url and a bad event are reported together", async () => {
     const token = await tokenFor(t.ctx, await createUser(t.ctx));
     const response = await t.request("/api/webhooks", json({ url: "ftp://x", events: ["nope"] }, { token }));

@@ -11,8 +11,8 @@ import {
 } from "../../db/schema/index.ts";
 import { Invalid, NotFound, validateAll } from "../../http/errors.ts";
 import type { PageRequest } from "../../http/pagination.ts";
-import { checkTarget } from "./address.ts";
 import { type CreateWebhookInput, WEBHOOK_EVENTS } from "./schemas.ts";
+import { checkWebhookUrl } from "./url.ts";
 
 type Ctx = Pick<AppContext, "db" | "config" | "appKey">;
 
@@ -26,17 +26,6 @@ export const webhookKey = (appKey: string, salt: string): Buffer =>
 /** The Standard Webhooks secret: `whsec_` + base64 of the key bytes. */
 export const webhookSecret = (appKey: string, salt: string): string =>
   `whsec_${webhookKey(appKey, salt).toString("base64")}`;
-
-/** Parses and checks a webhook URL; the message names the problem (422 on `url`). */
-export async function checkWebhookUrl(ctx: Pick<AppContext, "config">, raw: string): Promise<URL> {
-  const url = URL.canParse(raw) ? new URL(raw) : null;
-  if (!url || !["http:", "https:"].includes(url.protocol) || url.hostname === "") {
-    throw new Invalid({ url: ["The url field must be a valid http or https URL."] });
-  }
-  const target = await checkTarget(url, ctx.config.webhookAllowPrivate);
-  if (!target.ok) throw new Invalid({ url: [target.reason] });
-  return url;
-}
 
 function checkEvents(events: string[]): string[] {
   const unknown = events.filter((event) => !(WEBHOOK_EVENTS as readonly string[]).includes(event));
