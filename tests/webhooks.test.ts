@@ -211,6 +211,8 @@ describe("registering endpoints", () => {
           created_at: expect.stringMatching(ISO),
         },
       ],
+      links: { first: "http://depot.test/api/webhooks?page=1", last: null, prev: null, next: null },
+      meta: { current_page: 1, from: 1, path: "http://depot.test/api/webhooks", per_page: 15, to: 2 },
     });
 
     const gone = await t.request(`/api/webhooks/${data.id}`, { method: "DELETE", headers: bearer(token) });
@@ -221,6 +223,82 @@ describe("registering endpoints", () => {
     expect(await readJson(again)).toEqual({ message: "Webhook not found." });
     const after = await readJson(await t.request("/api/webhooks", { headers: bearer(token) }));
     expect(after.data.map((webhook: { id: number }) => webhook.id)).toEqual([other.id]);
+  });
+
+  test("the list is paginated, oldest first, 15 a page (per_page 1–100)", async () => {
+    const user = await createUser(t.ctx);
+    const token = await tokenFor(t.ctx, user);
+    const rows = await t.ctx.db
+      .insert(webhooks)
+      .values(
+        Array.from({ length: 16 }, (_, i) => ({
+          userId: user.id,
+          url: `https://203.0.113.10/hook/${i + 1}`,
+          events: ["version.published"],
+          secretSalt: `salt-${i}`,
+        })),
+      )
+      .returning();
+    const listed = rows.map((row) => ({
+      id: row.id,
+      url: row.url,
+      events: ["version.published"],
+      disabled_at: null,
+      created_at: row.createdAt.toISOString(),
+    }));
+    const list = (query: string) => fetch(`${base}/api/webhooks${query}`, { headers: bearer(token) });
+    const path = "http://depot.test/api/webhooks";
+
+    const first = await list("");
+    expect(first.status).toBe(200);
+    expect(first.headers.get("content-type")).toStartWith("application/json");
+    expect(await readJson(first)).toEqual({
+      data: listed.slice(0, 15),
+      links: { first: `${path}?page=1`, last: null, prev: null, next: `${path}?page=2` },
+      meta: { current_page: 1, from: 1, path, per_page: 15, to: 15 },
+    });
+
+    const second = await list("?page=2");
+    expect(second.status).toBe(200);
+    expect(await readJson(second)).toEqual({
+      data: listed.slice(15),
+      links: { first: `${path}?page=1`, last: null, prev: `${path}?page=1`, next: null },
+      meta: { current_page: 2, from: 16, path, per_page: 15, to: 16 },
+    });
+
+    const small = await list("?per_page=5&page=2");
+    expect(await readJson(small)).toEqual({
+      data: listed.slice(5, 10),
+      links: {
+        first: `${path}?per_page=5&page=1`,
+        last: null,
+        prev: `${path}?per_page=5&page=1`,
+        next: `${path}?per_page=5&page=3`,
+      },
+      meta: { current_page: 2, from: 6, path, per_page: 5, to: 10 },
+    });
+
+    const beyond = await list("?page=9");
+    expect(await readJson(beyond)).toEqual({
+      data: [],
+      links: { first: `${path}?page=1`, last: null, prev: `${path}?page=8`, next: null },
+      meta: { current_page: 9, from: null, path, per_page: 15, to: null },
+    });
+  });
+
+  test.each([
+    ["?page=0", "page", "The page field must be an integer of at least 1."],
+    ["?page=abc", "page", "The page field must be an integer of at least 1."],
+    ["?per_page=0", "per_page", "The per page field must be an integer between 1 and 100."],
+    ["?per_page=101", "per_page", "The per page field must be an integer between 1 and 100."],
+    ["?per_page=1.5", "per_page", "The per page field must be an integer between 1 and 100."],
+  ])("GET /api/webhooks%s → 422", async (query, field, message) => {
+    const token = await tokenFor(t.ctx, await createUser(t.ctx));
+    await expectInvalid(
+      await fetch(`${base}/api/webhooks${query}`, { headers: bearer(token) }),
+      field,
+      message,
+    );
   });
 
   test("repeated events collapse to one", async () => {
@@ -427,7 +505,7 @@ describe("registering endpoints", () => {
     const deleted = await t.request(`/api/webhooks/${id}`, { method: "DELETE", headers: bearer(stranger) });
     expect(deleted.status).toBe(404);
     const list = await readJson(await t.request("/api/webhooks", { headers: bearer(stranger) }));
-    expect(list).toEqual({ data: [] });
+    expect(list).toMatchObject({ data: [], meta: { from: null, to: null } });
     // Still there for its owner.
     expect(await deliveriesOf(owner, id)).toEqual([]);
     expect(

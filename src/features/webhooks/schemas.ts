@@ -75,6 +75,8 @@ export const WebhookDeliveryJson = t.Object({
   created_at: DateTime,
 });
 
+export const WebhookPageJson = simplePageOf(WebhookJson);
 export const WebhookDeliveryPageJson = simplePageOf(WebhookDeliveryJson);
 
-export const DeliveryQuery = t.Object(PageQuery);
+/** `page` and `per_page`, the only query of both lists. */
+export const ListQuery = t.Object(PageQuery);

@@ -59,8 +59,19 @@ export async function createWebhook(ctx: Ctx, userId: number, input: CreateWebho
   };
 }
 
-export function listWebhooks(ctx: Pick<AppContext, "db">, userId: number): Promise<Webhook[]> {
-  return ctx.db.select().from(webhooks).where(eq(webhooks.userId, userId)).orderBy(asc(webhooks.id));
+/** A page of the user's endpoints, oldest first (`perPage + 1` rows: `simplePage` needs to see more). */
+export function listWebhooks(
+  ctx: Pick<AppContext, "db">,
+  userId: number,
+  page: PageRequest,
+): Promise<Webhook[]> {
+  return ctx.db
+    .select()
+    .from(webhooks)
+    .where(eq(webhooks.userId, userId))
+    .orderBy(asc(webhooks.id))
+    .limit(page.perPage + 1)
+    .offset(page.offset);
 }
 
 /** The user's own webhook; someone else's is as unknown as a missing one. */
