@@ -301,6 +301,78 @@ describe("registering endpoints", () => {
     );
   });
 
+  const TOO_MANY = "You may register at most 20 webhook endpoints.";
+
+  /** `count` endpoints for `user`, written directly (the API is what is under test). */
+  async function endpoints(app: TestApp, user: { id: number }, count: number) {
+    await app.ctx.db.insert(webhooks).values(
+      Array.from({ length: count }, (_, i) => ({
+        userId: user.id,
+        url: `https://203.0.113.10/existing/${i}`,
+        events: ["version.published"],
+        secretSalt: `salt-${i}`,
+      })),
+    );
+  }
+
+  test("at most 20 endpoints per user: the 21st is a 422 until one is deleted", async () => {
+    const user = await createUser(t.ctx);
+    const token = await tokenFor(t.ctx, user);
+    await endpoints(t, user, 19);
+
+    const twentieth = await post(base, token, { url: "https://203.0.113.10/twentieth" });
+    expect(twentieth.status).toBe(201);
+    const { data } = await readJson(twentieth);
+    await expectInvalid(await post(base, token, { url: "https://203.0.113.10/21st" }), "url", TOO_MANY);
+    const urls = await webhookUrls(t, user.id);
+    expect(urls).toHaveLength(20);
+    expect(urls).not.toContain("https://203.0.113.10/21st");
+
+    // Another user is not affected.
+    const other = await tokenFor(t.ctx, await createUser(t.ctx));
+    expect((await post(base, other, { url: "https://203.0.113.10/other" })).status).toBe(201);
+
+    // A deleted endpoint frees its place.
+    const deleted = await fetch(`${base}/api/webhooks/${data.id}`, {
+      method: "DELETE",
+      headers: bearer(token),
+    });
+    expect(deleted.status).toBe(204);
+    const again = await post(base, token, { url: "https://203.0.113.10/again" });
+    expect(again.status).toBe(201);
+    expect((await readJson(again)).data.url).toBe("https://203.0.113.10/again");
+    expect(await webhookUrls(t, user.id)).toHaveLength(20);
+  });
+
+  test("the cap holds for creates at the same time: at 19, one of five passes", async () => {
+    const user = await createUser(t.ctx);
+    const token = await tokenFor(t.ctx, user);
+    await endpoints(t, user, 19);
+    const responses = await Promise.all(
+      Array.from({ length: 5 }, (_, i) => post(base, token, { url: `https://203.0.113.10/race/${i}` })),
+    );
+    const statuses = responses.map((response) => response.status);
+    expect(statuses.toSorted()).toEqual([201, 422, 422, 422, 422]);
+    for (const response of responses) {
+      expect(response.headers.get("content-type")).toStartWith("application/json");
+      if (response.status === 422) {
+        expect(await readJson(response)).toEqual({ message: TOO_MANY, errors: { url: [TOO_MANY] } });
+      }
+    }
+    expect(await webhookUrls(t, user.id)).toHaveLength(20);
+  });
+
+  test("a request that is invalid anyway gets its own errors, not the cap's", async () => {
+    const user = await createUser(t.ctx);
+    const token = await tokenFor(t.ctx, user);
+    await endpoints(t, user, 20);
+    await expectInvalid(
+      await post(base, token, { url: "ftp://203.0.113.10/hook" }),
+      "url",
+      "The url field must be a valid http or https URL.",
+    );
+  });
+
   test("repeated events collapse to one", async () => {
     const token = await tokenFor(t.ctx, await createUser(t.ctx));
     const created = await register(token, {
