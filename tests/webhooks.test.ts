@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, spyOn, test } from "bun:test";
 import { eq, sql } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
 import { selectRows } from "../src/db/rows.ts";
@@ -22,14 +22,14 @@ const SLOW = 30_000;
 
 let t: TestApp;
 let base: string;
-/** An app without WEBHOOK_ALLOW_PRIVATE, as in production. */
+/** An app without WEBHOOK_ALLOW_PRIVATE, as in production (with its own job workers). */
 let strict: TestApp;
 let strictBase: string;
 
 beforeAll(async () => {
   t = await startTestApp({ env: { WEBHOOK_ALLOW_PRIVATE: "true" }, jobs: "workers" });
   base = t.listen();
-  strict = await startTestApp();
+  strict = await startTestApp({ jobs: "workers" });
   strictBase = strict.listen();
 });
 
@@ -88,14 +88,14 @@ async function register(token: string, body: object, app: TestApp = t) {
 }
 
 let serial = 0;
-/** Publishes a version through the listening server, multipart as a CI pipeline sends it. */
-async function publish(token: string, product: { id: number }): Promise<number> {
+/** Publishes a version through a listening server, multipart as a CI pipeline sends it. */
+async function publish(token: string, product: { id: number }, baseUrl = base): Promise<number> {
   const form = new FormData();
   form.append("version_name", `1.${++serial}.0`);
   form.append("title", "A release");
   form.append("changelog", "Fixed things.");
   form.append("file", new File([`release ${crypto.randomUUID()}`], "plugin.jar"));
-  const response = await fetch(`${base}/api/products/${product.id}/versions`, {
+  const response = await fetch(`${baseUrl}/api/products/${product.id}/versions`, {
     method: "POST",
     headers: bearer(token),
     body: form,
@@ -132,9 +132,9 @@ async function deliveryRow(app: TestApp, webhookId: number): Promise<string> {
   return id;
 }
 
-async function jobState(id: string) {
+async function jobState(id: string, app: TestApp = t) {
   const [row] = await selectRows<{ state: string; delay: number }>(
-    t.ctx.db,
+    app.ctx.db,
     sql`SELECT state, extract(epoch FROM start_after - now())::float8 AS delay FROM pgboss.job WHERE id = ${id}`,
   );
   return row;
@@ -853,7 +853,7 @@ describe("deliveries", () => {
     expect(redirected.attempts[0]).toMatchObject({ status_code: 307, error: "Redirects are not followed." });
   });
 
-  test("the address is checked again at delivery time (DNS rebinding)", async () => {
+  test("the address is checked again at delivery time (DNS rebinding): refused, the delivery fails at once", async () => {
     // An endpoint whose name resolved to a public address when it was registered and to loopback now:
     // written directly, since the API would refuse it.
     const user = await createUser(strict.ctx);
@@ -865,9 +865,10 @@ describe("deliveries", () => {
       .returning();
     if (!row) throw new Error("no webhook");
     const id = await deliveryRow(strict, row.id);
-    await expect(deliverWebhook(strict.ctx, id, { lastAttempt: false })).rejects.toThrow(DeliveryFailed);
+    expect(await deliverWebhook(strict.ctx, id, { lastAttempt: false })).toBe("refused");
     expect(hook.received).toHaveLength(0);
     const [delivery] = await deliveriesOf(token, row.id, strict);
+    expect(delivery.status).toBe("failed");
     expect(delivery.attempts).toEqual([
       {
         attempt: 1,
@@ -878,6 +879,85 @@ describe("deliveries", () => {
       },
     ]);
   });
+
+  test(
+    "through the job queue: a refused address fails the delivery with no retry, an unresolvable host is retried",
+    async () => {
+      const w = await world(strict);
+      const hook = receiver();
+      // Both written directly, as if registered while the names resolved to a public address.
+      const [refused, unresolved] = await strict.ctx.db
+        .insert(webhooks)
+        .values([
+          { userId: w.owner.id, url: hook.url, events: ["version.published"], secretSalt: "a" },
+          {
+            userId: w.owner.id,
+            url: "http://depot-test.invalid/hook",
+            events: ["version.published"],
+            secretSalt: "b",
+          },
+        ])
+        .returning();
+      if (!refused || !unresolved) throw new Error("no webhooks");
+      const warn = spyOn(strict.ctx.log, "warn");
+      try {
+        await publish(w.ownerToken, w.product, strictBase);
+        const deliveries = async (webhookId: number) => {
+          const response = await fetch(`${strictBase}/api/webhooks/${webhookId}/deliveries`, {
+            headers: bearer(w.ownerToken),
+          });
+          expect(response.status).toBe(200);
+          expect(response.headers.get("content-type")).toStartWith("application/json");
+          return (await readJson(response)).data;
+        };
+
+        expect(await eventually(async () => (await deliveries(refused.id))[0]?.status === "failed")).toBe(
+          true,
+        );
+        const [failed] = await deliveries(refused.id);
+        expect(failed).toEqual({
+          id: expect.any(String),
+          event: "version.published",
+          status: "failed",
+          payload: expect.objectContaining({ type: "version.published" }),
+          attempts: [
+            {
+              attempt: 1,
+              status_code: null,
+              duration_ms: 0,
+              error: "Refused: The host 127.0.0.1 resolves to 127.0.0.1, a loopback or private address.",
+              created_at: expect.stringMatching(ISO),
+            },
+          ],
+          last_attempt_at: expect.stringMatching(ISO),
+          created_at: expect.stringMatching(ISO),
+        });
+        expect(hook.received).toHaveLength(0);
+        // The job ended: no retry is scheduled.
+        expect(await eventually(async () => (await jobState(failed.id, strict))?.state === "completed")).toBe(
+          true,
+        );
+        expect(warn).toHaveBeenCalledWith(
+          "webhook delivery refused by the address check, failed without retry",
+          expect.objectContaining({ delivery_id: failed.id, webhook_id: refused.id, final: true }),
+        );
+
+        // A DNS failure may pass: the delivery stays pending and pg-boss schedules a retry.
+        expect(
+          await eventually(async () => (await deliveries(unresolved.id))[0]?.attempts.length === 1),
+        ).toBe(true);
+        const [pending] = await deliveries(unresolved.id);
+        expect(pending).toMatchObject({ status: "pending", attempts: [{ attempt: 1, status_code: null }] });
+        expect(pending.attempts[0].error).toMatch(/^The host depot-test\.invalid could not be resolved/);
+        expect(await eventually(async () => (await jobState(pending.id, strict))?.state === "retry")).toBe(
+          true,
+        );
+      } finally {
+        warn.mockRestore();
+      }
+    },
+    SLOW,
+  );
 
   test("deliveries are listed newest first, a page at a time", async () => {
     const token = await tokenFor(t.ctx, await createUser(t.ctx));

@@ -91,7 +91,15 @@ function hextets(address: string): number[] {
 /** How long a host name may take to resolve before the URL counts as unresolvable. */
 const LOOKUP_TIMEOUT_MS = 5000;
 
-export type TargetCheck = { ok: true } | { ok: false; reason: string };
+/**
+ * What resolving a webhook's host found. The two failures differ for a delivery: `refused` (an
+ * address depot must not reach) will not change by retrying, so the delivery fails at once;
+ * `unresolved` (DNS failed or timed out) may be a passing network problem, so it is retried.
+ */
+export type TargetCheck =
+  | { ok: true }
+  | { ok: false; kind: "refused"; reason: string }
+  | { ok: false; kind: "unresolved"; reason: string };
 
 /**
  * Resolves the URL's host (all its addresses) and refuses it when any of them is private. Checked
@@ -107,14 +115,17 @@ export async function checkTarget(url: URL, allowPrivate: boolean): Promise<Targ
     addresses = results.map((result) => result.address);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-    return { ok: false, reason: `The host ${host} could not be resolved (${code}).` };
+    return { ok: false, kind: "unresolved", reason: `The host ${host} could not be resolved (${code}).` };
   }
-  if (addresses.length === 0) return { ok: false, reason: `The host ${host} could not be resolved.` };
+  if (addresses.length === 0) {
+    return { ok: false, kind: "unresolved", reason: `The host ${host} could not be resolved.` };
+  }
   if (allowPrivate) return { ok: true };
   const blocked = addresses.find(isPrivateAddress);
   if (blocked !== undefined) {
     return {
       ok: false,
+      kind: "refused",
       reason: `The host ${host} resolves to ${blocked}, a loopback or private address.`,
     };
   }
