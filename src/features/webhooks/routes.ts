@@ -17,6 +17,7 @@ import {
   findOwnWebhook,
   listDeliveries,
   listWebhooks,
+  MAX_WEBHOOKS_PER_USER,
   toDeliveryJson,
   toWebhookJson,
 } from "./service.ts";
@@ -38,7 +39,10 @@ export const webhookRoutes = (ctx: AppContext) =>
         auth: true,
         body: CreateWebhookBody,
         response: { 201: dataOf(NewWebhookJson), 401: MessageJson, 422: ValidationJson },
-        detail: { summary: "Register an endpoint (its signing secret is shown once)", tags },
+        detail: {
+          summary: `Register an endpoint, at most ${MAX_WEBHOOKS_PER_USER} per user (its signing secret is shown once)`,
+          tags,
+        },
       },
     )
     .get(

@@ -21,7 +21,8 @@ export const CreateWebhookBody = t.Object(
     url: t.String({
       minLength: 1,
       maxLength: MAX_URL_LENGTH,
-      description: "http(s) URL that receives POSTs; must not resolve to a loopback or private address",
+      description:
+        "http(s) URL that receives POSTs; no user name or password, no control characters or whitespace; must not resolve to a loopback or private address",
       examples: ["https://ci.example.com/hooks/depot"],
     }),
     events: t.Optional(
