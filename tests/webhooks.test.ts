@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, spyOn, test } from "bun:test";
 import { eq, sql } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
 import { selectRows } from "../src/db/rows.ts";
@@ -22,13 +22,15 @@ const SLOW = 30_000;
 
 let t: TestApp;
 let base: string;
-/** An app without WEBHOOK_ALLOW_PRIVATE, as in production. */
+/** An app without WEBHOOK_ALLOW_PRIVATE, as in production (with its own job workers). */
 let strict: TestApp;
+let strictBase: string;
 
 beforeAll(async () => {
   t = await startTestApp({ env: { WEBHOOK_ALLOW_PRIVATE: "true" }, jobs: "workers" });
   base = t.listen();
-  strict = await startTestApp();
+  strict = await startTestApp({ jobs: "workers" });
+  strictBase = strict.listen();
 });
 
 const servers: ReturnType<typeof Bun.serve>[] = [];
@@ -86,14 +88,14 @@ async function register(token: string, body: object, app: TestApp = t) {
 }
 
 let serial = 0;
-/** Publishes a version through the listening server, multipart as a CI pipeline sends it. */
-async function publish(token: string, product: { id: number }): Promise<number> {
+/** Publishes a version through a listening server, multipart as a CI pipeline sends it. */
+async function publish(token: string, product: { id: number }, baseUrl = base): Promise<number> {
   const form = new FormData();
   form.append("version_name", `1.${++serial}.0`);
   form.append("title", "A release");
   form.append("changelog", "Fixed things.");
   form.append("file", new File([`release ${crypto.randomUUID()}`], "plugin.jar"));
-  const response = await fetch(`${base}/api/products/${product.id}/versions`, {
+  const response = await fetch(`${baseUrl}/api/products/${product.id}/versions`, {
     method: "POST",
     headers: bearer(token),
     body: form,
@@ -130,12 +132,34 @@ async function deliveryRow(app: TestApp, webhookId: number): Promise<string> {
   return id;
 }
 
-async function jobState(id: string) {
+async function jobState(id: string, app: TestApp = t) {
   const [row] = await selectRows<{ state: string; delay: number }>(
-    t.ctx.db,
+    app.ctx.db,
     sql`SELECT state, extract(epoch FROM start_after - now())::float8 AS delay FROM pgboss.job WHERE id = ${id}`,
   );
   return row;
+}
+
+/** POSTs `body` to /api/webhooks of a listening server with a real fetch. */
+function post(baseUrl: string, token: string, body: object) {
+  return fetch(`${baseUrl}/api/webhooks`, json(body, { token }));
+}
+
+/** The user's endpoints as rows: whether a refused request left one behind. */
+async function webhookUrls(app: TestApp, userId: number) {
+  const rows = await app.ctx.db
+    .select({ url: webhooks.url })
+    .from(webhooks)
+    .where(eq(webhooks.userId, userId))
+    .orderBy(webhooks.id);
+  return rows.map((row) => row.url);
+}
+
+/** A 422 with exactly this one message on this one field, as JSON. */
+async function expectInvalid(response: Response, field: string, message: string) {
+  expect(response.status).toBe(422);
+  expect(response.headers.get("content-type")).toStartWith("application/json");
+  expect(await readJson(response)).toEqual({ message, errors: { [field]: [message] } });
 }
 
 const statusCodes = (delivery: { attempts: { status_code: number | null }[] }) =>
@@ -187,6 +211,8 @@ describe("registering endpoints", () => {
           created_at: expect.stringMatching(ISO),
         },
       ],
+      links: { first: "http://depot.test/api/webhooks?page=1", last: null, prev: null, next: null },
+      meta: { current_page: 1, from: 1, path: "http://depot.test/api/webhooks", per_page: 15, to: 2 },
     });
 
     const gone = await t.request(`/api/webhooks/${data.id}`, { method: "DELETE", headers: bearer(token) });
@@ -197,6 +223,154 @@ describe("registering endpoints", () => {
     expect(await readJson(again)).toEqual({ message: "Webhook not found." });
     const after = await readJson(await t.request("/api/webhooks", { headers: bearer(token) }));
     expect(after.data.map((webhook: { id: number }) => webhook.id)).toEqual([other.id]);
+  });
+
+  test("the list is paginated, oldest first, 15 a page (per_page 1–100)", async () => {
+    const user = await createUser(t.ctx);
+    const token = await tokenFor(t.ctx, user);
+    const rows = await t.ctx.db
+      .insert(webhooks)
+      .values(
+        Array.from({ length: 16 }, (_, i) => ({
+          userId: user.id,
+          url: `https://203.0.113.10/hook/${i + 1}`,
+          events: ["version.published"],
+          secretSalt: `salt-${i}`,
+        })),
+      )
+      .returning();
+    const listed = rows.map((row) => ({
+      id: row.id,
+      url: row.url,
+      events: ["version.published"],
+      disabled_at: null,
+      created_at: row.createdAt.toISOString(),
+    }));
+    const list = (query: string) => fetch(`${base}/api/webhooks${query}`, { headers: bearer(token) });
+    const path = "http://depot.test/api/webhooks";
+
+    const first = await list("");
+    expect(first.status).toBe(200);
+    expect(first.headers.get("content-type")).toStartWith("application/json");
+    expect(await readJson(first)).toEqual({
+      data: listed.slice(0, 15),
+      links: { first: `${path}?page=1`, last: null, prev: null, next: `${path}?page=2` },
+      meta: { current_page: 1, from: 1, path, per_page: 15, to: 15 },
+    });
+
+    const second = await list("?page=2");
+    expect(second.status).toBe(200);
+    expect(await readJson(second)).toEqual({
+      data: listed.slice(15),
+      links: { first: `${path}?page=1`, last: null, prev: `${path}?page=1`, next: null },
+      meta: { current_page: 2, from: 16, path, per_page: 15, to: 16 },
+    });
+
+    const small = await list("?per_page=5&page=2");
+    expect(await readJson(small)).toEqual({
+      data: listed.slice(5, 10),
+      links: {
+        first: `${path}?per_page=5&page=1`,
+        last: null,
+        prev: `${path}?per_page=5&page=1`,
+        next: `${path}?per_page=5&page=3`,
+      },
+      meta: { current_page: 2, from: 6, path, per_page: 5, to: 10 },
+    });
+
+    const beyond = await list("?page=9");
+    expect(await readJson(beyond)).toEqual({
+      data: [],
+      links: { first: `${path}?page=1`, last: null, prev: `${path}?page=8`, next: null },
+      meta: { current_page: 9, from: null, path, per_page: 15, to: null },
+    });
+  });
+
+  test.each([
+    ["?page=0", "page", "The page field must be an integer of at least 1."],
+    ["?page=abc", "page", "The page field must be an integer of at least 1."],
+    ["?per_page=0", "per_page", "The per page field must be an integer between 1 and 100."],
+    ["?per_page=101", "per_page", "The per page field must be an integer between 1 and 100."],
+    ["?per_page=1.5", "per_page", "The per page field must be an integer between 1 and 100."],
+  ])("GET /api/webhooks%s → 422", async (query, field, message) => {
+    const token = await tokenFor(t.ctx, await createUser(t.ctx));
+    await expectInvalid(
+      await fetch(`${base}/api/webhooks${query}`, { headers: bearer(token) }),
+      field,
+      message,
+    );
+  });
+
+  const TOO_MANY = "You may register at most 20 webhook endpoints.";
+
+  /** `count` endpoints for `user`, written directly (the API is what is under test). */
+  async function endpoints(app: TestApp, user: { id: number }, count: number) {
+    await app.ctx.db.insert(webhooks).values(
+      Array.from({ length: count }, (_, i) => ({
+        userId: user.id,
+        url: `https://203.0.113.10/existing/${i}`,
+        events: ["version.published"],
+        secretSalt: `salt-${i}`,
+      })),
+    );
+  }
+
+  test("at most 20 endpoints per user: the 21st is a 422 until one is deleted", async () => {
+    const user = await createUser(t.ctx);
+    const token = await tokenFor(t.ctx, user);
+    await endpoints(t, user, 19);
+
+    const twentieth = await post(base, token, { url: "https://203.0.113.10/twentieth" });
+    expect(twentieth.status).toBe(201);
+    const { data } = await readJson(twentieth);
+    await expectInvalid(await post(base, token, { url: "https://203.0.113.10/21st" }), "url", TOO_MANY);
+    const urls = await webhookUrls(t, user.id);
+    expect(urls).toHaveLength(20);
+    expect(urls).not.toContain("https://203.0.113.10/21st");
+
+    // Another user is not affected.
+    const other = await tokenFor(t.ctx, await createUser(t.ctx));
+    expect((await post(base, other, { url: "https://203.0.113.10/other" })).status).toBe(201);
+
+    // A deleted endpoint frees its place.
+    const deleted = await fetch(`${base}/api/webhooks/${data.id}`, {
+      method: "DELETE",
+      headers: bearer(token),
+    });
+    expect(deleted.status).toBe(204);
+    const again = await post(base, token, { url: "https://203.0.113.10/again" });
+    expect(again.status).toBe(201);
+    expect((await readJson(again)).data.url).toBe("https://203.0.113.10/again");
+    expect(await webhookUrls(t, user.id)).toHaveLength(20);
+  });
+
+  test("the cap holds for creates at the same time: at 19, one of five passes", async () => {
+    const user = await createUser(t.ctx);
+    const token = await tokenFor(t.ctx, user);
+    await endpoints(t, user, 19);
+    const responses = await Promise.all(
+      Array.from({ length: 5 }, (_, i) => post(base, token, { url: `https://203.0.113.10/race/${i}` })),
+    );
+    const statuses = responses.map((response) => response.status);
+    expect(statuses.toSorted()).toEqual([201, 422, 422, 422, 422]);
+    for (const response of responses) {
+      expect(response.headers.get("content-type")).toStartWith("application/json");
+      if (response.status === 422) {
+        expect(await readJson(response)).toEqual({ message: TOO_MANY, errors: { url: [TOO_MANY] } });
+      }
+    }
+    expect(await webhookUrls(t, user.id)).toHaveLength(20);
+  });
+
+  test("a request that is invalid anyway gets its own errors, not the cap's", async () => {
+    const user = await createUser(t.ctx);
+    const token = await tokenFor(t.ctx, user);
+    await endpoints(t, user, 20);
+    await expectInvalid(
+      await post(base, token, { url: "ftp://203.0.113.10/hook" }),
+      "url",
+      "The url field must be a valid http or https URL.",
+    );
   });
 
   test("repeated events collapse to one", async () => {
@@ -258,6 +432,47 @@ describe("registering endpoints", () => {
     expect(Object.keys(answer.errors)).toEqual([field]);
   });
 
+  const CONTROL = "The url field must not contain control characters or whitespace.";
+  const CREDENTIALS = "The url field must not contain a user name or password.";
+  test.each([
+    ["a tab in the path", "https://203.0.113.10/a\tb", CONTROL],
+    ["a newline at the end", "https://203.0.113.10/hook\n", CONTROL],
+    ["a carriage return in the host", "https://203.0.\r113.10/hook", CONTROL],
+    ["a leading tab", "\thttps://203.0.113.10/hook", CONTROL],
+    ["a leading space", " https://203.0.113.10/hook", CONTROL],
+    ["a trailing space", "https://203.0.113.10/hook ", CONTROL],
+    ["a space in the path", "https://203.0.113.10/a b", CONTROL],
+    ["NUL", "https://203.0.113.10/\u0000", CONTROL],
+    ["ESC", "https://203.0.113.10/\u001b[31m", CONTROL],
+    ["DEL", "https://203.0.113.10/\u007f", CONTROL],
+    ["a C1 control (NEL)", "https://203.0.113.10/\u0085", CONTROL],
+    ["a no-break space", "https://203.0.113.10/\u00a0", CONTROL],
+    ["a line separator", "https://203.0.113.10/\u2028", CONTROL],
+    ["user and password", "https://user:secret@203.0.113.10/hook", CREDENTIALS],
+    ["a user name", "https://user@203.0.113.10/hook", CREDENTIALS],
+    ["a password only", "https://:secret@203.0.113.10/hook", CREDENTIALS],
+    ["a host name as user name", "https://ci.example.com@203.0.113.10/hook", CREDENTIALS],
+  ])("a URL with %s → 422, nothing stored", async (_, url, message) => {
+    const user = await createUser(t.ctx);
+    const token = await tokenFor(t.ctx, user);
+    await expectInvalid(await post(base, token, { url, events: ["version.published"] }), "url", message);
+    expect(await webhookUrls(t, user.id)).toEqual([]);
+  });
+
+  test("a URL with credentials and an unknown event are reported together", async () => {
+    const token = await tokenFor(t.ctx, await createUser(t.ctx));
+    const response = await post(base, token, { url: "https://u:p@203.0.113.10/", events: ["nope"] });
+    expect(response.status).toBe(422);
+    expect(response.headers.get("content-type")).toStartWith("application/json");
+    expect(await readJson(response)).toEqual({
+      message: `${CREDENTIALS} (and 1 more error)`,
+      errors: {
+        url: [CREDENTIALS],
+        events: ["The events field has unknown events: nope (known: version.published)."],
+      },
+    });
+  });
+
   test("a bad url and a bad event are reported together", async () => {
     const token = await tokenFor(t.ctx, await createUser(t.ctx));
     const response = await t.request("/api/webhooks", json({ url: "ftp://x", events: ["nope"] }, { token }));
@@ -308,6 +523,40 @@ describe("registering endpoints", () => {
     ]);
   });
 
+  test.each([
+    ["NAT64 of 127.0.0.1", "http://[64:ff9b::7f00:1]/", "64:ff9b::7f00:1"],
+    ["6to4 of 127.0.0.1", "http://[2002:7f00:1::]/", "2002:7f00:1::"],
+    ["6to4 of 192.168.1.1", "http://[2002:c0a8:0101::1]/hook", "2002:c0a8:101::1"],
+    ["NAT64 of 169.254.169.254", "http://[64:ff9b::169.254.169.254]/", "64:ff9b::a9fe:a9fe"],
+    [
+      "Teredo, client 127.0.0.1",
+      "http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/",
+      "2001:0:4136:e378:8000:63bf:80ff:fffe",
+    ],
+  ])(
+    "without WEBHOOK_ALLOW_PRIVATE, an IPv6 form of a private IPv4 address (%s) → 422",
+    async (_, url, host) => {
+      const user = await createUser(strict.ctx);
+      const token = await tokenFor(strict.ctx, user);
+      await expectInvalid(
+        await post(strictBase, token, { url }),
+        "url",
+        `The host ${host} resolves to ${host}, a loopback or private address.`,
+      );
+      expect(await webhookUrls(strict, user.id)).toEqual([]);
+    },
+  );
+
+  test("without WEBHOOK_ALLOW_PRIVATE, an IPv6 form of a public IPv4 address is accepted", async () => {
+    const user = await createUser(strict.ctx);
+    const token = await tokenFor(strict.ctx, user);
+    const response = await post(strictBase, token, { url: "http://[64:ff9b::5db8:d822]/hook" });
+    expect(response.status).toBe(201);
+    expect(response.headers.get("content-type")).toStartWith("application/json");
+    expect((await readJson(response)).data).toMatchObject({ url: "http://[64:ff9b::5db8:d822]/hook" });
+    expect(await webhookUrls(strict, user.id)).toEqual(["http://[64:ff9b::5db8:d822]/hook"]);
+  });
+
   test("someone else's endpoint is 404, as is an id that cannot be one", async () => {
     const owner = await tokenFor(t.ctx, await createUser(t.ctx));
     const stranger = await tokenFor(t.ctx, await createUser(t.ctx));
@@ -328,7 +577,7 @@ describe("registering endpoints", () => {
     const deleted = await t.request(`/api/webhooks/${id}`, { method: "DELETE", headers: bearer(stranger) });
     expect(deleted.status).toBe(404);
     const list = await readJson(await t.request("/api/webhooks", { headers: bearer(stranger) }));
-    expect(list).toEqual({ data: [] });
+    expect(list).toMatchObject({ data: [], meta: { from: null, to: null } });
     // Still there for its owner.
     expect(await deliveriesOf(owner, id)).toEqual([]);
     expect(
@@ -604,7 +853,7 @@ describe("deliveries", () => {
     expect(redirected.attempts[0]).toMatchObject({ status_code: 307, error: "Redirects are not followed." });
   });
 
-  test("the address is checked again at delivery time (DNS rebinding)", async () => {
+  test("the address is checked again at delivery time (DNS rebinding): refused, the delivery fails at once", async () => {
     // An endpoint whose name resolved to a public address when it was registered and to loopback now:
     // written directly, since the API would refuse it.
     const user = await createUser(strict.ctx);
@@ -616,9 +865,10 @@ describe("deliveries", () => {
       .returning();
     if (!row) throw new Error("no webhook");
     const id = await deliveryRow(strict, row.id);
-    await expect(deliverWebhook(strict.ctx, id, { lastAttempt: false })).rejects.toThrow(DeliveryFailed);
+    expect(await deliverWebhook(strict.ctx, id, { lastAttempt: false })).toBe("refused");
     expect(hook.received).toHaveLength(0);
     const [delivery] = await deliveriesOf(token, row.id, strict);
+    expect(delivery.status).toBe("failed");
     expect(delivery.attempts).toEqual([
       {
         attempt: 1,
@@ -629,6 +879,85 @@ describe("deliveries", () => {
       },
     ]);
   });
+
+  test(
+    "through the job queue: a refused address fails the delivery with no retry, an unresolvable host is retried",
+    async () => {
+      const w = await world(strict);
+      const hook = receiver();
+      // Both written directly, as if registered while the names resolved to a public address.
+      const [refused, unresolved] = await strict.ctx.db
+        .insert(webhooks)
+        .values([
+          { userId: w.owner.id, url: hook.url, events: ["version.published"], secretSalt: "a" },
+          {
+            userId: w.owner.id,
+            url: "http://depot-test.invalid/hook",
+            events: ["version.published"],
+            secretSalt: "b",
+          },
+        ])
+        .returning();
+      if (!refused || !unresolved) throw new Error("no webhooks");
+      const warn = spyOn(strict.ctx.log, "warn");
+      try {
+        await publish(w.ownerToken, w.product, strictBase);
+        const deliveries = async (webhookId: number) => {
+          const response = await fetch(`${strictBase}/api/webhooks/${webhookId}/deliveries`, {
+            headers: bearer(w.ownerToken),
+          });
+          expect(response.status).toBe(200);
+          expect(response.headers.get("content-type")).toStartWith("application/json");
+          return (await readJson(response)).data;
+        };
+
+        expect(await eventually(async () => (await deliveries(refused.id))[0]?.status === "failed")).toBe(
+          true,
+        );
+        const [failed] = await deliveries(refused.id);
+        expect(failed).toEqual({
+          id: expect.any(String),
+          event: "version.published",
+          status: "failed",
+          payload: expect.objectContaining({ type: "version.published" }),
+          attempts: [
+            {
+              attempt: 1,
+              status_code: null,
+              duration_ms: 0,
+              error: "Refused: The host 127.0.0.1 resolves to 127.0.0.1, a loopback or private address.",
+              created_at: expect.stringMatching(ISO),
+            },
+          ],
+          last_attempt_at: expect.stringMatching(ISO),
+          created_at: expect.stringMatching(ISO),
+        });
+        expect(hook.received).toHaveLength(0);
+        // The job ended: no retry is scheduled.
+        expect(await eventually(async () => (await jobState(failed.id, strict))?.state === "completed")).toBe(
+          true,
+        );
+        expect(warn).toHaveBeenCalledWith(
+          "webhook delivery refused by the address check, failed without retry",
+          expect.objectContaining({ delivery_id: failed.id, webhook_id: refused.id, final: true }),
+        );
+
+        // A DNS failure may pass: the delivery stays pending and pg-boss schedules a retry.
+        expect(
+          await eventually(async () => (await deliveries(unresolved.id))[0]?.attempts.length === 1),
+        ).toBe(true);
+        const [pending] = await deliveries(unresolved.id);
+        expect(pending).toMatchObject({ status: "pending", attempts: [{ attempt: 1, status_code: null }] });
+        expect(pending.attempts[0].error).toMatch(/^The host depot-test\.invalid could not be resolved/);
+        expect(await eventually(async () => (await jobState(pending.id, strict))?.state === "retry")).toBe(
+          true,
+        );
+      } finally {
+        warn.mockRestore();
+      }
+    },
+    SLOW,
+  );
 
   test("deliveries are listed newest first, a page at a time", async () => {
     const token = await tokenFor(t.ctx, await createUser(t.ctx));

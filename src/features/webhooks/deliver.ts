@@ -16,7 +16,7 @@ export interface DeliveryOptions {
   timeoutMs?: number;
 }
 
-export type DeliveryOutcome = "skipped" | "succeeded" | "gone";
+export type DeliveryOutcome = "skipped" | "succeeded" | "gone" | "refused";
 
 /** A failed attempt that a later one may fix; thrown so pg-boss retries the job with backoff. */
 export class DeliveryFailed extends Error {}
@@ -29,12 +29,15 @@ interface Attempt {
   statusCode: number | null;
   durationMs: number;
   error: string | null;
+  /** Stopped before sending: the URL is invalid or its host resolves to a refused address. */
+  refused: boolean;
 }
 
 /**
  * One attempt at one delivery (the `webhook.delivery` job). Every attempt is recorded; 2xx succeeds,
- * 410 Gone disables the endpoint and ends the delivery, anything else (another status, a timeout,
- * a network error, an address refused after re-resolving) throws `DeliveryFailed` so pg-boss retries,
+ * 410 Gone disables the endpoint and ends the delivery, an attempt the address check refuses ends it
+ * as failed (another day of retries would only repeat the refusal), anything else (another status, a
+ * timeout, a network error, a host that does not resolve) throws `DeliveryFailed` so pg-boss retries,
  * and on the last retry the delivery is marked failed.
  */
 export async function deliverWebhook(
@@ -51,7 +54,7 @@ export async function deliverWebhook(
   if (!row || row.webhook.disabledAt !== null || row.delivery.status === "succeeded") return "skipped";
   const { delivery, webhook } = row;
 
-  const attempt = await send(ctx, {
+  const { refused, ...attempt } = await send(ctx, {
     url: webhook.url,
     id: delivery.id,
     body: JSON.stringify(delivery.payload),
@@ -61,7 +64,8 @@ export async function deliverWebhook(
   const code = attempt.statusCode;
   const succeeded = code !== null && code >= 200 && code < 300;
   const gone = code === 410;
-  const status = succeeded ? "succeeded" : gone || lastAttempt ? "failed" : "pending";
+  const final = gone || refused || lastAttempt;
+  const status = succeeded ? "succeeded" : final ? "failed" : "pending";
 
   const recorded = await ctx.db.transaction(async (tx) => {
     const [updated] = await tx
@@ -88,11 +92,15 @@ export async function deliverWebhook(
     webhook_id: webhook.id,
     status_code: code,
     error: attempt.error,
-    final: gone || lastAttempt,
+    final,
   };
   if (gone) {
     ctx.log.info("webhook endpoint gone (410), disabled", fields);
     return "gone";
+  }
+  if (refused) {
+    ctx.log.warn("webhook delivery refused by the address check, failed without retry", fields);
+    return "refused";
   }
   ctx.log.warn("webhook delivery attempt failed", fields);
   throw new DeliveryFailed(attempt.error ?? `HTTP ${code}`);
@@ -104,10 +112,14 @@ async function send(
   target: { url: string; id: string; body: string; key: Buffer; timeoutMs: number },
 ): Promise<Attempt> {
   const url = URL.canParse(target.url) ? new URL(target.url) : null;
-  if (!url) return { statusCode: null, durationMs: 0, error: "The URL is not valid." };
+  if (!url) return { statusCode: null, durationMs: 0, error: "The URL is not valid.", refused: true };
   // Re-resolved on every attempt: the address seen at creation may have been swapped (DNS rebinding).
   const allowed = await checkTarget(url, ctx.config.webhookAllowPrivate);
-  if (!allowed.ok) return { statusCode: null, durationMs: 0, error: `Refused: ${allowed.reason}` };
+  if (!allowed.ok) {
+    const refused = allowed.kind === "refused";
+    const error = refused ? `Refused: ${allowed.reason}` : allowed.reason;
+    return { statusCode: null, durationMs: 0, error, refused };
+  }
 
   const timestamp = Math.floor(Date.now() / 1000);
   const started = performance.now();
@@ -134,6 +146,7 @@ async function send(
       statusCode: response.status,
       durationMs: duration(),
       error: redirected ? "Redirects are not followed." : null,
+      refused: false,
     };
   } catch (error) {
     const timedOut = error instanceof Error && error.name === "TimeoutError";
@@ -142,6 +155,11 @@ async function send(
       : error instanceof Error
         ? error.message
         : String(error);
-    return { statusCode: null, durationMs: duration(), error: message.slice(0, MAX_ERROR_LENGTH) };
+    return {
+      statusCode: null,
+      durationMs: duration(),
+      error: message.slice(0, MAX_ERROR_LENGTH),
+      refused: false,
+    };
   }
 }

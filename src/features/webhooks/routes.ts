@@ -1,4 +1,4 @@
-import { Elysia, t } from "elysia";
+import { Elysia } from "elysia";
 import type { AppContext } from "../../context.ts";
 import { bearerAuth } from "../../http/auth.ts";
 import { pathId } from "../../http/ids.ts";
@@ -6,10 +6,10 @@ import { pageRequest, publicUrl, simplePage } from "../../http/pagination.ts";
 import { dataOf, MessageJson, ValidationJson } from "../../http/schemas.ts";
 import {
   CreateWebhookBody,
-  DeliveryQuery,
+  ListQuery,
   NewWebhookJson,
   WebhookDeliveryPageJson,
-  WebhookJson,
+  WebhookPageJson,
 } from "./schemas.ts";
 import {
   createWebhook,
@@ -17,6 +17,7 @@ import {
   findOwnWebhook,
   listDeliveries,
   listWebhooks,
+  MAX_WEBHOOKS_PER_USER,
   toDeliveryJson,
   toWebhookJson,
 } from "./service.ts";
@@ -38,16 +39,24 @@ export const webhookRoutes = (ctx: AppContext) =>
         auth: true,
         body: CreateWebhookBody,
         response: { 201: dataOf(NewWebhookJson), 401: MessageJson, 422: ValidationJson },
-        detail: { summary: "Register an endpoint (its signing secret is shown once)", tags },
+        detail: {
+          summary: `Register an endpoint, at most ${MAX_WEBHOOKS_PER_USER} per user (its signing secret is shown once)`,
+          tags,
+        },
       },
     )
     .get(
       "/api/webhooks",
-      async ({ actor }) => ({ data: (await listWebhooks(ctx, actor.user.id)).map(toWebhookJson) }),
+      async ({ query, actor, request }) => {
+        const page = pageRequest(query);
+        const rows = await listWebhooks(ctx, actor.user.id, page);
+        return simplePage(rows.map(toWebhookJson), page, publicUrl(request.url, ctx.config.appUrl));
+      },
       {
         auth: true,
-        response: { 200: dataOf(t.Array(WebhookJson)), 401: MessageJson },
-        detail: { summary: "Your endpoints (without their secrets)", tags },
+        query: ListQuery,
+        response: { 200: WebhookPageJson, 401: MessageJson, 422: ValidationJson },
+        detail: { summary: "Your endpoints, oldest first, 15 a page (without their secrets)", tags },
       },
     )
     .delete(
@@ -73,7 +82,7 @@ export const webhookRoutes = (ctx: AppContext) =>
       },
       {
         auth: true,
-        query: DeliveryQuery,
+        query: ListQuery,
         response: { 200: WebhookDeliveryPageJson, 401: MessageJson, 404: MessageJson, 422: ValidationJson },
         detail: { summary: "An endpoint's deliveries, newest first, each with every attempt", tags },
       },

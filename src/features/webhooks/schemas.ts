@@ -21,7 +21,8 @@ export const CreateWebhookBody = t.Object(
     url: t.String({
       minLength: 1,
       maxLength: MAX_URL_LENGTH,
-      description: "http(s) URL that receives POSTs; must not resolve to a loopback or private address",
+      description:
+        "http(s) URL that receives POSTs; no user name or password, no control characters or whitespace; must not resolve to a loopback or private address",
       examples: ["https://ci.example.com/hooks/depot"],
     }),
     events: t.Optional(
@@ -75,6 +76,8 @@ export const WebhookDeliveryJson = t.Object({
   created_at: DateTime,
 });
 
+export const WebhookPageJson = simplePageOf(WebhookJson);
 export const WebhookDeliveryPageJson = simplePageOf(WebhookDeliveryJson);
 
-export const DeliveryQuery = t.Object(PageQuery);
+/** `page` and `per_page`, the only query of both lists. */
+export const ListQuery = t.Object(PageQuery);

@@ -1,7 +1,8 @@
 import { createHmac, randomBytes } from "node:crypto";
-import { and, asc, desc, eq, inArray } from "drizzle-orm";
+import { and, asc, count, desc, eq, inArray } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import {
+  users,
   type Webhook,
   type WebhookAttempt,
   type WebhookDelivery,
@@ -9,12 +10,16 @@ import {
   webhookDeliveries,
   webhooks,
 } from "../../db/schema/index.ts";
-import { Invalid, NotFound, validateAll } from "../../http/errors.ts";
+import { Invalid, NotFound, Unauthenticated, validateAll } from "../../http/errors.ts";
 import type { PageRequest } from "../../http/pagination.ts";
-import { checkTarget } from "./address.ts";
 import { type CreateWebhookInput, WEBHOOK_EVENTS } from "./schemas.ts";
+import { checkWebhookUrl } from "./url.ts";
 
 type Ctx = Pick<AppContext, "db" | "config" | "appKey">;
+
+/** Each endpoint costs a delivery per event; disabled ones count too until deleted. */
+export const MAX_WEBHOOKS_PER_USER = 20;
+const TOO_MANY = `You may register at most ${MAX_WEBHOOKS_PER_USER} webhook endpoints.`;
 
 /**
  * The endpoint's signing key: HMAC-SHA256(APP_KEY, "webhook:" + salt). Only the salt is stored, so
@@ -26,17 +31,6 @@ export const webhookKey = (appKey: string, salt: string): Buffer =>
 /** The Standard Webhooks secret: `whsec_` + base64 of the key bytes. */
 export const webhookSecret = (appKey: string, salt: string): string =>
   `whsec_${webhookKey(appKey, salt).toString("base64")}`;
-
-/** Parses and checks a webhook URL; the message names the problem (422 on `url`). */
-export async function checkWebhookUrl(ctx: Pick<AppContext, "config">, raw: string): Promise<URL> {
-  const url = URL.canParse(raw) ? new URL(raw) : null;
-  if (!url || !["http:", "https:"].includes(url.protocol) || url.hostname === "") {
-    throw new Invalid({ url: ["The url field must be a valid http or https URL."] });
-  }
-  const target = await checkTarget(url, ctx.config.webhookAllowPrivate);
-  if (!target.ok) throw new Invalid({ url: [target.reason] });
-  return url;
-}
 
 function checkEvents(events: string[]): string[] {
   const unknown = events.filter((event) => !(WEBHOOK_EVENTS as readonly string[]).includes(event));
@@ -56,11 +50,26 @@ export async function createWebhook(ctx: Ctx, userId: number, input: CreateWebho
     () => checkEvents(input.events ?? ["version.published"]),
   );
   const salt = randomBytes(16).toString("base64url");
-  const [row] = await ctx.db
-    .insert(webhooks)
-    .values({ userId, url: input.url, events, secretSalt: salt })
-    .returning();
-  if (!row) throw new Error("webhook insert returned nothing");
+  // The URL was resolved above, outside the transaction: a slow DNS answer holds no lock.
+  const row = await ctx.db.transaction(async (tx) => {
+    // Two creates at 19 would both count 19 and both insert. Locking the user's row first makes the
+    // second wait and then count 20; its own statement, so the count reads after the wait (READ
+    // COMMITTED). NO KEY UPDATE still lets other tables' rows reference the user meanwhile.
+    const [user] = await tx
+      .select({ id: users.id })
+      .from(users)
+      .where(eq(users.id, userId))
+      .for("no key update");
+    if (!user) throw new Unauthenticated(); // the token's user was deleted a moment ago
+    const [existing] = await tx.select({ count: count() }).from(webhooks).where(eq(webhooks.userId, userId));
+    if ((existing?.count ?? 0) >= MAX_WEBHOOKS_PER_USER) throw new Invalid({ url: [TOO_MANY] });
+    const [inserted] = await tx
+      .insert(webhooks)
+      .values({ userId, url: input.url, events, secretSalt: salt })
+      .returning();
+    if (!inserted) throw new Error("webhook insert returned nothing");
+    return inserted;
+  });
   return {
     id: row.id,
     url: row.url,
@@ -70,8 +79,19 @@ export async function createWebhook(ctx: Ctx, userId: number, input: CreateWebho
   };
 }
 
-export function listWebhooks(ctx: Pick<AppContext, "db">, userId: number): Promise<Webhook[]> {
-  return ctx.db.select().from(webhooks).where(eq(webhooks.userId, userId)).orderBy(asc(webhooks.id));
+/** A page of the user's endpoints, oldest first (`perPage + 1` rows: `simplePage` needs to see more). */
+export function listWebhooks(
+  ctx: Pick<AppContext, "db">,
+  userId: number,
+  page: PageRequest,
+): Promise<Webhook[]> {
+  return ctx.db
+    .select()
+    .from(webhooks)
+    .where(eq(webhooks.userId, userId))
+    .orderBy(asc(webhooks.id))
+    .limit(page.perPage + 1)
+    .offset(page.offset);
 }
 
 /** The user's own webhook; someone else's is as unknown as a missing one. */

@@ -1,0 +1,31 @@
+import type { AppContext } from "../../context.ts";
+import { Invalid } from "../../http/errors.ts";
+import { checkTarget } from "./address.ts";
+
+/**
+ * Control characters (C0, DEL, C1) and whitespace of any kind, anywhere in the raw string. The URL
+ * parser silently drops tabs and newlines and trims the ends, so the URL stored and shown would not
+ * be the one depot calls; a NUL would not even fit in a PostgreSQL text column.
+ */
+const CONTROL_OR_SPACE = /[\p{Cc}\s]/u;
+
+/**
+ * Parses and checks a webhook URL as registered; each message names the problem (422 on `url`).
+ * Credentials are refused: they would be stored and listed in clear, sent as Basic auth on every
+ * delivery, and `https://ci.example.com@203.0.113.7/` reads as a host it is not.
+ */
+export async function checkWebhookUrl(ctx: Pick<AppContext, "config">, raw: string): Promise<URL> {
+  if (CONTROL_OR_SPACE.test(raw)) {
+    throw new Invalid({ url: ["The url field must not contain control characters or whitespace."] });
+  }
+  const url = URL.canParse(raw) ? new URL(raw) : null;
+  if (!url || !["http:", "https:"].includes(url.protocol) || url.hostname === "") {
+    throw new Invalid({ url: ["The url field must be a valid http or https URL."] });
+  }
+  if (url.username !== "" || url.password !== "") {
+    throw new Invalid({ url: ["The url field must not contain a user name or password."] });
+  }
+  const target = await checkTarget(url, ctx.config.webhookAllowPrivate);
+  if (!target.ok) throw new Invalid({ url: [target.reason] });
+  return url;
+}
