@@ -4,7 +4,7 @@ import { users } from "../db/schema/index.ts";
 import { createLogger } from "../log.ts";
 import { openRuntime, type Runtime } from "../runtime.ts";
 import { listenStartupError } from "../startup-errors.ts";
-import type { Command } from "./command.ts";
+import { type Command, UsageError } from "./command.ts";
 import { untilSignal } from "./signals.ts";
 
 /** How long in-flight requests may take to finish after SIGTERM/SIGINT. */
@@ -14,9 +14,17 @@ export const serveCommand: Command = {
   name: "serve",
   summary: "HTTP server (+ job workers unless --no-workers)",
   usage: "depot [serve] [--no-workers]",
+  details: "--no-workers leaves the jobs to `depot worker` processes, so it needs DATABASE_URL (PostgreSQL).",
   options: { "no-workers": { type: "boolean" } },
   async run(config, values) {
     const workers = values["no-workers"] !== true;
+    if (!workers && config.databaseUrl === null) {
+      // The embedded database belongs to this process: a `depot worker` beside it cannot open it.
+      throw new UsageError(
+        "--no-workers needs DATABASE_URL (PostgreSQL): on the embedded database no other process can run the jobs",
+        false,
+      );
+    }
     const log = createLogger(config.logLevel);
     const runtime = await openRuntime(config, log);
     await runtime.jobs.start(runtime, { workers });
