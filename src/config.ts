@@ -1,4 +1,3 @@
-import { accessSync, constants, mkdirSync } from "node:fs";
 import { resolve } from "node:path";
 
 /** Everything depot reads from its environment, parsed once at boot (README, Configuration). */
@@ -42,7 +41,10 @@ export class ConfigError extends Error {
 
 type Env = Record<string, string | undefined>;
 
-/** Parses the environment; throws ConfigError on the first bad value. Creates DATA_DIR and STORAGE_DIR. */
+/**
+ * Parses the environment; throws ConfigError on the first bad value. Writes nothing: the commands that
+ * use DATA_DIR and STORAGE_DIR create them (directories.ts).
+ */
 export function loadConfig(env: Env = process.env): Config {
   const read = (name: string): string | undefined => {
     const value = env[name]?.trim();
@@ -65,8 +67,8 @@ export function loadConfig(env: Env = process.env): Config {
       "",
     ),
     databaseUrl,
-    dataDir: writableDirectory("DATA_DIR", dataDir),
-    storageDir: writableDirectory("STORAGE_DIR", storageDir),
+    dataDir,
+    storageDir,
     appKey: appKey(read("APP_KEY")),
     maxUploadBytes: integer("MAX_UPLOAD_BYTES", read("MAX_UPLOAD_BYTES"), 2 * GiB, { min: 1 }),
     maxJsonUploadBytes: integer("MAX_JSON_UPLOAD_BYTES", read("MAX_JSON_UPLOAD_BYTES"), 64 * MiB, { min: 1 }),
@@ -139,15 +141,4 @@ function appKey(raw: string | undefined) {
   if (raw === undefined) return null;
   if (raw.length < 32) throw new ConfigError("APP_KEY", "must be at least 32 characters");
   return raw;
-}
-
-function writableDirectory(name: string, path: string) {
-  try {
-    mkdirSync(path, { recursive: true });
-    accessSync(path, constants.R_OK | constants.W_OK);
-  } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code ?? String(error);
-    throw new ConfigError(name, `directory ${path} is not usable (${reason})`);
-  }
-  return path;
 }

@@ -57,7 +57,8 @@ async function main(argv: string[]): Promise<number> {
   try {
     const values = parseCommandArgs(command, named ? argv.slice(1) : argv);
     if (values.help) {
-      process.stdout.write(`usage: ${command.usage}\n${command.summary}\n`);
+      const details = command.details ? `\n${command.details}` : "";
+      process.stdout.write(`usage: ${command.usage}\n${command.summary}${details}\n`);
       return 0;
     }
     return await command.run(loadConfig(), values);
@@ -72,7 +73,8 @@ function report(command: Command, error: unknown): number {
     return 2;
   }
   if (error instanceof UsageError) {
-    process.stderr.write(`depot ${command.name}: ${error.message}\nusage: ${command.usage}\n`);
+    const usage = error.withUsage ? `usage: ${command.usage}\n` : "";
+    process.stderr.write(`depot ${command.name}: ${error.message}\n${usage}`);
     return 2;
   }
   if (error instanceof Invalid) {

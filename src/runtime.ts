@@ -4,10 +4,12 @@ import type { AppContext } from "./context.ts";
 import { type Database, openEmbedded, openPostgres } from "./db/client.ts";
 import { migrate } from "./db/migrate.ts";
 import { migrations } from "./db/migrations.gen.ts";
+import { prepareDirectories, usableDirectory } from "./directories.ts";
 import { DownloadCounter } from "./features/versions/download-counter.ts";
 import { queues } from "./jobs/queues.ts";
 import { JobRunner } from "./jobs/runner.ts";
 import type { Logger } from "./log.ts";
+import { databaseStartupError } from "./startup-errors.ts";
 import { ReleaseStore } from "./storage/releases.ts";
 
 export interface Runtime extends AppContext {
@@ -16,8 +18,16 @@ export interface Runtime extends AppContext {
   close(): Promise<void>;
 }
 
+/**
+ * How long PostgreSQL may take to answer the first query: longer than postgres.js's own 5 s connect
+ * timeout, so that one reports first. It also bounds the case that timeout misses: something other
+ * than PostgreSQL accepts the connection and closes it, and postgres.js reconnects for ever.
+ */
+const FIRST_ANSWER_MS = 10_000;
+
 /** Opens the configured database, brings its schema up to date, and wires the shared context. */
 export async function openRuntime(config: Config, log: Logger): Promise<Runtime> {
+  prepareDirectories(config);
   const database = await openDatabase(config, log);
   try {
     return await wire(config, log, database);
@@ -27,8 +37,21 @@ export async function openRuntime(config: Config, log: Logger): Promise<Runtime>
   }
 }
 
-export function openDatabase(config: Config, log?: Logger): Promise<Database> | Database {
-  return config.databaseUrl ? openPostgres(config.databaseUrl, { log }) : openEmbedded(config.dataDir, log);
+/**
+ * Opens the configured database. PostgreSQL must answer once before this returns: postgres.js connects
+ * lazily, and a database that is unreachable, missing or refuses the login should stop start-up with a
+ * ConfigError naming DATABASE_URL rather than a stack trace from the first migration.
+ */
+export async function openDatabase(config: Config, log?: Logger): Promise<Database> {
+  if (!config.databaseUrl) return openEmbedded(usableDirectory("DATA_DIR", config.dataDir), log);
+  const database = openPostgres(config.databaseUrl, { log });
+  try {
+    await database.ping(FIRST_ANSWER_MS);
+  } catch (error) {
+    await database.close();
+    throw databaseStartupError(error, config.databaseUrl) ?? error;
+  }
+  return database;
 }
 
 /** The context over an already open database (tests pass a per-file database). */

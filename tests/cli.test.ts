@@ -1,10 +1,11 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { healthUrl } from "../src/cli/healthcheck.ts";
 import { readJson } from "./helpers/app.ts";
-import { depot, startServer } from "./helpers/cli.ts";
+import { depot, startServer, stderrLines } from "./helpers/cli.ts";
 
 // The commands run as users run them: separate processes on an embedded data directory.
 const dataDir = mkdtempSync(join(tmpdir(), "depot-cli-"));
@@ -67,10 +68,30 @@ describe("creating commands with --json print exactly one JSON object", () => {
     const noUser = await depot(["token:create", "--user", "999", "--json"], env);
     expect(noUser.code).toBe(1);
     expect(noUser.stderr).toContain("User not found.");
+  });
+});
 
-    const badAbility = await depot(["token:create", "--user", String(admin.id), "--ability", "root"], env);
-    expect(badAbility.code).toBe(1);
-    expect(badAbility.stdout).toBe("");
+describe("token:create --ability", () => {
+  const abilities = "*, users.view, products.manage, purchases.view, versions.publish";
+
+  test.each([
+    ["repeated", ["--user", "1", "--ability", "users.view", "--ability", "bogus"]],
+    ["comma-separated", ["--user", "1", "--ability", "users.view,bogus"]],
+    ["before --user is checked", ["--ability", "bogus"]],
+  ])("an unknown ability (%s) is a usage error listing the valid ones", async (_, args) => {
+    const result = await depot(["token:create", ...args, "--json"], env);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe("");
+    expect(stderrLines(result)).toEqual([
+      `depot token:create: unknown ability "bogus" (valid: ${abilities})`,
+      "usage: depot token:create --user ID [--name N] [--ability A ...] [--json]",
+    ]);
+  });
+
+  test("--help lists them too", async () => {
+    const result = await depot(["token:create", "--help"]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(`--ability is one of ${abilities};`);
   });
 });
 
@@ -93,7 +114,11 @@ describe("the embedded database belongs to one process", () => {
       });
       expect(me.status).toBe(200);
       expect((await readJson(me)).data.email).toBe("ada@example.com");
-      expect((await depot(["healthcheck", "--url", `${server.url}/api/health`])).code).toBe(0);
+      // The base URL, with or without its slash, or the full health URL.
+      for (const url of [server.url, `${server.url}/`, `${server.url}/api/health`]) {
+        const health = await depot(["healthcheck", "--url", url]);
+        expect({ url, code: health.code, stderr: health.stderr }).toEqual({ url, code: 0, stderr: "" });
+      }
     } finally {
       server.proc.kill("SIGTERM");
     }
@@ -115,6 +140,61 @@ describe("the embedded database belongs to one process", () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("unhealthy");
   });
+});
+
+describe("healthcheck", () => {
+  test("--url takes a base URL or the full health URL", () => {
+    expect(healthUrl("http://depot.internal:8080")).toBe("http://depot.internal:8080/api/health");
+    expect(healthUrl("http://depot.internal:8080/")).toBe("http://depot.internal:8080/api/health");
+    expect(healthUrl("https://example.com/depot/")).toBe("https://example.com/depot/api/health");
+    expect(healthUrl("http://depot.internal:8080/api/health")).toBe("http://depot.internal:8080/api/health");
+    expect(healthUrl("http://depot.internal:8080/api/health/")).toBe("http://depot.internal:8080/api/health");
+  });
+
+  test("a --url that is not http(s) is a usage error", async () => {
+    const result = await depot(["healthcheck", "--url", "depot.internal:8080"]);
+    expect(result.code).toBe(2);
+    expect(stderrLines(result)).toEqual([
+      'depot healthcheck: --url must be an http(s) URL, got "depot.internal:8080"',
+      "usage: depot healthcheck [--url BASE_URL]",
+    ]);
+  });
+
+  test("writes nothing to disk: the working directory stays empty", async () => {
+    const empty = mkdtempSync(join(tmpdir(), "depot-healthcheck-"));
+    try {
+      // No DATA_DIR: the default ./data would be created here if anything wrote to it.
+      const noDirs = { DATA_DIR: undefined, STORAGE_DIR: undefined, PORT: "9" };
+      const byDefault = await depot(["healthcheck"], noDirs, empty);
+      expect(byDefault.code).toBe(1);
+      expect(byDefault.stderr).toStartWith("unhealthy: http://127.0.0.1:9/api/health: ");
+      const withUrl = await depot(["healthcheck", "--url", "http://127.0.0.1:9"], noDirs, empty);
+      expect(withUrl.code).toBe(1);
+      expect(readdirSync(empty)).toEqual([]);
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("serve --no-workers", () => {
+  test.each([[["serve", "--no-workers"]], [["--no-workers"]]])(
+    "%p on the embedded database is refused before anything is opened",
+    async (args) => {
+      const untouched = mkdtempSync(join(tmpdir(), "depot-no-workers-"));
+      try {
+        const result = await depot(args, { DATA_DIR: untouched });
+        expect(result.code).toBe(2);
+        expect(result.stdout).toBe("");
+        expect(stderrLines(result)).toEqual([
+          "depot serve: --no-workers needs DATABASE_URL (PostgreSQL): on the embedded database no other process can run the jobs",
+        ]);
+        expect(readdirSync(untouched)).toEqual([]);
+      } finally {
+        rmSync(untouched, { recursive: true, force: true });
+      }
+    },
+  );
 });
 
 describe("graceful shutdown", () => {

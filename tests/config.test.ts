@@ -1,9 +1,10 @@
 import { describe, expect, test } from "bun:test";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readdirSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ConfigError, loadConfig } from "../src/config.ts";
-import { depot } from "./helpers/cli.ts";
+import { prepareDirectories } from "../src/directories.ts";
+import { depot, stderrLines } from "./helpers/cli.ts";
 
 const dataDir = () => mkdtempSync(join(tmpdir(), "depot-config-"));
 
@@ -60,7 +61,6 @@ describe("loadConfig", () => {
     ["LOG_LEVEL", "loud"],
     ["APP_KEY", "short"],
     ["SMTP_URL", "http://mail"],
-    ["DATA_DIR", "/proc/depot-cannot-live-here"],
   ])("%s=%p is refused naming the variable", (name, value) => {
     const env = { DATA_DIR: dataDir(), [name]: value };
     expect(() => loadConfig(env)).toThrow(ConfigError);
@@ -70,6 +70,53 @@ describe("loadConfig", () => {
       expect((error as ConfigError).variable).toBe(name);
       expect((error as Error).message.startsWith(`${name}: `)).toBe(true);
     }
+  });
+});
+
+describe("DATA_DIR and STORAGE_DIR", () => {
+  test("loadConfig parses only: it creates neither directory", () => {
+    const parent = dataDir();
+    const config = loadConfig({ DATA_DIR: join(parent, "data"), STORAGE_DIR: join(parent, "files") });
+    expect(config.dataDir).toBe(join(parent, "data"));
+    expect(config.storageDir).toBe(join(parent, "files"));
+    expect(readdirSync(parent)).toEqual([]);
+  });
+
+  test("prepareDirectories creates both, STORAGE_DIR under DATA_DIR by default", () => {
+    const parent = dataDir();
+    prepareDirectories(loadConfig({ DATA_DIR: join(parent, "data") }));
+    expect(statSync(join(parent, "data", "releases")).isDirectory()).toBe(true);
+  });
+
+  test.each([
+    ["DATA_DIR", { DATA_DIR: "/proc/depot-cannot-live-here" }],
+    ["STORAGE_DIR", { STORAGE_DIR: "/proc/depot-cannot-live-here" }],
+  ])("an unusable %s is a ConfigError naming it", (name, env) => {
+    const config = loadConfig({ DATA_DIR: dataDir(), ...env });
+    const error = (() => {
+      try {
+        prepareDirectories(config);
+      } catch (thrown) {
+        return thrown;
+      }
+    })();
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).variable).toBe(name);
+    expect((error as ConfigError).message).toBe(
+      `${name}: directory /proc/depot-cannot-live-here is not usable (ENOENT)`,
+    );
+  });
+
+  test.each([
+    ["migrate", "DATA_DIR", ["migrate"]],
+    ["api-key:create", "STORAGE_DIR", ["api-key:create"]],
+  ])("%s with an unusable %s: exit 2 and one line naming it", async (_, name, args) => {
+    const result = await depot(args, { DATA_DIR: dataDir(), [name]: "/proc/depot-cannot-live-here" });
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe("");
+    expect(stderrLines(result)).toEqual([
+      `depot: invalid configuration: ${name}: directory /proc/depot-cannot-live-here is not usable (ENOENT)`,
+    ]);
   });
 });
 

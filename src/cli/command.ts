@@ -10,13 +10,25 @@ export interface Command {
   readonly summary: string;
   /** Usage lines shown by `depot <command> --help`. */
   readonly usage: string;
+  /** More for `depot <command> --help`: what an option accepts when the usage line cannot say it. */
+  readonly details?: string;
   readonly options: OptionSpec;
   /** Returns the process exit code. */
   run(config: Config, values: Record<string, string | boolean | string[] | undefined>): Promise<number>;
 }
 
-/** Thrown for bad command-line input; main prints it with the command's usage and exits 2. */
-export class UsageError extends Error {}
+/**
+ * Thrown for bad command-line input; main prints it and exits 2, followed by the command's usage
+ * unless `withUsage` is false (the options are well formed but cannot work in this configuration).
+ */
+export class UsageError extends Error {
+  constructor(
+    message: string,
+    readonly withUsage = true,
+  ) {
+    super(message);
+  }
+}
 
 export function parseCommandArgs(command: Command, argv: string[]) {
   try {

@@ -2,8 +2,9 @@ import { count } from "drizzle-orm";
 import { buildApp } from "../app.ts";
 import { users } from "../db/schema/index.ts";
 import { createLogger } from "../log.ts";
-import { openRuntime } from "../runtime.ts";
-import type { Command } from "./command.ts";
+import { openRuntime, type Runtime } from "../runtime.ts";
+import { listenStartupError } from "../startup-errors.ts";
+import { type Command, UsageError } from "./command.ts";
 import { untilSignal } from "./signals.ts";
 
 /** How long in-flight requests may take to finish after SIGTERM/SIGINT. */
@@ -13,20 +14,26 @@ export const serveCommand: Command = {
   name: "serve",
   summary: "HTTP server (+ job workers unless --no-workers)",
   usage: "depot [serve] [--no-workers]",
+  details: "--no-workers leaves the jobs to `depot worker` processes, so it needs DATABASE_URL (PostgreSQL).",
   options: { "no-workers": { type: "boolean" } },
   async run(config, values) {
+    const workers = values["no-workers"] !== true;
+    if (!workers && config.databaseUrl === null) {
+      // The embedded database belongs to this process: a `depot worker` beside it cannot open it.
+      throw new UsageError(
+        "--no-workers needs DATABASE_URL (PostgreSQL): on the embedded database no other process can run the jobs",
+        false,
+      );
+    }
     const log = createLogger(config.logLevel);
     const runtime = await openRuntime(config, log);
-    await runtime.jobs.start(runtime, { workers: values["no-workers"] !== true });
-    // reusePort off: a second instance on the same port must fail loudly, not share it.
-    const app = buildApp(runtime).listen({ port: config.port, hostname: config.host, reusePort: false });
-    const server = app.server;
-    if (!server) throw new Error("the HTTP server did not start");
+    await runtime.jobs.start(runtime, { workers });
+    const server = await listen(runtime);
     log.info("listening", {
       url: `http://${config.host}:${server.port}`,
       app_url: config.appUrl,
       database: runtime.database.kind,
-      workers: values["no-workers"] !== true,
+      workers,
     });
     await printFirstStepsIfEmpty(runtime);
 
@@ -42,7 +49,21 @@ export const serveCommand: Command = {
   },
 };
 
-async function printFirstStepsIfEmpty(runtime: Awaited<ReturnType<typeof openRuntime>>) {
+/** Starts the HTTP server; an address that cannot be listened on closes the runtime and names PORT or HOST. */
+async function listen(runtime: Runtime) {
+  const { port, host } = runtime.config;
+  try {
+    // reusePort off: a second instance on the same port must fail loudly, not share it.
+    const { server } = buildApp(runtime).listen({ port, hostname: host, reusePort: false });
+    if (!server) throw new Error("the HTTP server did not start");
+    return server;
+  } catch (error) {
+    await runtime.close();
+    throw listenStartupError(error, host, port) ?? error;
+  }
+}
+
+async function printFirstStepsIfEmpty(runtime: Runtime) {
   const [row] = await runtime.db.select({ n: count() }).from(users);
   if ((row?.n ?? 0) > 0) return;
   process.stderr.write(

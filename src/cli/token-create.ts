@@ -1,3 +1,4 @@
+import { isGrant, PERMISSIONS } from "../features/auth/permissions.ts";
 import { CreateTokenBody } from "../features/tokens/schemas.ts";
 import { createToken } from "../features/tokens/service.ts";
 import { assertValid } from "../http/errors.ts";
@@ -8,6 +9,7 @@ export const tokenCreateCommand: Command = {
   name: "token:create",
   summary: "create a personal access token for a user",
   usage: "depot token:create --user ID [--name N] [--ability A ...] [--json]",
+  details: `--ability is one of ${["*", ...PERMISSIONS].join(", ")}; repeat it or separate with commas.`,
   options: {
     user: { type: "string" },
     name: { type: "string" },
@@ -15,9 +17,13 @@ export const tokenCreateCommand: Command = {
     json: { type: "boolean" },
   },
   async run(config, values) {
+    const abilities = (values.ability as string[] | undefined)?.flatMap((a) => a.split(",")).filter(Boolean);
+    const unknown = abilities?.find((ability) => !isGrant(ability));
+    if (unknown !== undefined) {
+      throw new UsageError(`unknown ability "${unknown}" (valid: ${["*", ...PERMISSIONS].join(", ")})`);
+    }
     const userId = toId(requireString(values, "user"));
     if (userId === null) throw new UsageError("--user must be a user id");
-    const abilities = (values.ability as string[] | undefined)?.flatMap((a) => a.split(",")).filter(Boolean);
     const input = { name: typeof values.name === "string" ? values.name : "cli", abilities };
     assertValid(CreateTokenBody, input);
     const token = await withRuntime(config, (runtime) => createToken(runtime, userId, input));

@@ -123,7 +123,11 @@ export function pgliteAssets() {
 async function withTimeout(promise: Promise<unknown>, ms: number): Promise<void> {
   let timer: Timer | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+    // ETIMEDOUT, as a socket would say: start-up reports it as a database that does not answer.
+    timer = setTimeout(
+      () => reject(Object.assign(new Error(`no answer within ${ms} ms`), { code: "ETIMEDOUT" })),
+      ms,
+    );
   });
   try {
     await Promise.race([promise, timeout]);

@@ -19,13 +19,15 @@ export function cliEnv(env: Record<string, string | undefined>): Record<string, 
   return Object.fromEntries(Object.entries(base).filter((e): e is [string, string] => e[1] !== undefined));
 }
 
-/** Runs `depot <args>` as its own process, the way users and scripts do. */
+/** Runs `depot <args>` as its own process, the way users and scripts do (in `cwd` if given). */
 export async function depot(
   args: string[],
   env: Record<string, string | undefined> = {},
+  cwd?: string,
 ): Promise<CliResult> {
   const proc = Bun.spawn([process.execPath, MAIN, ...args], {
     env: cliEnv(env),
+    cwd,
     stdout: "pipe",
     stderr: "pipe",
   });
@@ -59,3 +61,9 @@ export async function startServer(env: Record<string, string | undefined>, timeo
   proc.kill("SIGKILL");
   throw new Error("depot serve did not become healthy in time");
 }
+
+/** stderr split into lines, without the final newline: a one-line failure is exactly one element. */
+export const stderrLines = (result: CliResult) => result.stderr.replace(/\n$/, "").split("\n");
+
+/** A stack frame as Error.stack prints it: what a friendly failure must not show. */
+export const STACK_FRAME = /^\s+at /m;
