@@ -16,6 +16,7 @@ import { versionRoutes } from "./features/versions/routes.ts";
 import { maxJsonBody } from "./features/versions/upload.ts";
 import { webhookRoutes } from "./features/webhooks/routes.ts";
 import { bodyLimit } from "./http/body-limit.ts";
+import { DOCS_PATH, docsAssetRoutes, scalarOptions } from "./http/docs-ui.ts";
 import { errorRenderer } from "./http/errors.ts";
 import { isUuid } from "./http/ids.ts";
 import { methodsAllowedAt } from "./http/method-not-allowed.ts";
@@ -64,7 +65,8 @@ export function buildApp(ctx: AppContext) {
     )
     .use(
       openapi({
-        path: "/docs",
+        path: DOCS_PATH,
+        scalar: scalarOptions,
         documentation: {
           info: {
             title: "depot",
@@ -84,6 +86,7 @@ export function buildApp(ctx: AppContext) {
         },
       }),
     )
+    .use(docsAssetRoutes())
     .use(healthRoutes(ctx))
     .use(userRoutes(ctx))
     .use(productRoutes(ctx))
