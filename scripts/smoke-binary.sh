@@ -8,7 +8,8 @@
 # holds it (exit 1, "in use"); `healthcheck`; SIGTERM exits 0; user:create / token:create --json
 # once stopped; demo:seed; the token authenticates GET /api/users/1 after a restart and its absence
 # gives 401; a product reads with the API's string types, a demo license validates, a multipart release
-# publishes and downloads whole and by range; `healthcheck` fails once the server is gone.
+# publishes and downloads whole and by range; /docs and the UI script it names (embedded in the binary,
+# same-origin) answer 200; `healthcheck` fails once the server is gone.
 set -euo pipefail
 
 if [[ $# -ne 1 ]]; then
@@ -238,6 +239,21 @@ code="$(http_code "$BASE$download_url" -H "Authorization: Bearer $vendor")"
 [[ "$code" == "200" ]] && cmp -s "$WORK/body" "$WORK/release.jar" || fail "download: HTTP $code or different bytes"
 code="$(http_code "$BASE$download_url" -H "Authorization: Bearer $vendor" -H 'Range: bytes=0-9')"
 [[ "$code" == "206" && "$(wc -c <"$WORK/body")" -eq 10 ]] || fail "ranged download: HTTP $code"
+
+step "GET /docs and the UI script it loads, embedded in the binary -> 200"
+code="$(http_code "$BASE/docs")"
+[[ "$code" == "200" ]] || fail "GET /docs: HTTP $code"
+# Every src/href must be a path on depot itself: the page has to work without internet.
+if grep -Eo '(src|href)="[^"]*"' "$WORK/body" | grep -Ev '="/[^/]'; then
+  fail "GET /docs: the page loads something from another host (above)"
+fi
+ui_script="$(grep -Eo '<script src="/docs/assets/[^"]+\.js"' "$WORK/body" | cut -d'"' -f2)" ||
+  fail "GET /docs: no <script src=\"/docs/assets/….js\"> in the page"
+code="$(http_code "$BASE$ui_script" -D "$WORK/headers")"
+[[ "$code" == "200" ]] || fail "GET $ui_script: HTTP $code"
+grep -qi '^content-type: text/javascript' "$WORK/headers" || fail "GET $ui_script: not JavaScript"
+(($(wc -c <"$WORK/body") > 1000000)) || fail "GET $ui_script: only $(wc -c <"$WORK/body") bytes"
+echo "  $ui_script: $(wc -c <"$WORK/body") bytes"
 
 step "GET /api/users/1 with the token -> 200 with the admin's e-mail"
 code="$(http_code "$BASE/api/users/1" -H "Authorization: Bearer $token" -H "Accept: application/json")"

@@ -15,6 +15,7 @@ import { userRoutes } from "./features/users/routes.ts";
 import { versionRoutes } from "./features/versions/routes.ts";
 import { webhookRoutes } from "./features/webhooks/routes.ts";
 import { bodyLimit } from "./http/body-limit.ts";
+import { DOCS_PATH, docsAssetRoutes, scalarOptions } from "./http/docs-ui.ts";
 import { errorRenderer } from "./http/errors.ts";
 import { isUuid } from "./http/ids.ts";
 import { jsonBodies } from "./http/json-bodies.ts";
@@ -60,7 +61,8 @@ export function buildApp(ctx: AppContext) {
     .use(jsonBodies({ maxBytes: MAX_JSON_BODY, takesJson }))
     .use(
       openapi({
-        path: "/docs",
+        path: DOCS_PATH,
+        scalar: scalarOptions,
         documentation: {
           info: {
             title: "depot",
@@ -80,6 +82,7 @@ export function buildApp(ctx: AppContext) {
         },
       }),
     )
+    .use(docsAssetRoutes())
     .use(healthRoutes(ctx))
     .use(userRoutes(ctx))
     .use(productRoutes(ctx))

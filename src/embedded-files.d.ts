@@ -13,3 +13,9 @@ declare module "@electric-sql/pglite/pglite.data" {
   const path: string;
   export default path;
 }
+
+// Scalar's browser bundle (the /docs UI), imported as a file path so the compiled binary embeds it.
+declare module "#scalar/dist/browser/standalone.js" {
+  const path: string;
+  export default path;
+}
