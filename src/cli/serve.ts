@@ -1,6 +1,7 @@
 import { count } from "drizzle-orm";
 import { buildApp } from "../app.ts";
 import { users } from "../db/schema/index.ts";
+import { sweepReleaseLeftovers } from "../features/versions/leftovers.ts";
 import { createLogger } from "../log.ts";
 import { openRuntime, type Runtime } from "../runtime.ts";
 import { listenStartupError } from "../startup-errors.ts";
@@ -36,9 +37,11 @@ export const serveCommand: Command = {
       workers,
     });
     await printFirstStepsIfEmpty(runtime);
+    const stopSweeping = sweepReleaseLeftovers(runtime);
 
     const signal = await untilSignal();
     log.info("shutting down", { signal });
+    stopSweeping();
     const drained = server.stop(false);
     const timer = setTimeout(() => void server.stop(true), DRAIN_TIMEOUT_MS);
     await drained;

@@ -1,0 +1,34 @@
+import { inArray } from "drizzle-orm";
+import type { AppContext } from "../../context.ts";
+import { versions } from "../../db/schema/index.ts";
+import { errorFields } from "../../log-errors.ts";
+import { LEFTOVER_AGE_MS, sweepLeftovers } from "../../storage/leftovers.ts";
+
+/** Which of `keys` a version points at. */
+async function keptStorageKeys(ctx: Pick<AppContext, "db">, keys: string[]): Promise<Set<string>> {
+  const rows = await ctx.db
+    .select({ key: versions.storageKey })
+    .from(versions)
+    .where(inArray(versions.storageKey, keys));
+  return new Set(rows.map((row) => row.key));
+}
+
+/**
+ * Sweeps the release store's crash leftovers now (at start-up) and then every LEFTOVER_AGE_MS, in the
+ * background; returns the function that stops it.
+ */
+export function sweepReleaseLeftovers(ctx: Pick<AppContext, "db" | "releases" | "log">): () => void {
+  const sweep = async () => {
+    try {
+      const removed = await sweepLeftovers(ctx.releases, (keys) => keptStorageKeys(ctx, keys));
+      if (removed.temporary > 0 || removed.orphans > 0)
+        ctx.log.info("release leftovers removed", { ...removed });
+    } catch (error) {
+      ctx.log.warn("release leftovers not swept", { error: errorFields(error) });
+    }
+  };
+  void sweep();
+  const timer = setInterval(() => void sweep(), LEFTOVER_AGE_MS);
+  timer.unref();
+  return () => clearInterval(timer);
+}

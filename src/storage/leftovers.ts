@@ -1,0 +1,64 @@
+import { readdir, rm, stat } from "node:fs/promises";
+import { join, relative, sep } from "node:path";
+import type { ReleaseStore } from "./releases.ts";
+
+/**
+ * A file untouched for this long is no upload in progress: an upload writes continuously (a silent
+ * connection is dropped after 30 s), and a kept file gets its row within moments of its rename.
+ */
+export const LEFTOVER_AGE_MS = 60 * 60 * 1000;
+
+export interface SweepResult {
+  /** Temporary files of uploads that never finished (a crash mid-upload). */
+  temporary: number;
+  /** Release files no version points at (a crash between the rename and the commit). */
+  orphans: number;
+}
+
+/**
+ * Removes what a crash can leave in the release store. `kept` tells which of the given storage keys
+ * a version row points at; files younger than LEFTOVER_AGE_MS are never touched, so an upload or a
+ * publish in flight (here or on another instance sharing STORAGE_DIR) is left alone.
+ */
+export async function sweepLeftovers(
+  store: ReleaseStore,
+  kept: (keys: string[]) => Promise<Set<string>>,
+  now = Date.now(),
+): Promise<SweepResult> {
+  const stale = async (path: string) => now - (await stat(path)).mtimeMs > LEFTOVER_AGE_MS;
+  const result: SweepResult = { temporary: 0, orphans: 0 };
+
+  for (const path of await filesUnder(store.incoming)) {
+    if (await stale(path)) {
+      await rm(path, { force: true });
+      result.temporary++;
+    }
+  }
+
+  const releases = (await filesUnder(join(store.root, "products"))).filter(
+    (path) => !path.startsWith(store.incoming),
+  );
+  const candidates: string[] = [];
+  for (const path of releases)
+    if (await stale(path)) candidates.push(relative(store.root, path).split(sep).join("/"));
+  for (let i = 0; i < candidates.length; i += 1000) {
+    const batch = candidates.slice(i, i + 1000);
+    const known = await kept(batch);
+    for (const key of batch) {
+      if (known.has(key)) continue;
+      await store.remove(key);
+      result.orphans++;
+    }
+  }
+  return result;
+}
+
+async function filesUnder(dir: string): Promise<string[]> {
+  try {
+    const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+    return entries.filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw error;
+  }
+}
