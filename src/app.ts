@@ -14,6 +14,7 @@ import { tokenRoutes } from "./features/tokens/routes.ts";
 import { userRoutes } from "./features/users/routes.ts";
 import { versionRoutes } from "./features/versions/routes.ts";
 import { webhookRoutes } from "./features/webhooks/routes.ts";
+import { remainingFieldErrors } from "./http/body-checks.ts";
 import { bodyLimit } from "./http/body-limit.ts";
 import { DOCS_PATH, docsAssetRoutes, scalarOptions } from "./http/docs-ui.ts";
 import { errorRenderer } from "./http/errors.ts";
@@ -54,6 +55,7 @@ export function buildApp(ctx: AppContext) {
       errorRenderer({
         log: ctx.log,
         allowedMethods: (path: string): string[] => methodsAllowedAt(routes, path),
+        remainingFieldErrors: (schema, body, failed) => remainingFieldErrors(ctx, schema, body, failed),
       }),
     )
     .use(requestLog(ctx.log, ctx.config.trustProxy))

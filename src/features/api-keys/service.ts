@@ -1,20 +1,30 @@
 import { eq, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { apiKeys, users } from "../../db/schema/index.ts";
-import { Invalid, NotFound } from "../../http/errors.ts";
+import { checkBodyWith } from "../../http/body-checks.ts";
+import { NotFound } from "../../http/errors.ts";
+import { bodyId, invalidId } from "../../http/ids.ts";
 import type { ApiKeyActor } from "../auth/actor.ts";
 import { lastUsedIsStale } from "../auth/last-used.ts";
 import { randomSecret, sha256Hex } from "../auth/secrets.ts";
-import type { CreateApiKeyInput } from "./schemas.ts";
+import { CreateApiKeyBody, type CreateApiKeyInput } from "./schemas.ts";
 
 /** The prefix lets secret scanners recognise a leaked key. */
 const KEY_PREFIX = "dpk_";
 
+/** A creator, if named, must be a user. */
+async function checkCreator(ctx: Pick<AppContext, "db">, creatorId: number | null) {
+  if (creatorId === null) return;
+  const [creator] = await ctx.db.select({ id: users.id }).from(users).where(eq(users.id, creatorId));
+  if (!creator) throw invalidId("creator_id");
+}
+
+checkBodyWith(CreateApiKeyBody, (ctx, fields) =>
+  checkCreator(ctx, bodyId(fields.creator_id as string | number | null | undefined, "creator_id")),
+);
+
 export async function createApiKey(ctx: Pick<AppContext, "db">, input: CreateApiKeyInput) {
-  if (input.creatorId !== null) {
-    const [creator] = await ctx.db.select({ id: users.id }).from(users).where(eq(users.id, input.creatorId));
-    if (!creator) throw new Invalid({ creator_id: ["The selected creator id is invalid."] });
-  }
+  await checkCreator(ctx, input.creatorId);
   const key = KEY_PREFIX + randomSecret(32);
   const [row] = await ctx.db
     .insert(apiKeys)

@@ -2,12 +2,19 @@ import { and, asc, eq, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import type { Db, Tx } from "../../db/client.ts";
 import { type License, licenseIps, licenses, type Product, products, users } from "../../db/schema/index.ts";
+import { checkBodyWith } from "../../http/body-checks.ts";
 import { Forbidden, Invalid, NotFound } from "../../http/errors.ts";
 import { isUuid, toId } from "../../http/ids.ts";
 import type { ApiKeyActor } from "../auth/actor.ts";
 import { ownsProduct } from "../products/service.ts";
 import { generateLicenseKey } from "./keys.ts";
-import type { CreateLicenseInput, LicenseJson, UpdateLicenseInput } from "./schemas.ts";
+import {
+  CreateLicenseBody,
+  type CreateLicenseInput,
+  type LicenseJson,
+  UpdateLicenseBody,
+  type UpdateLicenseInput,
+} from "./schemas.ts";
 
 export const LICENSES_PER_PAGE = 50;
 
@@ -199,6 +206,9 @@ async function checkedFields(
   const defined = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
   return { fields: defined as CheckedFields, product: product ?? null };
 }
+
+checkBodyWith(CreateLicenseBody, (ctx, fields) => checkedFields(ctx.db, fields));
+checkBodyWith(UpdateLicenseBody, (ctx, fields) => checkedFields(ctx.db, fields));
 
 const ISO_DATE_TIME = /^\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:\.\d{1,9})?)?(Z|[+-]\d\d:?\d\d)?)?$/i;
 

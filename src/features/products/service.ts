@@ -2,11 +2,12 @@ import { and, count, eq, isNull, like, or, type SQL } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { isUniqueViolation } from "../../db/errors.ts";
 import { type NewProduct, type Product, products, purchases, users } from "../../db/schema/index.ts";
+import { checkBodyWith } from "../../http/body-checks.ts";
 import { Invalid, NotFound } from "../../http/errors.ts";
 import { bodyId, invalidId, requiredBodyId } from "../../http/ids.ts";
 import type { Actor } from "../auth/actor.ts";
 import { allows } from "../auth/permissions.ts";
-import type { CreateProductInput, UpdateProductInput } from "./schemas.ts";
+import { CreateProductBody, type CreateProductInput, type UpdateProductInput } from "./schemas.ts";
 
 /** The product's owner is its seller (`user_id`) or its vendor (`vendor_id`); both have the same rights. */
 export const ownsProduct = (userId: number, product: Pick<Product, "userId" | "vendorId">) =>
@@ -147,6 +148,8 @@ async function checkedValues(
   };
   return Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined));
 }
+
+checkBodyWith(CreateProductBody, (ctx, fields) => checkedValues(ctx, fields, null));
 
 /** undefined when absent, null when explicitly null, else the id (or an error recorded on `field`). */
 function idOrInvalid(

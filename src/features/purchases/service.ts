@@ -2,14 +2,15 @@ import { and, desc, eq, inArray, isNull, or, type SQL } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/client.ts";
 import { currencies, orders, products, purchases, users } from "../../db/schema/index.ts";
-import { Invalid } from "../../http/errors.ts";
-import { bodyId, invalidId, requiredBodyId, toId } from "../../http/ids.ts";
+import { checkBodyWith } from "../../http/body-checks.ts";
+import { type FieldErrors, Invalid } from "../../http/errors.ts";
+import { invalidId, toId } from "../../http/ids.ts";
 import type { PageRequest } from "../../http/pagination.ts";
 import type { Actor } from "../auth/actor.ts";
 import { allows } from "../auth/permissions.ts";
 import { centsError } from "../options/schemas.ts";
 import { findOption } from "../options/service.ts";
-import type { CreatePurchaseInput } from "./schemas.ts";
+import { CreatePurchaseBody, type CreatePurchaseInput } from "./schemas.ts";
 
 export interface PurchaseFilters {
   user_id?: string;
@@ -110,9 +111,12 @@ export async function assertFiltersExist(ctx: Pick<AppContext, "db">, filters: P
   if (Object.keys(errors).length > 0) throw new Invalid(errors);
 }
 
-/** Records a purchase and the order it belongs to, in one transaction. */
-export async function createPurchase(ctx: Pick<AppContext, "db">, input: CreatePurchaseInput) {
-  const errors: Record<string, string[]> = {
+/**
+ * The purchase's references and prices, checked all at once: every field that is present (the body
+ * may be partial when its schema already failed) is checked, and all problems come in one 422.
+ */
+async function checkPurchase(ctx: Pick<AppContext, "db">, input: Partial<CreatePurchaseInput>) {
+  const errors: FieldErrors = {
     ...centsError("unit_price", input.unit_price),
     ...centsError("original_unit_price", input.original_unit_price),
   };
@@ -125,22 +129,39 @@ export async function createPurchase(ctx: Pick<AppContext, "db">, input: CreateP
   const record = (field: string) => {
     errors[field] = invalidId(field).errors[field] ?? [];
   };
-  const userId = requiredBodyId(input.user_id, "user_id");
-  const productId = requiredBodyId(input.product_id, "product_id");
-  const optionId = bodyId(input.option_id, "option_id");
-  const [user] = await ctx.db.select({ id: users.id }).from(users).where(eq(users.id, userId));
-  if (!user) record("user_id");
-  const [product] = await ctx.db
-    .select({ id: products.id })
-    .from(products)
-    .where(and(eq(products.id, productId), isNull(products.deletedAt)));
-  if (!product) record("product_id");
-  else if (optionId !== null && !(await findOption(ctx, productId, optionId))) record("option_id");
+  const userId = input.user_id === undefined ? null : toId(input.user_id);
+  const productId = input.product_id === undefined ? null : toId(input.product_id);
+  const optionId = input.option_id === undefined || input.option_id === null ? null : toId(input.option_id);
+  if (input.user_id !== undefined) {
+    const [user] =
+      userId === null ? [] : await ctx.db.select({ id: users.id }).from(users).where(eq(users.id, userId));
+    if (!user) record("user_id");
+  }
+  if (input.product_id !== undefined) {
+    const [product] =
+      productId === null
+        ? []
+        : await ctx.db
+            .select({ id: products.id })
+            .from(products)
+            .where(and(eq(products.id, productId), isNull(products.deletedAt)));
+    if (!product) record("product_id");
+    else if (optionId !== null && !(await findOption(ctx, product.id, optionId))) record("option_id");
+  }
+  if (input.option_id !== undefined && input.option_id !== null && optionId === null) record("option_id");
   const currency = await currencyByCode(ctx.db, input.currency ?? "USD");
   if (!currency) record("currency");
   const original = input.original_currency ? await currencyByCode(ctx.db, input.original_currency) : currency;
   if (input.original_currency && !original) record("original_currency");
-  if (!currency || !original || Object.keys(errors).length > 0) throw new Invalid(errors);
+  if (Object.keys(errors).length > 0 || !currency || !original) throw new Invalid(errors);
+  return { userId: userId as number, productId: productId as number, optionId, currency, original };
+}
+
+checkBodyWith(CreatePurchaseBody, (ctx, fields) => checkPurchase(ctx, fields));
+
+/** Records a purchase and the order it belongs to, in one transaction. */
+export async function createPurchase(ctx: Pick<AppContext, "db">, input: CreatePurchaseInput) {
+  const { userId, productId, optionId, currency, original } = await checkPurchase(ctx, input);
 
   const quantity = input.quantity ?? 1;
   const unitPrice = input.unit_price;

@@ -1,7 +1,17 @@
+import { eq } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { type Role, roles } from "../../db/schema/index.ts";
+import { checkBodyWith } from "../../http/body-checks.ts";
 import { Invalid } from "../../http/errors.ts";
-import type { CreateRoleInput } from "./schemas.ts";
+import { CreateRoleBody, type CreateRoleInput } from "./schemas.ts";
+
+const nameTaken = () => new Invalid({ name: ["The name has already been taken."] });
+
+checkBodyWith(CreateRoleBody, async (ctx, fields) => {
+  if (typeof fields.name !== "string") return;
+  const [existing] = await ctx.db.select({ id: roles.id }).from(roles).where(eq(roles.name, fields.name));
+  if (existing) throw nameTaken();
+});
 
 /** Adds a role beside the seeded admin, vendor and customer. */
 export async function createRole(ctx: Pick<AppContext, "db">, input: CreateRoleInput): Promise<Role> {
@@ -10,6 +20,6 @@ export async function createRole(ctx: Pick<AppContext, "db">, input: CreateRoleI
     .values({ name: input.name, permissions: input.permissions })
     .onConflictDoNothing({ target: roles.name })
     .returning();
-  if (!role) throw new Invalid({ name: ["The name has already been taken."] });
+  if (!role) throw nameTaken();
   return role;
 }

@@ -1,25 +1,38 @@
 import { eq, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { type Role, roles, type User, users } from "../../db/schema/index.ts";
-import { Invalid, NotFound } from "../../http/errors.ts";
-import type { CreateUserInput } from "./schemas.ts";
+import { checkBodyWith } from "../../http/body-checks.ts";
+import { type FieldErrors, Invalid, NotFound } from "../../http/errors.ts";
+import { CreateUserBody, type CreateUserInput } from "./schemas.ts";
 
 export interface UserWithRole {
   user: User;
   role: Role;
 }
 
-export async function createUser(ctx: Pick<AppContext, "db">, input: CreateUserInput): Promise<UserWithRole> {
-  const roleName = input.role ?? "customer";
-  const [role] = await ctx.db.select().from(roles).where(eq(roles.name, roleName));
-  const [taken] = await ctx.db
-    .select({ id: users.id })
-    .from(users)
-    .where(sql`lower(${users.email}) = lower(${input.email})`);
-  const errors: Record<string, string[]> = {};
-  if (taken) errors.email = ["The email has already been taken."];
+/** The role must exist and the e-mail be free (case-insensitively); both problems in one 422. */
+async function checkNewUser(ctx: Pick<AppContext, "db">, input: Partial<CreateUserInput>): Promise<Role> {
+  const errors: FieldErrors = {};
+  const [role] = await ctx.db
+    .select()
+    .from(roles)
+    .where(eq(roles.name, input.role ?? "customer"));
   if (!role) errors.role = ["The selected role is invalid."];
-  if (!role || taken) throw new Invalid(errors);
+  if (input.email !== undefined) {
+    const [taken] = await ctx.db
+      .select({ id: users.id })
+      .from(users)
+      .where(sql`lower(${users.email}) = lower(${input.email})`);
+    if (taken) errors.email = ["The email has already been taken."];
+  }
+  if (!role || Object.keys(errors).length > 0) throw new Invalid(errors);
+  return role;
+}
+
+checkBodyWith(CreateUserBody, (ctx, fields) => checkNewUser(ctx, fields));
+
+export async function createUser(ctx: Pick<AppContext, "db">, input: CreateUserInput): Promise<UserWithRole> {
+  const role = await checkNewUser(ctx, input);
   // The unique index on lower(email) still guards a race between the check and the insert.
   const [user] = await ctx.db
     .insert(users)

@@ -76,14 +76,15 @@ export async function publishVersion(
   upload: Upload,
 ): Promise<{ row: VersionRow; created: boolean }> {
   try {
-    const [fields, file] = await validateAll(
+    // Every field at once; on a field both find fault with, the schema's message (listed last) wins.
+    const [benefit, fields, file] = await validateAll(
+      () => benefitOf(ctx, target, upload.fields.benefit_id as PublishFields["benefit_id"]),
       () => {
         assertValid(PublishFields, upload.fields);
         return upload.fields;
       },
       () => requireFile(upload.file),
     );
-    const benefit = await benefitOf(ctx, target, fields.benefit_id);
     const format = fields.changelog_format ?? "markdown";
     const changelog = format === "html" ? sanitiseChangelog(fields.changelog) : fields.changelog;
 

@@ -10,9 +10,10 @@ import {
   webhookDeliveries,
   webhooks,
 } from "../../db/schema/index.ts";
+import { checkBodyWith } from "../../http/body-checks.ts";
 import { Invalid, NotFound, Unauthenticated, validateAll } from "../../http/errors.ts";
 import type { PageRequest } from "../../http/pagination.ts";
-import { type CreateWebhookInput, WEBHOOK_EVENTS } from "./schemas.ts";
+import { CreateWebhookBody, type CreateWebhookInput, WEBHOOK_EVENTS } from "./schemas.ts";
 import { checkWebhookUrl } from "./url.ts";
 
 type Ctx = Pick<AppContext, "db" | "config" | "appKey">;
@@ -44,11 +45,17 @@ function checkEvents(events: string[]): string[] {
   return [...new Set(events)];
 }
 
-export async function createWebhook(ctx: Ctx, userId: number, input: CreateWebhookInput) {
-  const [, events] = await validateAll(
-    () => checkWebhookUrl(ctx, input.url),
+/** The URL (its form and where it resolves) and the events, each checked when present, in one 422. */
+const checkEndpoint = (ctx: Pick<AppContext, "config">, input: Partial<CreateWebhookInput>) =>
+  validateAll(
+    async () => (input.url === undefined ? undefined : checkWebhookUrl(ctx, input.url)),
     () => checkEvents(input.events ?? ["version.published"]),
   );
+
+checkBodyWith(CreateWebhookBody, (ctx, fields) => checkEndpoint(ctx, fields));
+
+export async function createWebhook(ctx: Ctx, userId: number, input: CreateWebhookInput) {
+  const [, events] = await checkEndpoint(ctx, input);
   const salt = randomBytes(16).toString("base64url");
   // The URL was resolved above, outside the transaction: a slow DNS answer holds no lock.
   const row = await ctx.db.transaction(async (tx) => {
