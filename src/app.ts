@@ -7,6 +7,7 @@ import { healthRoutes } from "./features/health/routes.ts";
 import { licenseRoutes } from "./features/licenses/routes.ts";
 import { notificationRoutes } from "./features/notifications/routes.ts";
 import { optionRoutes } from "./features/options/routes.ts";
+import { publicProductRoutes } from "./features/products/public-routes.ts";
 import { productRoutes } from "./features/products/routes.ts";
 import { purchaseRoutes } from "./features/purchases/routes.ts";
 import { roleRoutes } from "./features/roles/routes.ts";
@@ -88,6 +89,7 @@ export function buildApp(ctx: AppContext) {
     .use(healthRoutes(ctx))
     .use(userRoutes(ctx))
     .use(productRoutes(ctx))
+    .use(publicProductRoutes(ctx))
     .use(purchaseRoutes(ctx))
     .use(versionRoutes(ctx))
     .use(licenseRoutes(ctx))

@@ -10,6 +10,8 @@ export interface Config {
   readonly databaseUrl: string | null;
   readonly dataDir: string;
   readonly storageDir: string;
+  /** Product images served under `/storage/` (what `cover_image_url` and gallery URLs point at). */
+  readonly publicDir: string;
   /** Explicit APP_KEY, or null to use (and create once) `$DATA_DIR/app.key`. */
   readonly appKey: string | null;
   readonly maxUploadBytes: number;
@@ -54,6 +56,7 @@ export function loadConfig(env: Env = process.env): Config {
   const port = integer("PORT", read("PORT"), 8080, { min: 0, max: 65535 });
   const dataDir = resolve(read("DATA_DIR") ?? "./data");
   const storageDir = resolve(read("STORAGE_DIR") ?? `${dataDir}/releases`);
+  const publicDir = resolve(read("PUBLIC_DIR") ?? `${dataDir}/public`);
   const databaseUrl = read("DATABASE_URL") ?? null;
   if (databaseUrl !== null) postgresUrl("DATABASE_URL", databaseUrl);
   const smtpUrl = read("SMTP_URL") ?? null;
@@ -69,6 +72,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl,
     dataDir,
     storageDir,
+    publicDir,
     appKey: appKey(read("APP_KEY")),
     maxUploadBytes: integer("MAX_UPLOAD_BYTES", read("MAX_UPLOAD_BYTES"), 2 * GiB, { min: 1 }),
     maxJsonUploadBytes: integer("MAX_JSON_UPLOAD_BYTES", read("MAX_JSON_UPLOAD_BYTES"), 64 * MiB, { min: 1 }),

@@ -18,20 +18,23 @@ import { createUser } from "./helpers/factories.ts";
  * (a database of this file's own) and otherwise on an embedded data directory.
  */
 async function demoDatabase(): Promise<{
-  env: Record<string, string>;
+  env: Record<string, string> & { DATA_DIR: string };
   open(): Promise<Database>;
   drop(): Promise<void>;
 }> {
+  const dataDir = mkdtempSync(join(tmpdir(), "depot-demo-"));
   if (onPostgres) {
     const fresh = await freshDatabase();
     return {
-      env: { DATABASE_URL: fresh.url ?? "" },
+      env: { DATABASE_URL: fresh.url ?? "", DATA_DIR: dataDir },
       // The file's own pool; closed only by drop().
       open: async () => ({ ...fresh.database, close: async () => {} }),
-      drop: fresh.drop,
+      drop: async () => {
+        await fresh.drop();
+        rmSync(dataDir, { recursive: true, force: true });
+      },
     };
   }
-  const dataDir = mkdtempSync(join(tmpdir(), "depot-demo-"));
   return {
     env: { DATA_DIR: dataDir },
     // Only while no depot process holds the directory.
@@ -172,6 +175,18 @@ describe("depot demo:seed --json", () => {
         full_url: `${appUrl()}/products/ultra-perms`,
       });
       expect(JSON.parse(data.gallery_image_urls)).toHaveLength(2);
+      // The seed put its images in PUBLIC_DIR, and the product's page is served: every URL answers.
+      for (const url of [data.cover_image_url, ...JSON.parse(data.gallery_image_urls)]) {
+        const image = await fetch(url.replace(appUrl(), server.url));
+        expect({ url, status: image.status, type: image.headers.get("content-type") }).toEqual({
+          url,
+          status: 200,
+          type: "image/png",
+        });
+      }
+      const page = await fetch(data.full_url.replace(appUrl(), server.url));
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain("<h1>Ultra Perms</h1>");
 
       const hidden = await get(`/api/products/${n.beta.id}`, demo.users.admin.token);
       expect(hidden.status).toBe(200);

@@ -1,3 +1,6 @@
+import { mkdirSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import { sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { users } from "../../db/schema/index.ts";
@@ -152,8 +155,34 @@ export type DemoSeed = {
   api_keys: { all: { id: number; key: string }; vendor: { id: number; key: string; creator_id: number } };
 };
 
-/** Seeds the demo catalogue in one transaction: it all exists afterwards, or none of it does. */
-export function seedDemo(ctx: Pick<AppContext, "db" | "config">): Promise<DemoSeed> {
+/**
+ * Seeds the demo catalogue in one transaction: it all exists afterwards, or none of it does. Then the
+ * products' images are put in PUBLIC_DIR (where none exist yet), so their URLs answer.
+ */
+export async function seedDemo(ctx: Pick<AppContext, "db" | "config">): Promise<DemoSeed> {
+  const seeded = await seedCatalogue(ctx);
+  for (const { fields } of PRODUCTS) {
+    for (const ref of [fields.cover_image, ...(fields.gallery_images ?? [])]) {
+      if (ref) await writePlaceholderImage(join(ctx.config.publicDir, ref));
+    }
+  }
+  return seeded;
+}
+
+/** A 1×1 PNG: enough for an image URL to show something. */
+const PLACEHOLDER_PNG = Buffer.from(
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==",
+  "base64",
+);
+
+async function writePlaceholderImage(path: string) {
+  mkdirSync(dirname(path), { recursive: true });
+  await writeFile(path, PLACEHOLDER_PNG, { flag: "wx" }).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== "EEXIST") throw error; // an operator's own image stays
+  });
+}
+
+function seedCatalogue(ctx: Pick<AppContext, "db" | "config">): Promise<DemoSeed> {
   return ctx.db.transaction(async (tx) => {
     const db = { db: tx };
     const [existing] = await tx

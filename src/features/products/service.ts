@@ -33,6 +33,13 @@ export async function findVisibleProduct(
   return product;
 }
 
+/** A listed product by its slug, for its public page; anything else is as unknown as a missing one. */
+export async function findListedProductBySlug(ctx: Pick<AppContext, "db">, slug: string): Promise<Product> {
+  const [product] = await ctx.db.select().from(products).where(eq(products.slug, slug));
+  if (!product || !isListed(product)) throw new NotFound("Product");
+  return product;
+}
+
 /** The product as `GET /api/products/{id}` shows it: visible to `actor`, with its purchase count. */
 export async function readProduct(ctx: Pick<AppContext, "db">, actor: Actor, id: number) {
   const product = await findVisibleProduct(ctx, actor, id);
