@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { chromium } from "playwright-core";
-import { startTestApp, type TestApp } from "./helpers/app.ts";
+import { startTestApp, type TestApp } from "../helpers/app.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 /** playwright's launch adds a fresh, empty --user-data-dir of its own and removes it on close. */
