@@ -15,14 +15,14 @@ import { tokenRoutes } from "./features/tokens/routes.ts";
 import { userRoutes } from "./features/users/routes.ts";
 import { versionRoutes } from "./features/versions/routes.ts";
 import { webhookRoutes } from "./features/webhooks/routes.ts";
-import { remainingFieldErrors } from "./http/body-checks.ts";
 import { bodyLimit } from "./http/body-limit.ts";
 import { DOCS_PATH, docsAssetRoutes, scalarOptions } from "./http/docs-ui.ts";
-import { errorRenderer } from "./http/errors.ts";
-import { isUuid } from "./http/ids.ts";
+import { errorRenderer } from "./http/error-renderer.ts";
 import { jsonBodies } from "./http/json-bodies.ts";
 import { methodsAllowedAt } from "./http/method-not-allowed.ts";
 import { requestLog } from "./http/request-id.ts";
+import { remainingFieldErrors } from "./validation/body-checks.ts";
+import { isUuid } from "./validation/ids.ts";
 
 // @elysiajs/openapi re-registers TypeBox's string formats when imported, `uuid` as a validator schema
 // built on every check (~7 % of a license validation's CPU, bench/README.md). A regex does the same job.

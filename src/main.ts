@@ -11,7 +11,7 @@ import { userCreateCommand } from "./cli/user-create.ts";
 import { workerCommand } from "./cli/worker.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 import { DataDirInUse } from "./db/embedded-lock.ts";
-import { HttpError, Invalid } from "./http/errors.ts";
+import { AppError, Invalid } from "./errors.ts";
 
 const commands: Command[] = [
   serveCommand,
@@ -82,7 +82,7 @@ function report(command: Command, error: unknown): number {
     process.stderr.write(`depot ${command.name}: ${lines.join(" ")}\n`);
     return 1;
   }
-  if (error instanceof DataDirInUse || error instanceof HttpError) {
+  if (error instanceof DataDirInUse || error instanceof AppError) {
     process.stderr.write(`depot ${command.name}: ${error.message}\n`);
     return 1;
   }

@@ -3,7 +3,7 @@ import { eq } from "drizzle-orm";
 import { Elysia } from "elysia";
 import { personalAccessTokens } from "../src/db/schema/index.ts";
 import { apiKeyAuth } from "../src/http/auth.ts";
-import { errorRenderer } from "../src/http/errors.ts";
+import { errorRenderer } from "../src/http/error-renderer.ts";
 import { createLogger } from "../src/log.ts";
 import { bearer, json, readJson, startTestApp, type TestApp } from "./helpers/app.ts";
 import { apiKeyFor, createUser, tokenFor } from "./helpers/factories.ts";

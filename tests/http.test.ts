@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { Elysia, t as schema } from "elysia";
-import { errorRenderer, Forbidden, Invalid, NotFound, TooManyAttempts } from "../src/http/errors.ts";
+import { Forbidden, Invalid, NotFound, TooManyAttempts } from "../src/errors.ts";
+import { errorRenderer } from "../src/http/error-renderer.ts";
 import { createLogger } from "../src/log.ts";
 import { bearer, json, readJson, startTestApp, type TestApp } from "./helpers/app.ts";
 import { createUser, tokenFor } from "./helpers/factories.ts";

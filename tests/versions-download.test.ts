@@ -3,7 +3,7 @@ import { rmSync } from "node:fs";
 import { eq } from "drizzle-orm";
 import { products, versions } from "../src/db/schema/index.ts";
 import { createLicense, revokeLicense } from "../src/features/licenses/service.ts";
-import { signUrl } from "../src/http/signed-url.ts";
+import { signUrl } from "../src/signed-url.ts";
 import { bearer, readJson, recordingLogger, startTestApp, type TestApp } from "./helpers/app.ts";
 import {
   createBenefit,
@@ -397,7 +397,7 @@ describe("download: 200, 206, 416, 304, HEAD with exact headers", () => {
       const message = JSON.stringify({ message: "The requested range is not satisfiable." });
       expect(headersOf(response)).toEqual({
         ...rest,
-        "content-type": "application/json",
+        "content-type": "application/json;charset=utf-8",
         "content-length": String(message.length),
         "content-range": "bytes */20",
       });

@@ -1,5 +1,5 @@
 import { createApiKey } from "../features/api-keys/service.ts";
-import { toId } from "../http/ids.ts";
+import { toId } from "../validation/ids.ts";
 import { type Command, printResult, UsageError, withRuntime } from "./command.ts";
 
 export const apiKeyCreateCommand: Command = {

@@ -1,8 +1,8 @@
 import { isGrant, PERMISSIONS } from "../features/auth/permissions.ts";
 import { CreateTokenBody } from "../features/tokens/schemas.ts";
 import { createToken } from "../features/tokens/service.ts";
-import { assertValid } from "../http/errors.ts";
-import { toId } from "../http/ids.ts";
+import { toId } from "../validation/ids.ts";
+import { assertValid } from "../validation/messages.ts";
 import { type Command, printResult, requireString, UsageError, withRuntime } from "./command.ts";
 
 export const tokenCreateCommand: Command = {

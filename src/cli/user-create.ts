@@ -1,6 +1,6 @@
 import { CreateUserBody } from "../features/users/schemas.ts";
 import { createUser } from "../features/users/service.ts";
-import { assertValid } from "../http/errors.ts";
+import { assertValid } from "../validation/messages.ts";
 import { type Command, printResult, requireString, withRuntime } from "./command.ts";
 
 export const userCreateCommand: Command = {

@@ -1,11 +1,11 @@
 import { bearer } from "@elysiajs/bearer";
 import { Elysia } from "elysia";
 import type { AppContext } from "../context.ts";
+import { Forbidden, Unauthenticated } from "../errors.ts";
 import { authenticateApiKey } from "../features/api-keys/service.ts";
 import type { Actor, ApiKeyActor } from "../features/auth/actor.ts";
 import { allows, type Grant } from "../features/auth/permissions.ts";
 import { authenticateToken } from "../features/tokens/service.ts";
-import { Forbidden, Unauthenticated } from "./errors.ts";
 import { annotateRequest } from "./request-id.ts";
 
 // Credentials are checked in `transform`, which Elysia runs before body validation, so an anonymous

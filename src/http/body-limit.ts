@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import { PayloadTooLarge } from "./errors.ts";
+import { PayloadTooLarge } from "../errors.ts";
 
 /**
  * Refuses a declared body over the largest any route takes (a release upload) with a JSON 413 before

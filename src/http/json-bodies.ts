@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import { HttpError, PayloadTooLarge } from "./errors.ts";
+import { AppError, PayloadTooLarge } from "../errors.ts";
 import { isJsonType, parseJsonBody, readBodyText } from "./json-body.ts";
 
 export interface JsonBodyOptions {
@@ -22,7 +22,7 @@ export const jsonBodies = ({ maxBytes, takesJson }: JsonBodyOptions) =>
     const declared = request.headers.get("content-length");
     if (declared !== null && Number(declared) > maxBytes) throw new PayloadTooLarge();
     if (!isJsonType(request.headers.get("content-type"))) {
-      if (hasBody(request)) throw new HttpError(415, "Send the request body as application/json.");
+      if (hasBody(request)) throw new AppError(415, "Send the request body as application/json.");
       return null;
     }
     const text = await readBodyText(request, maxBytes);

@@ -1,4 +1,4 @@
-import { HttpError, Invalid, PayloadTooLarge } from "./errors.ts";
+import { AppError, Invalid, PayloadTooLarge } from "../errors.ts";
 
 /**
  * What a JSON body may hold. Parsing, schema validation and error formatting all walk the value
@@ -8,7 +8,7 @@ import { HttpError, Invalid, PayloadTooLarge } from "./errors.ts";
  */
 export const JSON_LIMITS = { maxDepth: 32, maxItems: 10_000 } as const;
 
-export const NOT_JSON = new HttpError(400, "The request body could not be parsed as JSON.");
+export const NOT_JSON = new AppError(400, "The request body could not be parsed as JSON.");
 
 /** `application/json`, with or without parameters, and the `+json` types (`application/merge-patch+json`). */
 export function isJsonType(contentType: string | null): boolean {
@@ -60,12 +60,12 @@ function checkShape(text: string): void {
       i = endOfString(text, i);
     } else if (c === 91 /* [ */ || c === 123 /* { */) {
       if (++depth > JSON_LIMITS.maxDepth) {
-        throw new HttpError(400, `The request body is nested more than ${JSON_LIMITS.maxDepth} levels deep.`);
+        throw new AppError(400, `The request body is nested more than ${JSON_LIMITS.maxDepth} levels deep.`);
       }
     } else if (c === 93 /* ] */ || c === 125 /* } */) {
       depth--;
     } else if (c === 44 /* , */ && ++items > JSON_LIMITS.maxItems) {
-      throw new HttpError(400, `The request body has more than ${JSON_LIMITS.maxItems} elements.`);
+      throw new AppError(400, `The request body has more than ${JSON_LIMITS.maxItems} elements.`);
     }
   }
 }

@@ -1,42 +1,13 @@
 import type { TSchema } from "@sinclair/typebox";
 import { t } from "elysia";
-import { Invalid } from "./errors.ts";
-import { Int } from "./schemas.ts";
+import type { PageRequest } from "../pagination.ts";
+import { Int } from "../validation/schemas.ts";
 
 /** Query parameters of a simple-paginated list; strings so "1e3" and "abc" are rejected, not coerced. */
 export const PageQuery = {
   page: t.Optional(t.String({ description: "page number, from 1", examples: ["1"] })),
   per_page: t.Optional(t.String({ description: "items per page, 1–100 (default 15)", examples: ["15"] })),
 };
-
-export interface PageRequest {
-  page: number;
-  perPage: number;
-  offset: number;
-}
-
-const PAGE = /^[1-9]\d{0,8}$/;
-
-/**
- * Validates `page` and `per_page` the way Laravel's validator words it. An empty value (`?page=`)
- * counts as absent, as Laravel reads it as null.
- */
-export function pageRequest(query: { page?: string; per_page?: string }, defaultPerPage = 15): PageRequest {
-  const page = parseCount(query.page, 1);
-  const perPage = parseCount(query.per_page, defaultPerPage);
-  const errors: Record<string, string[]> = {};
-  if (page === null) errors.page = ["The page field must be an integer of at least 1."];
-  if (perPage === null || perPage > 100)
-    errors.per_page = ["The per page field must be an integer between 1 and 100."];
-  if (page === null || perPage === null || errors.per_page) throw new Invalid(errors);
-  return { page, perPage, offset: (page - 1) * perPage };
-}
-
-/** A positive integer, the fallback when absent or empty, null when it is anything else. */
-function parseCount(raw: string | undefined, fallback: number): number | null {
-  if (raw === undefined || raw === "") return fallback;
-  return PAGE.test(raw) ? Number(raw) : null;
-}
 
 /** Laravel `simplePaginate` JSON from the rows of a query that asked for `perPage + 1`. */
 export function simplePage<T>(rows: T[], request: PageRequest, url: URL) {

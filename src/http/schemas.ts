@@ -1,11 +1,4 @@
-import { type IntegerOptions, Type } from "@sinclair/typebox";
 import { t } from "elysia";
-
-/**
- * A JSON integer and nothing else. Elysia's `t.Integer` also accepts the string "5", which would let
- * a string id slip through response validation and hand services a string where they expect a number.
- */
-export const Int = (options?: IntegerOptions) => Type.Integer(options);
 
 /** `{ message }`: every error body. */
 export const MessageJson = t.Object({ message: t.String() });

@@ -1,7 +1,7 @@
-import { HttpError } from "../http/errors.ts";
+import { AppError } from "../errors.ts";
 
 /** 507: the release could not be stored (RFC 4918: the server cannot store what the request needs). */
-export class InsufficientStorage extends HttpError {
+export class InsufficientStorage extends AppError {
   constructor(message: string) {
     super(507, message);
   }

@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { type FileHandle, open, rename, rm, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { PayloadTooLarge } from "../http/errors.ts";
+import { PayloadTooLarge } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { storageFailure } from "./failures.ts";
 

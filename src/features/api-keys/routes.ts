@@ -1,8 +1,8 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context.ts";
 import { bearerAuth } from "../../http/auth.ts";
-import { bodyId, pathId } from "../../http/ids.ts";
 import { dataOf, MessageJson, ValidationJson } from "../../http/schemas.ts";
+import { bodyId, pathId } from "../../validation/ids.ts";
 import { CreateApiKeyBody, NewApiKeyJson } from "./schemas.ts";
 import { createApiKey, deleteApiKey } from "./service.ts";
 

@@ -1,6 +1,6 @@
 import { t } from "elysia";
-import { IdString } from "../../http/ids.ts";
-import { Int } from "../../http/schemas.ts";
+import { IdString } from "../../validation/ids.ts";
+import { Int } from "../../validation/schemas.ts";
 
 export const CreateApiKeyBody = t.Object(
   {

@@ -1,9 +1,9 @@
 import { eq, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { apiKeys, users } from "../../db/schema/index.ts";
-import { checkBodyWith } from "../../http/body-checks.ts";
-import { NotFound } from "../../http/errors.ts";
-import { bodyId, invalidId } from "../../http/ids.ts";
+import { NotFound } from "../../errors.ts";
+import { checkBodyWith } from "../../validation/body-checks.ts";
+import { bodyId, invalidId } from "../../validation/ids.ts";
 import type { ApiKeyActor } from "../auth/actor.ts";
 import { lastUsedIsStale } from "../auth/last-used.ts";
 import { randomSecret, sha256Hex } from "../auth/secrets.ts";

@@ -4,7 +4,7 @@ import { dirname, join } from "node:path";
 import { sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { users } from "../../db/schema/index.ts";
-import { HttpError } from "../../http/errors.ts";
+import { AppError } from "../../errors.ts";
 import { createApiKey } from "../api-keys/service.ts";
 import { createLicense } from "../licenses/service.ts";
 import { createBenefit, createOption } from "../options/service.ts";
@@ -116,7 +116,7 @@ const PURCHASES: {
 // ---- Seeding ----
 
 /** The demo data is made once; seeding it again would only collide on its fixed e-mail addresses. */
-export class DemoAlreadySeeded extends HttpError {
+export class DemoAlreadySeeded extends AppError {
   constructor() {
     super(409, `the demo data is already seeded (${ADMIN.email} exists); nothing was changed.`);
   }

@@ -1,6 +1,6 @@
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
-import { HttpError } from "../../http/errors.ts";
+import { AppError } from "../../errors.ts";
 
 /** For orchestrators: 200 while the database answers, 503 while it does not; no auth. */
 export const healthRoutes = (ctx: AppContext) =>
@@ -10,7 +10,7 @@ export const healthRoutes = (ctx: AppContext) =>
       try {
         await ctx.database.ping(2000);
       } catch {
-        throw new HttpError(503, "Database unavailable.");
+        throw new AppError(503, "Database unavailable.");
       }
       return { status: "ok" };
     },

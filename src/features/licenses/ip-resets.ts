@@ -1,7 +1,7 @@
 import { and, asc, eq, gt } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { licenseIpResets, licenses } from "../../db/schema/index.ts";
-import { NotFound, TooManyAttempts } from "../../http/errors.ts";
+import { NotFound, TooManyAttempts } from "../../errors.ts";
 import type { Actor } from "../auth/actor.ts";
 import { forgetIps, isLicenseId } from "./service.ts";
 

@@ -1,10 +1,10 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context.ts";
+import { AppError, Invalid, Unauthenticated } from "../../errors.ts";
 import { apiKeyAuth, bearerAuth } from "../../http/auth.ts";
 import { clientIp, normaliseIp } from "../../http/client-ip.ts";
-import { HttpError, Invalid, Unauthenticated } from "../../http/errors.ts";
-import { pageRequest } from "../../http/pagination.ts";
 import { MessageJson, ValidationJson } from "../../http/schemas.ts";
+import { pageRequest } from "../../pagination.ts";
 import { authenticateApiKey } from "../api-keys/service.ts";
 import type { ApiKeyActor } from "../auth/actor.ts";
 import { resetOwnLicenseIps } from "./ip-resets.ts";
@@ -181,7 +181,7 @@ async function addressToCheck(
 ): Promise<{ address: string; vouchingKey: ApiKeyActor | null }> {
   if (bodyIp === undefined) {
     const address = clientIp(request, socketAddress, ctx.config.trustProxy);
-    if (address === null) throw new HttpError(400, "The client address could not be determined.");
+    if (address === null) throw new AppError(400, "The client address could not be determined.");
     return { address, vouchingKey: null };
   }
   const headerKey = request.headers.get("x-api-key");

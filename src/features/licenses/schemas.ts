@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { Int } from "../../http/schemas.ts";
+import { Int } from "../../validation/schemas.ts";
 
 /** A license as the API shows it, with `key`, `createdAt`, `updatedAt`. Ids are strings. */
 export const LicenseJson = t.Object({

@@ -2,9 +2,9 @@ import { and, asc, eq, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import type { Db, Tx } from "../../db/client.ts";
 import { type License, licenseIps, licenses, type Product, products, users } from "../../db/schema/index.ts";
-import { checkBodyWith } from "../../http/body-checks.ts";
-import { Forbidden, Invalid, NotFound } from "../../http/errors.ts";
-import { isUuid, toId } from "../../http/ids.ts";
+import { FieldErrors, Forbidden, NotFound } from "../../errors.ts";
+import { checkBodyWith } from "../../validation/body-checks.ts";
+import { isUuid, toId } from "../../validation/ids.ts";
 import type { ApiKeyActor } from "../auth/actor.ts";
 import { ownsProduct } from "../products/service.ts";
 import { generateLicenseKey } from "./keys.ts";
@@ -171,7 +171,7 @@ async function checkedFields(
   db: Db | Tx,
   input: UpdateLicenseInput,
 ): Promise<{ fields: CheckedFields; product: ProductOwners | null }> {
-  const errors: Record<string, string[]> = {};
+  const errors = new FieldErrors();
   const fields: CheckedFields = {};
   const reference = async <T>(
     field: "ownerId" | "creatorId" | "productId",
@@ -181,7 +181,7 @@ async function checkedFields(
     if (raw === undefined) return undefined;
     const id = toId(raw);
     const found = id === null ? undefined : await find(id);
-    if (found === undefined) errors[field] = [`The selected ${field} is invalid.`];
+    if (found === undefined) errors.add(field, `The selected ${field} is invalid.`);
     return found;
   };
   const userId = async (id: number) =>
@@ -198,11 +198,11 @@ async function checkedFields(
   fields.productId = product?.id;
   if (input.expires !== undefined) {
     const expires = input.expires === null ? null : parseDateTime(input.expires);
-    if (expires === undefined) errors.expires = ["The expires field must be a valid ISO 8601 date-time."];
+    if (expires === undefined) errors.add("expires", "The expires field must be a valid ISO 8601 date-time.");
     else fields.expires = expires;
   }
   if (input.maxIps !== undefined) fields.maxIps = input.maxIps;
-  if (Object.keys(errors).length > 0) throw new Invalid(errors);
+  errors.throwIfAny();
   const defined = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
   return { fields: defined as CheckedFields, product: product ?? null };
 }

@@ -10,7 +10,7 @@ import {
   versions,
   webhookDeliveries,
 } from "../../db/schema/index.ts";
-import { signUrl } from "../../http/signed-url.ts";
+import { signUrl } from "../../signed-url.ts";
 import { notificationEmail } from "../mail/jobs.ts";
 import { downloadUrl } from "../versions/urls.ts";
 import { webhookDelivery } from "../webhooks/jobs.ts";

@@ -1,9 +1,11 @@
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
+import { Invalid } from "../../errors.ts";
 import { bearerAuth } from "../../http/auth.ts";
-import { Invalid } from "../../http/errors.ts";
-import { pageRequest, publicUrl, simplePage } from "../../http/pagination.ts";
-import { dataOf, Int, MessageJson, ValidationJson } from "../../http/schemas.ts";
+import { publicUrl, simplePage } from "../../http/pagination.ts";
+import { dataOf, MessageJson, ValidationJson } from "../../http/schemas.ts";
+import { pageRequest } from "../../pagination.ts";
+import { Int } from "../../validation/schemas.ts";
 import { NotificationJson, NotificationPageJson, NotificationQuery } from "./schemas.ts";
 import { listNotifications, markAllRead, markRead, toNotificationJson } from "./service.ts";
 

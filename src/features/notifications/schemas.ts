@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import { PageQuery, simplePageOf } from "../../http/pagination.ts";
-import { Int } from "../../http/schemas.ts";
+import { Int } from "../../validation/schemas.ts";
 
 export const NotificationJson = t.Object({
   id: t.String({ format: "uuid" }),

@@ -1,9 +1,9 @@
 import { and, desc, eq, isNull, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { type Notification, notifications } from "../../db/schema/index.ts";
-import { NotFound } from "../../http/errors.ts";
-import { isUuid } from "../../http/ids.ts";
-import type { PageRequest } from "../../http/pagination.ts";
+import { NotFound } from "../../errors.ts";
+import type { PageRequest } from "../../pagination.ts";
+import { isUuid } from "../../validation/ids.ts";
 
 /** The user's own notifications, newest first. */
 export function listNotifications(

@@ -1,8 +1,8 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context.ts";
 import { bearerAuth } from "../../http/auth.ts";
-import { pathId } from "../../http/ids.ts";
 import { dataOf, MessageJson, ValidationJson } from "../../http/schemas.ts";
+import { pathId } from "../../validation/ids.ts";
 import { BenefitJson, CreateBenefitBody, CreateOptionBody, OptionJson } from "./schemas.ts";
 import { createBenefit, createOption, toBenefitJson, toOptionJson } from "./service.ts";
 

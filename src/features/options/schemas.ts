@@ -1,12 +1,13 @@
 import { t } from "elysia";
-import { BodyId } from "../../http/ids.ts";
-import { Int } from "../../http/schemas.ts";
+import type { FieldMessages } from "../../errors.ts";
+import { BodyId } from "../../validation/ids.ts";
+import { Int } from "../../validation/schemas.ts";
 
 /** A price: at most two decimals (checked by `assertCents`, since `multipleOf: 0.01` fails on floats). */
 export const Price = t.Number({ minimum: 0, maximum: 9_999_999_999.99 });
 
 /** Laravel's `decimal:0,2`: 19.999 is refused rather than silently rounded. */
-export function centsError(field: string, value: number | undefined): Record<string, string[]> {
+export function centsError(field: string, value: number | undefined): FieldMessages {
   if (value === undefined || Number.isInteger(Math.round(value * 100 * 1e6) / 1e6)) return {};
   return { [field]: [`The ${field.replaceAll("_", " ")} field must have 0-2 decimal places.`] };
 }

@@ -6,9 +6,9 @@ import {
   productOptions,
   purchaseBenefits,
 } from "../../db/schema/index.ts";
-import { checkBodyWith } from "../../http/body-checks.ts";
-import { Invalid } from "../../http/errors.ts";
-import { invalidId, requiredBodyId } from "../../http/ids.ts";
+import { Invalid } from "../../errors.ts";
+import { checkBodyWith } from "../../validation/body-checks.ts";
+import { invalidId, requiredBodyId } from "../../validation/ids.ts";
 import { findLiveProduct } from "../products/service.ts";
 import { type CreateBenefitInput, CreateOptionBody, type CreateOptionInput, centsError } from "./schemas.ts";
 

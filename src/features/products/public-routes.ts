@@ -2,7 +2,7 @@ import { stat } from "node:fs/promises";
 import { extname, join, resolve, sep } from "node:path";
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context.ts";
-import { NotFound } from "../../http/errors.ts";
+import { NotFound } from "../../errors.ts";
 import { MessageJson } from "../../http/schemas.ts";
 import { productPage } from "./page.ts";
 import { findListedProductBySlug } from "./service.ts";

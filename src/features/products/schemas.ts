@@ -1,6 +1,6 @@
 import { t } from "elysia";
-import { BodyId } from "../../http/ids.ts";
-import { Int } from "../../http/schemas.ts";
+import { BodyId } from "../../validation/ids.ts";
+import { Int } from "../../validation/schemas.ts";
 
 const DateTime = t.String({ format: "date-time" });
 const Flag = t.String({ enum: ["0", "1"], description: '"0" or "1"' });

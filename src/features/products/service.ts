@@ -2,9 +2,9 @@ import { and, count, eq, isNull, like, or, type SQL } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { isUniqueViolation } from "../../db/errors.ts";
 import { type NewProduct, type Product, products, purchases, users } from "../../db/schema/index.ts";
-import { checkBodyWith } from "../../http/body-checks.ts";
-import { Invalid, NotFound } from "../../http/errors.ts";
-import { bodyId, invalidId, requiredBodyId } from "../../http/ids.ts";
+import { FieldErrors, Invalid, NotFound } from "../../errors.ts";
+import { checkBodyWith } from "../../validation/body-checks.ts";
+import { invalidIdMessage, requiredBodyId, toId } from "../../validation/ids.ts";
 import type { Actor } from "../auth/actor.ts";
 import { allows } from "../auth/permissions.ts";
 import { CreateProductBody, type CreateProductInput, type UpdateProductInput } from "./schemas.ts";
@@ -110,11 +110,11 @@ async function checkedValues(
   input: UpdateProductInput,
   productId: number | null,
 ): Promise<Partial<NewProduct>> {
-  const errors: Record<string, string[]> = {};
+  const errors = new FieldErrors();
   const refer = async (field: "user_id" | "vendor_id", raw: string | number | null | undefined) => {
     const id = idOrInvalid(raw, field, errors);
     if (id !== null && id !== undefined && !(await userExists(ctx, id))) {
-      errors[field] = invalidId(field).errors[field] ?? [];
+      errors.add(field, invalidIdMessage(field));
     }
     return id;
   };
@@ -126,12 +126,10 @@ async function checkedValues(
       .select({ id: products.id })
       .from(products)
       .where(and(eq(products.id, addonTo), isNull(products.deletedAt)));
-    if (target.length === 0 || addonTo === productId) errors.addon_to = ["The selected addon to is invalid."];
+    if (target.length === 0 || addonTo === productId) errors.add("addon_to", invalidIdMessage("addon_to"));
   }
-  if (input.slug !== undefined && (await slugInUse(ctx, input.slug, productId))) {
-    errors.slug = slugTaken().errors.slug ?? [];
-  }
-  if (Object.keys(errors).length > 0) throw new Invalid(errors);
+  if (input.slug !== undefined && (await slugInUse(ctx, input.slug, productId))) errors.merge(slugTaken());
+  errors.throwIfAny();
 
   const values: Partial<NewProduct> = {
     name: input.name,
@@ -162,15 +160,12 @@ checkBodyWith(CreateProductBody, (ctx, fields) => checkedValues(ctx, fields, nul
 function idOrInvalid(
   raw: string | number | null | undefined,
   field: string,
-  errors: Record<string, string[]>,
+  errors: FieldErrors,
 ): number | null | undefined {
-  if (raw === undefined) return undefined;
-  try {
-    return bodyId(raw, field);
-  } catch (error) {
-    if (error instanceof Invalid) Object.assign(errors, error.errors);
-    return undefined;
-  }
+  if (raw === undefined || raw === null) return raw;
+  const id = toId(raw);
+  if (id === null) errors.add(field, invalidIdMessage(field));
+  return id ?? undefined;
 }
 
 async function userExists(ctx: Pick<AppContext, "db">, id: number): Promise<boolean> {

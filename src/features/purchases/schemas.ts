@@ -1,7 +1,7 @@
 import { t } from "elysia";
-import { BodyId } from "../../http/ids.ts";
 import { PageQuery, simplePageOf } from "../../http/pagination.ts";
-import { Int } from "../../http/schemas.ts";
+import { BodyId } from "../../validation/ids.ts";
+import { Int } from "../../validation/schemas.ts";
 import { Price } from "../options/schemas.ts";
 
 const DateTime = t.String({ format: "date-time" });

@@ -2,20 +2,15 @@ import { and, desc, eq, inArray, isNull, or, type SQL } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/client.ts";
 import { currencies, orders, products, purchases, users } from "../../db/schema/index.ts";
-import { checkBodyWith } from "../../http/body-checks.ts";
-import { type FieldErrors, Invalid } from "../../http/errors.ts";
-import { invalidId, toId } from "../../http/ids.ts";
-import type { PageRequest } from "../../http/pagination.ts";
+import { FieldErrors, Invalid } from "../../errors.ts";
+import type { PageRequest } from "../../pagination.ts";
+import { checkBodyWith } from "../../validation/body-checks.ts";
+import { invalidIdMessage, toId } from "../../validation/ids.ts";
 import type { Actor } from "../auth/actor.ts";
 import { allows } from "../auth/permissions.ts";
 import { centsError } from "../options/schemas.ts";
 import { findOption } from "../options/service.ts";
 import { CreatePurchaseBody, type CreatePurchaseInput } from "./schemas.ts";
-
-export interface PurchaseFilters {
-  user_id?: string;
-  product_id?: string;
-}
 
 const purchaseColumns = {
   purchase: purchases,
@@ -75,40 +70,24 @@ async function ownVisibility(ctx: Pick<AppContext, "db">, me: number): Promise<S
   ) as SQL;
 }
 
-/** The filters as ids; one that cannot be an id is a 422 on its field. An empty one filters nothing. */
-export function parseFilters(filters: PurchaseFilters): PurchaseFilterIds {
-  const errors: Record<string, string[]> = {};
-  const parse = (field: keyof PurchaseFilters) => {
-    const raw = filters[field];
-    // `?user_id=` from a form filters nothing, as Laravel reads it as null.
-    if (raw === undefined || raw === "") return null;
-    const id = toId(raw);
-    if (id === null) errors[field] = [`The ${field.replace("_", " ")} field must be an integer.`];
-    return id;
-  };
-  const ids = { userId: parse("user_id"), productId: parse("product_id") };
-  if (Object.keys(errors).length > 0) throw new Invalid(errors);
-  return ids;
-}
-
 /**
  * A filter naming no user or product is a 422 (Laravel's `exists`). Asked only when a page came back
  * empty: a page with rows already proves its filters name something.
  */
 export async function assertFiltersExist(ctx: Pick<AppContext, "db">, filters: PurchaseFilterIds) {
-  const errors: Record<string, string[]> = {};
+  const errors = new FieldErrors();
   if (filters.userId !== null) {
     const found = await ctx.db.select({ id: users.id }).from(users).where(eq(users.id, filters.userId));
-    if (found.length === 0) errors.user_id = invalidId("user_id").errors.user_id ?? [];
+    if (found.length === 0) errors.add("user_id", invalidIdMessage("user_id"));
   }
   if (filters.productId !== null) {
     const found = await ctx.db
       .select({ id: products.id })
       .from(products)
       .where(eq(products.id, filters.productId));
-    if (found.length === 0) errors.product_id = invalidId("product_id").errors.product_id ?? [];
+    if (found.length === 0) errors.add("product_id", invalidIdMessage("product_id"));
   }
-  if (Object.keys(errors).length > 0) throw new Invalid(errors);
+  errors.throwIfAny();
 }
 
 /**
@@ -116,19 +95,16 @@ export async function assertFiltersExist(ctx: Pick<AppContext, "db">, filters: P
  * may be partial when its schema already failed) is checked, and all problems come in one 422.
  */
 async function checkPurchase(ctx: Pick<AppContext, "db">, input: Partial<CreatePurchaseInput>) {
-  const errors: FieldErrors = {
-    ...centsError("unit_price", input.unit_price),
-    ...centsError("original_unit_price", input.original_unit_price),
-  };
+  const errors = new FieldErrors();
+  errors.merge(centsError("unit_price", input.unit_price));
+  errors.merge(centsError("original_unit_price", input.original_unit_price));
   // The customer's price and currency come together, or the rate between them means nothing.
   if ((input.original_unit_price === undefined) !== (input.original_currency === undefined)) {
     const missing = input.original_currency === undefined ? "original_currency" : "original_unit_price";
     const other = missing === "original_currency" ? "original unit price" : "original currency";
-    errors[missing] = [`The ${missing.replaceAll("_", " ")} field is required when ${other} is present.`];
+    errors.add(missing, `The ${missing.replaceAll("_", " ")} field is required when ${other} is present.`);
   }
-  const record = (field: string) => {
-    errors[field] = invalidId(field).errors[field] ?? [];
-  };
+  const record = (field: string) => errors.add(field, invalidIdMessage(field));
   const userId = input.user_id === undefined ? null : toId(input.user_id);
   const productId = input.product_id === undefined ? null : toId(input.product_id);
   const optionId = input.option_id === undefined || input.option_id === null ? null : toId(input.option_id);
@@ -153,7 +129,8 @@ async function checkPurchase(ctx: Pick<AppContext, "db">, input: Partial<CreateP
   if (!currency) record("currency");
   const original = input.original_currency ? await currencyByCode(ctx.db, input.original_currency) : currency;
   if (input.original_currency && !original) record("original_currency");
-  if (Object.keys(errors).length > 0 || !currency || !original) throw new Invalid(errors);
+  errors.throwIfAny();
+  if (!currency || !original) throw new Invalid(errors.messages); // recorded above
   return { userId: userId as number, productId: productId as number, optionId, currency, original };
 }
 

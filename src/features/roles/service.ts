@@ -1,8 +1,8 @@
 import { eq } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { type Role, roles } from "../../db/schema/index.ts";
-import { checkBodyWith } from "../../http/body-checks.ts";
-import { Invalid } from "../../http/errors.ts";
+import { Invalid } from "../../errors.ts";
+import { checkBodyWith } from "../../validation/body-checks.ts";
 import { CreateRoleBody, type CreateRoleInput } from "./schemas.ts";
 
 const nameTaken = () => new Invalid({ name: ["The name has already been taken."] });

@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { Int } from "../../http/schemas.ts";
+import { Int } from "../../validation/schemas.ts";
 import { PERMISSIONS } from "../auth/permissions.ts";
 
 const Ability = t.Union([t.Literal("*"), ...PERMISSIONS.map((p) => t.Literal(p))], {

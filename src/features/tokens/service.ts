@@ -1,7 +1,7 @@
 import { eq, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { personalAccessTokens, roles, users } from "../../db/schema/index.ts";
-import { NotFound } from "../../http/errors.ts";
+import { NotFound } from "../../errors.ts";
 import type { Actor } from "../auth/actor.ts";
 import { lastUsedIsStale } from "../auth/last-used.ts";
 import { effectivePermissions } from "../auth/permissions.ts";

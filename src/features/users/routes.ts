@@ -1,9 +1,9 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context.ts";
+import { Forbidden } from "../../errors.ts";
 import { bearerAuth } from "../../http/auth.ts";
-import { Forbidden } from "../../http/errors.ts";
-import { pathId } from "../../http/ids.ts";
 import { dataOf, MessageJson, ValidationJson } from "../../http/schemas.ts";
+import { pathId } from "../../validation/ids.ts";
 import { allows } from "../auth/permissions.ts";
 import { CreateUserBody, UserJson } from "./schemas.ts";
 import { createUser, findUserWithRole, toUserJson } from "./service.ts";

@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { Int } from "../../http/schemas.ts";
+import { Int } from "../../validation/schemas.ts";
 
 export const CreateUserBody = t.Object(
   {

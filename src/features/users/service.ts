@@ -1,8 +1,8 @@
 import { eq, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { type Role, roles, type User, users } from "../../db/schema/index.ts";
-import { checkBodyWith } from "../../http/body-checks.ts";
-import { type FieldErrors, Invalid, NotFound } from "../../http/errors.ts";
+import { FieldErrors, Invalid, NotFound } from "../../errors.ts";
+import { checkBodyWith } from "../../validation/body-checks.ts";
 import { CreateUserBody, type CreateUserInput } from "./schemas.ts";
 
 export interface UserWithRole {
@@ -12,20 +12,21 @@ export interface UserWithRole {
 
 /** The role must exist and the e-mail be free (case-insensitively); both problems in one 422. */
 async function checkNewUser(ctx: Pick<AppContext, "db">, input: Partial<CreateUserInput>): Promise<Role> {
-  const errors: FieldErrors = {};
+  const errors = new FieldErrors();
   const [role] = await ctx.db
     .select()
     .from(roles)
     .where(eq(roles.name, input.role ?? "customer"));
-  if (!role) errors.role = ["The selected role is invalid."];
+  if (!role) errors.add("role", "The selected role is invalid.");
   if (input.email !== undefined) {
     const [taken] = await ctx.db
       .select({ id: users.id })
       .from(users)
       .where(sql`lower(${users.email}) = lower(${input.email})`);
-    if (taken) errors.email = ["The email has already been taken."];
+    if (taken) errors.add("email", "The email has already been taken.");
   }
-  if (!role || Object.keys(errors).length > 0) throw new Invalid(errors);
+  errors.throwIfAny();
+  if (!role) throw new Invalid(errors.messages); // recorded above
   return role;
 }
 

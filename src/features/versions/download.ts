@@ -1,8 +1,8 @@
 import { and, eq } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { licenses, type Product, products } from "../../db/schema/index.ts";
-import { Forbidden, NotFound, Unauthenticated } from "../../http/errors.ts";
-import { checkSignedUrl, type SignatureCheck } from "../../http/signed-url.ts";
+import { Forbidden, NotFound, Unauthenticated } from "../../errors.ts";
+import { checkSignedUrl, type SignatureCheck } from "../../signed-url.ts";
 import type { Actor } from "../auth/actor.ts";
 import { allows } from "../auth/permissions.ts";
 import { hasBenefit, isHolder, isLive } from "../licenses/holders.ts";

@@ -1,3 +1,12 @@
+import { AppError } from "../../errors.ts";
+
+/** 416 with the file's size in `Content-Range` (and its validators), rendered like every other error. */
+export class RangeNotSatisfiable extends AppError {
+  constructor(size: number, headers: Record<string, string>) {
+    super(416, "The requested range is not satisfiable.", { ...headers, "content-range": `bytes */${size}` });
+  }
+}
+
 /** What a download needs to know of the stored file. */
 export interface StoredFile {
   path: string;
@@ -39,11 +48,9 @@ export function fileResponse(request: Request, file: StoredFile): FileResponse {
   const range =
     rangeHeader && (ifRange === null || ifRange === etag) ? parseRange(rangeHeader, file.size) : null;
   if (range === "unsatisfiable") {
-    headers.set("content-range", `bytes */${file.size}`);
-    headers.set("content-type", "application/json");
+    headers.delete("content-type");
     headers.delete("content-disposition");
-    const body = JSON.stringify({ message: "The requested range is not satisfiable." });
-    return { response: new Response(body, { status: 416, headers }), counts: false };
+    throw new RangeNotSatisfiable(file.size, Object.fromEntries(headers));
   }
   const whole = Bun.file(file.path);
   if (range) {

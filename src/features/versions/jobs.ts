@@ -1,6 +1,6 @@
 import { t } from "elysia";
-import { Int } from "../../http/schemas.ts";
 import { defineQueue } from "../../jobs/registry.ts";
+import { Int } from "../../validation/schemas.ts";
 import { notifyHolders } from "../notifications/fan-out.ts";
 
 /**

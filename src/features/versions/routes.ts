@@ -1,13 +1,14 @@
 import type { TSchema } from "@sinclair/typebox";
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context.ts";
+import { AppError, Forbidden, Invalid } from "../../errors.ts";
 import { bearerAuth } from "../../http/auth.ts";
-import { Forbidden, HttpError, Invalid } from "../../http/errors.ts";
-import { pathId, toId } from "../../http/ids.ts";
 import { mediaTypeOrDefault } from "../../http/media-type.ts";
-import { pageRequest, publicUrl, simplePage } from "../../http/pagination.ts";
+import { publicUrl, simplePage } from "../../http/pagination.ts";
 import { annotateRequest } from "../../http/request-id.ts";
 import { dataOf, MessageJson, ValidationJson } from "../../http/schemas.ts";
+import { pageRequest } from "../../pagination.ts";
+import { pathId, toId } from "../../validation/ids.ts";
 import type { Actor } from "../auth/actor.ts";
 import { findVisibleProduct } from "../products/service.ts";
 import { downloadableVersion } from "./download.ts";
@@ -104,7 +105,7 @@ export const versionRoutes = (ctx: AppContext) => {
         expected_size: version.fileSize,
         found_size: stored,
       });
-      throw new HttpError(410, "The release file is missing.");
+      throw new AppError(410, "The release file is missing.");
     }
     const { response, counts } = fileResponse(request, {
       path: ctx.releases.path(version.storageKey),

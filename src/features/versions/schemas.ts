@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import { PageQuery, simplePageOf } from "../../http/pagination.ts";
-import { Int } from "../../http/schemas.ts";
+import { Int } from "../../validation/schemas.ts";
 
 const DateTime = t.String({ format: "date-time" });
 

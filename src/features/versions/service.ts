@@ -8,9 +8,10 @@ import {
   type Version,
   versions,
 } from "../../db/schema/index.ts";
-import { assertValid, Forbidden, Invalid, NotFound, validateAll } from "../../http/errors.ts";
-import { toId } from "../../http/ids.ts";
-import type { PageRequest } from "../../http/pagination.ts";
+import { Forbidden, Invalid, NotFound, validateAll } from "../../errors.ts";
+import type { PageRequest } from "../../pagination.ts";
+import { toId } from "../../validation/ids.ts";
+import { assertValid } from "../../validation/messages.ts";
 import type { Actor } from "../auth/actor.ts";
 import { allows } from "../auth/permissions.ts";
 import { findLiveProduct, ownsProduct } from "../products/service.ts";

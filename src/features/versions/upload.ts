@@ -2,7 +2,7 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { ReadableStream as NodeReadableStream } from "node:stream/web";
 import busboy from "busboy";
-import { HttpError, Invalid, PayloadTooLarge } from "../../http/errors.ts";
+import { AppError, Invalid, PayloadTooLarge } from "../../errors.ts";
 import { fieldsWithNul, nulInvalid, parseJsonBody, readBodyText } from "../../http/json-body.ts";
 import { mediaTypeOrDefault } from "../../http/media-type.ts";
 import type { ReceivedFile, ReleaseStore } from "../../storage/releases.ts";
@@ -28,7 +28,7 @@ export function readUpload(request: Request, store: ReleaseStore, limits: Upload
   const type = request.headers.get("content-type")?.toLowerCase() ?? "";
   if (type.startsWith("multipart/form-data")) return readMultipart(request, store, limits.maxUploadBytes);
   if (type.startsWith("application/json")) return readBase64Json(request, store, limits.maxJsonUploadBytes);
-  throw new HttpError(415, "Send the version as multipart/form-data or as application/json.");
+  throw new AppError(415, "Send the version as multipart/form-data or as application/json.");
 }
 
 /** A changelog may be 1,000,000 characters (PublishFields) of up to 4 bytes each in UTF-8. */
@@ -86,9 +86,9 @@ async function readMultipart(request: Request, store: ReleaseStore, maxBytes: nu
     );
     await store.discard(stored?.file ?? null);
     // The store's own failure (a full disk, a file too large) is the cause; the parser only saw its echo.
-    if (stored?.error instanceof HttpError) throw stored.error;
-    if (error instanceof HttpError) throw error;
-    throw new HttpError(400, "The multipart body could not be read.");
+    if (stored?.error instanceof AppError) throw stored.error;
+    if (error instanceof AppError) throw error;
+    throw new AppError(400, "The multipart body could not be read.");
   }
   const file = receiving ? await (receiving as Promise<UploadedFile>) : null;
   if (truncated.length > 0) {

@@ -1,9 +1,10 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context.ts";
 import { bearerAuth } from "../../http/auth.ts";
-import { pathId } from "../../http/ids.ts";
-import { pageRequest, publicUrl, simplePage } from "../../http/pagination.ts";
+import { publicUrl, simplePage } from "../../http/pagination.ts";
 import { dataOf, MessageJson, ValidationJson } from "../../http/schemas.ts";
+import { pageRequest } from "../../pagination.ts";
+import { pathId } from "../../validation/ids.ts";
 import {
   CreateWebhookBody,
   ListQuery,

@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import { PageQuery, simplePageOf } from "../../http/pagination.ts";
-import { Int } from "../../http/schemas.ts";
+import { Int } from "../../validation/schemas.ts";
 
 /** The events an endpoint can subscribe to. */
 export const WEBHOOK_EVENTS = ["version.published"] as const;

@@ -10,9 +10,9 @@ import {
   webhookDeliveries,
   webhooks,
 } from "../../db/schema/index.ts";
-import { checkBodyWith } from "../../http/body-checks.ts";
-import { Invalid, NotFound, Unauthenticated, validateAll } from "../../http/errors.ts";
-import type { PageRequest } from "../../http/pagination.ts";
+import { Invalid, NotFound, Unauthenticated, validateAll } from "../../errors.ts";
+import type { PageRequest } from "../../pagination.ts";
+import { checkBodyWith } from "../../validation/body-checks.ts";
 import { CreateWebhookBody, type CreateWebhookInput, WEBHOOK_EVENTS } from "./schemas.ts";
 import { checkWebhookUrl } from "./url.ts";
 

@@ -1,5 +1,5 @@
 import type { AppContext } from "../../context.ts";
-import { Invalid } from "../../http/errors.ts";
+import { Invalid } from "../../errors.ts";
 import { checkTarget } from "./address.ts";
 
 /**

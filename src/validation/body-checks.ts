@@ -1,6 +1,6 @@
 import type { TSchema } from "@sinclair/typebox";
 import type { AppContext } from "../context.ts";
-import { type FieldErrors, Invalid } from "./errors.ts";
+import { type FieldMessages, Invalid } from "../errors.ts";
 
 /**
  * The checks of a request body that need more than its schema: an id must name a row, an e-mail be
@@ -27,7 +27,7 @@ export async function remainingFieldErrors(
   schema: TSchema,
   body: unknown,
   failed: Set<string>,
-): Promise<FieldErrors> {
+): Promise<FieldMessages> {
   const check = checks.get(schema);
   if (!check || typeof body !== "object" || body === null || Array.isArray(body)) return {};
   const accepted = Object.fromEntries(Object.entries(body).filter(([field]) => !failed.has(field)));

@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { Invalid, NotFound } from "./errors.ts";
+import { Invalid, NotFound } from "../errors.ts";
 import { Int } from "./schemas.ts";
 
 /**
@@ -41,8 +41,9 @@ export function requiredBodyId(raw: string | number, field: string): number {
 }
 
 /** Laravel's `exists` failure: "The selected user id is invalid." */
-export const invalidId = (field: string) =>
-  new Invalid({ [field]: [`The selected ${field.replaceAll("_", " ")} is invalid.`] });
+export const invalidIdMessage = (field: string) => `The selected ${field.replaceAll("_", " ")} is invalid.`;
+
+export const invalidId = (field: string) => new Invalid({ [field]: [invalidIdMessage(field)] });
 
 /** An id in a JSON body: a positive integer, or its digits as a string (Laravel's `integer` rule). */
 export const BodyId = t.Union([Int({ minimum: 1 }), IdString]);

@@ -1,0 +1,80 @@
+import type { TSchema } from "@sinclair/typebox";
+import type { ValueError } from "@sinclair/typebox/errors";
+import { Elysia, type ValidationError } from "elysia";
+import { AppError, type FieldMessages, Invalid, NotFound } from "../errors.ts";
+import type { Logger } from "../log.ts";
+import { errorFields } from "../log-errors.ts";
+import { invalidFrom } from "../validation/messages.ts";
+import { requestIdOf } from "./request-id.ts";
+
+interface RendererOptions {
+  log: Logger;
+  /** Methods served at `path` by some route; a non-empty answer turns a 404 into a 405. */
+  allowedMethods(path: string): string[];
+  /** The body's other failing fields, by the checks registered for its schema (body-checks.ts). */
+  remainingFieldErrors?(schema: TSchema, body: unknown, failed: Set<string>): Promise<FieldMessages>;
+}
+
+/** The single place where failures become responses. Registered globally, first in the app. */
+export const errorRenderer = ({ log, allowedMethods, remainingFieldErrors }: RendererOptions) =>
+  new Elysia({ name: "http.errors" }).onError(
+    { as: "global" },
+    async ({ code, error, request, path, set }) => {
+      const render = (failure: AppError) => {
+        set.status = failure.status; // what the request log reports
+        return Response.json(failure.body(), { status: failure.status, headers: failure.headers });
+      };
+      if (error instanceof AppError) return render(error);
+      switch (code) {
+        case "VALIDATION": {
+          // A response that fails its own schema is our bug, not the client's.
+          if (error.type === "response") break;
+          const failure = validationFailure(error);
+          if (error.type === "body" && failure instanceof Invalid && remainingFieldErrors) {
+            const failed = new Set(Object.keys(failure.errors).map((field) => field.split(".")[0] ?? field));
+            const { validator } = error as { validator: { schema?: TSchema } };
+            const others = validator.schema
+              ? await remainingFieldErrors(validator.schema, error.value, failed)
+              : {};
+            return render(new Invalid({ ...failure.errors, ...withoutFields(others, failed) }));
+          }
+          return render(failure);
+        }
+        case "PARSE":
+          // Our body parser's own refusals (413, 415, depth, NUL) arrive wrapped in Elysia's ParseError.
+          if (error.cause instanceof AppError) return render(error.cause);
+          return render(new AppError(400, "The request body could not be parsed as JSON."));
+        case "NOT_FOUND": {
+          const allowed = allowedMethods(path);
+          if (allowed.length > 0) {
+            return render(
+              new AppError(405, `The ${request.method} method is not supported for this route.`, {
+                allow: allowed.join(", "),
+              }),
+            );
+          }
+          return render(new NotFound("Route"));
+        }
+      }
+      log.error("request failed", {
+        request_id: requestIdOf(request),
+        method: request.method,
+        path,
+        error: errorFields(error),
+      });
+      return render(new AppError(500, "Server Error."));
+    },
+  );
+
+const withoutFields = (errors: FieldMessages, fields: Set<string>): FieldMessages =>
+  Object.fromEntries(Object.entries(errors).filter(([field]) => !fields.has(field.split(".")[0] ?? field)));
+
+/** Translates Elysia/TypeBox validation output into Laravel field messages. */
+export function validationFailure(error: Readonly<ValidationError>): AppError {
+  // A path segment that cannot be an id names nothing that exists.
+  if (error.type === "params") return new NotFound();
+  return invalidFrom(
+    error.all.filter((issue): issue is ValueError & typeof issue => "path" in issue),
+    error.type,
+  );
+}
