@@ -5,10 +5,9 @@ import initdbWasmPath from "@electric-sql/pglite/initdb.wasm" with { type: "file
 import fsBundlePath from "@electric-sql/pglite/pglite.data" with { type: "file" };
 import pgliteWasmPath from "@electric-sql/pglite/pglite.wasm" with { type: "file" };
 import { type Logger as DrizzleLogger, sql } from "drizzle-orm";
-import type { PgDatabase, PgQueryResultHKT, PgTransaction } from "drizzle-orm/pg-core";
+import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
-import type { ExtractTablesWithRelations } from "drizzle-orm/relations";
 import postgres from "postgres";
 import type { Logger } from "../log.ts";
 import { lockDataDir } from "./embedded-lock.ts";
@@ -17,7 +16,6 @@ import * as schema from "./schema/index.ts";
 export type Schema = typeof schema;
 /** The Drizzle handle every service uses, whichever database is behind it. */
 export type Db = PgDatabase<PgQueryResultHKT, Schema>;
-export type Tx = PgTransaction<PgQueryResultHKT, Schema, ExtractTablesWithRelations<Schema>>;
 
 export interface Database {
   readonly kind: "postgres" | "embedded";

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "./client.ts";
 import { selectRows } from "./rows.ts";
+import { withTransaction } from "./transaction.ts";
 
 export interface Migration {
   tag: string;
@@ -19,7 +20,7 @@ const MIGRATION_LOCK = 0x6465706f; // "depo"
  * sees the same history.
  */
 export async function migrate(db: Db, migrations: Migration[]): Promise<string[]> {
-  return db.transaction(async (tx) => {
+  return withTransaction({ db }, async ({ db: tx }) => {
     await tx.execute(sql`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`);
     await tx.execute(sql`CREATE SCHEMA IF NOT EXISTS drizzle`);
     await tx.execute(sql`

@@ -3,7 +3,7 @@ import { Value } from "@sinclair/typebox/value";
 import { sql } from "drizzle-orm";
 import { fromDrizzle, fromPglite, type Job, type JobResult, PgBoss, type SendOptions } from "pg-boss";
 import type { AppContext } from "../context.ts";
-import type { Database, Tx } from "../db/client.ts";
+import type { Database, Db } from "../db/client.ts";
 import type { Logger } from "../log.ts";
 import { errorFields, errorSummary } from "../log-errors.ts";
 import type { QueueDefinition } from "./registry.ts";
@@ -90,7 +90,7 @@ export class JobRunner {
    * transaction commits.
    */
   sendInTransaction<S extends TSchema>(
-    tx: Tx,
+    tx: Db,
     queue: QueueDefinition<S>,
     data: Static<S>,
   ): Promise<string | null> {

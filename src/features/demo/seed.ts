@@ -4,6 +4,7 @@ import { dirname, join } from "node:path";
 import { sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { users } from "../../db/schema/index.ts";
+import { withTransaction } from "../../db/transaction.ts";
 import { AppError } from "../../errors.ts";
 import { createApiKey } from "../api-keys/service.ts";
 import { createLicense } from "../licenses/service.ts";
@@ -183,19 +184,18 @@ async function writePlaceholderImage(path: string) {
 }
 
 function seedCatalogue(ctx: Pick<AppContext, "db" | "config">): Promise<DemoSeed> {
-  return ctx.db.transaction(async (tx) => {
-    const db = { db: tx };
-    const [existing] = await tx
+  return withTransaction(ctx, async (tx) => {
+    const [existing] = await tx.db
       .select({ id: users.id })
       .from(users)
       .where(sql`lower(${users.email}) = lower(${ADMIN.email})`);
     if (existing) throw new DemoAlreadySeeded();
 
-    await createRole(db, SUPPORT_ROLE);
+    await createRole(tx, SUPPORT_ROLE);
     const people = new Map<UserKey, DemoUser>();
     const addUser = async (key: UserKey, person: { name: string; email: string }, role: string) => {
-      const { user } = await createUser(db, { ...person, role });
-      const { token } = await createToken(db, user.id, { name: "demo" });
+      const { user } = await createUser(tx, { ...person, role });
+      const { token } = await createToken(tx, user.id, { name: "demo" });
       const made = { id: user.id, name: user.name, email: user.email, role, token };
       people.set(key, made);
       return made;
@@ -217,7 +217,7 @@ function seedCatalogue(ctx: Pick<AppContext, "db" | "config">): Promise<DemoSeed
     const optionIds = new Map<string, number>(); // "product/option" → option id
     const productIds = new Map<string, number>();
     for (const demo of PRODUCTS) {
-      const { product } = await createProduct(db, {
+      const { product } = await createProduct(tx, {
         ...demo.fields,
         user_id: idOf(demo.seller),
         vendor_id: demo.vendor ? idOf(demo.vendor) : null,
@@ -234,11 +234,11 @@ function seedCatalogue(ctx: Pick<AppContext, "db" | "config">): Promise<DemoSeed
         benefits: [],
       };
       for (const { name, price, benefits } of demo.options) {
-        const option = await createOption(db, product.id, { name, price });
+        const option = await createOption(tx, product.id, { name, price });
         optionIds.set(`${demo.key}/${name}`, option.id);
         made.options.push({ id: option.id, name: option.name, price: Number(option.price) });
         for (const benefit of benefits) {
-          const row = await createBenefit(db, product.id, { option_id: option.id, name: benefit });
+          const row = await createBenefit(tx, product.id, { option_id: option.id, name: benefit });
           made.benefits.push({ id: row.id, option_id: option.id, name: row.name });
         }
       }
@@ -251,7 +251,7 @@ function seedCatalogue(ctx: Pick<AppContext, "db" | "config">): Promise<DemoSeed
       const optionId = optionIds.get(`${demo.product}/${demo.option}`);
       if (productId === undefined || optionId === undefined)
         throw new Error(`demo data names an unknown product or option "${demo.product}/${demo.option}"`);
-      const { purchase, symbol, decimals } = await createPurchase(db, {
+      const { purchase, symbol, decimals } = await createPurchase(tx, {
         ...demo.price,
         user_id: idOf(demo.buyer),
         product_id: productId,
@@ -271,7 +271,7 @@ function seedCatalogue(ctx: Pick<AppContext, "db" | "config">): Promise<DemoSeed
     const seller = new Map(products.map((p) => [p.id, p.user_id]));
     for (const purchase of purchases) {
       const license = await createLicense(
-        { db: tx, config: ctx.config },
+        tx,
         { id: 0, creatorId: null },
         {
           ownerId: String(purchase.user_id),
@@ -288,10 +288,10 @@ function seedCatalogue(ctx: Pick<AppContext, "db" | "config">): Promise<DemoSeed
       });
     }
 
-    const all = await createApiKey(db, { name: "demo", creatorId: null });
+    const all = await createApiKey(tx, { name: "demo", creatorId: null });
     // Acts only for licenses Vera creates: what a vendor's shop integration would hold.
     const vera = idOf("vera");
-    const vendorKey = await createApiKey(db, { name: "demo vendor", creatorId: vera });
+    const vendorKey = await createApiKey(tx, { name: "demo vendor", creatorId: vera });
     return {
       users: { admin, vendors, customers, support },
       products,

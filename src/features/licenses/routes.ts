@@ -21,7 +21,7 @@ import {
 import {
   createLicense,
   findLicense,
-  forgetIps,
+  forgetLicenseIps,
   listIps,
   listLicenses,
   revokeLicense,
@@ -97,7 +97,7 @@ export const licenseRoutes = (ctx: AppContext) =>
     .get(
       "/api/v1/licenses/:id",
       async ({ params, apiKey }) => ({
-        licenses: [toLicenseJson(await findLicense(ctx.db, apiKey, params.id))],
+        licenses: [toLicenseJson(await findLicense(ctx, apiKey, params.id))],
         nextPage: null,
       }),
       {
@@ -140,7 +140,7 @@ export const licenseRoutes = (ctx: AppContext) =>
     .delete(
       "/api/v1/licenses/:id/ips",
       async ({ params, apiKey, set }) => {
-        await forgetIps(ctx.db, (await findLicense(ctx.db, apiKey, params.id)).id, null);
+        await forgetLicenseIps(ctx, apiKey, params.id, null);
         set.status = 204;
       },
       { apiKey: true, response: errors, detail: { summary: "Forget all of a license's addresses", tags } },
@@ -148,10 +148,9 @@ export const licenseRoutes = (ctx: AppContext) =>
     .delete(
       "/api/v1/licenses/:id/ips/:ip",
       async ({ params, apiKey, set }) => {
-        const license = await findLicense(ctx.db, apiKey, params.id);
         const ip = normaliseIp(decodeURIComponent(params.ip));
         if (ip === null) throw new Invalid({ ip: ["The ip field must be a valid IP address."] });
-        await forgetIps(ctx.db, license.id, ip);
+        await forgetLicenseIps(ctx, apiKey, params.id, ip);
         set.status = 204;
       },
       { apiKey: true, response: errors, detail: { summary: "Forget one address of a license", tags } },

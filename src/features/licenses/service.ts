@@ -1,7 +1,7 @@
 import { and, asc, eq, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
-import type { Db, Tx } from "../../db/client.ts";
 import { type License, licenseIps, licenses, type Product, products, users } from "../../db/schema/index.ts";
+import { withTransaction } from "../../db/transaction.ts";
 import { FieldErrors, Forbidden, NotFound } from "../../errors.ts";
 import { checkBodyWith } from "../../validation/body-checks.ts";
 import { isUuid, toId } from "../../validation/ids.ts";
@@ -18,8 +18,6 @@ import {
 
 export const LICENSES_PER_PAGE = 50;
 
-type Ctx = Pick<AppContext, "db" | "config">;
-
 /** A key with a creator acts only for that creator's licenses. */
 export const mayActFor = (apiKey: ApiKeyActor, license: Pick<License, "creatorId">) =>
   apiKey.creatorId === null || apiKey.creatorId === license.creatorId;
@@ -35,11 +33,11 @@ function assertMayLicense(apiKey: ApiKeyActor, product: Pick<Product, "userId" |
 }
 
 export async function createLicense(
-  ctx: Ctx,
+  ctx: Pick<AppContext, "db" | "config">,
   apiKey: ApiKeyActor,
   input: CreateLicenseInput,
 ): Promise<License> {
-  const { fields, product } = await checkedFields(ctx.db, input);
+  const { fields, product } = await checkedFields(ctx, input);
   const creatorId = fields.creatorId as number;
   if (apiKey.creatorId !== null && apiKey.creatorId !== creatorId) {
     throw new Forbidden("This API key may only create licenses for its own creator.");
@@ -65,9 +63,13 @@ export async function createLicense(
 export const isLicenseId = (raw: string) => isUuid(raw);
 
 /** The license with id `raw` if `apiKey` may act for it; anything else is the same 404. */
-export async function findLicense(db: Db | Tx, apiKey: ApiKeyActor, raw: string): Promise<License> {
+export async function findLicense(
+  ctx: Pick<AppContext, "db">,
+  apiKey: ApiKeyActor,
+  raw: string,
+): Promise<License> {
   if (!isLicenseId(raw)) throw new NotFound("License");
-  const [license] = await db.select().from(licenses).where(eq(licenses.id, raw.toLowerCase()));
+  const [license] = await ctx.db.select().from(licenses).where(eq(licenses.id, raw.toLowerCase()));
   if (!license || !mayActFor(apiKey, license)) throw new NotFound("License");
   return license;
 }
@@ -95,8 +97,8 @@ export async function updateLicense(
   id: string,
   input: UpdateLicenseInput,
 ): Promise<License> {
-  const { fields, product } = await checkedFields(ctx.db, input);
-  return ctx.db.transaction(async (tx) => {
+  const { fields, product } = await checkedFields(ctx, input);
+  return withTransaction(ctx, async (tx) => {
     const current = await findLicense(tx, apiKey, id);
     if (Object.keys(fields).length === 0) return current;
     if (fields.creatorId !== undefined && !mayActFor(apiKey, { creatorId: fields.creatorId })) {
@@ -104,15 +106,15 @@ export async function updateLicense(
     }
     if (product) assertMayLicense(apiKey, product);
     // The UPDATE holds the row lock until commit, so no validation registers an address meanwhile.
-    const [license] = await tx.update(licenses).set(fields).where(eq(licenses.id, current.id)).returning();
+    const [license] = await tx.db.update(licenses).set(fields).where(eq(licenses.id, current.id)).returning();
     if (!license) throw new NotFound("License");
     if (fields.maxIps !== undefined) await forgetLeastRecentIps(tx, license.id, license.maxIps);
     return license;
   });
 }
 
-async function forgetLeastRecentIps(tx: Tx, licenseId: string, keep: number) {
-  await tx.execute(sql`
+async function forgetLeastRecentIps(ctx: Pick<AppContext, "db">, licenseId: string, keep: number) {
+  await ctx.db.execute(sql`
     DELETE FROM ${licenseIps}
     WHERE ${licenseIps.licenseId} = ${licenseId}
       AND ${licenseIps.ip} NOT IN (
@@ -123,14 +125,14 @@ async function forgetLeastRecentIps(tx: Tx, licenseId: string, keep: number) {
 
 /** Revoking keeps the row (validation answers REVOKED) but ends validity and holding at once. */
 export async function revokeLicense(ctx: Pick<AppContext, "db">, apiKey: ApiKeyActor, id: string) {
-  const license = await findLicense(ctx.db, apiKey, id);
+  const license = await findLicense(ctx, apiKey, id);
   if (license.revokedAt === null) {
     await ctx.db.update(licenses).set({ revokedAt: new Date() }).where(eq(licenses.id, license.id));
   }
 }
 
 export async function listIps(ctx: Pick<AppContext, "db">, apiKey: ApiKeyActor, id: string) {
-  const license = await findLicense(ctx.db, apiKey, id);
+  const license = await findLicense(ctx, apiKey, id);
   const rows = await ctx.db
     .select()
     .from(licenseIps)
@@ -143,13 +145,23 @@ export async function listIps(ctx: Pick<AppContext, "db">, apiKey: ApiKeyActor, 
   }));
 }
 
+/** Forgets one of the license's addresses, or all of them (`ip` null), if `apiKey` may act for it. */
+export async function forgetLicenseIps(
+  ctx: Pick<AppContext, "db">,
+  apiKey: ApiKeyActor,
+  id: string,
+  ip: string | null,
+) {
+  await forgetIps(ctx, (await findLicense(ctx, apiKey, id)).id, ip);
+}
+
 /** Forgets one registered address, or all of them when `ip` is null. 404 for an address not registered. */
-export async function forgetIps(db: Db | Tx, licenseId: string, ip: string | null) {
+export async function forgetIps(ctx: Pick<AppContext, "db">, licenseId: string, ip: string | null) {
   const where =
     ip === null
       ? eq(licenseIps.licenseId, licenseId)
       : and(eq(licenseIps.licenseId, licenseId), eq(licenseIps.ip, ip));
-  const deleted = await db.delete(licenseIps).where(where).returning({ ip: licenseIps.ip });
+  const deleted = await ctx.db.delete(licenseIps).where(where).returning({ ip: licenseIps.ip });
   if (ip !== null && deleted.length === 0) throw new NotFound("IP address");
 }
 
@@ -168,7 +180,7 @@ type ProductOwners = Pick<Product, "id" | "userId" | "vendorId">;
  * any) comes back with its owners, for the API key's scope.
  */
 async function checkedFields(
-  db: Db | Tx,
+  ctx: Pick<AppContext, "db">,
   input: UpdateLicenseInput,
 ): Promise<{ fields: CheckedFields; product: ProductOwners | null }> {
   const errors = new FieldErrors();
@@ -185,11 +197,11 @@ async function checkedFields(
     return found;
   };
   const userId = async (id: number) =>
-    (await db.select({ id: users.id }).from(users).where(eq(users.id, id)))[0]?.id;
+    (await ctx.db.select({ id: users.id }).from(users).where(eq(users.id, id)))[0]?.id;
   fields.userId = await reference("ownerId", userId);
   fields.creatorId = await reference("creatorId", userId);
   const product = await reference("productId", async (id) => {
-    const [row] = await db
+    const [row] = await ctx.db
       .select({ id: products.id, userId: products.userId, vendorId: products.vendorId })
       .from(products)
       .where(eq(products.id, id));
@@ -207,8 +219,8 @@ async function checkedFields(
   return { fields: defined as CheckedFields, product: product ?? null };
 }
 
-checkBodyWith(CreateLicenseBody, (ctx, fields) => checkedFields(ctx.db, fields));
-checkBodyWith(UpdateLicenseBody, (ctx, fields) => checkedFields(ctx.db, fields));
+checkBodyWith(CreateLicenseBody, (ctx, fields) => checkedFields(ctx, fields));
+checkBodyWith(UpdateLicenseBody, (ctx, fields) => checkedFields(ctx, fields));
 
 const ISO_DATE_TIME = /^\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:\.\d{1,9})?)?(Z|[+-]\d\d:?\d\d)?)?$/i;
 

@@ -2,6 +2,7 @@ import { and, eq, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/client.ts";
 import { type License, licenseIps, licenses } from "../../db/schema/index.ts";
+import { withTransaction } from "../../db/transaction.ts";
 import { Forbidden } from "../../errors.ts";
 import { toId } from "../../validation/ids.ts";
 import type { ApiKeyActor } from "../auth/actor.ts";
@@ -115,14 +116,14 @@ async function touchIp(ctx: Pick<AppContext, "db">, licenseId: string, ip: strin
  * first: under READ COMMITTED a count in the same statement would read a snapshot from before the wait.
  */
 function registerIp(ctx: Pick<AppContext, "db">, licenseId: string, ip: string) {
-  return ctx.db.transaction(async (tx) => {
-    const [locked] = await tx
+  return withTransaction(ctx, async (tx) => {
+    const [locked] = await tx.db
       .select({ maxIps: licenses.maxIps })
       .from(licenses)
       .where(eq(licenses.id, licenseId))
       .for("update");
     const maxIps = locked?.maxIps ?? 0;
-    const [state] = await tx
+    const [state] = await tx.db
       .select({
         count: sql<number>`count(*)::int`,
         known: sql<boolean>`coalesce(bool_or(${licenseIps.ip} = ${ip}), false)`,
@@ -133,7 +134,7 @@ function registerIp(ctx: Pick<AppContext, "db">, licenseId: string, ip: string) 
     // Another request registered this same address while we waited for the lock.
     if (state?.known) return { registered: true, count, maxIps };
     if (count >= maxIps) return { registered: false, count, maxIps };
-    await tx.insert(licenseIps).values({ licenseId, ip });
+    await tx.db.insert(licenseIps).values({ licenseId, ip });
     return { registered: true, count: count + 1, maxIps };
   });
 }

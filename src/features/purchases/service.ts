@@ -2,6 +2,7 @@ import { and, desc, eq, inArray, isNull, or, type SQL } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/client.ts";
 import { currencies, orders, products, purchases, users } from "../../db/schema/index.ts";
+import { withTransaction } from "../../db/transaction.ts";
 import { FieldErrors, Invalid } from "../../errors.ts";
 import type { PageRequest } from "../../pagination.ts";
 import { checkBodyWith } from "../../validation/body-checks.ts";
@@ -145,8 +146,8 @@ export async function createPurchase(ctx: Pick<AppContext, "db">, input: CreateP
   const originalPrice = input.original_unit_price ?? unitPrice;
   // The rate turns the customer's price into the recorded one: original × rate = unit price.
   const rate = originalPrice > 0 ? unitPrice / originalPrice : 1;
-  const purchase = await ctx.db.transaction(async (tx) => {
-    const [order] = await tx
+  const purchase = await withTransaction(ctx, async (tx) => {
+    const [order] = await tx.db
       .insert(orders)
       .values({
         userId,
@@ -155,7 +156,7 @@ export async function createPurchase(ctx: Pick<AppContext, "db">, input: CreateP
       })
       .returning({ id: orders.id });
     if (!order) throw new Error("order insert returned nothing");
-    const [row] = await tx
+    const [row] = await tx.db
       .insert(purchases)
       .values({
         orderId: order.id,

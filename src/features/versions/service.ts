@@ -8,6 +8,7 @@ import {
   type Version,
   versions,
 } from "../../db/schema/index.ts";
+import { withTransaction } from "../../db/transaction.ts";
 import { Forbidden, Invalid, NotFound, validateAll } from "../../errors.ts";
 import type { PageRequest } from "../../pagination.ts";
 import { toId } from "../../validation/ids.ts";
@@ -20,8 +21,6 @@ import { versionPublished } from "./jobs.ts";
 import { PublishFields } from "./schemas.ts";
 import type { Upload, UploadedFile } from "./upload.ts";
 import { downloadUrl } from "./urls.ts";
-
-type Ctx = Pick<AppContext, "db" | "jobs" | "releases">;
 
 /** A version with what the API shows of its benefit. */
 export interface VersionRow {
@@ -71,7 +70,7 @@ async function findBenefit(ctx: Pick<AppContext, "db">, productId: number, benef
  * comes back with `created: false`. On any failure the uploaded file is removed.
  */
 export async function publishVersion(
-  ctx: Ctx,
+  ctx: Pick<AppContext, "db" | "jobs" | "releases">,
   actor: Actor,
   target: PublishTarget,
   upload: Upload,
@@ -95,8 +94,8 @@ export async function publishVersion(
     const storageKey = `products/${target.product.id}/${crypto.randomUUID()}`;
     await ctx.releases.keep(file, storageKey);
     try {
-      const version = await ctx.db.transaction(async (tx) => {
-        const [row] = await tx
+      const version = await withTransaction(ctx, async (tx) => {
+        const [row] = await tx.db
           .insert(versions)
           .values({
             productId: target.product.id,
@@ -114,7 +113,7 @@ export async function publishVersion(
           })
           .returning();
         if (!row) throw new Error("version insert returned nothing");
-        await ctx.jobs.sendInTransaction(tx, versionPublished, { version_id: row.id });
+        await ctx.jobs.sendInTransaction(tx.db, versionPublished, { version_id: row.id });
         return row;
       });
       return { row: { version, benefit: benefit && pick(benefit) }, created: true };

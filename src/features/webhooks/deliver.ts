@@ -2,6 +2,7 @@ import { createHmac } from "node:crypto";
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { webhookAttempts, webhookDeliveries, webhooks } from "../../db/schema/index.ts";
+import { withTransaction } from "../../db/transaction.ts";
 import { checkTarget } from "./address.ts";
 import { webhookKey } from "./service.ts";
 
@@ -67,18 +68,18 @@ export async function deliverWebhook(
   const final = gone || refused || lastAttempt;
   const status = succeeded ? "succeeded" : final ? "failed" : "pending";
 
-  const recorded = await ctx.db.transaction(async (tx) => {
-    const [updated] = await tx
+  const recorded = await withTransaction(ctx, async (tx) => {
+    const [updated] = await tx.db
       .update(webhookDeliveries)
       .set({ attempts: sql`${webhookDeliveries.attempts} + 1`, lastAttemptAt: sql`now()`, status })
       .where(eq(webhookDeliveries.id, delivery.id))
       .returning({ attempts: webhookDeliveries.attempts });
     if (!updated) return false; // the endpoint was deleted meanwhile
-    await tx
+    await tx.db
       .insert(webhookAttempts)
       .values({ deliveryId: delivery.id, attempt: updated.attempts, ...attempt });
     if (gone) {
-      await tx
+      await tx.db
         .update(webhooks)
         .set({ disabledAt: sql`now()` })
         .where(and(eq(webhooks.id, webhook.id), isNull(webhooks.disabledAt)));

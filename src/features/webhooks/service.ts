@@ -10,13 +10,12 @@ import {
   webhookDeliveries,
   webhooks,
 } from "../../db/schema/index.ts";
+import { withTransaction } from "../../db/transaction.ts";
 import { Invalid, NotFound, Unauthenticated, validateAll } from "../../errors.ts";
 import type { PageRequest } from "../../pagination.ts";
 import { checkBodyWith } from "../../validation/body-checks.ts";
 import { CreateWebhookBody, type CreateWebhookInput, WEBHOOK_EVENTS } from "./schemas.ts";
 import { checkWebhookUrl } from "./url.ts";
-
-type Ctx = Pick<AppContext, "db" | "config" | "appKey">;
 
 /** Each endpoint costs a delivery per event; disabled ones count too until deleted. */
 export const MAX_WEBHOOKS_PER_USER = 20;
@@ -54,23 +53,30 @@ const checkEndpoint = (ctx: Pick<AppContext, "config">, input: Partial<CreateWeb
 
 checkBodyWith(CreateWebhookBody, (ctx, fields) => checkEndpoint(ctx, fields));
 
-export async function createWebhook(ctx: Ctx, userId: number, input: CreateWebhookInput) {
+export async function createWebhook(
+  ctx: Pick<AppContext, "db" | "config" | "appKey">,
+  userId: number,
+  input: CreateWebhookInput,
+) {
   const [, events] = await checkEndpoint(ctx, input);
   const salt = randomBytes(16).toString("base64url");
   // The URL was resolved above, outside the transaction: a slow DNS answer holds no lock.
-  const row = await ctx.db.transaction(async (tx) => {
+  const row = await withTransaction(ctx, async (tx) => {
     // Two creates at 19 would both count 19 and both insert. Locking the user's row first makes the
     // second wait and then count 20; its own statement, so the count reads after the wait (READ
     // COMMITTED). NO KEY UPDATE still lets other tables' rows reference the user meanwhile.
-    const [user] = await tx
+    const [user] = await tx.db
       .select({ id: users.id })
       .from(users)
       .where(eq(users.id, userId))
       .for("no key update");
     if (!user) throw new Unauthenticated(); // the token's user was deleted a moment ago
-    const [existing] = await tx.select({ count: count() }).from(webhooks).where(eq(webhooks.userId, userId));
+    const [existing] = await tx.db
+      .select({ count: count() })
+      .from(webhooks)
+      .where(eq(webhooks.userId, userId));
     if ((existing?.count ?? 0) >= MAX_WEBHOOKS_PER_USER) throw new Invalid({ url: [TOO_MANY] });
-    const [inserted] = await tx
+    const [inserted] = await tx.db
       .insert(webhooks)
       .values({ userId, url: input.url, events, secretSalt: salt })
       .returning();
