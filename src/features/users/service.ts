@@ -1,8 +1,10 @@
 import { eq, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { type Role, roles, type User, users } from "../../db/schema/index.ts";
-import { FieldErrors, Invalid, NotFound } from "../../errors.ts";
+import { FieldErrors, Forbidden, Invalid, NotFound } from "../../errors.ts";
 import { checkBodyWith } from "../../validation/body-checks.ts";
+import type { Actor } from "../auth/actor.ts";
+import { allows } from "../auth/permissions.ts";
 import { CreateUserBody, type CreateUserInput } from "./schemas.ts";
 
 export interface UserWithRole {
@@ -42,6 +44,15 @@ export async function createUser(ctx: Pick<AppContext, "db">, input: CreateUserI
     .returning();
   if (!user) throw new Invalid({ email: ["The email has already been taken."] });
   return { user, role };
+}
+
+/**
+ * A user as `actor` may read them: themself, or with `users.view`. Like Laravel, the 403 comes before
+ * the look-up, so an outsider cannot tell which ids exist.
+ */
+export function readUser(ctx: Pick<AppContext, "db">, actor: Actor, id: number): Promise<UserWithRole> {
+  if (actor.user.id !== id && !allows(actor.permissions, "users.view")) throw new Forbidden();
+  return findUserWithRole(ctx, id);
 }
 
 export async function findUserWithRole(ctx: Pick<AppContext, "db">, id: number): Promise<UserWithRole> {

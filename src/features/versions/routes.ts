@@ -1,7 +1,7 @@
 import type { TSchema } from "@sinclair/typebox";
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context.ts";
-import { AppError, Forbidden, Invalid } from "../../errors.ts";
+import { AppError, Invalid } from "../../errors.ts";
 import { bearerAuth } from "../../http/auth.ts";
 import { mediaTypeOrDefault } from "../../http/media-type.ts";
 import { publicUrl, simplePage } from "../../http/pagination.ts";
@@ -10,7 +10,6 @@ import { dataOf, MessageJson, ValidationJson } from "../../http/schemas.ts";
 import { pageRequest } from "../../pagination.ts";
 import { pathId, toId } from "../../validation/ids.ts";
 import type { Actor } from "../auth/actor.ts";
-import { findVisibleProduct } from "../products/service.ts";
 import { downloadableVersion } from "./download.ts";
 import { fileResponse } from "./file-response.ts";
 import {
@@ -23,12 +22,11 @@ import {
 } from "./schemas.ts";
 import {
   deleteVersion,
-  findVersion,
   latestVersion,
   listVersions,
-  mayPublish,
   publishTarget,
   publishVersion,
+  readVersion,
   toVersionJson,
 } from "./service.ts";
 import { readUpload } from "./upload.ts";
@@ -73,10 +71,6 @@ export const versionRoutes = (ctx: AppContext) => {
     const { row, created } = await publishVersion(ctx, actor, target, upload);
     return { status: created ? 201 : 200, body: { data: json(row) } };
   };
-
-  /** Reading versions is for whoever may see the product. */
-  const visibleProduct = async (actor: Actor, raw: string) =>
-    findVisibleProduct(ctx, actor, pathId(raw, "Product"));
 
   /** GET and HEAD of a version's file; no `auth` macro, since a signed URL or a license key may stand in for a token. */
   const download = async (
@@ -171,9 +165,8 @@ export const versionRoutes = (ctx: AppContext) => {
     .get(
       "/api/products/:product/versions",
       async ({ params, query, actor, request }) => {
-        const product = await visibleProduct(actor, params.product);
         const page = pageRequest(query);
-        const rows = await listVersions(ctx, product.id, page);
+        const rows = await listVersions(ctx, actor, pathId(params.product, "Product"), page);
         return simplePage(rows.map(json), page, publicUrl(request.url, ctx.config.appUrl));
       },
       {
@@ -186,12 +179,11 @@ export const versionRoutes = (ctx: AppContext) => {
     .get(
       "/api/products/:product/versions/latest",
       async ({ params, query, actor }) => {
-        const product = await visibleProduct(actor, params.product);
         const benefitId = query.benefit === undefined || query.benefit === "" ? null : toId(query.benefit);
         if (query.benefit && benefitId === null) {
           throw new Invalid({ benefit: ["The benefit field must be an integer."] });
         }
-        return { data: json(await latestVersion(ctx, product.id, benefitId)) };
+        return { data: json(await latestVersion(ctx, actor, pathId(params.product, "Product"), benefitId)) };
       },
       {
         auth: true,
@@ -203,8 +195,8 @@ export const versionRoutes = (ctx: AppContext) => {
     .get(
       "/api/products/:product/versions/:version",
       async ({ params, actor }) => {
-        const product = await visibleProduct(actor, params.product);
-        return { data: json(await findVersion(ctx, product.id, pathId(params.version, "Version"))) };
+        const productId = pathId(params.product, "Product");
+        return { data: json(await readVersion(ctx, actor, productId, pathId(params.version, "Version"))) };
       },
       {
         auth: true,
@@ -215,9 +207,7 @@ export const versionRoutes = (ctx: AppContext) => {
     .delete(
       "/api/products/:product/versions/:version",
       async ({ params, actor, set }) => {
-        const product = await visibleProduct(actor, params.product);
-        if (!mayPublish(actor, product)) throw new Forbidden();
-        await deleteVersion(ctx, product.id, pathId(params.version, "Version"));
+        await deleteVersion(ctx, actor, pathId(params.product, "Product"), pathId(params.version, "Version"));
         set.status = 204;
       },
       {

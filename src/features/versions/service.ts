@@ -15,7 +15,7 @@ import { toId } from "../../validation/ids.ts";
 import { assertValid } from "../../validation/messages.ts";
 import type { Actor } from "../auth/actor.ts";
 import { allows } from "../auth/permissions.ts";
-import { findLiveProduct, ownsProduct } from "../products/service.ts";
+import { findLiveProduct, findVisibleProduct, ownsProduct } from "../products/service.ts";
 import { sanitiseChangelog } from "./changelog.ts";
 import { versionPublished } from "./jobs.ts";
 import { PublishFields } from "./schemas.ts";
@@ -35,7 +35,7 @@ export interface PublishTarget {
 }
 
 /** Publishing: `versions.publish` and an owner of the product, or `*`. */
-export const mayPublish = (actor: Actor, product: Product) =>
+const mayPublish = (actor: Actor, product: Product) =>
   allows(actor.permissions, "*") ||
   (allows(actor.permissions, "versions.publish") && ownsProduct(actor.user.id, product));
 
@@ -193,29 +193,33 @@ const pick = (benefit: PurchaseBenefit) => ({
   name: benefit.name,
 });
 
-/** Newest first. */
-export function listVersions(
+/** A product's versions, newest first, for whoever may see the product. */
+export async function listVersions(
   ctx: Pick<AppContext, "db">,
+  actor: Actor,
   productId: number,
   page: PageRequest,
 ): Promise<VersionRow[]> {
+  const product = await findVisibleProduct(ctx, actor, productId);
   return selectVersions(ctx)
-    .where(eq(versions.productId, productId))
+    .where(eq(versions.productId, product.id))
     .orderBy(desc(versions.id))
     .limit(page.perPage + 1)
     .offset(page.offset);
 }
 
-/** The newest version of the whole product, or of one benefit. */
+/** The newest version of the whole product, or of one benefit, for whoever may see the product. */
 export async function latestVersion(
   ctx: Pick<AppContext, "db">,
+  actor: Actor,
   productId: number,
   benefitId: number | null,
 ) {
+  const product = await findVisibleProduct(ctx, actor, productId);
   const [row] = await selectVersions(ctx)
     .where(
       and(
-        eq(versions.productId, productId),
+        eq(versions.productId, product.id),
         benefitId === null ? isNull(versions.purchaseBenefitId) : eq(versions.purchaseBenefitId, benefitId),
       ),
     )
@@ -223,6 +227,17 @@ export async function latestVersion(
     .limit(1);
   if (!row) throw new NotFound("Version");
   return row;
+}
+
+/** One version, for whoever may see its product. */
+export async function readVersion(
+  ctx: Pick<AppContext, "db">,
+  actor: Actor,
+  productId: number,
+  versionId: number,
+) {
+  const product = await findVisibleProduct(ctx, actor, productId);
+  return findVersion(ctx, product.id, versionId);
 }
 
 export async function findVersion(ctx: Pick<AppContext, "db">, productId: number, versionId: number) {
@@ -233,15 +248,21 @@ export async function findVersion(ctx: Pick<AppContext, "db">, productId: number
   return row;
 }
 
-/** Deletes the row, then the file (a download already streaming keeps its open file). */
+/**
+ * Deletes a version for whoever may publish to its product (others who can see the product get 403,
+ * the rest 404): the row, then the file (a download already streaming keeps its open file).
+ */
 export async function deleteVersion(
   ctx: Pick<AppContext, "db" | "releases">,
+  actor: Actor,
   productId: number,
   versionId: number,
 ) {
+  const product = await findVisibleProduct(ctx, actor, productId);
+  if (!mayPublish(actor, product)) throw new Forbidden();
   const [deleted] = await ctx.db
     .delete(versions)
-    .where(and(eq(versions.productId, productId), eq(versions.id, versionId)))
+    .where(and(eq(versions.productId, product.id), eq(versions.id, versionId)))
     .returning({ storageKey: versions.storageKey });
   if (!deleted) throw new NotFound("Version");
   await ctx.releases.remove(deleted.storageKey);
