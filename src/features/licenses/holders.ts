@@ -1,42 +1,53 @@
-import { and, eq, gt, isNull, or, sql } from "drizzle-orm";
+import { and, eq, gt, isNull, or, type SQL, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { licenses, purchases } from "../../db/schema/index.ts";
 
-/** A live license: not revoked and not expired. */
-export const isLive = () =>
-  and(isNull(licenses.revokedAt), or(isNull(licenses.expires), gt(licenses.expires, sql`now()`)));
-
 /**
- * Whether `userId` holds `productId`: a live license for it, and — for a benefit — a purchase of the
- * product with the benefit's option.
+ * The holder rule, written once as a condition on a `licenses` row: a live license (not revoked, not
+ * expired) for the product and, for a version of a benefit, a purchase of the product with the
+ * benefit's option by the license's owner. The fan-out's INSERT … SELECT, `isHolder` and downloads by
+ * license key all compose it.
  */
+export function holdsProduct(productId: number, optionId: number | null): SQL {
+  return and(
+    eq(licenses.productId, productId),
+    isNull(licenses.revokedAt),
+    or(isNull(licenses.expires), gt(licenses.expires, sql`now()`)),
+    optionId === null
+      ? undefined
+      : sql`EXISTS (SELECT 1 FROM ${purchases}
+          WHERE ${purchases.userId} = ${licenses.userId}
+            AND ${purchases.productId} = ${licenses.productId}
+            AND ${purchases.optionId} = ${optionId})`,
+  ) as SQL;
+}
+
+/** Whether `userId` holds `productId` (for a benefit version: with the benefit's option). */
 export async function isHolder(
   ctx: Pick<AppContext, "db">,
   userId: number,
   productId: number,
-  benefit: { optionId: number } | null,
+  optionId: number | null,
 ): Promise<boolean> {
   const [license] = await ctx.db
     .select({ id: licenses.id })
     .from(licenses)
-    .where(and(eq(licenses.userId, userId), eq(licenses.productId, productId), isLive()))
+    .where(and(eq(licenses.userId, userId), holdsProduct(productId, optionId)))
     .limit(1);
-  if (!license) return false;
-  return benefit === null || hasBenefit(ctx, userId, productId, benefit.optionId);
+  return license !== undefined;
 }
 
-export async function hasBenefit(
+/** The owner of the license with `key`, if that license makes them a holder (else null). */
+export async function holderByKey(
   ctx: Pick<AppContext, "db">,
-  userId: number,
+  key: string,
   productId: number,
-  optionId: number,
-) {
-  const [purchase] = await ctx.db
-    .select({ id: purchases.id })
-    .from(purchases)
-    .where(
-      and(eq(purchases.userId, userId), eq(purchases.productId, productId), eq(purchases.optionId, optionId)),
-    )
+  optionId: number | null,
+): Promise<number | null> {
+  const [license] = await ctx.db
+    .select({ userId: licenses.userId })
+    .from(licenses)
+    .where(and(eq(licenses.key, key), holdsProduct(productId, optionId)))
     .limit(1);
-  return purchase !== undefined;
+  return license?.userId ?? null;
 }

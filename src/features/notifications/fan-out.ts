@@ -3,6 +3,7 @@ import { and, asc, eq, gt, type SQL, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { selectRows } from "../../db/rows.ts";
 import {
+  licenses,
   notifications,
   products,
   purchaseBenefits,
@@ -11,6 +12,7 @@ import {
   webhookDeliveries,
 } from "../../db/schema/index.ts";
 import { signUrl } from "../../signed-url.ts";
+import { holdsProduct } from "../licenses/holders.ts";
 import { notificationEmail } from "../mail/jobs.ts";
 import { downloadUrl } from "../versions/urls.ts";
 import { webhookDelivery } from "../webhooks/jobs.ts";
@@ -71,18 +73,13 @@ async function notificationData(ctx: AppContext, versionId: number) {
 
 type Notice = NonNullable<Awaited<ReturnType<typeof notificationData>>>;
 
-/** Holders: a live license for the product; for a benefit version, also a purchase with its option. */
+/** One notification per holder, in one statement: the holder rule selects the rows. */
 async function insertNotifications(ctx: AppContext, { data, productId, optionId }: Notice) {
   await ctx.db.execute(sql`
-    INSERT INTO notifications (type, user_id, version_id, data)
-    SELECT DISTINCT ${EVENT}, l.user_id, ${data.version_id}::bigint, ${JSON.stringify(data)}::jsonb
-    FROM licenses l
-    WHERE l.product_id = ${productId}
-      AND l.revoked_at IS NULL
-      AND (l.expires IS NULL OR l.expires > now())
-      AND (${optionId}::bigint IS NULL OR EXISTS (
-        SELECT 1 FROM purchases p
-        WHERE p.user_id = l.user_id AND p.product_id = l.product_id AND p.option_id = ${optionId}::bigint))
+    INSERT INTO ${notifications} (type, user_id, version_id, data)
+    SELECT DISTINCT ${EVENT}, ${licenses.userId}, ${data.version_id}::bigint, ${JSON.stringify(data)}::jsonb
+    FROM ${licenses}
+    WHERE ${holdsProduct(productId, optionId)}
     ON CONFLICT (user_id, version_id) DO NOTHING`);
 }
 

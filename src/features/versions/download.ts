@@ -1,11 +1,11 @@
-import { and, eq } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
-import { licenses, type Product, products } from "../../db/schema/index.ts";
+import { type Product, products } from "../../db/schema/index.ts";
 import { Forbidden, NotFound, Unauthenticated } from "../../errors.ts";
 import { checkSignedUrl, type SignatureCheck } from "../../signed-url.ts";
 import type { Actor } from "../auth/actor.ts";
 import { allows } from "../auth/permissions.ts";
-import { hasBenefit, isHolder, isLive } from "../licenses/holders.ts";
+import { holderByKey, isHolder } from "../licenses/holders.ts";
 import { normaliseLicenseKey } from "../licenses/keys.ts";
 import { isListed, ownsProduct } from "../products/service.ts";
 import { authenticateToken } from "../tokens/service.ts";
@@ -22,8 +22,8 @@ export interface DownloadCredentials {
 type Caller =
   | { by: "signature"; check: SignatureCheck }
   | { by: "token"; actor: Actor }
-  /** The owner of a live license of this product with that key, or null for any other key. */
-  | { by: "license"; holderId: number | null }
+  /** The key, and the owner of a live license of this product with it (null for any other key). */
+  | { by: "license"; key: string; holderId: number | null }
   | { by: "nothing" };
 
 /**
@@ -63,17 +63,8 @@ async function identify(
     return { by: "token", actor };
   }
   if (credentials.licenseKey !== null) {
-    const [license] = await ctx.db
-      .select({ userId: licenses.userId })
-      .from(licenses)
-      .where(
-        and(
-          eq(licenses.key, normaliseLicenseKey(credentials.licenseKey)),
-          eq(licenses.productId, product.id),
-          isLive(),
-        ),
-      );
-    return { by: "license", holderId: license?.userId ?? null };
+    const key = normaliseLicenseKey(credentials.licenseKey);
+    return { by: "license", key, holderId: await holderByKey(ctx, key, product.id, null) };
   }
   return { by: "nothing" };
 }
@@ -97,7 +88,7 @@ async function mayKnow(ctx: Pick<AppContext, "db">, caller: Caller, product: Pro
 }
 
 async function authorize(ctx: Pick<AppContext, "db">, caller: Caller, product: Product, row: VersionRow) {
-  const benefit = row.benefit && { optionId: row.benefit.optionId };
+  const optionId = row.benefit?.optionId ?? null;
   switch (caller.by) {
     case "signature":
       if (caller.check !== "valid") throw new Forbidden("Invalid signature.");
@@ -107,14 +98,14 @@ async function authorize(ctx: Pick<AppContext, "db">, caller: Caller, product: P
       const allowed =
         allows(actor.permissions, "*") ||
         ownsProduct(actor.user.id, product) ||
-        (await isHolder(ctx, actor.user.id, product.id, benefit));
+        (await isHolder(ctx, actor.user.id, product.id, optionId));
       if (!allowed) throw new Forbidden();
       return;
     }
     case "license": {
       const allowed =
         caller.holderId !== null &&
-        (benefit === null || (await hasBenefit(ctx, caller.holderId, product.id, benefit.optionId)));
+        (optionId === null || (await holderByKey(ctx, caller.key, product.id, optionId)) !== null);
       if (!allowed) throw new Forbidden("This license may not download this version.");
       return;
     }
