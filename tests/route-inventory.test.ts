@@ -1,0 +1,527 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { notifications, versions } from "../src/db/schema/index.ts";
+import { deleteApiKey } from "../src/features/api-keys/service.ts";
+import { createLicense } from "../src/features/licenses/service.ts";
+import { createWebhook } from "../src/features/webhooks/service.ts";
+import { bearer, startTestApp, type TestApp } from "./helpers/app.ts";
+import { type Access, authMatrix, type GuardedRoute } from "./helpers/auth-matrix.ts";
+import {
+  apiKeyFor,
+  createBenefit,
+  createOption,
+  createProduct,
+  createRole,
+  createUser,
+  tokenFor,
+} from "./helpers/factories.ts";
+
+/**
+ * Every route the app serves is either in the auth matrix below (no credentials, wrong credentials,
+ * a caller without the right, the owner, the admin) or on a short public list. The list of routes is
+ * read from the app itself, so a route added without an entry here fails this file.
+ */
+
+/** Routes anyone may call: the key is the credential (validate, download), or there is nothing to guard. */
+const PUBLIC = new Set([
+  "GET /api/health",
+  "POST /api/v1/licenses/validate",
+  "GET /api/products/:product/versions/:version/download",
+  "HEAD /api/products/:product/versions/:version/download",
+  "GET /docs",
+  "GET /docs/json",
+  "GET /storage/*",
+  "GET /products/:slug",
+]);
+/** The docs UI's bundle is served under its versioned name. */
+const isPublic = (route: string) => PUBLIC.has(route) || /^GET \/docs\/assets\//.test(route);
+
+let t: TestApp;
+let base: string;
+/** Bearer tokens and API keys by who holds them. */
+const as: Record<string, string> = {};
+const ids: Record<string, number> = {};
+let license: { id: string; key: string };
+let notificationId: string;
+let deletedApiKey: string;
+
+beforeAll(async () => {
+  t = await startTestApp({ jobs: "send", env: { WEBHOOK_ALLOW_PRIVATE: "true" } });
+  base = t.listen();
+  const admin = await createUser(t.ctx, { role: "admin" });
+  const vendor = await createUser(t.ctx, { role: "vendor" });
+  const stranger = await createUser(t.ctx, { role: "vendor" });
+  const customer = await createUser(t.ctx);
+  const viewer = await createUser(t.ctx, { role: (await createRole(t.ctx, ["users.view"])).name });
+  as.admin = await tokenFor(t.ctx, admin);
+  // An admin whose token was narrowed to one ability is not an admin for that request.
+  as.narrowedAdmin = await tokenFor(t.ctx, admin, ["users.view"]);
+  as.vendor = await tokenFor(t.ctx, vendor);
+  as.vendorWithoutPublish = await tokenFor(t.ctx, vendor, ["users.view"]);
+  as.stranger = await tokenFor(t.ctx, stranger);
+  as.customer = await tokenFor(t.ctx, customer);
+  as.viewer = await tokenFor(t.ctx, viewer);
+  // The vendor's product is hidden: who may not see it gets the 404 of a product that does not exist.
+  const product = await createProduct(t.ctx, vendor, { hidden: true });
+  const option = await createOption(t.ctx, product);
+  const benefit = await createBenefit(t.ctx, { id: option.id, productId: product.id });
+  Object.assign(ids, {
+    admin: admin.id,
+    vendor: vendor.id,
+    stranger: stranger.id,
+    customer: customer.id,
+    product: product.id,
+    option: option.id,
+    benefit: benefit.id,
+  });
+  as.globalKey = (await apiKeyFor(t.ctx)).key;
+  as.creatorKey = (await apiKeyFor(t.ctx, vendor.id)).key;
+  as.otherCreatorKey = (await apiKeyFor(t.ctx, stranger.id)).key;
+  const doomed = await apiKeyFor(t.ctx);
+  await deleteApiKey(t.ctx, doomed.id);
+  deletedApiKey = doomed.key;
+  license = await createLicense(
+    t.ctx,
+    { id: 0, creatorId: null },
+    { ownerId: String(customer.id), creatorId: String(vendor.id), productId: String(product.id), maxIps: 5 },
+  );
+  const [notification] = await t.ctx.db
+    .insert(notifications)
+    .values({
+      type: "version.published",
+      userId: customer.id,
+      versionId: await newVersion(),
+      data: {
+        product_id: product.id,
+        product_name: "Hidden",
+        version_id: 1,
+        version_number: "1.0.0",
+        title: "t",
+        benefit_name: null,
+        download_url: "http://depot.test/x",
+      },
+    })
+    .returning({ id: notifications.id });
+  notificationId = notification?.id ?? "";
+});
+afterAll(() => t.close());
+
+// --- how to call routes ---------------------------------------------------------------------------
+
+function call(method: string, path: () => string | Promise<string>, body?: () => unknown, scheme = "bearer") {
+  return async (credential: string | undefined) => {
+    const headers: Record<string, string> = {};
+    if (credential !== undefined) {
+      if (scheme === "bearer") Object.assign(headers, bearer(credential));
+      else headers["x-api-key"] = credential;
+    }
+    if (body) headers["content-type"] = "application/json";
+    return fetch(`${base}${await path()}`, {
+      method,
+      headers,
+      body: body ? JSON.stringify(body()) : undefined,
+    });
+  };
+}
+const apiKeyCall = (method: string, path: () => string | Promise<string>, body?: () => unknown) =>
+  call(method, path, body, "apiKey");
+
+let serial = 0;
+/** A version of the vendor's product, made directly (its file does not matter to these routes). */
+async function newVersion(): Promise<number> {
+  const [row] = await t.ctx.db
+    .insert(versions)
+    .values({
+      productId: ids.product ?? 0,
+      versionNumber: `0.${++serial}.0`,
+      title: "t",
+      changelog: "c",
+      changelogFormat: "markdown",
+      fileName: "a.bin",
+      fileSize: 1,
+      contentType: "application/octet-stream",
+      sha256: "0".repeat(64),
+      storageKey: `products/${ids.product}/${crypto.randomUUID()}`,
+      publishedBy: ids.vendor ?? 0,
+    })
+    .returning({ id: versions.id });
+  return row?.id ?? 0;
+}
+async function registeredIp(): Promise<string> {
+  const ip = `198.51.100.${++serial % 250}`;
+  await fetch(`${base}/api/v1/licenses/validate`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-api-key": as.globalKey ?? "" },
+    body: JSON.stringify({ key: license.key, ip }),
+  });
+  return ip;
+}
+
+// --- who is who -----------------------------------------------------------------------------------
+
+const FORBIDDEN = "This action is unauthorized.";
+const who = (name: string, status: number, message?: string): Access => ({
+  who: name,
+  credential: as[name] ?? "",
+  status,
+  message,
+});
+/** Admin routes: a vendor, a customer and an admin token narrowed to other abilities are refused. */
+const notAdmins = () => ["vendor", "customer", "narrowedAdmin"].map((name) => who(name, 403, FORBIDDEN));
+const adminOnly = (status: number) => () => [who("admin", status)];
+/** The hidden product: strangers get the unknown product's 404. */
+const hiddenFrom =
+  (...names: string[]) =>
+  () =>
+    names.map((name) => who(name, 404, "Product not found."));
+const ownerAndAdmin = (status: number) => () => [who("vendor", status), who("admin", status)];
+/** Own-only resources (notifications, webhooks): everyone else, the admin too, gets a 404. */
+const ownOnly = (thing: string) => () =>
+  ["stranger", "admin"].map((name) => who(name, 404, `${thing} not found.`));
+const anyToken = (status: number) => () => [who("customer", status), who("admin", status)];
+/** The license API: another creator's key does not see the vendor's license. */
+const otherCreator = () => [who("otherCreatorKey", 404, "License not found.")];
+const creatorAndGlobal = (status: number) => () => [who("creatorKey", status), who("globalKey", status)];
+
+let productCounter = 0;
+const uniqueEmail = () => `matrix-${crypto.randomUUID()}@example.com`;
+const webhookOf = async (userName: "customer") =>
+  (await createWebhook(t.ctx, ids[userName] ?? 0, { url: "http://127.0.0.1:9/hook" })).id;
+
+const routes = (): GuardedRoute[] => [
+  // Users and products
+  {
+    route: "GET /api/users/:user",
+    send: call("GET", () => `/api/users/${ids.customer}`),
+    denied: () => [who("vendor", 403, FORBIDDEN)],
+    allowed: () => [who("customer", 200), who("viewer", 200), who("admin", 200)],
+  },
+  {
+    route: "GET /api/products/:product",
+    send: call("GET", () => `/api/products/${ids.product}`),
+    denied: hiddenFrom("customer", "stranger"),
+    allowed: ownerAndAdmin(200),
+  },
+  {
+    route: "GET /api/purchases",
+    send: call("GET", () => "/api/purchases"),
+    denied: () => [],
+    allowed: anyToken(200),
+  },
+  // Admin API
+  {
+    route: "POST /api/admin/roles",
+    send: call(
+      "POST",
+      () => "/api/admin/roles",
+      () => ({ name: `r${++productCounter}`, permissions: [] }),
+    ),
+    denied: notAdmins,
+    allowed: adminOnly(201),
+  },
+  {
+    route: "POST /api/admin/users",
+    send: call(
+      "POST",
+      () => "/api/admin/users",
+      () => ({ name: "New", email: uniqueEmail() }),
+    ),
+    denied: notAdmins,
+    allowed: adminOnly(201),
+  },
+  {
+    route: "POST /api/admin/users/:user/tokens",
+    send: call(
+      "POST",
+      () => `/api/admin/users/${ids.customer}/tokens`,
+      () => ({ name: "ci" }),
+    ),
+    denied: notAdmins,
+    allowed: adminOnly(201),
+  },
+  {
+    route: "DELETE /api/admin/tokens/:token",
+    send: call("DELETE", async () => {
+      const token = await tokenFor(t.ctx, { id: ids.customer ?? 0 });
+      return `/api/admin/tokens/${token.split("|")[0]}`;
+    }),
+    denied: notAdmins,
+    allowed: adminOnly(204),
+  },
+  {
+    route: "POST /api/admin/api-keys",
+    send: call(
+      "POST",
+      () => "/api/admin/api-keys",
+      () => ({ name: "integration" }),
+    ),
+    denied: notAdmins,
+    allowed: adminOnly(201),
+  },
+  {
+    route: "DELETE /api/admin/api-keys/:key",
+    send: call("DELETE", async () => `/api/admin/api-keys/${(await apiKeyFor(t.ctx)).id}`),
+    denied: notAdmins,
+    allowed: adminOnly(204),
+  },
+  {
+    route: "POST /api/admin/products",
+    send: call(
+      "POST",
+      () => "/api/admin/products",
+      () => ({ name: "Matrix", user_id: ids.vendor }),
+    ),
+    denied: notAdmins,
+    allowed: adminOnly(201),
+  },
+  {
+    route: "PATCH /api/admin/products/:product",
+    send: call(
+      "PATCH",
+      () => `/api/admin/products/${ids.product}`,
+      () => ({ featured: true }),
+    ),
+    denied: notAdmins,
+    allowed: adminOnly(200),
+  },
+  {
+    route: "DELETE /api/admin/products/:product",
+    send: call(
+      "DELETE",
+      async () => `/api/admin/products/${(await createProduct(t.ctx, { id: ids.vendor ?? 0 })).id}`,
+    ),
+    denied: notAdmins,
+    allowed: adminOnly(204),
+  },
+  {
+    route: "POST /api/admin/products/:product/options",
+    send: call(
+      "POST",
+      () => `/api/admin/products/${ids.product}/options`,
+      () => ({ name: "Gold", price: 5 }),
+    ),
+    denied: notAdmins,
+    allowed: adminOnly(201),
+  },
+  {
+    route: "POST /api/admin/products/:product/benefits",
+    send: call(
+      "POST",
+      () => `/api/admin/products/${ids.product}/benefits`,
+      () => ({ name: "Support", option_id: ids.option }),
+    ),
+    denied: notAdmins,
+    allowed: adminOnly(201),
+  },
+  {
+    route: "POST /api/admin/purchases",
+    send: call(
+      "POST",
+      () => "/api/admin/purchases",
+      () => ({ user_id: ids.customer, product_id: ids.product, unit_price: 10 }),
+    ),
+    denied: notAdmins,
+    allowed: adminOnly(201),
+  },
+  // Versions
+  ...(
+    [
+      "POST /api/products/:product/versions",
+      "POST /api/products/:product/benefits/:benefit/versions",
+    ] as const
+  ).map(
+    (route): GuardedRoute => ({
+      route,
+      send: call(
+        "POST",
+        () =>
+          route.includes("benefits")
+            ? `/api/products/${ids.product}/benefits/${ids.benefit}/versions`
+            : `/api/products/${ids.product}/versions`,
+        () => ({
+          version_name: `9.${++serial}.0`,
+          title: "t",
+          changelog: "c",
+          file: { filename: "a.jar", content: Buffer.from(`bytes ${serial}`).toString("base64") },
+        }),
+      ),
+      denied: () => [
+        who("stranger", 403, FORBIDDEN),
+        who("customer", 403, FORBIDDEN),
+        who("vendorWithoutPublish", 403, FORBIDDEN),
+      ],
+      allowed: ownerAndAdmin(201),
+    }),
+  ),
+  {
+    route: "GET /api/products/:product/versions",
+    send: call("GET", () => `/api/products/${ids.product}/versions`),
+    denied: hiddenFrom("customer", "stranger"),
+    allowed: ownerAndAdmin(200),
+  },
+  {
+    route: "GET /api/products/:product/versions/latest",
+    send: call("GET", () => `/api/products/${ids.product}/versions/latest`),
+    denied: hiddenFrom("customer", "stranger"),
+    allowed: ownerAndAdmin(200),
+  },
+  {
+    route: "GET /api/products/:product/versions/:version",
+    send: call("GET", async () => `/api/products/${ids.product}/versions/${await newVersion()}`),
+    denied: hiddenFrom("customer", "stranger"),
+    allowed: ownerAndAdmin(200),
+  },
+  {
+    route: "DELETE /api/products/:product/versions/:version",
+    send: call("DELETE", async () => `/api/products/${ids.product}/versions/${await newVersion()}`),
+    denied: () => [...hiddenFrom("customer", "stranger")(), who("vendorWithoutPublish", 403, FORBIDDEN)],
+    allowed: ownerAndAdmin(204),
+  },
+  // Notifications and webhooks: a user's own only
+  {
+    route: "GET /api/notifications",
+    send: call("GET", () => "/api/notifications"),
+    denied: () => [],
+    allowed: anyToken(200),
+  },
+  {
+    route: "POST /api/notifications/:id/read",
+    send: call("POST", () => `/api/notifications/${notificationId}/read`),
+    denied: ownOnly("Notification"),
+    allowed: () => [who("customer", 200)],
+  },
+  {
+    route: "POST /api/notifications/read-all",
+    send: call("POST", () => "/api/notifications/read-all"),
+    denied: () => [],
+    allowed: anyToken(200),
+  },
+  {
+    route: "POST /api/webhooks",
+    send: call(
+      "POST",
+      () => "/api/webhooks",
+      () => ({ url: "http://127.0.0.1:9/hook" }),
+    ),
+    denied: () => [],
+    allowed: () => [who("vendor", 201), who("admin", 201)],
+  },
+  {
+    route: "GET /api/webhooks",
+    send: call("GET", () => "/api/webhooks"),
+    denied: () => [],
+    allowed: anyToken(200),
+  },
+  {
+    route: "DELETE /api/webhooks/:id",
+    send: call("DELETE", async () => `/api/webhooks/${await webhookOf("customer")}`),
+    denied: ownOnly("Webhook"),
+    allowed: () => [who("customer", 204)],
+  },
+  {
+    route: "GET /api/webhooks/:id/deliveries",
+    send: call("GET", async () => `/api/webhooks/${await webhookOf("customer")}/deliveries`),
+    denied: ownOnly("Webhook"),
+    allowed: () => [who("customer", 200)],
+  },
+  // The license owner's own IP reset (3 a day: the matrix calls it once)
+  {
+    route: "DELETE /api/licenses/:id/ips",
+    send: call("DELETE", () => `/api/licenses/${license.id}/ips`),
+    denied: () => ["stranger", "admin"].map((name) => who(name, 404, "License not found.")),
+    allowed: () => [who("customer", 204)],
+  },
+  // The license API (x-api-key): the license's creator's key, and a key for all creators
+  {
+    route: "POST /api/v1/licenses",
+    scheme: "apiKey",
+    send: apiKeyCall(
+      "POST",
+      () => "/api/v1/licenses",
+      () => ({
+        ownerId: String(ids.customer),
+        creatorId: String(ids.vendor),
+        productId: String(ids.product),
+      }),
+    ),
+    denied: () => [who("otherCreatorKey", 403, "This API key may only create licenses for its own creator.")],
+    allowed: creatorAndGlobal(201),
+  },
+  {
+    route: "GET /api/v1/licenses",
+    scheme: "apiKey",
+    send: apiKeyCall("GET", () => "/api/v1/licenses"),
+    denied: () => [],
+    allowed: () => [who("creatorKey", 200), who("globalKey", 200), who("otherCreatorKey", 200)],
+  },
+  {
+    route: "GET /api/v1/licenses/:id",
+    scheme: "apiKey",
+    send: apiKeyCall("GET", () => `/api/v1/licenses/${license.id}`),
+    denied: otherCreator,
+    allowed: creatorAndGlobal(200),
+  },
+  {
+    route: "PATCH /api/v1/licenses/:id",
+    scheme: "apiKey",
+    send: apiKeyCall(
+      "PATCH",
+      () => `/api/v1/licenses/${license.id}`,
+      () => ({ maxIps: 5 }),
+    ),
+    denied: otherCreator,
+    allowed: creatorAndGlobal(200),
+  },
+  {
+    route: "DELETE /api/v1/licenses/:id",
+    scheme: "apiKey",
+    send: apiKeyCall("DELETE", async () => {
+      const made = await createLicense(
+        t.ctx,
+        { id: 0, creatorId: null },
+        { ownerId: String(ids.customer), creatorId: String(ids.vendor), productId: String(ids.product) },
+      );
+      return `/api/v1/licenses/${made.id}`;
+    }),
+    denied: otherCreator,
+    allowed: creatorAndGlobal(204),
+  },
+  {
+    route: "GET /api/v1/licenses/:id/ips",
+    scheme: "apiKey",
+    send: apiKeyCall("GET", () => `/api/v1/licenses/${license.id}/ips`),
+    denied: otherCreator,
+    allowed: creatorAndGlobal(200),
+  },
+  {
+    route: "DELETE /api/v1/licenses/:id/ips",
+    scheme: "apiKey",
+    send: apiKeyCall("DELETE", () => `/api/v1/licenses/${license.id}/ips`),
+    denied: otherCreator,
+    allowed: creatorAndGlobal(204),
+  },
+  {
+    route: "DELETE /api/v1/licenses/:id/ips/:ip",
+    scheme: "apiKey",
+    send: apiKeyCall("DELETE", async () => `/api/v1/licenses/${license.id}/ips/${await registeredIp()}`),
+    denied: otherCreator,
+    allowed: creatorAndGlobal(204),
+  },
+];
+
+describe("the route inventory", () => {
+  test("every route the app serves is in the auth matrix or on the public list", () => {
+    const covered = new Set(routes().map((r) => r.route));
+    const served = t.app.routes.map((r) => `${r.method} ${r.path}`);
+    expect(served.filter((route) => !covered.has(route) && !isPublic(route))).toEqual([]);
+    // And the matrix names no route the app does not serve (a renamed path would hide here).
+    expect([...covered].filter((route) => !served.includes(route))).toEqual([]);
+  });
+});
+
+describe("the auth matrix", () => {
+  authMatrix(
+    routes,
+    routes().map((r) => r.route),
+    () => deletedApiKey,
+  );
+});
