@@ -11,6 +11,7 @@ import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import type { Logger } from "../log.ts";
 import { lockDataDir } from "./embedded-lock.ts";
+import { QueryGate } from "./query-gate.ts";
 import * as schema from "./schema/index.ts";
 
 export type Schema = typeof schema;
@@ -39,8 +40,9 @@ function queryLogger(log: Logger | undefined): DrizzleLogger | undefined {
 }
 
 export function openPostgres(url: string, options: { max?: number; log?: Logger } = {}): Database {
+  const max = options.max ?? 10;
   const client = postgres(url, {
-    max: options.max ?? 10,
+    max,
     connect_timeout: 5,
     // Notices such as "schema already exists, skipping" are noise in our JSON logs.
     onnotice: () => {},
@@ -50,8 +52,20 @@ export function openPostgres(url: string, options: { max?: number; log?: Logger 
   // postgres.js may prepare each once per connection and reuse it (bench/README.md, purchases).
   // Queries inside a transaction go through the transaction's own handle and stay unprepared.
   const unprepared = client.unsafe.bind(client);
-  client.unsafe = ((query: string, params?: unknown[], queryOptions?: object) =>
-    unprepared(query, params as never, { ...queryOptions, prepare: true })) as typeof client.unsafe;
+  const gate = new QueryGate(max);
+  client.unsafe = ((query: string, params?: unknown[], queryOptions?: { onexecute?: unknown }) =>
+    // postgres.js's begin() sends its BEGIN through this same function, marked with `onexecute`: that
+    // statement belongs to the transaction, which already holds its slot.
+    queryOptions?.onexecute
+      ? unprepared(query, params as never, queryOptions as never)
+      : gated(
+          gate,
+          unprepared(query, params as never, { ...queryOptions, prepare: true }),
+        )) as typeof client.unsafe;
+  // A transaction holds one connection from BEGIN to COMMIT: one unit of the gate.
+  const begin = client.begin.bind(client);
+  client.begin = ((...args: Parameters<typeof client.begin>) =>
+    gate.run(() => begin(...args) as Promise<unknown>)) as typeof client.begin;
   const db = drizzlePostgres({ client, schema, logger: queryLogger(options.log) }) as unknown as Db;
   return {
     kind: "postgres",
@@ -116,6 +130,35 @@ export function pgliteAssets() {
     return { pgliteWasmModule, initdbWasmModule, fsBundle: new Blob([fsBundle]) };
   })();
   return assets;
+}
+
+/**
+ * A postgres.js query that enters the pool only through `gate`. postgres.js queries are lazy: they
+ * start when first awaited, by calling their handler, which is swapped here for one that waits for a
+ * slot and holds it until the query settles. The query object itself is returned as it was, so
+ * `.values()` and the rest still work.
+ */
+function gated<Q extends PromiseLike<unknown>>(gate: QueryGate, query: Q): Q {
+  const pending = query as Q & { handler: ((q: Q) => void) & { debug?: unknown } };
+  const start = pending.handler;
+  const settled = (q: Q) =>
+    new Promise<void>((done) =>
+      Promise.prototype.then.call(
+        q,
+        () => done(),
+        () => done(),
+      ),
+    );
+  pending.handler = Object.assign(
+    (q: Q) => {
+      void gate.run(() => {
+        start(q);
+        return settled(q);
+      });
+    },
+    { debug: start.debug },
+  );
+  return query;
 }
 
 async function withTimeout(promise: Promise<unknown>, ms: number): Promise<void> {
