@@ -34,30 +34,20 @@
 //    of the CPU, so MiB/s moves with the other tenants' load; MiB per CPU-second much less.
 // The work directory, the database, depot and nginx are gone when this exits, however it exits.
 
-import { randomFillSync } from "node:crypto";
-import {
-  closeSync,
-  mkdirSync,
-  mkdtempSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeSync,
-} from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
-import { cpus, loadavg, release, tmpdir, totalmem } from "node:os";
-import { join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { cpus } from "node:os";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
 import type { Subprocess } from "bun";
-import postgres from "postgres";
-import { freePort, median } from "./lib.ts";
+import { builtBinary } from "./lib/depot.ts";
+import { randomFile, sha256sum } from "./lib/files.ts";
+import { curlVersion, diskOf, loadAverage, machineLine } from "./lib/machine.ts";
+import { run, runMain, stop, textOf, track, untrack, waitUntilUp } from "./lib/processes.ts";
+import { memoryMiB, othersMeter, sumCpu } from "./lib/procfs.ts";
+import { ReleaseBench } from "./lib/releases.ts";
+import { freePort, GiB, log, MiB, median, wholeNumber } from "./lib.ts";
 
-const DB_NAME = "depot_bench_files";
-const MiB = 1024 * 1024;
-const GiB = 1024 * MiB;
 const FILE_BYTES = 100 * MiB;
 const TARGET_RATIO = 0.8;
 /** Seconds of load before a slice's window opens: every connection is busy by then. */
@@ -74,145 +64,15 @@ const { values: opts } = parseArgs({
     bare: { type: "boolean", default: false },
   },
 });
-function positive(name: string, raw: string | undefined): number {
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a whole number ≥ 1, got ${raw}`);
-  return n;
-}
-const duration = positive("duration", opts.duration);
-const connections = positive("connections", opts.connections);
-const rounds = positive("rounds", opts.rounds);
-const pgBase = (opts.pg ?? "").replace(/\/+$/, "");
-const adminUrl = `${pgBase}/postgres`;
-const benchUrl = `${pgBase}/${DB_NAME}`;
-const binary = opts.binary ? resolve(opts.binary) : fileURLToPath(new URL("../dist/depot", import.meta.url));
-const log = (line: string) => console.error(line);
-
-// ---------------------------------------------------------------------------------------------
-// Processes, the work directory and the database: all gone when this exits, however it exits.
-
-const running = new Set<Subprocess>();
-const workDir = mkdtempSync(join(opts.dir ? resolve(opts.dir) : tmpdir(), "depot-bench-download-"));
-let databaseCreated = false;
-
-async function cleanup() {
-  const procs = [...running];
-  running.clear();
-  for (const proc of procs) {
-    try {
-      proc.kill("SIGKILL");
-    } catch {}
-  }
-  await Promise.all(procs.map((proc) => proc.exited));
-  rmSync(workDir, { recursive: true, force: true });
-  if (databaseCreated) {
-    databaseCreated = false;
-    await dropDatabase().catch((error) => log(`could not drop ${DB_NAME}: ${error}`));
-  }
-}
-
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.on(signal, () => {
-    void cleanup().finally(() => process.exit(130));
-  });
-}
-
-async function dropDatabase() {
-  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
-  try {
-    await admin.unsafe(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
-  } finally {
-    await admin.end();
-  }
-}
-
-async function recreateDatabase() {
-  await dropDatabase();
-  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
-  try {
-    await admin.unsafe(`CREATE DATABASE ${DB_NAME}`);
-    databaseCreated = true;
-  } finally {
-    await admin.end();
-  }
-}
-
-const dataDir = join(workDir, "data");
-const storageDir = join(workDir, "storage");
+const duration = wholeNumber("duration", opts.duration, 1);
+const connections = wholeNumber("connections", opts.connections, 1);
+const rounds = wholeNumber("rounds", opts.rounds, 1);
+const bench = new ReleaseBench("download", opts);
+const { binary, workDir, storageDir } = bench;
 const nginxDir = join(workDir, "nginx");
 
-/** The caller's environment minus depot's settings, plus the bench database and the work directory. */
-function depotEnv(extra: Record<string, string> = {}): Record<string, string> {
-  const depotSettings = new Set([
-    "DATABASE_URL",
-    "TEST_DATABASE_URL",
-    "DATA_DIR",
-    "STORAGE_DIR",
-    "APP_KEY",
-    "APP_URL",
-    "HOST",
-    "PORT",
-    "LOG_LEVEL",
-    "MAX_UPLOAD_BYTES",
-    "MAX_JSON_UPLOAD_BYTES",
-  ]);
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (value !== undefined && !depotSettings.has(key)) env[key] = value;
-  }
-  return { ...env, DATABASE_URL: benchUrl, DATA_DIR: dataDir, STORAGE_DIR: storageDir, ...extra };
-}
-
-/** Runs a command to completion; returns stdout and stderr, throws on a non-zero exit. */
-async function run(cmd: string[], options: { env?: Record<string, string> } = {}) {
-  const proc = Bun.spawn(cmd, { cwd: workDir, env: options.env, stdout: "pipe", stderr: "pipe" });
-  running.add(proc);
-  const [out, err, code] = await Promise.all([
-    new Response(proc.stdout).text(),
-    new Response(proc.stderr).text(),
-    proc.exited,
-  ]);
-  running.delete(proc);
-  if (code !== 0) throw new Error(`${cmd.join(" ")} exited ${code}:\n${(err || out).trim()}`);
-  return { out, err };
-}
-
-const depot = async (args: string[]) => (await run([binary, ...args], { env: depotEnv() })).out;
-
-/** Polls `url` until it answers `status` (any status when null). */
-async function waitFor(url: string, proc: Subprocess, what: string, errPath: string) {
-  const t0 = performance.now();
-  for (;;) {
-    if (proc.exitCode !== null) {
-      let err = "";
-      try {
-        err = readFileSync(errPath, "utf8");
-      } catch {}
-      throw new Error(`${what} exited ${proc.exitCode}:\n${err}`);
-    }
-    if (performance.now() - t0 > 30_000) throw new Error(`${what} did not answer within 30 s`);
-    try {
-      const res = await fetch(url, { method: "HEAD", signal: AbortSignal.timeout(2000) });
-      await res.arrayBuffer();
-      return;
-    } catch {}
-    await Bun.sleep(50);
-  }
-}
-
 // ---------------------------------------------------------------------------------------------
-// CPU from /proc.
-
-/** User + system CPU seconds of a process and its threads. */
-function cpuSeconds(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in USER_HZ (100)
-  } catch {
-    return 0;
-  }
-}
+// /proc: nginx's workers and the bytes a server sends.
 
 /** The pids whose parent is `pid` (nginx's workers). */
 function children(pid: number): number[] {
@@ -227,18 +87,6 @@ function children(pid: number): number[] {
   }
 }
 
-/** Busy and total CPU seconds of the whole machine, from /proc/stat. */
-function machineCpu(): { busy: number } {
-  const line = readFileSync("/proc/stat", "utf8").split("\n")[0] ?? "";
-  const ticks = line.trim().split(/\s+/).slice(1).map(Number);
-  const total = ticks.reduce((a, b) => a + b, 0);
-  const idle = (ticks[3] ?? 0) + (ticks[4] ?? 0);
-  return { busy: (total - idle) / 100 };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Load.
-
 /** Bytes the processes have written so far, sendfile included (`wchar` of /proc/PID/io). */
 function bytesWritten(pids: number[]): number {
   let sum = 0;
@@ -249,6 +97,9 @@ function bytesWritten(pids: number[]): number {
   }
   return sum;
 }
+
+// ---------------------------------------------------------------------------------------------
+// Load.
 
 type Server = "depot" | "nginx" | "bare";
 
@@ -296,19 +147,20 @@ async function measure(
   headers: string[],
   pids: () => number[],
 ): Promise<Measured> {
-  const cpu = () => pids().reduce((sum, pid) => sum + cpuSeconds(pid), 0);
-  const start = { cpu: cpu(), machine: machineCpu().busy, t: performance.now() };
-  const stopAt = start.t + (RAMP_S + duration) * 1000;
+  const cpu = () => sumCpu(pids());
+  const stopAt = performance.now() + (RAMP_S + duration) * 1000;
+  const startCpu = cpu();
   let failures = 0;
   let clientCpuS = 0;
+  // The curl clients' CPU is known as each one exits, so all of it by the end of the slice.
+  const others = othersMeter(() => cpu() + clientCpuS);
   const times: number[] = [];
   const worker = async () => {
     while (performance.now() < stopAt) {
-      const proc = Bun.spawn(curlArgs(url, headers), { stdout: "pipe", stderr: "ignore" });
-      running.add(proc);
+      const proc = track(Bun.spawn(curlArgs(url, headers), { stdout: "pipe", stderr: "ignore" }));
       const out = await new Response(proc.stdout).text();
       await proc.exited;
-      running.delete(proc);
+      untrack(proc);
       clientCpuS += Number(proc.resourceUsage()?.cpuTime.total ?? 0n) / 1e6;
       const [code, size, total] = out.trim().split(" ");
       if (code === "200" && Number(size) === FILE_BYTES) {
@@ -325,10 +177,10 @@ async function measure(
   await Bun.sleep(duration * 1000);
   const w1 = { bytes: bytesWritten(pids()), cpu: cpu(), t: performance.now() };
   await workers;
-  const end = { cpu: cpu(), machine: machineCpu().busy, t: performance.now() };
+  const serverCpuS = cpu() - startCpu;
+  const othersCores = others();
 
   const windowBytes = w1.bytes - w0.bytes;
-  const serverCpuS = end.cpu - start.cpu;
   times.sort((a, b) => a - b);
   const measured: Measured = {
     server,
@@ -341,7 +193,7 @@ async function measure(
     serverCpuS,
     clientCpuS,
     mibPerCpuS: (times.length * FILE_BYTES) / MiB / (serverCpuS + clientCpuS),
-    othersCores: (end.machine - start.machine - serverCpuS - clientCpuS) / ((end.t - start.t) / 1000),
+    othersCores,
   };
   log(
     `${server} round ${round}: ${measured.mibPerS.toFixed(0)} MiB/s over ${duration} s, ${measured.downloads} ` +
@@ -356,7 +208,7 @@ async function measure(
 async function verify(what: string, url: string, headers: string[], sha256: string) {
   const path = join(workDir, "verify.bin");
   await run(["curl", "-sSf", "-o", path, ...headers, url]);
-  const got = (await run(["sha256sum", path])).out.split(" ")[0];
+  const got = await sha256sum(path);
   rmSync(path);
   if (got !== sha256) throw new Error(`${what}: the download's sha256 is ${got}, expected ${sha256}`);
 }
@@ -376,7 +228,7 @@ async function nginxBinary(): Promise<string> {
   if (!path) {
     log("installing nginx-light with apt-get…");
     await run(["apt-get", "install", "-y", "-q", "nginx-light"], {
-      env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } as Record<string, string>,
+      env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
     });
     path = find();
   }
@@ -385,31 +237,17 @@ async function nginxBinary(): Promise<string> {
 }
 
 async function machine(): Promise<string[]> {
-  const mount = (await run(["findmnt", "-n", "-o", "SOURCE,FSTYPE", "-T", workDir])).out.trim();
-  const [source = "?", fstype = "?"] = mount.split(/\s+/);
-  if (fstype === "tmpfs" || fstype === "ramfs") {
-    throw new Error(`${workDir} is on ${fstype}; pass --dir on a real disk`);
-  }
-  const cpu = cpus()[0]?.model ?? "unknown CPU";
-  const curlVersion = (await run(["curl", "--version"])).out.split("\n")[0] ?? "";
+  const { source, fstype } = await diskOf(workDir);
   return [
-    `Machine: ${cpus().length} × ${cpu}, ${(totalmem() / GiB).toFixed(0)} GiB, Linux ${release()}; ` +
-      `load average at start ${loadavg()
-        .map((n) => n.toFixed(2))
-        .join(" ")}`,
+    machineLine(),
     `Disk: ${workDir} on ${source} (${fstype}); depot's STORAGE_DIR and nginx's root are the same directory`,
-    `Client: ${connections} × ${curlVersion.split(" ").slice(0, 2).join(" ")} processes; depot: ${binary}`,
+    `Client: ${connections} × ${await curlVersion()} processes; depot: ${binary}`,
   ];
 }
 
 async function main(): Promise<number> {
-  try {
-    statSync(binary);
-  } catch {
-    log(`${binary} does not exist. Build it first:\n\n  npm run build && bun bench/download.ts`);
-    return 1;
-  }
-  for (const dir of [dataDir, storageDir, nginxDir]) mkdirSync(dir, { recursive: true });
+  if (!builtBinary(binary, "npm run build && bun bench/download.ts")) return 1;
+  mkdirSync(nginxDir);
   const header = await machine();
   const nginx = await nginxBinary();
   const nginxVersion = (await run([nginx, "-v"])).err.trim();
@@ -417,57 +255,13 @@ async function main(): Promise<number> {
   for (const line of header) log(line);
 
   // 2. depot, the product and the version.
-  await recreateDatabase();
-  await depot(["migrate"]);
-  const admin = JSON.parse(
-    await depot([
-      "user:create",
-      "--name",
-      "Bench Admin",
-      "--email",
-      "bench-admin@depot.test",
-      "--role",
-      "admin",
-      "--json",
-    ]),
-  ) as { id: number };
-  const { token } = JSON.parse(
-    await depot(["token:create", "--user", String(admin.id), "--name", "bench", "--json"]),
-  ) as { token: string };
+  const { server, token, productId } = await bench.start(); // LOG_LEVEL: the default
+  const { origin } = server;
   const auth = ["-H", `Authorization: Bearer ${token}`];
 
-  const depotPort = await freePort();
-  const origin = `http://127.0.0.1:${depotPort}`;
-  const depotLog = join(workDir, "depot.log");
-  const depotErr = join(workDir, "depot.err");
-  const server = Bun.spawn([binary, "serve", "--no-workers"], {
-    cwd: workDir,
-    env: depotEnv({ PORT: String(depotPort), HOST: "127.0.0.1", APP_URL: origin }), // LOG_LEVEL: default
-    stdin: "ignore",
-    stdout: Bun.file(depotLog),
-    stderr: Bun.file(depotErr),
-  });
-  running.add(server);
-  await waitFor(`${origin}/api/health`, server, "depot serve", depotErr);
-
-  const productRes = await fetch(`${origin}/api/admin/products`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-    body: JSON.stringify({ name: "Bench", user_id: admin.id }),
-  });
-  const product = (await productRes.json()) as { data?: { id: number } };
-  if (productRes.status !== 201 || !product.data) {
-    throw new Error(`creating the product answered ${productRes.status}: ${JSON.stringify(product)}`);
-  }
   const source = join(workDir, "release.bin");
-  const fd = openSync(source, "wx");
-  const chunk = Buffer.allocUnsafe(4 * MiB);
-  for (let left = FILE_BYTES; left > 0; left -= chunk.length) {
-    randomFillSync(chunk);
-    writeSync(fd, chunk, 0, Math.min(left, chunk.length));
-  }
-  closeSync(fd);
-  const sha256 = (await run(["sha256sum", source])).out.split(" ")[0] ?? "";
+  randomFile(source, FILE_BYTES);
+  const sha256 = await sha256sum(source);
   const published = await run([
     "curl",
     "-sS",
@@ -480,7 +274,7 @@ async function main(): Promise<number> {
     "changelog=Bench download",
     "-F",
     `file=@${source};type=application/octet-stream`,
-    `${origin}/api/products/${product.data.id}/versions`,
+    `${origin}/api/products/${productId}/versions`,
   ]);
   rmSync(source);
   const version = (
@@ -488,16 +282,16 @@ async function main(): Promise<number> {
   ).data;
   if (!version || version.sha256 !== sha256)
     throw new Error(`publishing failed: ${published.out.slice(0, 500)}`);
-  const productDir = join(storageDir, "products", String(product.data.id));
+  const productDir = join(storageDir, "products", String(productId));
   const stored = readdirSync(productDir);
   if (stored.length !== 1 || !stored[0])
     throw new Error(`expected one stored file in ${productDir}: ${stored}`);
   const storedPath = join(productDir, stored[0]);
-  if ((await run(["sha256sum", storedPath])).out.split(" ")[0] !== sha256) {
+  if ((await sha256sum(storedPath)) !== sha256) {
     throw new Error(`${storedPath} does not hold the published bytes`);
   }
   log(`published version ${version.id}: ${storedPath}`);
-  const depotUrl = `${origin}/api/products/${product.data.id}/versions/${version.id}/download`;
+  const depotUrl = `${origin}/api/products/${productId}/versions/${version.id}/download`;
 
   // 3. nginx on the same file.
   const nginxPort = await freePort();
@@ -524,25 +318,33 @@ async function main(): Promise<number> {
       "",
     ].join("\n"),
   );
-  const nginxProc = Bun.spawn([nginx, "-e", nginxErr, "-p", nginxDir, "-c", conf], {
-    cwd: nginxDir,
-    stdin: "ignore",
-    stdout: "ignore",
-    stderr: Bun.file(join(nginxDir, "stderr.log")),
-  });
-  running.add(nginxProc);
+  const nginxStderr = join(nginxDir, "stderr.log");
+  const nginxProc = track(
+    Bun.spawn([nginx, "-e", nginxErr, "-p", nginxDir, "-c", conf], {
+      cwd: nginxDir,
+      stdin: "ignore",
+      stdout: "ignore",
+      stderr: Bun.file(nginxStderr),
+    }),
+  );
   const nginxUrl = `http://127.0.0.1:${nginxPort}/${stored[0]}`;
-  await waitFor(nginxUrl, nginxProc, "nginx", join(nginxDir, "stderr.log"));
+  // HEAD, any status: it is the 100 MiB file, and nginx answering at all is enough.
+  await waitUntilUp(nginxUrl, nginxProc, {
+    what: "nginx",
+    method: "HEAD",
+    status: null,
+    detail: () => textOf(nginxStderr),
+  });
 
   // 4. Check, warm up, measure.
   await verify("depot", depotUrl, auth, sha256);
   await verify("nginx", nginxUrl, [], sha256);
-  const depotPids = () => [server.pid];
+  const depotPids = () => [server.proc.pid];
   const nginxPids = () => [nginxProc.pid, ...children(nginxProc.pid)];
   log(`nginx workers: ${children(nginxProc.pid).join(", ")}`);
   await Promise.all(Array.from({ length: connections }, () => run(curlArgs(depotUrl, auth))));
   await Promise.all(Array.from({ length: connections }, () => run(curlArgs(nginxUrl, []))));
-  const logLinesBefore = readFileSync(depotLog, "utf8").split("\n").length;
+  const logLinesBefore = await server.stdoutLines();
 
   // --bare: the same file from a bare Bun.serve (the bench's own Bun, the version compiled into depot).
   let bare: { proc: Subprocess; url: string } | null = null;
@@ -554,10 +356,11 @@ async function main(): Promise<number> {
       `const file = ${JSON.stringify(storedPath)};\n` +
         `Bun.serve({ port: ${port}, hostname: "127.0.0.1", fetch: () => new Response(Bun.file(file)) });\n`,
     );
-    const proc = Bun.spawn([process.execPath, script], { cwd: workDir, stdout: "ignore", stderr: "inherit" });
-    running.add(proc);
+    const proc = track(
+      Bun.spawn([process.execPath, script], { cwd: workDir, stdout: "ignore", stderr: "inherit" }),
+    );
     bare = { proc, url: `http://127.0.0.1:${port}/` };
-    await waitFor(bare.url, proc, "bare Bun.serve", "/dev/null");
+    await waitUntilUp(bare.url, proc, { what: "bare Bun.serve", method: "HEAD", status: null });
     await verify("bare Bun.serve", bare.url, [], sha256);
     await Promise.all(Array.from({ length: connections }, () => run(curlArgs(bare?.url ?? "", []))));
   }
@@ -575,23 +378,12 @@ async function main(): Promise<number> {
     if (round % 2 === 0) slices.reverse();
     for (const slice of slices) results.push(await slice());
   }
-  if (bare) {
-    bare.proc.kill("SIGKILL");
-    await bare.proc.exited;
-    running.delete(bare.proc);
-  }
-  const logLines = readFileSync(depotLog, "utf8").split("\n").length - logLinesBefore;
-  const depotRss = (() => {
-    const kib = Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${server.pid}/status`, "utf8"))?.[1]);
-    return kib / 1024;
-  })();
+  if (bare) await stop(bare.proc, "SIGKILL");
+  const logLines = (await server.stdoutLines()) - logLinesBefore;
+  const depotRss = memoryMiB(server.proc.pid, "VmHWM") ?? Number.NaN;
 
-  nginxProc.kill("SIGQUIT");
-  await nginxProc.exited;
-  running.delete(nginxProc);
-  server.kill("SIGTERM");
-  await server.exited;
-  running.delete(server);
+  await stop(nginxProc, "SIGQUIT");
+  await stop(server.proc);
 
   // Report.
   const of = (s: Server) => results.filter((r) => r.server === s);
@@ -633,21 +425,10 @@ async function main(): Promise<number> {
             `${median(of("bare").map((r) => r.mibPerCpuS)).toFixed(0)} MiB`,
         ]
       : []),
-    `depot VmHWM over the whole run ${depotRss.toFixed(0)} MiB; load average at end ${loadavg()
-      .map((n) => n.toFixed(2))
-      .join(" ")}`,
+    `depot VmHWM over the whole run ${depotRss.toFixed(0)} MiB; load average at end ${loadAverage()}`,
   ];
   console.log(lines.join("\n"));
   return 0;
 }
 
-let code = 1;
-try {
-  code = await main();
-} catch (error) {
-  log(error instanceof Error ? (error.stack ?? error.message) : String(error));
-  code = 1;
-} finally {
-  await cleanup();
-}
-process.exit(code);
+await runMain(main);

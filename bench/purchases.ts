@@ -33,16 +33,11 @@
 //    `SELECT 1`) runs first and last as the reference for this noisy machine. Around each measured
 //    run it reads the CPU time of the depot process and of the PostgreSQL backends of the bench
 //    database from /proc (local server only), and reports CPU per request.
-import { chmodSync, copyFileSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
-import { cpus, tmpdir, totalmem } from "node:os";
-import { join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { chmodSync, copyFileSync } from "node:fs";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
-import type { Subprocess } from "bun";
-import { drizzle } from "drizzle-orm/postgres-js";
-import postgres from "postgres";
+import type postgres from "postgres";
 import type { Db } from "../src/db/client.ts";
-import * as schema from "../src/db/schema/index.ts";
 import type { Actor } from "../src/features/auth/actor.ts";
 import { listPurchases, type PurchaseFilterIds } from "../src/features/purchases/service.ts";
 import { toId } from "../src/validation/ids.ts";
@@ -56,7 +51,22 @@ const filterIds = (filters: PurchaseFilters): PurchaseFilterIds => ({
 
 import { authenticateToken } from "../src/features/tokens/service.ts";
 import { pageRequest } from "../src/pagination.ts";
-import { freePort, median } from "./lib.ts";
+import {
+  BENCH_ADMIN,
+  builtBinary,
+  createToken,
+  createUser,
+  depotBinary,
+  depotCli,
+  depotEnv,
+  startDepot,
+} from "./lib/depot.ts";
+import { autocannon, type LoadRequest, type LoadResult } from "./lib/load.ts";
+import { cpuSummary, memorySummary, platform } from "./lib/machine.ts";
+import { BenchDatabase, type Captured, capturingDb, explainAnalyze } from "./lib/postgres.ts";
+import { runMain, stop, tempDir } from "./lib/processes.ts";
+import { cpuSeconds, machineBusySeconds } from "./lib/procfs.ts";
+import { log, median, sample, secondsSince, wholeNumber } from "./lib.ts";
 
 const DB_NAME = "depot_bench_purchases";
 const USERS = 10_000;
@@ -65,7 +75,6 @@ const PRODUCTS = 1_000;
 const PURCHASES = 1_000_000;
 const SEED_BATCH = 100_000;
 const ROLE_TOKENS = 16;
-const ADMIN_EMAIL = "bench-admin@depot.test";
 const TARGET_P99_MS = 20;
 const EXPLAIN_SAMPLES = 20;
 
@@ -84,123 +93,25 @@ const { values: opts } = parseArgs({
   },
 });
 
-function positive(name: string, raw: string | undefined): number {
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`--${name} must be a whole number, got ${raw}`);
-  return n;
-}
-const duration = positive("duration", opts.duration);
-const warmup = positive("warmup", opts.warmup);
-const connections = positive("connections", opts.connections);
-const rounds = Math.max(1, positive("rounds", opts.rounds));
-const waitIdle = positive("wait-idle", opts["wait-idle"]);
+const duration = wholeNumber("duration", opts.duration, 0);
+const warmup = wholeNumber("warmup", opts.warmup, 0);
+const connections = wholeNumber("connections", opts.connections, 0);
+const rounds = Math.max(1, wholeNumber("rounds", opts.rounds, 0));
+const waitIdle = wholeNumber("wait-idle", opts["wait-idle"], 0);
 const only = opts.only?.split(",").map((key) => key.trim());
-const pgBase = (opts.pg ?? "").replace(/\/+$/, "");
-const adminUrl = `${pgBase}/postgres`;
-const benchUrl = `${pgBase}/${DB_NAME}`;
-const binary = opts.binary ? resolve(opts.binary) : fileURLToPath(new URL("../dist/depot", import.meta.url));
-const autocannonPath = fileURLToPath(import.meta.resolve("autocannon"));
+const database = BenchDatabase.onServer(DB_NAME, opts.pg ?? "");
+if (opts["drop-db"]) database.dropAtExit();
+const binary = depotBinary(opts.binary);
 
-const log = (line: string) => console.error(line);
-
-// ---------------------------------------------------------------------------------------------
-// Processes and temporary files: all gone when this exits, however it exits.
-
-const running = new Set<Subprocess>();
-const workDir = mkdtempSync(join(tmpdir(), "depot-bench-purchases-"));
+// Temporary files, like every process started, are gone when this exits.
+const workDir = tempDir("depot-bench-purchases-");
 /** The copy of `binary` every command runs (see main). */
 const runBinary = join(workDir, "depot");
-
-async function cleanup() {
-  const procs = [...running];
-  running.clear();
-  for (const proc of procs) {
-    try {
-      proc.kill("SIGKILL");
-    } catch {}
-  }
-  await Promise.all(procs.map((proc) => proc.exited));
-  rmSync(workDir, { recursive: true, force: true });
-}
-
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.on(signal, () => {
-    void cleanup().finally(() => process.exit(130));
-  });
-}
-
-/** The caller's environment minus depot's settings, plus the bench database and a private DATA_DIR. */
-function depotEnv(extra: Record<string, string> = {}): Record<string, string> {
-  const depotSettings = new Set([
-    "DATABASE_URL",
-    "TEST_DATABASE_URL",
-    "DATA_DIR",
-    "STORAGE_DIR",
-    "APP_KEY",
-    "APP_URL",
-    "HOST",
-    "PORT",
-    "LOG_LEVEL",
-  ]);
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (value !== undefined && !depotSettings.has(key)) env[key] = value;
-  }
-  return { ...env, DATABASE_URL: benchUrl, DATA_DIR: workDir, ...extra };
-}
-
-/** Runs a depot CLI command; returns its stdout, throws with its stderr on a non-zero exit. */
-async function depot(args: string[]): Promise<string> {
-  const proc = Bun.spawn([runBinary, ...args], {
-    cwd: workDir,
-    env: depotEnv(),
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  running.add(proc);
-  const [out, err, code] = await Promise.all([
-    new Response(proc.stdout).text(),
-    new Response(proc.stderr).text(),
-    proc.exited,
-  ]);
-  running.delete(proc);
-  if (code !== 0) throw new Error(`depot ${args.join(" ")} exited ${code}:\n${err.trim()}`);
-  return out;
-}
-
-const seconds = (t0: number) => (performance.now() - t0) / 1000;
+const env = depotEnv({ DATABASE_URL: database.url, DATA_DIR: workDir });
+const depot = depotCli(runBinary, env, workDir);
 
 // ---------------------------------------------------------------------------------------------
 // The dataset.
-
-async function databaseExists(): Promise<boolean> {
-  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
-  try {
-    const rows = await admin`SELECT 1 FROM pg_database WHERE datname = ${DB_NAME}`;
-    return rows.length > 0;
-  } finally {
-    await admin.end();
-  }
-}
-
-async function recreateDatabase() {
-  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
-  try {
-    await admin.unsafe(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
-    await admin.unsafe(`CREATE DATABASE ${DB_NAME}`);
-  } finally {
-    await admin.end();
-  }
-}
-
-async function dropDatabase() {
-  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
-  try {
-    await admin.unsafe(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
-  } finally {
-    await admin.end();
-  }
-}
 
 /** True when the database holds exactly the seeded dataset (a partial seed does not count). */
 async function isSeeded(sql: postgres.Sql): Promise<boolean> {
@@ -242,7 +153,7 @@ async function seed(sql: postgres.Sql) {
              (5 + p % 95 + 0.99) * (1 + 2 * o)
       FROM generate_series(1, ${PRODUCTS}) p, generate_series(0, 1) o`);
   });
-  log(`  users, products, options: ${seconds(t0).toFixed(1)} s`);
+  log(`  users, products, options: ${secondsSince(t0).toFixed(1)} s`);
 
   await sql.unsafe("SELECT setseed(0.42)");
   await sql.unsafe(`
@@ -265,7 +176,7 @@ async function seed(sql: postgres.Sql) {
     JOIN (SELECT id, code, CASE code WHEN 'EUR' THEN 1.08 WHEN 'GBP' THEN 1.27 ELSE 1 END AS rate
           FROM currencies) c
       ON c.code = CASE WHEN s.r_currency < 0.6 THEN 'USD' WHEN s.r_currency < 0.85 THEN 'EUR' ELSE 'GBP' END`);
-  log(`  random draws: ${seconds(t0).toFixed(1)} s`);
+  log(`  random draws: ${secondsSince(t0).toFixed(1)} s`);
 
   const [usd] = await sql<{ id: number }[]>`SELECT id::int FROM currencies WHERE code = 'USD'`;
   if (!usd) throw new Error("currency USD is missing (migration 0003 seeds it)");
@@ -286,7 +197,7 @@ async function seed(sql: postgres.Sql) {
                original_currency_id, rate, created_at, created_at
         FROM bench_priced WHERE id BETWEEN ${from} AND ${to} ORDER BY id`);
     });
-    log(`  purchases ${to.toLocaleString("en-US")}: ${seconds(t0).toFixed(1)} s`);
+    log(`  purchases ${to.toLocaleString("en-US")}: ${secondsSince(t0).toFixed(1)} s`);
   }
   await sql.unsafe("DROP TABLE bench_seed, bench_priced");
   for (const table of ["users", "products", "product_options", "orders", "purchases"]) {
@@ -294,16 +205,10 @@ async function seed(sql: postgres.Sql) {
       `SELECT setval(pg_get_serial_sequence('${table}', 'id'), (SELECT max(id) FROM ${table}))`,
     );
   }
-  return seconds(t0);
 }
 
 // ---------------------------------------------------------------------------------------------
 // EXPLAIN of the service's own SQL.
-
-interface Captured {
-  query: string;
-  params: unknown[];
-}
 
 interface PlanSummary {
   /** The list query's plan (last sample), indented as EXPLAIN prints it. */
@@ -337,15 +242,7 @@ async function explainScenario(
     await listPurchases({ db }, sample.actor, conditions, pageRequest({ page: String(sample.page) }));
     const statements = [...captured];
     for (const [i, statement] of statements.entries()) {
-      const explain = async () =>
-        (
-          await sql.unsafe(
-            `EXPLAIN (ANALYZE, BUFFERS) ${statement.query}`,
-            statement.params as postgres.ParameterOrJSON<never>[],
-          )
-        ).map((row) => String(row["QUERY PLAN"]));
-      await explain(); // the first run may read from disk; report the second
-      const lines = await explain();
+      const lines = await explainAnalyze(sql, statement);
       if (i === statements.length - 1) {
         listMs.push(executionMs(lines));
         plan = lines;
@@ -361,101 +258,26 @@ async function explainScenario(
 // ---------------------------------------------------------------------------------------------
 // Load.
 
-interface Target {
-  path: string;
-  token?: string;
-}
+/** A GET of `path`, with a bearer token when there is one. */
+const get = (path: string, token?: string): LoadRequest => ({
+  method: "GET",
+  path,
+  headers: token ? { authorization: `Bearer ${token}` } : {},
+});
 
-interface LoadResult {
-  rps: number;
+interface Measured extends LoadResult {
   /** µs of CPU per request: the depot process, and the PostgreSQL backends of the bench database. */
   serverCpuUs?: number | null;
   pgCpuUs?: number | null;
-  /** CPU of the load tool's process, seconds, and per request, µs. */
-  loaderCpuSeconds?: number;
+  /** CPU of the load tool's process per request, µs. */
   loaderCpuUs?: number;
   /** Cores kept busy by everything else on the machine during the run. */
   otherCores?: number;
-  p50: number;
-  p90: number;
-  p99: number;
-  max: number;
-  total: number;
-  non2xx: number;
-  errors: number;
-  timeouts: number;
 }
 
-// Runs under node: autocannon is a node tool, and a separate process keeps its CPU out of this one.
-const LOAD_RUNNER = `
-const autocannon = require(process.env.BENCH_AUTOCANNON);
-const cfg = JSON.parse(require("node:fs").readFileSync(process.env.BENCH_LOAD, "utf8"));
-const pick = () => cfg.targets[Math.floor(Math.random() * cfg.targets.length)];
-const run = (duration) => new Promise((resolve, reject) => {
-  autocannon({
-    url: cfg.url,
-    connections: cfg.connections,
-    duration,
-    requests: [{
-      setupRequest: (req) => {
-        const t = pick();
-        return { ...req, method: "GET", path: t.path,
-                 headers: t.token ? { authorization: "Bearer " + t.token } : {} };
-      },
-    }],
-  }, (error, result) => (error ? reject(error) : resolve(result)));
-});
-(async () => {
-  const r = await run(cfg.duration);
-  process.stdout.write(JSON.stringify({
-    rps: r.requests.total / r.duration, p50: r.latency.p50, p90: r.latency.p90, p99: r.latency.p99,
-    max: r.latency.max, total: r.requests.total, non2xx: r.non2xx, errors: r.errors, timeouts: r.timeouts,
-  }));
-})().catch((error) => { console.error(error); process.exit(1); });
-`;
-
-/** One autocannon run of `seconds` against `url`, each request to a target drawn at random. */
-async function load(url: string, targets: Target[], seconds: number): Promise<LoadResult> {
-  const config = join(workDir, "load.json");
-  await Bun.write(config, JSON.stringify({ url, connections, duration: seconds, targets }));
-  const proc = Bun.spawn(["node", "-e", LOAD_RUNNER], {
-    env: { ...process.env, BENCH_AUTOCANNON: autocannonPath, BENCH_LOAD: config },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  running.add(proc);
-  const [out, err, code] = await Promise.all([
-    new Response(proc.stdout).text(),
-    new Response(proc.stderr).text(),
-    proc.exited,
-  ]);
-  running.delete(proc);
-  if (code !== 0) throw new Error(`autocannon exited ${code}:\n${err.trim()}`);
-  const result = JSON.parse(out) as LoadResult;
-  result.loaderCpuSeconds = Number(proc.resourceUsage()?.cpuTime.total ?? 0n) / 1e6;
-  return result;
-}
-
-const CLK_TCK = Number(Bun.spawnSync(["getconf", "CLK_TCK"]).stdout.toString().trim()) || 100;
-
-/** CPU seconds (user + system) a local process has used, or null when it cannot be read. */
-function cpuSeconds(pid: number): number | null {
-  try {
-    // Fields after the command name, which is in parentheses and may contain spaces.
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / CLK_TCK; // utime, stime
-  } catch {
-    return null;
-  }
-}
-
-/** CPU seconds the whole machine has spent busy so far (all cores; not idle, not waiting on I/O). */
-function machineBusySeconds(): number {
-  const fields = (readFileSync("/proc/stat", "utf8").split("\n")[0] ?? "").trim().split(/\s+/).slice(1, 9);
-  const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = fields.map(Number);
-  return (user + nice + system + irq + softirq + steal) / CLK_TCK;
-}
+/** One autocannon run of `seconds` against `url`, each request one of `targets` drawn at random. */
+const load = (url: string, targets: LoadRequest[], seconds: number) =>
+  autocannon({ url, connections, warmup: 0, duration: seconds, requests: targets, dir: workDir });
 
 /**
  * Waits, up to `limitSeconds`, until the machine is idle: less than 0.2 cores busy over 2 s while
@@ -503,12 +325,11 @@ function cpuPerRequest(
     seen++;
   }
   const wall = (after.at - before.at) / 1000;
-  const other =
-    after.machine - before.machine - (serverSeconds ?? 0) - pgSeconds - (result.loaderCpuSeconds ?? 0);
+  const other = after.machine - before.machine - (serverSeconds ?? 0) - pgSeconds - result.loaderCpuSeconds;
   return {
     server: serverSeconds === null ? null : (serverSeconds / result.total) * 1e6,
     pg: seen > 0 ? (pgSeconds / result.total) * 1e6 : null,
-    loader: ((result.loaderCpuSeconds ?? 0) / result.total) * 1e6,
+    loader: (result.loaderCpuSeconds / result.total) * 1e6,
     otherCores: Math.max(0, other / wall),
   };
 }
@@ -519,33 +340,18 @@ interface Scenario {
   /** For --only. */
   key: string;
   label: string;
-  targets: Target[];
+  targets: LoadRequest[];
   /** A first page with a filter: the p99 target applies. */
   target: boolean;
   /** Samples for EXPLAIN; none for /api/health. */
   explain: { actor: Actor; filters: PurchaseFilters; page: number }[];
 }
 
-function sample<T>(items: T[], n: number): T[] {
-  const copy = [...items];
-  for (let i = copy.length - 1; i > 0; i--) {
-    const j = Math.floor(Math.random() * (i + 1));
-    [copy[i], copy[j]] = [copy[j] as T, copy[i] as T];
-  }
-  return copy.slice(0, n);
-}
-
 async function main(): Promise<number> {
-  let size: number;
-  let built: string;
-  try {
-    const stat = statSync(binary);
-    size = stat.size;
-    built = stat.mtime.toISOString();
-  } catch {
-    console.error(`${binary} does not exist. Build it first:\n\n  npm run build && bun bench/purchases.ts`);
-    return 1;
-  }
+  const stat = builtBinary(binary, "npm run build && bun bench/purchases.ts");
+  if (!stat) return 1;
+  const size = stat.size;
+  const built = stat.mtime.toISOString();
   // Another build may replace dist/depot while this runs: run a copy, and name it by its hash.
   copyFileSync(binary, runBinary);
   chmodSync(runBinary, 0o755);
@@ -554,41 +360,16 @@ async function main(): Promise<number> {
   const binaryHash = hasher.digest("hex");
 
   // 1. Dataset.
-  let seedSeconds: number | null = null;
-  let reused = false;
-  if (!opts.reseed && (await databaseExists())) {
-    const probe = postgres(benchUrl, { max: 1, onnotice: () => {} });
-    reused = await isSeeded(probe);
-    await probe.end();
-  }
-  if (reused) {
-    log(`reusing ${DB_NAME} (--reseed to rebuild it); migrating and analysing`);
-    await depot(["migrate"]);
-    const sql = postgres(benchUrl, { max: 1, onnotice: () => {} });
-    await sql.unsafe("ANALYZE");
-    await sql.end();
-  } else {
-    log(`creating ${DB_NAME}`);
-    await recreateDatabase();
-    await depot(["migrate"]);
-    log("seeding");
-    const sql = postgres(benchUrl, { max: 1, onnotice: () => {} });
-    const insertSeconds = await seed(sql);
-    const t0 = performance.now();
-    await sql.unsafe("VACUUM (ANALYZE)");
-    const vacuumSeconds = seconds(t0);
-    await sql.end();
-    seedSeconds = insertSeconds + vacuumSeconds;
-    log(`seeded in ${insertSeconds.toFixed(1)} s, VACUUM ANALYZE ${vacuumSeconds.toFixed(1)} s`);
-  }
+  const seedSeconds = await database.prepare({
+    reseed: opts.reseed ?? false,
+    migrate: () => depot(["migrate"]),
+    isSeeded,
+    seed,
+  });
+  const reused = seedSeconds === null;
 
-  const sql = postgres(benchUrl, { max: 2, onnotice: () => {} });
-  const captured: Captured[] = [];
-  const db = drizzle({
-    client: sql,
-    schema,
-    logger: { logQuery: (query, params) => captured.push({ query, params }) },
-  }) as unknown as Db;
+  const sql = database.connect(2);
+  const { db, captured } = capturingDb(sql);
   try {
     const [sizes] = await sql`
       SELECT pg_size_pretty(pg_total_relation_size('purchases')) AS purchases,
@@ -596,28 +377,9 @@ async function main(): Promise<number> {
              (SELECT count(*) FROM purchases)::int AS n`;
 
     // 2. Users and tokens.
-    let [admin] = await sql<{ id: number }[]>`SELECT id::int FROM users WHERE email = ${ADMIN_EMAIL}`;
-    if (!admin) {
-      const made = JSON.parse(
-        await depot([
-          "user:create",
-          "--name",
-          "Bench Admin",
-          "--email",
-          ADMIN_EMAIL,
-          "--role",
-          "admin",
-          "--json",
-        ]),
-      ) as { id: number };
-      admin = { id: made.id };
-    }
-    const token = async (userId: number) =>
-      (
-        JSON.parse(await depot(["token:create", "--user", String(userId), "--name", "bench", "--json"])) as {
-          token: string;
-        }
-      ).token;
+    let [admin] = await sql<{ id: number }[]>`SELECT id::int FROM users WHERE email = ${BENCH_ADMIN.email}`;
+    if (!admin) admin = { id: await createUser(depot, BENCH_ADMIN) };
+    const token = (userId: number) => createToken(depot, userId);
     const adminToken = await token(admin.id);
     const actor = async (bearer: string) => {
       const found = await authenticateToken({ db }, bearer);
@@ -654,7 +416,7 @@ async function main(): Promise<number> {
       {
         key: "user",
         label: "admin `?user_id=U`",
-        targets: userIds.map((id) => ({ path: `${purchasesPath}?user_id=${id}`, token: adminToken })),
+        targets: userIds.map((id) => get(`${purchasesPath}?user_id=${id}`, adminToken)),
         target: true,
         explain: sample(userIds, EXPLAIN_SAMPLES).map((id) => ({
           actor: adminActor,
@@ -665,7 +427,7 @@ async function main(): Promise<number> {
       {
         key: "product",
         label: "admin `?product_id=P`",
-        targets: productIds.map((id) => ({ path: `${purchasesPath}?product_id=${id}`, token: adminToken })),
+        targets: productIds.map((id) => get(`${purchasesPath}?product_id=${id}`, adminToken)),
         target: true,
         explain: sample(productIds, EXPLAIN_SAMPLES).map((id) => ({
           actor: adminActor,
@@ -676,17 +438,14 @@ async function main(): Promise<number> {
       {
         key: "customer",
         label: "customer `?user_id=self`",
-        targets: customers.map((c) => ({ path: `${purchasesPath}?user_id=${c.id}`, token: c.token })),
+        targets: customers.map((c) => get(`${purchasesPath}?user_id=${c.id}`, c.token)),
         target: true,
         explain: customers.map((c) => ({ actor: c.actor, filters: { user_id: String(c.id) }, page: 1 })),
       },
       {
         key: "product-p200",
         label: "admin `?product_id=P&page=200` (past the end: empty page)",
-        targets: productIds.map((id) => ({
-          path: `${purchasesPath}?product_id=${id}&page=200`,
-          token: adminToken,
-        })),
+        targets: productIds.map((id) => get(`${purchasesPath}?product_id=${id}&page=200`, adminToken)),
         target: false,
         explain: sample(productIds, EXPLAIN_SAMPLES).map((id) => ({
           actor: adminActor,
@@ -697,21 +456,21 @@ async function main(): Promise<number> {
       {
         key: "p200",
         label: "admin `?page=200` (no filter)",
-        targets: [{ path: `${purchasesPath}?page=200`, token: adminToken }],
+        targets: [get(`${purchasesPath}?page=200`, adminToken)],
         target: false,
         explain: Array.from({ length: 5 }, () => ({ actor: adminActor, filters: {}, page: 200 })),
       },
       {
         key: "customer-all",
         label: "customer, no filter (own + own products', OR subquery)",
-        targets: customers.map((c) => ({ path: purchasesPath, token: c.token })),
+        targets: customers.map((c) => get(purchasesPath, c.token)),
         target: false,
         explain: customers.map((c) => ({ actor: c.actor, filters: {}, page: 1 })),
       },
       {
         key: "vendor-all",
         label: "vendor, no filter (own + 10 owned products', OR subquery)",
-        targets: vendors.map((v) => ({ path: purchasesPath, token: v.token })),
+        targets: vendors.map((v) => get(purchasesPath, v.token)),
         target: false,
         explain: vendors.map((v) => ({ actor: v.actor, filters: {}, page: 1 })),
       },
@@ -722,7 +481,7 @@ async function main(): Promise<number> {
     const health: Scenario = {
       key: "health",
       label: "`/api/health` (reference)",
-      targets: [{ path: "/api/health" }],
+      targets: [get("/api/health")],
       target: false,
       explain: [],
     };
@@ -734,41 +493,21 @@ async function main(): Promise<number> {
     }
 
     // 4. The server and the load.
-    const port = await freePort();
-    const origin = `http://127.0.0.1:${port}`;
-    const logPath = join(workDir, "depot.log");
-    const server = Bun.spawn([runBinary, "serve", "--no-workers"], {
+    const server = await startDepot({
+      binary: runBinary,
       cwd: workDir,
-      env: depotEnv({ PORT: String(port), HOST: "127.0.0.1", APP_URL: origin }),
-      stdin: "ignore",
-      stdout: Bun.file(logPath),
-      stderr: Bun.file(join(workDir, "depot.err")),
+      env,
+      stdout: join(workDir, "depot.log"),
+      stderr: join(workDir, "depot.err"),
     });
-    running.add(server);
-    const t0 = performance.now();
-    for (;;) {
-      if (server.exitCode !== null) {
-        throw new Error(
-          `depot serve exited ${server.exitCode}:\n${readFileSync(join(workDir, "depot.err"), "utf8")}`,
-        );
-      }
-      if (performance.now() - t0 > 30_000) throw new Error("depot serve was not healthy within 30 s");
-      try {
-        const res = await fetch(`${origin}/api/health`, { signal: AbortSignal.timeout(2000) });
-        await res.arrayBuffer();
-        if (res.status === 200) break;
-      } catch {}
-      await Bun.sleep(50);
-    }
+    const { origin } = server;
 
     // Every scenario answers 200 with the page size we expect before it is measured.
     const rowsPerPage = new Map<Scenario, string>();
     for (const scenario of scenarios) {
       const seen = new Set<number>();
       for (const target of sample(scenario.targets, 5)) {
-        const res = await fetch(`${origin}${target.path}`, {
-          headers: target.token ? { authorization: `Bearer ${target.token}` } : {},
-        });
+        const res = await fetch(`${origin}${target.path}`, { headers: target.headers });
         const body = (await res.json()) as { data?: unknown[] };
         if (res.status !== 200 || !Array.isArray(body.data)) {
           throw new Error(`${target.path} answered ${res.status}: ${JSON.stringify(body).slice(0, 300)}`);
@@ -779,18 +518,21 @@ async function main(): Promise<number> {
     }
 
     const order = [health, ...scenarios, health];
-    const results = new Map<Scenario, LoadResult[]>();
+    const results = new Map<Scenario, Measured[]>();
     for (let round = 1; round <= rounds; round++) {
       for (const scenario of order) {
         await untilIdle(waitIdle);
         if (warmup > 0) await load(origin, scenario.targets, warmup);
-        const before = await cpuSnapshot(sql, server.pid);
-        const result = await load(origin, scenario.targets, duration);
-        const cpu = cpuPerRequest(before, await cpuSnapshot(sql, server.pid), result);
-        result.serverCpuUs = cpu.server;
-        result.pgCpuUs = cpu.pg;
-        result.loaderCpuUs = cpu.loader;
-        result.otherCores = cpu.otherCores;
+        const before = await cpuSnapshot(sql, server.proc.pid);
+        const loaded = await load(origin, scenario.targets, duration);
+        const cpu = cpuPerRequest(before, await cpuSnapshot(sql, server.proc.pid), loaded);
+        const result: Measured = {
+          ...loaded,
+          serverCpuUs: cpu.server,
+          pgCpuUs: cpu.pg,
+          loaderCpuUs: cpu.loader,
+          otherCores: cpu.otherCores,
+        };
         results.set(scenario, [...(results.get(scenario) ?? []), result]);
         log(
           `round ${round}/${rounds} ${scenario.label}: ${result.rps.toFixed(0)} req/s, p50 ${result.p50} ms, ` +
@@ -800,20 +542,16 @@ async function main(): Promise<number> {
         );
       }
     }
-    server.kill("SIGTERM");
-    await server.exited;
-    running.delete(server);
+    await stop(server.proc);
 
     // 5. Report.
-    const of = (scenario: Scenario, pick: (r: LoadResult) => number) =>
+    const of = (scenario: Scenario, pick: (r: Measured) => number) =>
       median((results.get(scenario) ?? []).map(pick));
     const healthRps = of(health, (r) => r.rps);
     const healthP99 = of(health, (r) => r.p99);
-    const cpu = cpus()[0]?.model ?? "unknown CPU";
     const lines = [
       "",
-      `depot purchases listing — Bun ${Bun.version} (bench), ${cpus().length} × ${cpu}, ` +
-        `${(totalmem() / 1024 ** 3).toFixed(0)} GiB, ${process.platform}-${process.arch}`,
+      `depot purchases listing — Bun ${Bun.version} (bench), ${cpuSummary()}, ${memorySummary()}, ${platform()}`,
       `Binary: ${binary}, ${(size / 1024 / 1024).toFixed(1)} MiB, built ${built}, sha256 ${binaryHash.slice(0, 12)}`,
       `Database: ${DB_NAME}, ${sizes?.n.toLocaleString("en-US")} purchases (purchases table + indexes ` +
         `${sizes?.purchases}, database ${sizes?.database}); ${USERS.toLocaleString("en-US")} users, ` +
@@ -833,8 +571,8 @@ async function main(): Promise<number> {
       const runs = results.get(scenario) ?? [];
       const rps = of(scenario, (r) => r.rps);
       const p99 = of(scenario, (r) => r.p99);
-      const sum = (pick: (r: LoadResult) => number) => runs.reduce((n, r) => n + pick(r), 0);
-      const cpu = (pick: (r: LoadResult) => number | null | undefined) => {
+      const sum = (pick: (r: Measured) => number) => runs.reduce((n, r) => n + pick(r), 0);
+      const cpu = (pick: (r: Measured) => number | null | undefined) => {
         const values = runs.map(pick).filter((v): v is number => typeof v === "number");
         return values.length > 0 ? `${median(values).toFixed(0)} µs` : "—";
       };
@@ -910,17 +648,4 @@ async function main(): Promise<number> {
   }
 }
 
-let code = 1;
-try {
-  code = await main();
-} catch (error) {
-  console.error(error instanceof Error ? (error.stack ?? error.message) : error);
-  code = 1;
-} finally {
-  await cleanup();
-  if (opts["drop-db"]) {
-    await dropDatabase();
-    log(`dropped ${DB_NAME}`);
-  }
-}
-process.exit(code);
+await runMain(main);

@@ -30,30 +30,19 @@
 //    (curl included) kept busy meanwhile, from /proc/stat; this is a shared machine.
 // The work directory (about 9 GiB at the end), the database and the processes are gone when this
 // exits, however it exits.
-import { randomFillSync } from "node:crypto";
-import {
-  closeSync,
-  mkdirSync,
-  mkdtempSync,
-  openSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-  writeSync,
-} from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
-import { cpus, loadavg, release, tmpdir, totalmem } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import type { Subprocess } from "bun";
-import postgres from "postgres";
-import { freePort, median } from "./lib.ts";
+import { builtBinary } from "./lib/depot.ts";
+import { randomFile, sha256sum } from "./lib/files.ts";
+import { curlVersion, diskOf, loadAverage, machineLine } from "./lib/machine.ts";
+import { run, runMain, stop, track } from "./lib/processes.ts";
+import { cpuSeconds, memoryMiB, othersMeter, sumCpu } from "./lib/procfs.ts";
+import { ReleaseBench } from "./lib/releases.ts";
+import { freePort, GiB, log, MiB, median } from "./lib.ts";
 
-const DB_NAME = "depot_bench_files";
-const MiB = 1024 * 1024;
-const GiB = 1024 * MiB;
 const SAMPLE_MS = 50;
 /** Several in a row: does the RSS a base64 publish leaves behind keep growing? */
 const BASE64_RUNS = 6;
@@ -72,138 +61,21 @@ const { values: opts } = parseArgs({
   },
 });
 const runs = Math.max(1, Number.parseInt(opts.runs ?? "3", 10) || 3);
-const pgBase = (opts.pg ?? "").replace(/\/+$/, "");
-const adminUrl = `${pgBase}/postgres`;
-const benchUrl = `${pgBase}/${DB_NAME}`;
-const binary = opts.binary ? resolve(opts.binary) : fileURLToPath(new URL("../dist/depot", import.meta.url));
-const log = (line: string) => console.error(line);
-
-// ---------------------------------------------------------------------------------------------
-// Processes, the work directory and the database: all gone when this exits, however it exits.
-
-const running = new Set<Subprocess>();
-const workDir = mkdtempSync(join(opts.dir ? resolve(opts.dir) : tmpdir(), "depot-bench-upload-"));
-let databaseCreated = false;
-
-async function cleanup() {
-  const procs = [...running];
-  running.clear();
-  for (const proc of procs) {
-    try {
-      proc.kill("SIGKILL");
-    } catch {}
-  }
-  await Promise.all(procs.map((proc) => proc.exited));
-  rmSync(workDir, { recursive: true, force: true });
-  if (databaseCreated) {
-    databaseCreated = false;
-    await dropDatabase().catch((error) => log(`could not drop ${DB_NAME}: ${error}`));
-  }
-}
-
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.on(signal, () => {
-    void cleanup().finally(() => process.exit(130));
-  });
-}
-
-async function dropDatabase() {
-  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
-  try {
-    await admin.unsafe(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
-  } finally {
-    await admin.end();
-  }
-}
-
-async function recreateDatabase() {
-  await dropDatabase();
-  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
-  try {
-    await admin.unsafe(`CREATE DATABASE ${DB_NAME}`);
-    databaseCreated = true;
-  } finally {
-    await admin.end();
-  }
-}
-
-const dataDir = join(workDir, "data");
-const storageDir = join(workDir, "storage");
+const bench = new ReleaseBench("upload", opts);
+const { binary, workDir } = bench;
 const filesDir = join(workDir, "files");
-
-/** The caller's environment minus depot's settings, plus the bench database and the work directory. */
-function depotEnv(extra: Record<string, string> = {}): Record<string, string> {
-  const depotSettings = new Set([
-    "DATABASE_URL",
-    "TEST_DATABASE_URL",
-    "DATA_DIR",
-    "STORAGE_DIR",
-    "APP_KEY",
-    "APP_URL",
-    "HOST",
-    "PORT",
-    "LOG_LEVEL",
-    "MAX_UPLOAD_BYTES",
-    "MAX_JSON_UPLOAD_BYTES",
-  ]);
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (value !== undefined && !depotSettings.has(key)) env[key] = value;
-  }
-  return { ...env, DATABASE_URL: benchUrl, DATA_DIR: dataDir, STORAGE_DIR: storageDir, ...extra };
-}
-
-/** Runs a command to completion; returns stdout and stderr, throws on a non-zero exit. */
-async function run(cmd: string[], options: { env?: Record<string, string> } = {}) {
-  const proc = Bun.spawn(cmd, { cwd: workDir, env: options.env, stdout: "pipe", stderr: "pipe" });
-  running.add(proc);
-  const [out, err, code] = await Promise.all([
-    new Response(proc.stdout).text(),
-    new Response(proc.stderr).text(),
-    proc.exited,
-  ]);
-  running.delete(proc);
-  if (code !== 0) throw new Error(`${cmd.join(" ")} exited ${code}:\n${err.trim()}`);
-  return { out, err };
-}
-
-const depot = async (args: string[]) => (await run([binary, ...args], { env: depotEnv() })).out;
 
 // ---------------------------------------------------------------------------------------------
 // The server's memory and CPU, from /proc.
 
 function status(pid: number, field: "VmRSS" | "VmHWM"): number {
-  const text = readFileSync(`/proc/${pid}/status`, "utf8");
-  const kib = Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(text)?.[1]);
-  if (!Number.isFinite(kib)) throw new Error(`no ${field} in /proc/${pid}/status`);
-  return kib / 1024;
+  const mib = memoryMiB(pid, field);
+  if (mib === null) throw new Error(`no ${field} in /proc/${pid}/status`);
+  return mib;
 }
 
-/** User + system CPU seconds of one process. */
-function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ 100)
-}
-
-/**
- * Cores the rest of the machine kept busy (everything but `pids`), averaged over an interval: this is
- * a shared 2-core machine, and depot's upload path is CPU-bound while dd is not.
- */
-function othersMeter(pids: number[]) {
-  const machine = () => {
-    const ticks = (readFileSync("/proc/stat", "utf8").split("\n")[0] ?? "")
-      .trim()
-      .split(/\s+/)
-      .slice(1)
-      .map(Number);
-    const busy = ticks.reduce((a, b) => a + b, 0) - (ticks[3] ?? 0) - (ticks[4] ?? 0);
-    return busy / 100;
-  };
-  const ours = () => pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
-  const [m0, o0, t0] = [machine(), ours(), performance.now()];
-  return () => (machine() - m0 - (ours() - o0)) / ((performance.now() - t0) / 1000);
-}
+/** CPU seconds of a process that has to be there; NaN shows in the report if it is not. */
+const processCpu = (pid: number) => cpuSeconds(pid) ?? Number.NaN;
 
 /** Samples VmRSS every SAMPLE_MS until stopped; the kernel's VmHWM is reset first. */
 function rssSampler(pid: number) {
@@ -243,31 +115,13 @@ function rssSampler(pid: number) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Files and the reference.
-
-function randomFile(path: string, bytes: number) {
-  const fd = openSync(path, "wx");
-  const chunk = Buffer.allocUnsafe(4 * MiB);
-  try {
-    for (let left = bytes; left > 0; left -= chunk.length) {
-      randomFillSync(chunk); // fresh random bytes per chunk: nothing repeats, nothing compresses
-      writeSync(fd, chunk, 0, Math.min(left, chunk.length));
-    }
-  } finally {
-    closeSync(fd);
-  }
-}
-
-async function sha256sum(path: string): Promise<string> {
-  const { out } = await run(["sha256sum", path]);
-  return out.split(" ")[0] ?? "";
-}
+// The reference.
 
 /** dd from /dev/zero with fsync: MiB/s as dd itself reports bytes and seconds. */
 async function ddReference(): Promise<number> {
   const target = join(workDir, "dd.bin");
   await run(["sync"]);
-  const others = othersMeter([]);
+  const others = othersMeter(() => 0);
   const { err } = await run(["dd", "if=/dev/zero", `of=${target}`, "bs=1M", "count=1024", "conv=fsync"]);
   const busy = others();
   rmSync(target, { force: true });
@@ -310,8 +164,8 @@ async function upload(
   await run(["sync"]);
   const respPath = join(workDir, "resp.json");
   const sampler = rssSampler(serverPid);
-  const cpu0 = cpuSeconds(serverPid);
-  const others = othersMeter([serverPid]);
+  const cpu0 = processCpu(serverPid);
+  const others = othersMeter(() => sumCpu([serverPid]));
   const { out } = await run([
     "curl",
     "-sS",
@@ -326,7 +180,7 @@ async function upload(
     ...body,
     url,
   ]);
-  const serverCpuS = cpuSeconds(serverPid) - cpu0;
+  const serverCpuS = processCpu(serverPid) - cpu0;
   const othersCores = others();
   const mem = await sampler.stop();
   const [code, total] = out.trim().split(" ");
@@ -465,13 +319,14 @@ async function bareUploads(
   const port = await freePort();
   const script = join(workDir, "bare.ts");
   await writeFile(script, bareServer(fileURLToPath(new URL("..", import.meta.url))));
-  const proc = Bun.spawn([process.execPath, script], {
-    cwd: workDir,
-    env: { ...process.env, BARE_DIR: filesDir, BARE_PORT: String(port) },
-    stdout: "pipe",
-    stderr: "inherit",
-  });
-  running.add(proc);
+  const proc = track(
+    Bun.spawn([process.execPath, script], {
+      cwd: workDir,
+      env: { ...process.env, BARE_DIR: filesDir, BARE_PORT: String(port) },
+      stdout: "pipe",
+      stderr: "inherit",
+    }),
+  );
   const results: BareResult[] = [];
   try {
     const reader = proc.stdout.getReader();
@@ -480,7 +335,7 @@ async function bareUploads(
       for (const variant of BARE_VARIANTS) {
         await run(["sync"]);
         const sampler = rssSampler(proc.pid);
-        const cpu0 = cpuSeconds(proc.pid);
+        const cpu0 = processCpu(proc.pid);
         const body =
           variant === "multipart"
             ? ["-F", `file=@${path};type=application/octet-stream`]
@@ -496,7 +351,7 @@ async function bareUploads(
           ...body,
           `http://127.0.0.1:${port}/${variant}`,
         ]);
-        const cpu = cpuSeconds(proc.pid) - cpu0;
+        const cpu = processCpu(proc.pid) - cpu0;
         const mem = await sampler.stop();
         const [json = "", status = ""] = out.trim().split("\n");
         const [code, total] = status.split(" ");
@@ -530,108 +385,37 @@ async function bareUploads(
     }
     return results;
   } finally {
-    proc.kill("SIGKILL");
-    await proc.exited;
-    running.delete(proc);
+    await stop(proc, "SIGKILL");
   }
 }
 
 // ---------------------------------------------------------------------------------------------
 
 async function machine(): Promise<string[]> {
-  const mount = (await run(["findmnt", "-n", "-o", "SOURCE,FSTYPE,OPTIONS", "-T", workDir])).out.trim();
-  const [source = "?", fstype = "?"] = mount.split(/\s+/);
-  if (fstype === "tmpfs" || fstype === "ramfs") {
-    throw new Error(`${workDir} is on ${fstype}; pass --dir on a real disk`);
-  }
+  const { source, fstype } = await diskOf(workDir);
   const device = source.replace(/^\/dev\//, "").replace(/\d+$/, "");
   let rotational = "?";
   try {
     rotational = readFileSync(`/sys/block/${device}/queue/rotational`, "utf8").trim();
   } catch {}
-  const cpu = cpus()[0]?.model ?? "unknown CPU";
-  const curlVersion = (await run(["curl", "--version"])).out.split("\n")[0] ?? "";
   return [
-    `Machine: ${cpus().length} × ${cpu}, ${(totalmem() / GiB).toFixed(0)} GiB, Linux ${release()}; ` +
-      `load average at start ${loadavg()
-        .map((n) => n.toFixed(2))
-        .join(" ")}`,
+    machineLine(),
     `Disk: ${workDir} on ${source} (${fstype}, rotational=${rotational}); generated files, ` +
       `STORAGE_DIR and dd's file all on it`,
-    `Client: ${curlVersion.split(" ").slice(0, 2).join(" ")}; depot: ${binary}`,
+    `Client: ${await curlVersion()}; depot: ${binary}`,
   ];
 }
 
 async function main(): Promise<number> {
-  try {
-    statSync(binary);
-  } catch {
-    log(`${binary} does not exist. Build it first:\n\n  npm run build && bun bench/upload.ts`);
-    return 1;
-  }
-  for (const dir of [dataDir, storageDir, filesDir]) mkdirSync(dir, { recursive: true });
+  if (!builtBinary(binary, "npm run build && bun bench/upload.ts")) return 1;
+  mkdirSync(filesDir);
   const header = await machine();
   for (const line of header) log(line);
 
   // 1. Database, admin, server, product.
-  await recreateDatabase();
-  await depot(["migrate"]);
-  const admin = JSON.parse(
-    await depot([
-      "user:create",
-      "--name",
-      "Bench Admin",
-      "--email",
-      "bench-admin@depot.test",
-      "--role",
-      "admin",
-      "--json",
-    ]),
-  ) as { id: number };
-  const { token } = JSON.parse(
-    await depot(["token:create", "--user", String(admin.id), "--name", "bench", "--json"]),
-  ) as { token: string };
-
-  const port = await freePort();
-  const origin = `http://127.0.0.1:${port}`;
-  const server = Bun.spawn([binary, "serve", "--no-workers"], {
-    cwd: workDir,
-    env: depotEnv({
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      APP_URL: origin,
-      MAX_UPLOAD_BYTES: String(3 * GiB),
-    }),
-    stdin: "ignore",
-    stdout: Bun.file(join(workDir, "depot.log")),
-    stderr: Bun.file(join(workDir, "depot.err")),
-  });
-  running.add(server);
-  const t0 = performance.now();
-  for (;;) {
-    if (server.exitCode !== null) {
-      throw new Error(
-        `depot serve exited ${server.exitCode}:\n${readFileSync(join(workDir, "depot.err"), "utf8")}`,
-      );
-    }
-    if (performance.now() - t0 > 30_000) throw new Error("depot serve was not healthy within 30 s");
-    try {
-      const res = await fetch(`${origin}/api/health`, { signal: AbortSignal.timeout(2000) });
-      await res.arrayBuffer();
-      if (res.status === 200) break;
-    } catch {}
-    await Bun.sleep(50);
-  }
-  const productRes = await fetch(`${origin}/api/admin/products`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-    body: JSON.stringify({ name: "Bench", user_id: admin.id }),
-  });
-  const product = (await productRes.json()) as { data?: { id: number } };
-  if (productRes.status !== 201 || !product.data) {
-    throw new Error(`creating the product answered ${productRes.status}: ${JSON.stringify(product)}`);
-  }
-  const publishUrl = `${origin}/api/products/${product.data.id}/versions`;
+  // MAX_UPLOAD_BYTES: the 2 GiB upload needs more than the 2 GiB default.
+  const { server, token, productId } = await bench.start({ MAX_UPLOAD_BYTES: String(3 * GiB) });
+  const publishUrl = `${server.origin}/api/products/${productId}/versions`;
 
   // 2. Files.
   log("generating the random files and their sha256…");
@@ -672,7 +456,7 @@ async function main(): Promise<number> {
   ];
   const warm = await upload(
     "warm-up 1 MiB (not counted)",
-    server.pid,
+    server.proc.pid,
     publishUrl,
     token,
     multipart(small),
@@ -685,14 +469,14 @@ async function main(): Promise<number> {
   const oneGiB: Upload[] = [];
   for (let i = 0; i < runs; i++) {
     oneGiB.push(
-      await upload(`1 GiB multipart ${i + 1}/${runs}`, server.pid, publishUrl, token, multipart(big1), {
+      await upload(`1 GiB multipart ${i + 1}/${runs}`, server.proc.pid, publishUrl, token, multipart(big1), {
         bytes: GiB,
         sha256: sha1,
       }),
     );
     dd.push(await ddReference());
   }
-  const twoGiB = await upload("2 GiB multipart", server.pid, publishUrl, token, multipart(big2), {
+  const twoGiB = await upload("2 GiB multipart", server.proc.pid, publishUrl, token, multipart(big2), {
     bytes: 2 * GiB,
     sha256: sha2,
   });
@@ -704,7 +488,7 @@ async function main(): Promise<number> {
     base64.push(
       await upload(
         `50 MiB JSON base64 ${i + 1}/${BASE64_RUNS}`,
-        server.pid,
+        server.proc.pid,
         publishUrl,
         token,
         ["-H", "Content-Type: application/json", "--data-binary", `@${jsonPath}`],
@@ -715,12 +499,10 @@ async function main(): Promise<number> {
   }
   // Is what the base64 uploads left behind garbage that is collected when idle, or kept?
   await Bun.sleep(SETTLE_MS);
-  const settled = status(server.pid, "VmRSS");
+  const settled = status(server.proc.pid, "VmRSS");
   log(`RSS ${SETTLE_MS / 1000} s after the last base64 upload: ${settled.toFixed(0)} MiB`);
   const bare = opts.bare ? await bareUploads(big1, GiB, sha1, runs) : null;
-  server.kill("SIGTERM");
-  await server.exited;
-  running.delete(server);
+  await stop(server.proc);
 
   // Report.
   const ddMedian = median(dd);
@@ -775,21 +557,10 @@ async function main(): Promise<number> {
     lines.push("");
   }
   lines.push(
-    `load average at end ${loadavg()
-      .map((n) => n.toFixed(2))
-      .join(" ")}; RSS sampled every ${SAMPLE_MS} ms, VmHWM reset before each upload`,
+    `load average at end ${loadAverage()}; RSS sampled every ${SAMPLE_MS} ms, VmHWM reset before each upload`,
   );
   console.log(lines.join("\n"));
   return 0;
 }
 
-let code = 1;
-try {
-  code = await main();
-} catch (error) {
-  log(error instanceof Error ? (error.stack ?? error.message) : String(error));
-  code = 1;
-} finally {
-  await cleanup();
-}
-process.exit(code);
+await runMain(main);

@@ -43,19 +43,20 @@
 //    from validateLicenseKey through a logging Drizzle instance, not retyped), EXPLAIN ANALYZE of it,
 //    and queries/s and CPU per query from 64 callers on a postgres.js pool of 10, sent as Drizzle sends
 //    it (unnamed statement) and as a named prepared statement, against the reference's SELECT.
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
-import { cpus, tmpdir, totalmem } from "node:os";
-import { basename, join, resolve } from "node:path";
+import { statSync } from "node:fs";
+import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import type { Subprocess } from "bun";
-import { drizzle } from "drizzle-orm/postgres-js";
-import postgres from "postgres";
-import type { Db } from "../src/db/client.ts";
-import * as schema from "../src/db/schema/index.ts";
+import type postgres from "postgres";
 import { generateLicenseKey } from "../src/features/licenses/keys.ts";
 import { validateLicenseKey } from "../src/features/licenses/validate.ts";
-import { freePort, median } from "./lib.ts";
+import { builtBinary, depotBinary, depotCli, depotEnv, startDepot } from "./lib/depot.ts";
+import { autocannon, type LoadRequest, type LoadResult } from "./lib/load.ts";
+import { cpuSummary, memorySummary, platform } from "./lib/machine.ts";
+import { BenchDatabase, type Captured, capturingDb, explainAnalyze } from "./lib/postgres.ts";
+import { runMain, type Server, startServer, stop, tempDir } from "./lib/processes.ts";
+import { cpuSeconds, sumCpu } from "./lib/procfs.ts";
+import { log, median, sample, secondsSince, wholeNumber } from "./lib.ts";
 
 const DB_NAME = "depot_bench_validate";
 const LICENSES = 10_000;
@@ -69,7 +70,6 @@ const SAMPLES = 20;
 const PASS_CONCURRENCY = 16;
 const TARGET_RATIO = 0.7;
 const TARGET_P99_MS = 15;
-const CLK_TCK = 100; // /proc/<pid>/stat times are in clock ticks (USER_HZ, 100 on Linux)
 
 const { values: opts } = parseArgs({
   options: {
@@ -87,26 +87,18 @@ const { values: opts } = parseArgs({
   },
 });
 
-function whole(name: string, raw: string | undefined, min: number): number {
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min)
-    throw new Error(`--${name} must be a whole number ≥ ${min}, got ${raw}`);
-  return n;
-}
-const rounds = whole("rounds", opts.rounds, 1);
-const duration = whole("duration", opts.duration, 1);
-const warmup = whole("warmup", opts.warmup, 0);
-const connections = whole("connections", opts.connections, 1);
-const sqlSeconds = whole("sql-seconds", opts["sql-seconds"], 0);
+const rounds = wholeNumber("rounds", opts.rounds, 1);
+const duration = wholeNumber("duration", opts.duration, 1);
+const warmup = wholeNumber("warmup", opts.warmup, 0);
+const connections = wholeNumber("connections", opts.connections, 1);
+const sqlSeconds = wholeNumber("sql-seconds", opts["sql-seconds"], 0);
 const stdoutTo = opts.stdout;
 if (stdoutTo !== "pipe" && stdoutTo !== "file")
   throw new Error(`--stdout must be pipe or file, got ${stdoutTo}`);
-const pgBase = (opts.pg ?? "").replace(/\/+$/, "");
-const adminUrl = `${pgBase}/postgres`;
-const benchUrl = `${pgBase}/${DB_NAME}`;
-const binary = opts.binary ? resolve(opts.binary) : fileURLToPath(new URL("../dist/depot", import.meta.url));
+const database = BenchDatabase.onServer(DB_NAME, opts.pg ?? "");
+if (opts["drop-db"]) database.dropAtExit();
+const binary = depotBinary(opts.binary);
 const referenceScript = fileURLToPath(new URL("./validate-reference.ts", import.meta.url));
-const autocannonPath = fileURLToPath(import.meta.resolve("autocannon"));
 
 interface ServerSpec {
   /** Tells the runs of one server apart: "ref", or LEVEL@binary. */
@@ -125,7 +117,7 @@ const servers: ServerSpec[] = (opts.servers ?? "").split(",").map((raw) => {
   const level = spec.startsWith("depot:") ? spec.slice("depot:".length) : spec;
   if (!LEVELS.includes(level))
     throw new Error(`--servers: unknown entry "${name}" (ref, info, warn, depot:LEVEL, LEVEL@PATH)`);
-  const bin = path ? resolve(path) : binary;
+  const bin = path ? depotBinary(path) : binary;
   return { id: `${level}@${bin}`, kind: "depot", level, binary: bin };
 });
 const binaries = [...new Set(servers.filter((s) => s.kind === "depot").map((s) => s.binary))];
@@ -133,97 +125,13 @@ const binaries = [...new Set(servers.filter((s) => s.kind === "depot").map((s) =
 const serverName = (spec: ServerSpec) =>
   spec.kind === "ref" ? "reference" : spec.binary === binary ? "depot" : `depot (${basename(spec.binary)})`;
 
-const log = (line: string) => console.error(line);
-
-// ---------------------------------------------------------------------------------------------
-// Processes and temporary files: all gone when this exits, however it exits.
-
-const running = new Set<Subprocess>();
-const workDir = mkdtempSync(join(tmpdir(), "depot-bench-validate-"));
-
-async function cleanup() {
-  const procs = [...running];
-  running.clear();
-  for (const proc of procs) {
-    try {
-      proc.kill("SIGKILL");
-    } catch {}
-  }
-  await Promise.all(procs.map((proc) => proc.exited));
-  rmSync(workDir, { recursive: true, force: true });
-}
-
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.on(signal, () => {
-    void cleanup().finally(() => process.exit(130));
-  });
-}
-
-/** The caller's environment minus depot's settings, plus the bench database and a private DATA_DIR. */
-function depotEnv(extra: Record<string, string> = {}): Record<string, string> {
-  const depotSettings = new Set([
-    "DATABASE_URL",
-    "TEST_DATABASE_URL",
-    "DATA_DIR",
-    "STORAGE_DIR",
-    "APP_KEY",
-    "APP_URL",
-    "HOST",
-    "PORT",
-    "LOG_LEVEL",
-    "TRUST_PROXY",
-  ]);
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (value !== undefined && !depotSettings.has(key)) env[key] = value;
-  }
-  return { ...env, DATABASE_URL: benchUrl, DATA_DIR: workDir, ...extra };
-}
-
-/** Runs a depot CLI command; returns its stdout, throws with its stderr on a non-zero exit. */
-async function depot(args: string[]): Promise<string> {
-  const proc = Bun.spawn([binary, ...args], {
-    cwd: workDir,
-    env: depotEnv(),
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  running.add(proc);
-  const [out, err, code] = await Promise.all([
-    new Response(proc.stdout).text(),
-    new Response(proc.stderr).text(),
-    proc.exited,
-  ]);
-  running.delete(proc);
-  if (code !== 0) throw new Error(`depot ${args.join(" ")} exited ${code}:\n${err.trim()}`);
-  return out;
-}
-
-const seconds = (t0: number) => (performance.now() - t0) / 1000;
+// Temporary files, like every process started, are gone when this exits.
+const workDir = tempDir("depot-bench-validate-");
+const env = depotEnv({ DATABASE_URL: database.url, DATA_DIR: workDir });
+const depot = depotCli(binary, env, workDir);
 
 // ---------------------------------------------------------------------------------------------
 // The dataset.
-
-async function withAdmin<T>(fn: (sql: postgres.Sql) => Promise<T>): Promise<T> {
-  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
-  try {
-    return await fn(admin);
-  } finally {
-    await admin.end();
-  }
-}
-
-const databaseExists = () =>
-  withAdmin(async (admin) => (await admin`SELECT 1 FROM pg_database WHERE datname = ${DB_NAME}`).length > 0);
-
-const recreateDatabase = () =>
-  withAdmin(async (admin) => {
-    await admin.unsafe(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
-    await admin.unsafe(`CREATE DATABASE ${DB_NAME}`);
-  });
-
-const dropDatabase = () =>
-  withAdmin((admin) => admin.unsafe(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`));
 
 /** True when the database holds exactly the seeded dataset (a partial seed does not count). */
 async function isSeeded(sql: postgres.Sql): Promise<boolean> {
@@ -281,78 +189,39 @@ async function seed(sql: postgres.Sql) {
 // ---------------------------------------------------------------------------------------------
 // Servers.
 
-interface Running {
-  proc: Subprocess;
-  origin: string;
-  errPath: string;
-  /** Lines the server wrote to stdout; call once it has exited. */
-  stdoutLines(): Promise<number>;
-}
-
-async function startServer(spec: ServerSpec, run: number): Promise<Running> {
-  const port = await freePort();
-  const origin = `http://127.0.0.1:${port}`;
+/**
+ * One server alone on a free port: the reference under bun (a pool of POOL_MAX, as depot's), or
+ * `depot serve --no-workers` at the spec's LOG_LEVEL, whose stdout goes to a pipe this script reads
+ * and throws away, as a log collector would, or with --stdout file to a file.
+ */
+function startBenchServer(spec: ServerSpec, run: number): Promise<Server> {
   const name = spec.kind === "ref" ? "ref" : `depot-${spec.level}-${basename(spec.binary)}`;
   const outPath = join(workDir, `${name}-${run}.out`);
   const errPath = join(workDir, `${name}-${run}.err`);
-  const toPipe = spec.kind === "depot" && stdoutTo === "pipe";
-  const proc =
-    spec.kind === "ref"
-      ? Bun.spawn([process.execPath, referenceScript], {
-          cwd: workDir,
-          env: { ...process.env, DATABASE_URL: benchUrl, PORT: String(port), POOL_MAX: String(POOL_MAX) },
-          stdin: "ignore",
-          stdout: Bun.file(outPath),
-          stderr: Bun.file(errPath),
-        })
-      : Bun.spawn([spec.binary, "serve", "--no-workers"], {
-          cwd: workDir,
-          env: depotEnv({ PORT: String(port), HOST: "127.0.0.1", APP_URL: origin, LOG_LEVEL: spec.level }),
-          stdin: "ignore",
-          stdout: toPipe ? "pipe" : Bun.file(outPath),
-          stderr: Bun.file(errPath),
-        });
-  running.add(proc);
-  let piped = 0;
-  const out: unknown = proc.stdout;
-  // Read and dropped as it comes, only the newlines counted.
-  const drained =
-    toPipe && out instanceof ReadableStream
-      ? (async () => {
-          for await (const chunk of out as ReadableStream<Uint8Array>) {
-            for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) piped++;
-          }
-        })()
-      : Promise.resolve();
-  const stdoutLines = async () => {
-    await drained;
-    return toPipe ? piped : readFileSync(outPath, "utf8").split("\n").filter(Boolean).length;
-  };
-  const health = spec.kind === "ref" ? "/health" : "/api/health";
-  const t0 = performance.now();
-  for (;;) {
-    if (proc.exitCode !== null || proc.signalCode !== null) {
-      throw new Error(
-        `${name} exited (${proc.exitCode ?? proc.signalCode}):\n${readFileSync(errPath, "utf8")}`,
-      );
-    }
-    if (performance.now() - t0 > 30_000) throw new Error(`${name} was not healthy within 30 s`);
-    try {
-      const res = await fetch(`${origin}${health}`, { signal: AbortSignal.timeout(2000) });
-      await res.arrayBuffer();
-      if (res.status === 200) break;
-    } catch {}
-    await Bun.sleep(50);
+  if (spec.kind === "ref") {
+    return startServer({
+      what: name,
+      cmd: [process.execPath, referenceScript],
+      cwd: workDir,
+      env: (port) => ({
+        ...process.env,
+        DATABASE_URL: database.url,
+        PORT: String(port),
+        POOL_MAX: String(POOL_MAX),
+      }),
+      health: "/health",
+      stdout: outPath,
+      stderr: errPath,
+    });
   }
-  return { proc, origin, errPath, stdoutLines };
-}
-
-async function stopServer(server: Running) {
-  server.proc.kill("SIGTERM");
-  const exited = await Promise.race([server.proc.exited, Bun.sleep(30_000).then(() => "timeout" as const)]);
-  if (exited === "timeout") server.proc.kill("SIGKILL");
-  await server.proc.exited;
-  running.delete(server.proc);
+  return startDepot({
+    what: name,
+    binary: spec.binary,
+    cwd: workDir,
+    env: { ...env, LOG_LEVEL: spec.level },
+    stdout: stdoutTo === "pipe" ? undefined : outPath,
+    stderr: errPath,
+  });
 }
 
 interface Validation {
@@ -391,21 +260,7 @@ async function expectValid(origin: string, keys: string[], productId: string, co
 }
 
 // ---------------------------------------------------------------------------------------------
-// CPU accounting from /proc.
-
-/** utime + stime of a process in seconds, or null when it cannot be read. */
-function cpuSeconds(pid: number): number | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // Fields after the command name, which is in parentheses and may hold spaces.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
-  } catch {
-    return null;
-  }
-}
-
-const sumCpu = (pids: number[]) => pids.reduce((sum, pid) => sum + (cpuSeconds(pid) ?? 0), 0);
+// CPU accounting.
 
 /** Backends connected to the bench database but for this script's own and pg-boss's: the server's request pool. */
 async function backendPids(sql: postgres.Sql): Promise<number[]> {
@@ -419,23 +274,13 @@ async function backendPids(sql: postgres.Sql): Promise<number[]> {
 // ---------------------------------------------------------------------------------------------
 // The SQL alone: what the database side costs, without HTTP.
 
-interface Captured {
-  query: string;
-  params: unknown[];
-}
-
 /**
  * The statements the service runs to validate `key` from 127.0.0.1, captured from its own
  * validateLicenseKey through a logging Drizzle instance (so the SQL is not retyped and follows the
  * service). A known address whose last_seen_at is fresh must take exactly one statement.
  */
 async function serviceStatement(sql: postgres.Sql, key: string, productId: string): Promise<Captured> {
-  const captured: Captured[] = [];
-  const db = drizzle({
-    client: sql,
-    schema,
-    logger: { logQuery: (query, params) => captured.push({ query, params }) },
-  }) as unknown as Db;
+  const { db, captured } = capturingDb(sql);
   const answer = await validateLicenseKey({ db }, { key, productId, ip: IP, vouchingKey: null });
   if (answer.code !== "VALID") throw new Error(`validateLicenseKey answered ${answer.code} for ${key}`);
   const [statement] = captured;
@@ -459,7 +304,7 @@ async function sqlAlone(
   keys: string[],
   query: (pool: postgres.Sql, key: string) => Promise<unknown>,
 ): Promise<SqlResult> {
-  const pool = postgres(benchUrl, { max: POOL_MAX, onnotice: () => {} });
+  const pool = database.connect(POOL_MAX);
   try {
     let done = 0;
     let stop = false;
@@ -478,7 +323,7 @@ async function sqlAlone(
     done = 0;
     await Bun.sleep(sqlSeconds * 1000);
     const n = done;
-    const elapsed = seconds(t0);
+    const elapsed = secondsSince(t0);
     const pg1 = sumCpu(pids);
     const me1 = cpuSeconds(process.pid) ?? 0;
     stop = true;
@@ -501,12 +346,7 @@ async function sqlSection(sql: postgres.Sql, keys: string[], productId: string):
   const keyAt = statement.params.indexOf(sampleKey);
   if (keyAt < 0) throw new Error(`the key is not a parameter of the service's statement: ${statement.query}`);
   const params = (key: string) => statement.params.map((p, i) => (i === keyAt ? key : p)) as string[];
-  const explain = async () =>
-    (await sql.unsafe(`EXPLAIN (ANALYZE, BUFFERS) ${statement.query}`, params(sampleKey))).map((row) =>
-      String(row["QUERY PLAN"]),
-    );
-  await explain();
-  const plan = await explain();
+  const plan = await explainAnalyze(sql, statement);
 
   const results: SqlResult[] = [];
   const variants: [string, (pool: postgres.Sql, key: string) => Promise<unknown>][] = [
@@ -556,50 +396,6 @@ async function sqlSection(sql: postgres.Sql, keys: string[], productId: string):
 // ---------------------------------------------------------------------------------------------
 // Load.
 
-interface LoadResult {
-  rps: number;
-  p50: number;
-  p90: number;
-  p99: number;
-  max: number;
-  total: number;
-  non2xx: number;
-  errors: number;
-  timeouts: number;
-}
-
-// Runs under node: autocannon is a node tool, and a separate process keeps its CPU out of this one.
-// One autocannon instance for the warm-up (discarded), then one for the measurement; the bench
-// process is told between the two (a line on stderr) so it can start its CPU counters.
-const LOAD_RUNNER = `
-const autocannon = require(process.env.BENCH_AUTOCANNON);
-const cfg = JSON.parse(require("node:fs").readFileSync(process.env.BENCH_LOAD, "utf8"));
-const bodies = cfg.keys.map((key) => JSON.stringify({ key, productId: cfg.productId }));
-const run = (duration) => new Promise((resolve, reject) => {
-  autocannon({
-    url: cfg.url,
-    connections: cfg.connections,
-    duration,
-    requests: [{
-      method: "POST",
-      path: "/api/v1/licenses/validate",
-      headers: { "content-type": "application/json" },
-      setupRequest: (req) => ({ ...req, body: bodies[Math.floor(Math.random() * bodies.length)] }),
-    }],
-  }, (error, result) => (error ? reject(error) : resolve(result)));
-});
-(async () => {
-  if (cfg.warmup > 0) await run(cfg.warmup);
-  process.stderr.write("measuring\\n");
-  const r = await run(cfg.duration);
-  process.stderr.write("done\\n");
-  process.stdout.write(JSON.stringify({
-    rps: r.requests.total / r.duration, p50: r.latency.p50, p90: r.latency.p90, p99: r.latency.p99,
-    max: r.latency.max, total: r.requests.total, non2xx: r.non2xx, errors: r.errors, timeouts: r.timeouts,
-  }));
-})().catch((error) => { console.error(error); process.exit(1); });
-`;
-
 interface Measured extends LoadResult {
   serverCpuUs: number;
   pgCpuUs: number;
@@ -608,57 +404,49 @@ interface Measured extends LoadResult {
   writes: number;
 }
 
-async function load(
-  sql: postgres.Sql,
-  server: Running,
-  keys: string[],
-  productId: string,
-): Promise<Measured> {
+interface CpuCounters {
+  server: number;
+  pg: number;
+  load: number;
+}
+
+/**
+ * autocannon posting `{"key":…,"productId":…}` with a random key for each request, the warm-up and
+ * then the measured seconds; the CPU of the server, of its PostgreSQL backends and of autocannon is
+ * read around exactly the measured part.
+ */
+async function load(sql: postgres.Sql, server: Server, keys: string[], productId: string): Promise<Measured> {
   const [start] = await sql<{ now: Date }[]>`SELECT now()`;
   const since = start?.now ?? new Date(0);
-  const config = join(workDir, "load.json");
-  await Bun.write(
-    config,
-    JSON.stringify({ url: server.origin, connections, duration, warmup, keys, productId }),
-  );
-  const proc = Bun.spawn(["node", "-e", LOAD_RUNNER], {
-    env: { ...process.env, BENCH_AUTOCANNON: autocannonPath, BENCH_LOAD: config },
-    stdout: "pipe",
-    stderr: "pipe",
+  const cpu: { pids: number[]; before?: CpuCounters; after?: CpuCounters } = { pids: [] };
+  const counters = (autocannonPid: number): CpuCounters => ({
+    server: cpuSeconds(server.proc.pid) ?? 0,
+    pg: sumCpu(cpu.pids),
+    load: cpuSeconds(autocannonPid) ?? 0,
   });
-  running.add(proc);
-  let err = "";
-  let before: { server: number; pg: number; load: number; pids: number[] } | null = null;
-  let after: { server: number; pg: number; load: number } | null = null;
-  const watch = (async () => {
-    const decoder = new TextDecoder();
-    for await (const chunk of proc.stderr) {
-      err += decoder.decode(chunk, { stream: true });
-      if (!before && err.includes("measuring\n")) {
-        const pids = await backendPids(sql);
-        before = {
-          server: cpuSeconds(server.proc.pid) ?? 0,
-          pg: sumCpu(pids),
-          load: cpuSeconds(proc.pid) ?? 0,
-          pids,
-        };
-      }
-      if (before && !after && err.includes("done\n")) {
-        after = {
-          server: cpuSeconds(server.proc.pid) ?? 0,
-          pg: sumCpu(before.pids),
-          load: cpuSeconds(proc.pid) ?? 0,
-        };
-      }
-    }
-  })();
-  const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited, watch]);
-  running.delete(proc);
-  if (code !== 0) throw new Error(`autocannon exited ${code}:\n${err.trim()}`);
-  const result = JSON.parse(out) as LoadResult;
-  const b = before as { server: number; pg: number; load: number; pids: number[] } | null;
-  const a = after as { server: number; pg: number; load: number } | null;
-  if (!b || !a) throw new Error(`autocannon did not report its phases:\n${err.trim()}`);
+  const requests: LoadRequest[] = keys.map((key) => ({
+    method: "POST",
+    path: "/api/v1/licenses/validate",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ key, productId }),
+  }));
+  const result = await autocannon({
+    url: server.origin,
+    connections,
+    warmup,
+    duration,
+    requests,
+    dir: workDir,
+    onMeasuring: async (pid) => {
+      cpu.pids = await backendPids(sql);
+      cpu.before = counters(pid);
+    },
+    onDone: (pid) => {
+      cpu.after = counters(pid);
+    },
+  });
+  const { before: b, after: a } = cpu;
+  if (!b || !a) throw new Error("autocannon did not report its phases");
   const [touched] = await sql<{ n: number }[]>`
     SELECT count(*)::int AS n FROM license_ips WHERE last_seen_at >= ${since}`;
   const perRequest = (s: number) => (result.total > 0 ? (s * 1e6) / result.total : 0);
@@ -673,59 +461,25 @@ async function load(
 
 // ---------------------------------------------------------------------------------------------
 
-function sample<T>(items: T[], n: number): T[] {
-  const copy = [...items];
-  for (let i = copy.length - 1; i > 0; i--) {
-    const j = Math.floor(Math.random() * (i + 1));
-    [copy[i], copy[j]] = [copy[j] as T, copy[i] as T];
-  }
-  return copy.slice(0, n);
-}
-
 const label = (spec: ServerSpec) =>
   spec.kind === "ref" ? "reference" : `${serverName(spec)}, LOG_LEVEL=${spec.level}`;
 
 async function main(): Promise<number> {
   // --binary also runs `depot migrate`, so it must exist even when only the reference is measured.
   for (const path of new Set([binary, ...binaries])) {
-    try {
-      statSync(path);
-    } catch {
-      console.error(`${path} does not exist. Build it first:\n\n  npm run build && bun bench/validate.ts`);
-      return 1;
-    }
+    if (!builtBinary(path, "npm run build && bun bench/validate.ts")) return 1;
   }
 
   // 1. Dataset.
-  let reused = false;
-  let seedSeconds = 0;
-  if (!opts.reseed && (await databaseExists())) {
-    const probe = postgres(benchUrl, { max: 1, onnotice: () => {} });
-    reused = await isSeeded(probe);
-    await probe.end();
-  }
-  if (reused) {
-    log(`reusing ${DB_NAME} (--reseed to rebuild it); migrating and analysing`);
-    await depot(["migrate"]);
-  } else {
-    log(`creating ${DB_NAME}`);
-    await recreateDatabase();
-    await depot(["migrate"]);
-    const t0 = performance.now();
-    const seeder = postgres(benchUrl, { max: 1, onnotice: () => {} });
-    try {
-      await seed(seeder);
-      await seeder.unsafe("VACUUM (ANALYZE)");
-    } finally {
-      await seeder.end();
-    }
-    seedSeconds = seconds(t0);
-    log(`seeded in ${seedSeconds.toFixed(1)} s`);
-  }
+  const seedSeconds = await database.prepare({
+    reseed: opts.reseed ?? false,
+    migrate: () => depot(["migrate"]),
+    isSeeded,
+    seed,
+  });
 
-  const sql = postgres(benchUrl, { max: 1, onnotice: () => {} });
+  const sql = database.connect(1);
   try {
-    if (reused) await sql.unsafe("ANALYZE");
     const [product] = await sql<{ id: string }[]>`SELECT id::text FROM products WHERE slug = ${PRODUCT_SLUG}`;
     if (!product) throw new Error(`product ${PRODUCT_SLUG} is missing`);
     const keys = (
@@ -744,7 +498,7 @@ async function main(): Promise<number> {
     for (let round = 1; round <= rounds; round++) {
       for (const spec of servers) {
         n++;
-        const server = await startServer(spec, n);
+        const server = await startBenchServer(spec, n);
         try {
           const probes = sample(keys, SAMPLES);
           await expectValid(server.origin, probes, product.id, 1);
@@ -758,10 +512,10 @@ async function main(): Promise<number> {
           await sql.unsafe("VACUUM (FULL, ANALYZE) license_ips");
           const t0 = performance.now();
           await expectValid(server.origin, keys, product.id, PASS_CONCURRENCY);
-          log(`  ${label(spec)}: all ${keys.length} keys VALID in ${seconds(t0).toFixed(1)} s`);
+          log(`  ${label(spec)}: all ${keys.length} keys VALID in ${secondsSince(t0).toFixed(1)} s`);
           const result = await load(sql, server, keys, product.id);
           await expectValid(server.origin, probes, product.id, 1);
-          await stopServer(server);
+          await stop(server.proc);
           const logLines = spec.kind === "depot" ? await server.stdoutLines() : 0;
           runs.push({ spec, round, result, logLines });
           log(
@@ -773,7 +527,7 @@ async function main(): Promise<number> {
               (spec.kind === "depot" ? `, ${logLines} stdout lines` : ""),
           );
         } finally {
-          if (running.has(server.proc)) await stopServer(server);
+          await stop(server.proc);
         }
       }
     }
@@ -783,11 +537,9 @@ async function main(): Promise<number> {
     const unique = servers.filter((spec, i) => servers.findIndex((s) => s.id === spec.id) === i);
     const ref = unique.find((s) => s.kind === "ref");
     const refRps = ref ? median(of(ref).map((r) => r.rps)) : null;
-    const cpu = cpus()[0]?.model ?? "unknown CPU";
     const lines = [
       "",
-      `depot license validation — Bun ${Bun.version} (bench), ${cpus().length} × ${cpu}, ` +
-        `${(totalmem() / 1024 ** 3).toFixed(0)} GiB, ${process.platform}-${process.arch}`,
+      `depot license validation — Bun ${Bun.version} (bench), ${cpuSummary()}, ${memorySummary()}, ${platform()}`,
       ...binaries.map((path) => {
         const stat = statSync(path);
         return `Binary: ${path}, ${(stat.size / 1024 / 1024).toFixed(1)} MiB, built ${stat.mtime.toISOString()}`;
@@ -795,7 +547,7 @@ async function main(): Promise<number> {
       `Database: ${DB_NAME}, ${keys.length.toLocaleString("en-US")} licenses (licenses ${sizes?.licenses}, ` +
         `license_ips ${sizes?.ips}, database ${sizes?.database}), one product, ${CUSTOMERS} owners; ` +
         `one 127.0.0.1 row per license`,
-      reused
+      seedSeconds === null
         ? "Dataset: reused from an earlier run (--reseed rebuilds it)"
         : `Dataset: seeded in ${seedSeconds.toFixed(1)} s`,
       `Load: autocannon, ${connections} connections, ${warmup} s warm-up + ${duration} s measured per run, ` +
@@ -857,17 +609,4 @@ async function main(): Promise<number> {
   }
 }
 
-let code = 1;
-try {
-  code = await main();
-} catch (error) {
-  console.error(error instanceof Error ? (error.stack ?? error.message) : error);
-  code = 1;
-} finally {
-  await cleanup();
-  if (opts["drop-db"]) {
-    await dropDatabase();
-    log(`dropped ${DB_NAME}`);
-  }
-}
-process.exit(code);
+await runMain(main);
