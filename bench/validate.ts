@@ -11,6 +11,9 @@
 //   --warmup S        seconds of the same load before each measurement, discarded (default 3)
 //   --connections N   concurrent autocannon connections, and callers in the SQL-alone part (default 64)
 //   --sql-seconds S   seconds per statement in the SQL-alone part (default 5; 0 skips it)
+//   --soak S          after the rounds, each server of --servers alone under the same load for S seconds
+//                     (default 0: none; 300 for the five-minute soak), measured minute by minute: the
+//                     last minute must keep within 5 % of the first (no decay under sustained load)
 //   --stdout pipe|file  where depot's stdout (one JSON line per request at info) goes: a pipe this
 //                     script reads and discards, as a log collector would (default), or a file in the
 //                     temporary directory (on this machine's ext4 disk that costs more; bench/README.md)
@@ -68,8 +71,10 @@ const PRODUCT_SLUG = "bench-validate-product";
 const POOL_MAX = 10; // depot's: src/db/client.ts openPostgres
 const SAMPLES = 20;
 const PASS_CONCURRENCY = 16;
-const TARGET_RATIO = 0.7;
-const TARGET_P99_MS = 15;
+const TARGET_RATIO = 0.8;
+const TARGET_P99_MS = 10;
+/** A soak passes when its last minute keeps this share of its first minute's throughput. */
+const SOAK_TOLERANCE = 0.05;
 
 const { values: opts } = parseArgs({
   options: {
@@ -77,6 +82,7 @@ const { values: opts } = parseArgs({
     servers: { type: "string", default: "ref,info,warn" },
     duration: { type: "string", default: "20" },
     warmup: { type: "string", default: "3" },
+    soak: { type: "string", default: "0" },
     connections: { type: "string", default: "64" },
     "sql-seconds": { type: "string", default: "5" },
     stdout: { type: "string", default: "pipe" },
@@ -92,6 +98,7 @@ const duration = wholeNumber("duration", opts.duration, 1);
 const warmup = wholeNumber("warmup", opts.warmup, 0);
 const connections = wholeNumber("connections", opts.connections, 1);
 const sqlSeconds = wholeNumber("sql-seconds", opts["sql-seconds"], 0);
+const soakSeconds = wholeNumber("soak", opts.soak, 0);
 const stdoutTo = opts.stdout;
 if (stdoutTo !== "pipe" && stdoutTo !== "file")
   throw new Error(`--stdout must be pipe or file, got ${stdoutTo}`);
@@ -415,7 +422,13 @@ interface CpuCounters {
  * then the measured seconds; the CPU of the server, of its PostgreSQL backends and of autocannon is
  * read around exactly the measured part.
  */
-async function load(sql: postgres.Sql, server: Server, keys: string[], productId: string): Promise<Measured> {
+async function load(
+  sql: postgres.Sql,
+  server: Server,
+  keys: string[],
+  productId: string,
+  seconds = { warmup, duration },
+): Promise<Measured> {
   const [start] = await sql<{ now: Date }[]>`SELECT now()`;
   const since = start?.now ?? new Date(0);
   const cpu: { pids: number[]; before?: CpuCounters; after?: CpuCounters } = { pids: [] };
@@ -433,8 +446,8 @@ async function load(sql: postgres.Sql, server: Server, keys: string[], productId
   const result = await autocannon({
     url: server.origin,
     connections,
-    warmup,
-    duration,
+    warmup: seconds.warmup,
+    duration: seconds.duration,
     requests,
     dir: workDir,
     onMeasuring: async (pid) => {
@@ -457,6 +470,65 @@ async function load(sql: postgres.Sql, server: Server, keys: string[], productId
     loadCpuUs: perRequest(a.load - b.load),
     writes: touched?.n ?? 0,
   };
+}
+
+/** Starts `spec`, resets the addresses' last_seen_at as the rounds do, and checks every key once. */
+async function readyServer(
+  sql: postgres.Sql,
+  spec: ServerSpec,
+  run: number,
+  keys: string[],
+  productId: string,
+) {
+  const server = await startBenchServer(spec, run);
+  await sql`UPDATE license_ips SET last_seen_at = now() WHERE ip = ${IP}`;
+  await sql.unsafe("VACUUM (FULL, ANALYZE) license_ips");
+  await expectValid(server.origin, keys, productId, PASS_CONCURRENCY);
+  return server;
+}
+
+/**
+ * Each server alone under the rounds' load for --soak seconds, in back-to-back one-minute
+ * measurements (the first after the warm-up): does throughput hold, minute after minute?
+ */
+async function soak(sql: postgres.Sql, keys: string[], productId: string): Promise<string[]> {
+  const minutes = Math.ceil(soakSeconds / 60);
+  const lines = [
+    "",
+    `Soak: each server alone, ${connections} connections, ${warmup} s warm-up, then ${minutes} back-to-back ` +
+      `measurements of ${Math.min(60, soakSeconds)} s; target: the last within ${SOAK_TOLERANCE * 100} % of the first.`,
+    "",
+    "| server | per minute: req/s (p99) | last / first | target |",
+    "|---|---|---:|---|",
+  ];
+  const unique = servers.filter((spec, i) => servers.findIndex((s) => s.id === spec.id) === i);
+  for (const [i, spec] of unique.entries()) {
+    const server = await readyServer(sql, spec, 1000 + i, keys, productId);
+    const results: Measured[] = [];
+    try {
+      for (let minute = 0; minute < minutes; minute++) {
+        const seconds = {
+          warmup: minute === 0 ? warmup : 0,
+          duration: Math.min(60, soakSeconds - minute * 60),
+        };
+        const result = await load(sql, server, keys, productId, seconds);
+        results.push(result);
+        log(
+          `soak ${label(spec)} minute ${minute + 1}/${minutes}: ${result.rps.toFixed(0)} req/s, p99 ${result.p99} ms`,
+        );
+      }
+    } finally {
+      await stop(server.proc);
+    }
+    const first = results[0]?.rps ?? 0;
+    const last = results.at(-1)?.rps ?? 0;
+    const ratio = first > 0 ? last / first : 0;
+    lines.push(
+      `| ${label(spec)} | ${results.map((r) => `${r.rps.toFixed(0)} (${r.p99} ms)`).join(", ")} | ` +
+        `${ratio.toFixed(3)} | ${ratio >= 1 - SOAK_TOLERANCE ? "met" : "NOT met"} |`,
+    );
+  }
+  return lines;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -532,6 +604,8 @@ async function main(): Promise<number> {
       }
     }
 
+    const soakLines = soakSeconds > 0 ? await soak(sql, keys, product.id) : [];
+
     // 3. Report.
     const of = (spec: ServerSpec) => runs.filter((r) => r.spec.id === spec.id).map((r) => r.result);
     const unique = servers.filter((spec, i) => servers.findIndex((s) => s.id === spec.id) === i);
@@ -601,7 +675,7 @@ async function main(): Promise<number> {
         "the PostgreSQL backends of its request pool (pg-boss's connections excluded) and of autocannon; " +
         "writes are license_ips rows whose last_seen_at moved during the load (warm-up included).",
     );
-    lines.push(...sqlLines);
+    lines.push(...soakLines, ...sqlLines);
     console.log(lines.join("\n"));
     return 0;
   } finally {
