@@ -11,7 +11,6 @@ import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import type { Logger } from "../log.ts";
 import { lockDataDir } from "./embedded-lock.ts";
-import { QueryGate } from "./query-gate.ts";
 import * as schema from "./schema/index.ts";
 
 export type Schema = typeof schema;
@@ -40,9 +39,10 @@ function queryLogger(log: Logger | undefined): DrizzleLogger | undefined {
 }
 
 export function openPostgres(url: string, options: { max?: number; log?: Logger } = {}): Database {
-  const max = options.max ?? 10;
+  // postgres.js is patched (patches/postgres+3.4.9.patch): its queue otherwise slows down for as
+  // long as more queries are in flight than the pool has connections (bench/README.md).
   const client = postgres(url, {
-    max,
+    max: options.max ?? 10,
     connect_timeout: 5,
     // Notices such as "schema already exists, skipping" are noise in our JSON logs.
     onnotice: () => {},
@@ -52,20 +52,8 @@ export function openPostgres(url: string, options: { max?: number; log?: Logger 
   // postgres.js may prepare each once per connection and reuse it (bench/README.md, purchases).
   // Queries inside a transaction go through the transaction's own handle and stay unprepared.
   const unprepared = client.unsafe.bind(client);
-  const gate = new QueryGate(max);
-  client.unsafe = ((query: string, params?: unknown[], queryOptions?: { onexecute?: unknown }) =>
-    // postgres.js's begin() sends its BEGIN through this same function, marked with `onexecute`: that
-    // statement belongs to the transaction, which already holds its slot.
-    queryOptions?.onexecute
-      ? unprepared(query, params as never, queryOptions as never)
-      : gated(
-          gate,
-          unprepared(query, params as never, { ...queryOptions, prepare: true }),
-        )) as typeof client.unsafe;
-  // A transaction holds one connection from BEGIN to COMMIT: one unit of the gate.
-  const begin = client.begin.bind(client);
-  client.begin = ((...args: Parameters<typeof client.begin>) =>
-    gate.run(() => begin(...args) as Promise<unknown>)) as typeof client.begin;
+  client.unsafe = ((query: string, params?: unknown[], queryOptions?: object) =>
+    unprepared(query, params as never, { ...queryOptions, prepare: true })) as typeof client.unsafe;
   const db = drizzlePostgres({ client, schema, logger: queryLogger(options.log) }) as unknown as Db;
   return {
     kind: "postgres",
@@ -130,35 +118,6 @@ export function pgliteAssets() {
     return { pgliteWasmModule, initdbWasmModule, fsBundle: new Blob([fsBundle]) };
   })();
   return assets;
-}
-
-/**
- * A postgres.js query that enters the pool only through `gate`. postgres.js queries are lazy: they
- * start when first awaited, by calling their handler, which is swapped here for one that waits for a
- * slot and holds it until the query settles. The query object itself is returned as it was, so
- * `.values()` and the rest still work.
- */
-function gated<Q extends PromiseLike<unknown>>(gate: QueryGate, query: Q): Q {
-  const pending = query as Q & { handler: ((q: Q) => void) & { debug?: unknown } };
-  const start = pending.handler;
-  const settled = (q: Q) =>
-    new Promise<void>((done) =>
-      Promise.prototype.then.call(
-        q,
-        () => done(),
-        () => done(),
-      ),
-    );
-  pending.handler = Object.assign(
-    (q: Q) => {
-      void gate.run(() => {
-        start(q);
-        return settled(q);
-      });
-    },
-    { debug: start.debug },
-  );
-  return query;
 }
 
 async function withTimeout(promise: Promise<unknown>, ms: number): Promise<void> {

@@ -20,6 +20,11 @@ export function requestIdOf(request: Request): string | undefined {
   return meta.get(request)?.id;
 }
 
+/** The client's address as the request log took it (X-Forwarded-For only with TRUST_PROXY), once per request. */
+export function clientIpOf(request: Request): string | null {
+  return meta.get(request)?.ip ?? null;
+}
+
 /** Adds fields to the request's log line (who it was authenticated as). */
 export function annotateRequest(request: Request, fields: Record<string, unknown>): void {
   const m = meta.get(request);

@@ -2,7 +2,8 @@ import { Elysia } from "elysia";
 import type { AppContext } from "../../context.ts";
 import { AppError, Invalid, Unauthenticated } from "../../errors.ts";
 import { apiKeyAuth, bearerAuth } from "../../http/auth.ts";
-import { clientIp, normaliseIp } from "../../http/client-ip.ts";
+import { normaliseIp } from "../../http/client-ip.ts";
+import { clientIpOf } from "../../http/request-id.ts";
 import { MessageJson, ValidationJson } from "../../http/schemas.ts";
 import { pageRequest } from "../../pagination.ts";
 import { authenticateApiKey } from "../api-keys/service.ts";
@@ -40,13 +41,8 @@ export const licenseRoutes = (ctx: AppContext) =>
     .use(bearerAuth(ctx))
     .post(
       "/api/v1/licenses/validate",
-      async ({ body, request, server }) => {
-        const { address, vouchingKey } = await addressToCheck(
-          ctx,
-          request,
-          body.ip,
-          server?.requestIP(request)?.address,
-        );
+      async ({ body, request }) => {
+        const { address, vouchingKey } = await addressToCheck(ctx, request, body.ip);
         return validateLicenseKey(ctx, { ...body, ip: address, vouchingKey });
       },
       {
@@ -176,10 +172,9 @@ async function addressToCheck(
   ctx: AppContext,
   request: Request,
   bodyIp: string | undefined,
-  socketAddress: string | undefined,
 ): Promise<{ address: string; vouchingKey: ApiKeyActor | null }> {
   if (bodyIp === undefined) {
-    const address = clientIp(request, socketAddress, ctx.config.trustProxy);
+    const address = clientIpOf(request);
     if (address === null) throw new AppError(400, "The client address could not be determined.");
     return { address, vouchingKey: null };
   }
