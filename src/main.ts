@@ -10,6 +10,8 @@ import { tokenCreateCommand } from "./cli/token-create.ts";
 import { userCreateCommand } from "./cli/user-create.ts";
 import { workerCommand } from "./cli/worker.ts";
 import { ConfigError, loadConfig } from "./config.ts";
+import { initialiseEmbedded } from "./db/client.ts";
+import { INIT_EMBEDDED } from "./db/embedded-init.ts";
 import { DataDirInUse } from "./db/embedded-lock.ts";
 import { AppError, Invalid } from "./errors.ts";
 
@@ -39,6 +41,7 @@ function help(): string {
 
 async function main(argv: string[]): Promise<number> {
   const [first] = argv;
+  if (first === INIT_EMBEDDED) return initialiseEmbedded(argv[1]);
   if (first === "--help" || first === "-h" || first === "help") {
     process.stdout.write(`${help()}\n`);
     return 0;

@@ -10,6 +10,7 @@ import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import type { Logger } from "../log.ts";
+import { initialiseInChild, isInitialised } from "./embedded-init.ts";
 import { lockDataDir } from "./embedded-lock.ts";
 import * as schema from "./schema/index.ts";
 
@@ -66,7 +67,8 @@ export function openPostgres(url: string, options: { max?: number; log?: Logger 
 }
 
 /**
- * Opens (creating on first use) the PGlite database in `dataDir/db`, after taking the directory's lock.
+ * Opens (creating on first use, in a child process) the PGlite database in `dataDir/db`, after taking
+ * the directory's lock.
  * The WASM modules and the data bundle are imported as files so `bun build --compile` embeds them.
  */
 export async function openEmbedded(dataDir: string, log?: Logger): Promise<Database> {
@@ -74,11 +76,20 @@ export async function openEmbedded(dataDir: string, log?: Logger): Promise<Datab
   try {
     const path = join(dataDir, "db");
     mkdirSync(path, { recursive: true });
+    if (!isInitialised(path)) await initialiseInChild(path);
     return wrapPglite(await PGlite.create(path, await pgliteAssets()), lock.release, log);
   } catch (error) {
     lock.release();
     throw error;
   }
+}
+
+/** The child process of `initialiseInChild`: PGlite's initdb for `path`, then exit code 0. */
+export async function initialiseEmbedded(path: string | undefined): Promise<number> {
+  if (!path) return 2;
+  const pglite = await PGlite.create(path, await pgliteAssets());
+  await pglite.close();
+  return 0;
 }
 
 /** A Database over an already open PGlite (tests clone a migrated template in memory). */

@@ -1,6 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/client.ts";
+import { preparedOnce } from "../../db/prepared.ts";
 import { type License, licenseIps, licenses } from "../../db/schema/index.ts";
 import { withTransaction } from "../../db/transaction.ts";
 import { Forbidden } from "../../errors.ts";
@@ -75,18 +76,10 @@ export async function validateLicenseKey(ctx: Pick<AppContext, "db">, request: V
 
 /** The license, its registered address count, and when `ip` was last seen (null: a new address). */
 function findByKey(ctx: Pick<AppContext, "db">, key: string, ip: string) {
-  let query = byKeyQueries.get(ctx.db);
-  if (!query) {
-    query = prepareFindByKey(ctx.db);
-    byKeyQueries.set(ctx.db, query);
-  }
-  return query.execute({ key, ip });
+  return preparedOnce(ctx.db, "license_by_key", prepareFindByKey).execute({ key, ip });
 }
 
-/**
- * The read every validation makes, built once per database handle: Drizzle would otherwise assemble
- * the same SQL text on each request (a quarter of a validation's CPU, bench/README.md).
- */
+/** The read every validation makes. */
 const prepareFindByKey = (db: Db) => {
   // The license's addresses in one scan of their index: how many, and when this one was last seen.
   const ips = db
@@ -107,8 +100,6 @@ const prepareFindByKey = (db: Db) => {
     .where(eq(licenses.key, sql.placeholder("key")))
     .prepare("license_by_key");
 };
-
-const byKeyQueries = new WeakMap<Db, ReturnType<typeof prepareFindByKey>>();
 
 async function touchIp(ctx: Pick<AppContext, "db">, licenseId: string, ip: string) {
   await ctx.db

@@ -1,6 +1,7 @@
-import { and, desc, eq, inArray, isNull, or, type SQL } from "drizzle-orm";
+import { and, desc, eq, isNull, or, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/client.ts";
+import { preparedOnce } from "../../db/prepared.ts";
 import { currencies, orders, products, purchases, users } from "../../db/schema/index.ts";
 import { withTransaction } from "../../db/transaction.ts";
 import { FieldErrors, Invalid } from "../../errors.ts";
@@ -28,7 +29,8 @@ export interface PurchaseFilterIds {
 
 /**
  * Newest first. `purchases.view` sees every purchase; anyone else the purchases they made and those of
- * products they own. Filters narrow that further.
+ * products they own. Filters narrow that further. Each combination of visibility and filters is its
+ * own prepared query (a few shapes, each built once), so no request assembles SQL.
  */
 export async function listPurchases(
   ctx: Pick<AppContext, "db">,
@@ -36,39 +38,68 @@ export async function listPurchases(
   filters: PurchaseFilterIds,
   page: PageRequest,
 ): Promise<PurchaseRow[]> {
-  const conditions: (SQL | undefined)[] = [
-    filters.userId === null ? undefined : eq(purchases.userId, filters.userId),
-    filters.productId === null ? undefined : eq(purchases.productId, filters.productId),
-  ];
-  if (!allows(actor.permissions, "purchases.view")) conditions.push(await ownVisibility(ctx, actor.user.id));
-  return ctx.db
+  const me = actor.user.id;
+  const owned = allows(actor.permissions, "purchases.view") ? null : await ownedProductIds(ctx, me);
+  const visibility: Visibility = owned === null ? "all" : owned.length === 0 ? "mine" : "mine-or-owned";
+  const shape = { visibility, byUser: filters.userId !== null, byProduct: filters.productId !== null };
+  const name = `purchases_${visibility}_${shape.byUser ? "u" : ""}${shape.byProduct ? "p" : ""}`;
+  return preparedOnce(ctx.db, name, (db) => prepareList(db, name, shape)).execute({
+    me,
+    owned: owned ?? [],
+    userId: filters.userId,
+    productId: filters.productId,
+    limit: page.perPage + 1,
+    offset: page.offset,
+  });
+}
+
+/** All purchases (`purchases.view`), the caller's own, or theirs and those of products they own. */
+type Visibility = "all" | "mine" | "mine-or-owned";
+
+function prepareList(
+  db: Db,
+  name: string,
+  shape: { visibility: Visibility; byUser: boolean; byProduct: boolean },
+) {
+  const visible = {
+    all: undefined,
+    mine: eq(purchases.userId, sql.placeholder("me")),
+    "mine-or-owned": or(
+      eq(purchases.userId, sql.placeholder("me")),
+      sql`${purchases.productId} = ANY(${sql.placeholder("owned")}::bigint[])`,
+    ),
+  }[shape.visibility];
+  return db
     .select(purchaseColumns)
     .from(purchases)
     .innerJoin(currencies, eq(currencies.id, purchases.unitPriceCurrencyId))
-    .where(and(...conditions))
+    .where(
+      and(
+        shape.byUser ? eq(purchases.userId, sql.placeholder("userId")) : undefined,
+        shape.byProduct ? eq(purchases.productId, sql.placeholder("productId")) : undefined,
+        visible,
+      ),
+    )
     .orderBy(desc(purchases.id))
-    .limit(page.perPage + 1)
-    .offset(page.offset);
+    .limit(sql.placeholder("limit"))
+    .offset(sql.placeholder("offset"))
+    .prepare(name);
 }
 
 /**
- * "Mine, or of products I own", with the owned products looked up first: most users own none, and a
+ * For "mine, or of products I own" the owned products are looked up first: most users own none, and a
  * plain `user_id = me` is one index scan, where the OR with a sub-select would make PostgreSQL walk
  * the whole table backwards by id to fill a page.
  */
-async function ownVisibility(ctx: Pick<AppContext, "db">, me: number): Promise<SQL> {
-  const owned = await ctx.db
-    .select({ id: products.id })
-    .from(products)
-    .where(or(eq(products.userId, me), eq(products.vendorId, me)));
-  if (owned.length === 0) return eq(purchases.userId, me);
-  return or(
-    eq(purchases.userId, me),
-    inArray(
-      purchases.productId,
-      owned.map((product) => product.id),
-    ),
-  ) as SQL;
+async function ownedProductIds(ctx: Pick<AppContext, "db">, me: number): Promise<number[]> {
+  const rows = await preparedOnce(ctx.db, "products_owned_by", (db) =>
+    db
+      .select({ id: products.id })
+      .from(products)
+      .where(or(eq(products.userId, sql.placeholder("me")), eq(products.vendorId, sql.placeholder("me"))))
+      .prepare("products_owned_by"),
+  ).execute({ me });
+  return rows.map((row) => row.id);
 }
 
 /**

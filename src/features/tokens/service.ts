@@ -1,5 +1,7 @@
 import { eq, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
+import type { Db } from "../../db/client.ts";
+import { preparedOnce } from "../../db/prepared.ts";
 import { personalAccessTokens, roles, users } from "../../db/schema/index.ts";
 import { NotFound } from "../../errors.ts";
 import type { Actor } from "../auth/actor.ts";
@@ -32,12 +34,7 @@ export async function authenticateToken(
   const match = bearer ? TOKEN_FORMAT.exec(bearer) : null;
   if (!match?.[1] || !match[2]) return null;
   const id = Number(match[1]);
-  const [row] = await ctx.db
-    .select()
-    .from(personalAccessTokens)
-    .innerJoin(users, eq(personalAccessTokens.userId, users.id))
-    .innerJoin(roles, eq(users.roleId, roles.id))
-    .where(eq(personalAccessTokens.id, id));
+  const [row] = await preparedOnce(ctx.db, "token_by_id", prepareTokenById).execute({ id });
   if (!row || !sameDigest(row.personal_access_tokens.tokenHash, sha256Hex(match[2]))) return null;
   const token = row.personal_access_tokens;
   if (lastUsedIsStale(token.lastUsedAt)) {
@@ -53,6 +50,16 @@ export async function authenticateToken(
     permissions: effectivePermissions(row.roles.permissions, token.abilities),
   };
 }
+
+/** The token with its user and role: every authenticated request reads it. */
+const prepareTokenById = (db: Db) =>
+  db
+    .select()
+    .from(personalAccessTokens)
+    .innerJoin(users, eq(personalAccessTokens.userId, users.id))
+    .innerJoin(roles, eq(users.roleId, roles.id))
+    .where(eq(personalAccessTokens.id, sql.placeholder("id")))
+    .prepare("token_by_id");
 
 export async function deleteToken(ctx: Pick<AppContext, "db">, id: number): Promise<void> {
   const deleted = await ctx.db
