@@ -9,10 +9,37 @@ export interface Logger {
   enabled(level: Exclude<LogLevel, "silent">): boolean;
 }
 
+/**
+ * Lines for stdout, written in one batch per turn of the event loop instead of one write each: a
+ * busy server logs a line per request, and a write per line was a sizeable share of a cheap request's
+ * CPU (bench/README.md). What is buffered is written before the process exits.
+ */
+function stdoutLines(): (line: string) => void {
+  const sink = Bun.stdout.writer();
+  let scheduled = false;
+  const flush = () => {
+    scheduled = false;
+    sink.flush();
+  };
+  process.on("exit", flush);
+  return (line) => {
+    sink.write(`${line}\n`);
+    if (!scheduled) {
+      scheduled = true;
+      setImmediate(flush);
+    }
+  };
+}
+
+let stdout: ((line: string) => void) | undefined;
+
 /** One JSON object per line on stdout, the shape log collectors expect. */
 export function createLogger(
   level: LogLevel,
-  write: (line: string) => void = (line) => console.log(line),
+  write: (line: string) => void = (line) => {
+    stdout ??= stdoutLines();
+    stdout(line);
+  },
 ): Logger {
   const threshold = LOG_LEVELS.indexOf(level);
   const emit =
