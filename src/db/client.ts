@@ -47,6 +47,11 @@ export function openPostgres(url: string, options: { max?: number; log?: Logger 
     connect_timeout: 5,
     // Notices such as "schema already exists, skipping" are noise in our JSON logs.
     onnotice: () => {},
+    // depot's prepared statements are index look-ups whose plan does not depend on the values. Left
+    // to choose, PostgreSQL keeps planning every execution anew for a statement whose LIMIT is a
+    // parameter (its generic plan looks costlier than a custom one for LIMIT 16): a third of the
+    // database's CPU for a purchase list (bench/README.md).
+    connection: { plan_cache_mode: "force_generic_plan" },
   });
   // drizzle's postgres-js driver sends every query unprepared (drizzle-orm#6096): a parse and a plan
   // on the server and an extra round trip each time. depot's queries are a small set of shapes, so
