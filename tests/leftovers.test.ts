@@ -11,8 +11,9 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { bearer, readJson } from "./helpers/app.ts";
+import { bearer } from "./helpers/app.ts";
 import { depot, startServer } from "./helpers/cli.ts";
+import { publishedVersion } from "./helpers/publish.ts";
 
 /**
  * What a crash leaves in the release store is swept when `depot serve` starts (and hourly after): a
@@ -38,18 +39,11 @@ describe("crash leftovers", () => {
 
     // A real release, published and then aged: it must survive every sweep.
     let server = await startServer({ DATA_DIR: dataDir });
-    const form = new FormData();
-    form.append("version_name", "1.0.0");
-    form.append("title", "kept");
-    form.append("changelog", "-");
-    form.append("file", new File(["kept release bytes"], "kept.jar"));
-    const published = await fetch(`${server.url}/api/products/${product.id}/versions`, {
-      method: "POST",
-      headers: bearer(vendor.token),
-      body: form,
+    const version = await publishedVersion(server.url, vendor.token, product.id, {
+      name: "1.0.0",
+      bytes: "kept release bytes",
+      fileName: "kept.jar",
     });
-    expect(published.status).toBe(201);
-    const version = (await readJson(published)).data;
 
     // An upload that never finishes: 1 MiB of its body, then silence, then SIGKILL.
     const boundary = "leftover";

@@ -7,6 +7,7 @@ import { sha256Hex } from "../src/features/auth/secrets.ts";
 import { bearer, readJson, recordingLogger, startTestApp, type TestApp } from "./helpers/app.ts";
 import { startServer } from "./helpers/cli.ts";
 import { apiKeyFor, createProduct, createUser, tokenFor } from "./helpers/factories.ts";
+import { publishedVersion } from "./helpers/publish.ts";
 
 /**
  * What depot writes to its log, read back as the JSON lines a collector would get: one line per
@@ -70,17 +71,10 @@ describe("request lines", () => {
   });
 
   test("downloads log 206 and 304 as sent, with the range's bytes, and the downloader", async () => {
-    const form = new FormData();
-    form.append("version_name", "1.0.0");
-    form.append("title", "t");
-    form.append("changelog", "c");
-    form.append("file", new File(["0123456789"], "a.bin"));
-    const published = await fetch(`${base}/api/products/${product.id}/versions`, {
-      method: "POST",
-      headers: bearer(vendorToken),
-      body: form,
+    const data = await publishedVersion(base, vendorToken, product.id, {
+      name: "1.0.0",
+      bytes: "0123456789",
     });
-    const { data } = await readJson(published);
     const url = `${base}/api/products/${product.id}/versions/${data.id}/download`;
     const mark = recorder.lines.length;
     const partial = await fetch(url, { headers: { ...bearer(vendorToken), range: "bytes=2-5" } });
@@ -99,17 +93,7 @@ describe("request lines", () => {
 
 describe("job lines", () => {
   test("each job: queue, id, duration and outcome", async () => {
-    const form = new FormData();
-    form.append("version_name", "2.0.0");
-    form.append("title", "t");
-    form.append("changelog", "c");
-    form.append("file", new File(["x"], "b.bin"));
-    const response = await fetch(`${base}/api/products/${product.id}/versions`, {
-      method: "POST",
-      headers: bearer(vendorToken),
-      body: form,
-    });
-    const { data } = await readJson(response);
+    const data = await publishedVersion(base, vendorToken, product.id, { name: "2.0.0", bytes: "x" });
     const deadline = Date.now() + 10_000;
     let line: Record<string, unknown> | undefined;
     while (!line && Date.now() < deadline) {
