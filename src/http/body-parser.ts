@@ -17,7 +17,7 @@ export interface JsonBodyOptions {
  * (A route's own `parse: "none"` would be overridden by a global parse hook, so none is used.)
  */
 export const jsonBodies = ({ maxBytes, takesJson }: JsonBodyOptions) =>
-  new Elysia({ name: "http.json-bodies" }).onParse({ as: "global" }, async ({ request, route }) => {
+  new Elysia({ name: "http.body-parser" }).onParse({ as: "global" }, async ({ request, route }) => {
     if (!takesJson(request.method, route)) return null;
     const declared = request.headers.get("content-length");
     if (declared !== null && Number(declared) > maxBytes) throw new PayloadTooLarge();
