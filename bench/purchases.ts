@@ -26,7 +26,7 @@
 // 2. An admin user (`depot user:create`) and tokens (`depot token:create`) for it and for 16
 //    seeded customers and 16 seeded vendors.
 // 3. EXPLAIN (ANALYZE, BUFFERS) of the SQL the service runs for each scenario. The SQL is not
-//    retyped: it is captured from the service's own `listPurchases` (the
+//    retyped: it is captured from the route's own `filterIds` and the service's `listPurchases` (the
 //    actor from `authenticateToken`) through a logging Drizzle instance, so it follows the service.
 // 4. `depot serve --no-workers` on a free port, and for each scenario autocannon (run by node, 32
 //    connections) with the user/product id drawn at random per request. `GET /api/health` (one
@@ -39,15 +39,11 @@ import { parseArgs } from "node:util";
 import type postgres from "postgres";
 import type { Db } from "../src/db/client.ts";
 import type { Actor } from "../src/features/auth/actor.ts";
-import { listPurchases, type PurchaseFilterIds } from "../src/features/purchases/service.ts";
-import { toId } from "../src/validation/ids.ts";
+import { filterIds } from "../src/features/purchases/schemas.ts";
+import { listPurchases } from "../src/features/purchases/service.ts";
 
 /** A scenario's query filters, as GET /api/purchases takes them. */
 type PurchaseFilters = { user_id?: string; product_id?: string };
-const filterIds = (filters: PurchaseFilters): PurchaseFilterIds => ({
-  userId: filters.user_id === undefined ? null : toId(filters.user_id),
-  productId: filters.product_id === undefined ? null : toId(filters.product_id),
-});
 
 import { authenticateToken } from "../src/features/tokens/service.ts";
 import { pageRequest } from "../src/pagination.ts";

@@ -22,15 +22,11 @@ export const jsonBodies = ({ maxBytes, takesJson }: JsonBodyOptions) =>
     const declared = request.headers.get("content-length");
     if (declared !== null && Number(declared) > maxBytes) throw new PayloadTooLarge();
     if (!isJsonType(request.headers.get("content-type"))) {
-      if (hasBody(request)) throw new AppError(415, "Send the request body as application/json.");
+      const hasBody = declared === null ? request.headers.has("transfer-encoding") : Number(declared) > 0;
+      if (hasBody) throw new AppError(415, "Send the request body as application/json.");
       return null;
     }
     const text = await readBodyText(request, maxBytes);
     // No body at all reads as null, which the route's schema refuses as "must be a JSON object".
     return text.trim() === "" ? null : parseJsonBody(text);
   });
-
-function hasBody(request: Request): boolean {
-  const length = request.headers.get("content-length");
-  return length === null ? request.headers.has("transfer-encoding") : Number(length) > 0;
-}

@@ -35,11 +35,8 @@ export async function sweepLeftovers(
     }
   }
 
-  const releases = (await filesUnder(join(store.root, "products"))).filter(
-    (path) => !path.startsWith(store.incoming),
-  );
   const candidates: string[] = [];
-  for (const path of releases)
+  for (const path of await filesUnder(join(store.root, "products")))
     if (await stale(path)) candidates.push(relative(store.root, path).split(sep).join("/"));
   for (let i = 0; i < candidates.length; i += 1000) {
     const batch = candidates.slice(i, i + 1000);

@@ -1,19 +1,12 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context.ts";
-import { FieldErrors, validateAll } from "../../errors.ts";
+import { validateAll } from "../../errors.ts";
 import { bearerAuth } from "../../http/auth.ts";
 import { publicUrl, simplePage } from "../../http/pagination.ts";
 import { dataOf, MessageJson, ValidationJson } from "../../http/schemas.ts";
 import { pageRequest } from "../../pagination.ts";
-import { toId } from "../../validation/ids.ts";
-import { CreatePurchaseBody, PurchaseJson, PurchasePageJson, PurchaseQuery } from "./schemas.ts";
-import {
-  assertFiltersExist,
-  createPurchase,
-  listPurchases,
-  type PurchaseFilterIds,
-  toPurchaseJson,
-} from "./service.ts";
+import { CreatePurchaseBody, filterIds, PurchaseJson, PurchasePageJson, PurchaseQuery } from "./schemas.ts";
+import { assertFiltersExist, createPurchase, listPurchases, toPurchaseJson } from "./service.ts";
 
 export const purchaseRoutes = (ctx: AppContext) =>
   new Elysia()
@@ -52,19 +45,3 @@ export const purchaseRoutes = (ctx: AppContext) =>
         detail: { summary: "Record a purchase (creates its order)", tags: ["Admin"] },
       },
     );
-
-/** The query's filters as ids: one that cannot be an id is a 422 on its field; an empty one filters nothing. */
-function filterIds(query: { user_id?: string; product_id?: string }): PurchaseFilterIds {
-  const errors = new FieldErrors();
-  const id = (field: "user_id" | "product_id") => {
-    const raw = query[field];
-    // `?user_id=` from a form filters nothing, as Laravel reads it as null.
-    if (raw === undefined || raw === "") return null;
-    const parsed = toId(raw);
-    if (parsed === null) errors.add(field, `The ${field.replace("_", " ")} field must be an integer.`);
-    return parsed;
-  };
-  const ids = { userId: id("user_id"), productId: id("product_id") };
-  errors.throwIfAny();
-  return ids;
-}

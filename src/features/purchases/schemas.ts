@@ -1,8 +1,10 @@
 import { t } from "elysia";
+import { FieldErrors } from "../../errors.ts";
 import { PageQuery, simplePageOf } from "../../http/pagination.ts";
-import { BodyId } from "../../validation/ids.ts";
+import { BodyId, toId } from "../../validation/ids.ts";
 import { Int } from "../../validation/schemas.ts";
 import { Price } from "../options/schemas.ts";
+import type { PurchaseFilterIds } from "./service.ts";
 
 const DateTime = t.String({ format: "date-time" });
 
@@ -48,3 +50,19 @@ export const CreatePurchaseBody = t.Object(
   { additionalProperties: false },
 );
 export type CreatePurchaseInput = typeof CreatePurchaseBody.static;
+
+/** The query's filters as ids: one that cannot be an id is a 422 on its field; an empty one filters nothing. */
+export function filterIds(query: { user_id?: string; product_id?: string }): PurchaseFilterIds {
+  const errors = new FieldErrors();
+  const id = (field: "user_id" | "product_id") => {
+    const raw = query[field];
+    // `?user_id=` from a form filters nothing, as Laravel reads it as null.
+    if (raw === undefined || raw === "") return null;
+    const parsed = toId(raw);
+    if (parsed === null) errors.add(field, `The ${field.replace("_", " ")} field must be an integer.`);
+    return parsed;
+  };
+  const ids = { userId: id("user_id"), productId: id("product_id") };
+  errors.throwIfAny();
+  return ids;
+}
