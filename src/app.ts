@@ -11,6 +11,7 @@ import { publicProductRoutes } from "./features/products/public-routes.ts";
 import { productRoutes } from "./features/products/routes.ts";
 import { purchaseRoutes } from "./features/purchases/routes.ts";
 import { roleRoutes } from "./features/roles/routes.ts";
+import { signingKeyRoutes } from "./features/signing/routes.ts";
 import { tokenRoutes } from "./features/tokens/routes.ts";
 import { userRoutes } from "./features/users/routes.ts";
 import { versionRoutes } from "./features/versions/routes.ts";
@@ -97,6 +98,7 @@ export function buildApp(ctx: AppContext) {
     .use(purchaseRoutes(ctx))
     .use(versionRoutes(ctx))
     .use(licenseRoutes(ctx))
+    .use(signingKeyRoutes(ctx))
     .use(notificationRoutes(ctx))
     .use(webhookRoutes(ctx))
     .use(roleRoutes(ctx))

@@ -17,6 +17,10 @@ export interface Config {
   readonly maxUploadBytes: number;
   readonly maxJsonUploadBytes: number;
   readonly licenseDefaultMaxIps: number;
+  /** How long a retired signing key stays published (and what it signed keeps verifying). */
+  readonly signingKeyGraceDays: number;
+  /** How often a running instance looks for a signing key rotated elsewhere. */
+  readonly signingKeyRefreshSeconds: number;
   readonly trustProxy: boolean;
   /** Let webhooks point at loopback and private addresses (tests, a receiver on the same network). */
   readonly webhookAllowPrivate: boolean;
@@ -77,6 +81,16 @@ export function loadConfig(env: Env = process.env): Config {
     maxUploadBytes: integer("MAX_UPLOAD_BYTES", read("MAX_UPLOAD_BYTES"), 2 * GiB, { min: 1 }),
     maxJsonUploadBytes: integer("MAX_JSON_UPLOAD_BYTES", read("MAX_JSON_UPLOAD_BYTES"), 64 * MiB, { min: 1 }),
     licenseDefaultMaxIps: integer("LICENSE_DEFAULT_MAX_IPS", read("LICENSE_DEFAULT_MAX_IPS"), 1, { min: 1 }),
+    signingKeyGraceDays: integer("SIGNING_KEY_GRACE_DAYS", read("SIGNING_KEY_GRACE_DAYS"), 30, {
+      min: 1,
+      max: 3650,
+    }),
+    signingKeyRefreshSeconds: integer(
+      "SIGNING_KEY_REFRESH_SECONDS",
+      read("SIGNING_KEY_REFRESH_SECONDS"),
+      60,
+      { min: 1, max: 86_400 },
+    ),
     trustProxy: boolean("TRUST_PROXY", read("TRUST_PROXY"), false),
     webhookAllowPrivate: boolean("WEBHOOK_ALLOW_PRIVATE", read("WEBHOOK_ALLOW_PRIVATE"), false),
     smtpUrl,

@@ -1,5 +1,6 @@
 import type { Config } from "./config.ts";
 import type { Database, Db } from "./db/client.ts";
+import type { SigningKeyring } from "./features/signing/keyring.ts";
 import type { DownloadCounter } from "./features/versions/download-counter.ts";
 import type { JobRunner } from "./jobs/runner.ts";
 import type { Logger } from "./log.ts";
@@ -19,6 +20,8 @@ export interface AppContext {
   readonly appKey: string;
   /** Release files on disk (STORAGE_DIR). */
   readonly releases: ReleaseStore;
+  /** The Ed25519 key that signs license answers and files (loaded by `serve` before it listens). */
+  readonly signing: SigningKeyring;
   /** Download counts, written to products in batches. */
   readonly downloads: DownloadCounter;
 }

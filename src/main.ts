@@ -4,6 +4,7 @@ import { apiKeyCreateCommand } from "./cli/api-key-create.ts";
 import { type Command, parseCommandArgs, UsageError } from "./cli/command.ts";
 import { demoSeedCommand } from "./cli/demo-seed.ts";
 import { healthcheckCommand } from "./cli/healthcheck.ts";
+import { keysListCommand, keysRotateCommand } from "./cli/keys.ts";
 import { migrateCommand } from "./cli/migrate.ts";
 import { serveCommand } from "./cli/serve.ts";
 import { tokenCreateCommand } from "./cli/token-create.ts";
@@ -23,6 +24,8 @@ const commands: Command[] = [
   tokenCreateCommand,
   apiKeyCreateCommand,
   demoSeedCommand,
+  keysRotateCommand,
+  keysListCommand,
   healthcheckCommand,
 ];
 

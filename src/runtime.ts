@@ -5,6 +5,7 @@ import { type Database, openEmbedded, openPostgres } from "./db/client.ts";
 import { migrate } from "./db/migrate.ts";
 import { migrations } from "./db/migrations.gen.ts";
 import { prepareDirectories, usableDirectory } from "./directories.ts";
+import { SigningKeyring } from "./features/signing/keyring.ts";
 import { DownloadCounter } from "./features/versions/download-counter.ts";
 import { queues } from "./jobs/queues.ts";
 import { JobRunner } from "./jobs/runner.ts";
@@ -60,13 +61,15 @@ export async function wire(config: Config, log: Logger, database: Database): Pro
   if (applied.length > 0) log.info("migrations applied", { migrations: applied });
   const jobs = new JobRunner(database, log, queues);
   const downloads = new DownloadCounter(database.db, log);
+  const appKey = resolveAppKey(config);
   return {
     config,
     database,
     db: database.db,
     jobs,
     log,
-    appKey: resolveAppKey(config),
+    appKey,
+    signing: new SigningKeyring({ db: database.db, appKey, config, log }),
     releases: new ReleaseStore(config.storageDir, log),
     downloads,
     applied,

@@ -21,10 +21,16 @@ import {
  * read from the app itself, so a route added without an entry here fails this file.
  */
 
-/** Routes anyone may call: the key is the credential (validate, download), or there is nothing to guard. */
+/**
+ * Routes anyone may call: the key is the credential (validate, checkout, download), or there is nothing
+ * to guard (the public signing keys).
+ */
 const PUBLIC = new Set([
   "GET /api/health",
   "POST /api/v1/licenses/validate",
+  "POST /api/v1/licenses/checkout",
+  "GET /.well-known/jwks.json",
+  "GET /api/v1/keys",
   "GET /api/products/:product/versions/:version/download",
   "HEAD /api/products/:product/versions/:version/download",
   "GET /docs",
@@ -484,6 +490,14 @@ const routes = (): GuardedRoute[] => [
     }),
     denied: otherCreator,
     allowed: creatorAndGlobal(204),
+  },
+  {
+    route: "GET /api/v1/licenses/:id/file",
+    scheme: "apiKey",
+    send: apiKeyCall("GET", () => `/api/v1/licenses/${license.id}/file`),
+    denied: otherCreator,
+    allowed: creatorAndGlobal(200),
+    contentType: "application/x-pem-file",
   },
   {
     route: "GET /api/v1/licenses/:id/ips",

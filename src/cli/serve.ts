@@ -28,6 +28,7 @@ export const serveCommand: Command = {
     }
     const log = createLogger(config.logLevel);
     const runtime = await openRuntime(config, log);
+    await loadSigningKey(runtime);
     await runtime.jobs.start(runtime, { workers });
     const server = await listen(runtime);
     log.info("listening", {
@@ -51,6 +52,16 @@ export const serveCommand: Command = {
     return 0;
   },
 };
+
+/** No answer goes out unsigned: a signing key that cannot be opened stops start-up (naming APP_KEY). */
+async function loadSigningKey(runtime: Runtime) {
+  try {
+    await runtime.signing.load();
+  } catch (error) {
+    await runtime.close();
+    throw error;
+  }
+}
 
 /** Starts the HTTP server; an address that cannot be listened on closes the runtime and names PORT or HOST. */
 async function listen(runtime: Runtime) {

@@ -6,6 +6,7 @@ import m3 from "../../drizzle/0003_seed_currencies.sql" with { type: "text" };
 import m4 from "../../drizzle/0004_licenses.sql" with { type: "text" };
 import m5 from "../../drizzle/0005_versions.sql" with { type: "text" };
 import m6 from "../../drizzle/0006_notifications.sql" with { type: "text" };
+import m7 from "../../drizzle/0007_signing_keys.sql" with { type: "text" };
 
 import type { Migration } from "./migrate.ts";
 
@@ -17,4 +18,5 @@ export const migrations: Migration[] = [
   { tag: "0004_licenses", createdAt: 1795320001630, sql: m4 },
   { tag: "0005_versions", createdAt: 1795321026720, sql: m5 },
   { tag: "0006_notifications", createdAt: 1795321926987, sql: m6 },
+  { tag: "0007_signing_keys", createdAt: 1795405391208, sql: m7 },
 ];

@@ -35,6 +35,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const dataDir = mkdtempSync(join(tmpdir(), "depot-test-"));
   const config = loadConfig({ DATA_DIR: dataDir, APP_URL: "http://depot.test", ...options.env });
   const ctx = await wire(config, options.log ?? createLogger("silent"), database);
+  await ctx.signing.load();
   if (options.jobs)
     await ctx.jobs.start(ctx, { workers: options.jobs === "workers", superviseIntervalMs: 500 });
   const app = buildApp(ctx);

@@ -20,6 +20,8 @@ export interface GuardedRoute {
   denied: () => Access[];
   /** The owner and the admin, as the route allows them. */
   allowed: () => Access[];
+  /** What an allowed caller gets (default: JSON). */
+  contentType?: string;
 }
 
 /** Credentials no route may accept, per scheme: none, malformed, well-formed but unknown (or deleted). */
@@ -74,7 +76,7 @@ export function authMatrix(routes: () => GuardedRoute[], names: string[], delete
       const response = await route.send(credential);
       expect({ who, status: response.status }).toEqual({ who, status });
       if (status === 204) expect(await response.text()).toBe("");
-      else expect(response.headers.get("content-type")).toContain("application/json");
+      else expect(response.headers.get("content-type")).toContain(route.contentType ?? "application/json");
     }
   });
 }

@@ -1,4 +1,4 @@
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
 import { AppError, Invalid, Unauthenticated } from "../../errors.ts";
 import { apiKeyAuth, bearerAuth } from "../../http/auth.ts";
@@ -8,9 +8,14 @@ import { MessageJson, ValidationJson } from "../../http/schemas.ts";
 import { pageRequest } from "../../pagination.ts";
 import { authenticateApiKey } from "../api-keys/service.ts";
 import type { ApiKeyActor } from "../auth/actor.ts";
+import { signedAnswers } from "../signing/signed-answers.ts";
+import { issueLicenseFile, licenseFileFor, ttlFromQuery } from "./files.ts";
 import { resetOwnLicenseIps } from "./ip-resets.ts";
 import {
+  CheckoutBody,
+  CheckoutResultJson,
   CreateLicenseBody,
+  LicenseFileQuery,
   LicenseIpsJson,
   LicenseJson,
   LicenseListQuery,
@@ -33,6 +38,10 @@ import { validateLicenseKey } from "./validate.ts";
 
 const errors = { 401: MessageJson, 403: MessageJson, 404: MessageJson, 422: ValidationJson };
 const tags = ["Licenses"];
+const validationErrors = { 400: MessageJson, 401: MessageJson, 403: MessageJson, 422: ValidationJson };
+const SIGNED =
+  " Every answer, errors included, is signed: `Content-Digest` (RFC 9530) and an Ed25519 `Signature` " +
+  "(RFC 9421) by a key in `/.well-known/jwks.json`.";
 
 /** The license API (`x-api-key`), validation, and the owner's IP reset. */
 export const licenseRoutes = (ctx: AppContext) =>
@@ -47,18 +56,39 @@ export const licenseRoutes = (ctx: AppContext) =>
       },
       {
         body: ValidateBody,
-        response: {
-          200: ValidationResultJson,
-          400: MessageJson,
-          401: MessageJson,
-          403: MessageJson,
-          422: ValidationJson,
-        },
+        response: { 200: ValidationResultJson, ...validationErrors },
+        mapResponse: signedAnswers(ctx.signing),
         detail: {
           summary: "Validate a license key (no API key needed; the key is the credential)",
           description:
             "Codes in order: NOT_FOUND, REVOKED, EXPIRED, PRODUCT_MISMATCH, TOO_MANY_IPS, VALID. The address is " +
-            "the caller's; a body `ip` is honoured only with an x-api-key that may act for the license.",
+            "the caller's; a body `ip` is honoured only with an x-api-key that may act for the license." +
+            SIGNED,
+          tags,
+        },
+      },
+    )
+    .post(
+      "/api/v1/licenses/checkout",
+      async ({ body, request }) => {
+        const { ttl, ...check } = body;
+        const { address, vouchingKey } = await addressToCheck(ctx, request, check.ip);
+        const answer = await validateLicenseKey(ctx, { ...check, ip: address, vouchingKey });
+        if (!answer.valid || !answer.license) return answer;
+        const file = issueLicenseFile(ctx, answer.license, ttl);
+        return { ...answer, license_file: file.text, license_file_expires_at: file.expiresAt.toISOString() };
+      },
+      {
+        body: CheckoutBody,
+        response: { 200: CheckoutResultJson, ...validationErrors },
+        mapResponse: signedAnswers(ctx.signing),
+        detail: {
+          summary: "Validate a license key and, when valid, get a signed license file for offline checks",
+          description:
+            "Validates exactly like /validate (codes, IP counting, nonce). A valid answer adds `license_file`, " +
+            "a JWS (`typ: depot-license+jwt`, EdDSA) between armour lines, valid until the earlier of the " +
+            "license's expiry and now + `ttl` seconds (default 30 days)." +
+            SIGNED,
           tags,
         },
       },
@@ -122,6 +152,29 @@ export const licenseRoutes = (ctx: AppContext) =>
         apiKey: true,
         response: errors,
         detail: { summary: "Revoke a license (it stays readable; validation answers REVOKED)", tags },
+      },
+    )
+    .get(
+      "/api/v1/licenses/:id/file",
+      async ({ params, query, apiKey, set }) => {
+        const { license, file } = await licenseFileFor(ctx, apiKey, params.id, ttlFromQuery(query.ttl));
+        set.headers["content-type"] = "application/x-pem-file";
+        set.headers["content-disposition"] = `attachment; filename="depot-license-${license.id}.lic"`;
+        return file.text;
+      },
+      {
+        apiKey: true,
+        query: LicenseFileQuery,
+        response: { 200: t.String(), 409: MessageJson, ...errors },
+        mapResponse: signedAnswers(ctx.signing),
+        detail: {
+          summary: "A signed license file for offline checks (revoked or expired: 409)",
+          description:
+            "The file is a JWS (`typ: depot-license+jwt`, EdDSA) between armour lines, valid until the " +
+            "earlier of the license's expiry and now + `ttl` seconds (default 30 days)." +
+            SIGNED,
+          tags,
+        },
       },
     )
     .get(

@@ -72,6 +72,24 @@ export const ValidateBody = t.Object(
 );
 export type ValidateInput = typeof ValidateBody.static;
 
+/** A license file's lifetime in seconds (an hour to a year; 30 days when absent). */
+export const Ttl = Int({
+  minimum: 3_600,
+  maximum: 31_536_000,
+  description: "license file lifetime in seconds",
+});
+
+export const CheckoutBody = t.Object(
+  { ...ValidateBody.properties, ttl: t.Optional(Ttl) },
+  { additionalProperties: false },
+);
+
+export const LicenseFileQuery = t.Object({
+  ttl: t.Optional(
+    t.String({ description: "license file lifetime in seconds, 3600 to 31536000 (default 30 days)" }),
+  ),
+});
+
 export const VALIDATION_CODES = [
   "NOT_FOUND",
   "REVOKED",
@@ -90,4 +108,12 @@ export const ValidationResultJson = t.Object({
   nonce: t.Union([t.String(), t.Null()], { description: "the request's nonce, echoed" }),
   license: t.Union([LicenseJson, t.Null()]),
   ips: t.Object({ count: Int(), max: Int() }),
+});
+
+export const CheckoutResultJson = t.Object({
+  ...ValidationResultJson.properties,
+  license_file: t.Optional(
+    t.String({ description: "only when valid: the signed license file (a JWS between armour lines)" }),
+  ),
+  license_file_expires_at: t.Optional(t.String({ format: "date-time" })),
 });
