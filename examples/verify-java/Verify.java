@@ -40,6 +40,9 @@ import java.util.regex.Pattern;
  *
  * DEPOT_URL and LICENSE_KEY may come from the environment instead. Exit 0: the answer verified, it
  * said VALID and the license file verified; 1: anything else; 2: usage error.
+ *
+ * <p>This file is plain ASCII on purpose: Java 17 reads sources in the platform encoding, which is
+ * US-ASCII where no locale is set (a CI container), and would refuse anything else.
  */
 public final class Verify {
   static final String USAGE =
@@ -232,7 +235,7 @@ public final class Verify {
   static final Pattern BYTE_SEQUENCE = Pattern.compile("^:([A-Za-z0-9+/]+={0,2}):$");
 
   /**
-   * The raw value of one member of a structured-field dictionary ({@code a=…, b=…}), or null.
+   * The raw value of one member of a structured-field dictionary ({@code a=..., b=...}), or null.
    * Commas inside quoted strings and inner lists do not split members.
    */
   static String dictionaryMember(String header, String name) throws Refused {
@@ -272,7 +275,7 @@ public final class Verify {
     return Base64.getDecoder().decode(m.group(1));
   }
 
-  /** All values of a response header joined as RFC 9421 §2.1 says, or null when absent. */
+  /** All values of a response header joined as RFC 9421 section 2.1 says, or null when absent. */
   static String header(HttpResponse<?> response, String name) {
     List<String> values = response.headers().allValues(name);
     if (values.isEmpty()) return null;
@@ -292,7 +295,7 @@ public final class Verify {
 
     String paramsText = dictionaryMember(input, "depot");
     if (paramsText == null) throw new Refused("Signature-Input has no \"depot\" signature");
-    // Only what depot sends is accepted: components with parameters (;sf, ;key, ;req…) would need
+    // Only what depot sends is accepted: components with parameters (;sf, ;key, ;req...) would need
     // a different signature base, and building the wrong one would make the check meaningless.
     Matcher m = SIGNATURE_PARAMS.matcher(paramsText);
     if (!m.matches()) throw new Refused("unsupported Signature-Input: " + paramsText);
@@ -342,7 +345,7 @@ public final class Verify {
     byte[] claimed = byteSequence(dictionaryMember(digestHeader, "sha-256"), "the sha-256 Content-Digest");
     if (!MessageDigest.isEqual(claimed, sha256(bytes))) throw new Refused("the body does not match its Content-Digest");
 
-    // A signed answer recorded yesterday stays signed; the clock bounds how long it can be replayed…
+    // A signed answer recorded yesterday stays signed; the clock bounds how long it can be replayed...
     long now = Instant.now().getEpochSecond();
     if (Math.abs(now - created) > MAX_SKEW_SECONDS) {
       throw new Refused("the signature was created " + (now - created) + " s ago (more than " + MAX_SKEW_SECONDS + " s)");
@@ -358,7 +361,7 @@ public final class Verify {
     if (!(body instanceof Map<?, ?>)) throw new Refused("the signed body is not a JSON object");
     @SuppressWarnings("unchecked")
     Answer answer = new Answer(response.statusCode(), (Map<String, Object>) body);
-    // …and the nonce makes it worthless: only an answer to this very request echoes it.
+    // ...and the nonce makes it worthless: only an answer to this very request echoes it.
     if (answer.status() == 200 && !nonce.equals(answer.body().get("nonce"))) {
       throw new Refused("the answer does not echo our nonce (a replayed answer?)");
     }
@@ -511,7 +514,9 @@ public final class Verify {
     try {
       String nonce = freshNonce();
       Answer answer = verifyAnswer(post(config, "/api/v1/licenses/validate", nonce), nonce, keys);
-      System.out.println("answer: signature, digest and nonce verified (HTTP " + answer.status() + ")");
+      // An error answer carries no nonce; it can only say "no", which anyone in the middle can do anyway.
+      String checked = answer.status() == 200 ? "signature, digest and nonce" : "signature and digest";
+      System.out.println("answer: " + checked + " verified (HTTP " + answer.status() + ")");
       String why = outcome(answer, config);
       System.out.println(why == null ? "VALID" : "INVALID (" + why + ")");
       answerOk = why == null;

@@ -1,0 +1,319 @@
+#!/usr/bin/env bash
+# Runs the two verification examples (examples/verify-typescript, examples/verify-java) against the
+# compiled depot binary, started from an empty directory on its embedded database:
+#
+#   scripts/verify-examples.sh dist/depot
+#
+# Needs bun (or the binary's own, BUN_BE_BUN=1), `jose` in node_modules (npm ci), and a JDK 17+.
+# Checks, for both examples:
+#   a. a demo license: VALID, a license file checked out to the default path and verified offline
+#      (exit 0); again with that file given by --license-file (exit 0)
+#   b. another product's id: INVALID (PRODUCT_MISMATCH), no license file (exit 1)
+#   c. a fake depot (scripts/fake-depot.ts) serving a copy of the real JWKS and answering VALID
+#      unsigned, forged, replayed or about another license: INVALID (exit 1)
+#   d. a license file with one character of its payload changed: license file INVALID (exit 1)
+#   e. a key the server refuses (422): the signed error answer verifies, INVALID (exit 1)
+#   f. after keys:rotate, both keys are published and the file signed by the retired key verifies
+#   g. no arguments: usage error (exit 2)
+# and the TypeScript example typechecks (tsc -p examples/verify-typescript).
+set -euo pipefail
+
+if [[ $# -ne 1 ]]; then
+  echo "usage: $0 PATH_TO_DEPOT_BINARY" >&2
+  exit 2
+fi
+if [[ ! -x "$1" ]]; then
+  echo "verify-examples: $1 is not an executable file" >&2
+  exit 2
+fi
+BIN="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
+# Every setting comes from the environment: make sure none leaks in from the caller (the examples
+# read DEPOT_URL and LICENSE_KEY when no arguments name them).
+unset DATABASE_URL TEST_DATABASE_URL DATA_DIR STORAGE_DIR APP_KEY APP_URL PORT HOST \
+  SIGNING_KEY_GRACE_DAYS SIGNING_KEY_REFRESH_SECONDS DEPOT_URL LICENSE_KEY
+
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/depot-examples.XXXXXX")"
+SERVER_PID=""
+FAKE_PID=""
+STEP="setup"
+
+# stop_pid PID: SIGTERM, then SIGKILL after 5 s.
+stop_pid() {
+  kill -TERM "$1" 2>/dev/null || true
+  for _ in $(seq 1 50); do
+    kill -0 "$1" 2>/dev/null || break
+    sleep 0.1
+  done
+  kill -KILL "$1" 2>/dev/null || true
+  wait "$1" 2>/dev/null || true
+}
+
+cleanup() {
+  local status=$?
+  trap - EXIT
+  [[ -z "$FAKE_PID" ]] || stop_pid "$FAKE_PID"
+  [[ -z "$SERVER_PID" ]] || stop_pid "$SERVER_PID"
+  if [[ $status -ne 0 ]]; then
+    echo "verify-examples: FAILED at step: $STEP (exit $status)" >&2
+    for f in "$WORK"/serve*.log "$WORK"/fake*.log; do
+      [[ -f "$f" ]] || continue
+      echo "----- $(basename "$f") -----" >&2
+      cat "$f" >&2
+    done
+    echo "----- end of server logs -----" >&2
+  fi
+  rm -rf "$WORK"
+  exit "$status"
+}
+trap cleanup EXIT
+
+step() {
+  STEP="$*"
+  echo "verify-examples: $*"
+}
+
+fail() {
+  echo "verify-examples: $*" >&2
+  exit 1
+}
+
+# --- tools ----------------------------------------------------------------------------------
+
+# A command, not a function: a backgrounded function is a subshell, and $! must be Bun itself.
+if command -v bun >/dev/null 2>&1; then
+  BUN=(bun)
+else
+  BUN=(env BUN_BE_BUN=1 "$BIN")
+fi
+run_bun() { "${BUN[@]}" "$@"; }
+[[ -d "$ROOT/node_modules/jose" ]] || fail "node_modules/jose is missing (run npm ci): the TypeScript example needs it"
+command -v javac >/dev/null 2>&1 && command -v java >/dev/null 2>&1 || fail "java and javac (JDK 17+) are needed"
+
+# A TCP port nobody listens on (bash's /dev/tcp: a refused connection means it is free).
+port_is_free() {
+  ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+}
+free_port() {
+  local candidate
+  for _ in $(seq 1 50); do
+    candidate=$((18000 + RANDOM % 1000))
+    if [[ "$candidate" != "${PORT:-}" ]] && port_is_free "$candidate"; then
+      echo "$candidate"
+      return 0
+    fi
+  done
+  fail "no free port found in 18000-18999"
+}
+PORT="$(free_port)"
+BASE="http://127.0.0.1:$PORT"
+
+cd "$WORK"
+[[ -z "$(ls -A)" ]] || fail "working directory $WORK is not empty"
+mkdir "$WORK/home"
+
+# The binary in $WORK/home: embedded database in ./data, our port, and APP_URL as the license
+# files' issuer (the examples expect iss to be the URL they talk to).
+depot() {
+  (cd "$WORK/home" && PORT="$PORT" HOST=127.0.0.1 APP_URL="$BASE" "$BIN" "$@")
+}
+
+start_server() {
+  local log="$1"
+  # Not through depot(): a backgrounded function is a subshell, and $! must be the binary itself.
+  cd "$WORK/home"
+  PORT="$PORT" HOST=127.0.0.1 APP_URL="$BASE" "$BIN" serve >"$log" 2>&1 &
+  SERVER_PID=$!
+  cd "$WORK"
+  local deadline=$((SECONDS + 60))
+  while ((SECONDS < deadline)); do
+    if ! kill -0 "$SERVER_PID" 2>/dev/null; then
+      wait "$SERVER_PID" || true
+      SERVER_PID=""
+      fail "depot serve exited before answering /api/health"
+    fi
+    [[ "$(curl -sS --max-time 2 "$BASE/api/health" 2>/dev/null || true)" == '{"status":"ok"}' ]] && return 0
+    sleep 0.3
+  done
+  fail "depot serve did not answer /api/health within 60 s"
+}
+
+stop_server() {
+  kill -TERM "$SERVER_PID"
+  local code=0
+  wait "$SERVER_PID" || code=$?
+  SERVER_PID=""
+  [[ $code -eq 0 ]] || fail "depot serve exited with $code after SIGTERM (expected 0)"
+}
+
+# start_fake MODE KEY: scripts/fake-depot.ts on a port of its own; sets FAKE_URL.
+start_fake() {
+  local port log="$WORK/fake-$1.log"
+  port="$(free_port)"
+  "${BUN[@]}" "$ROOT/scripts/fake-depot.ts" "$1" "$BASE" "$2" "$port" >"$log" 2>&1 &
+  FAKE_PID=$!
+  for _ in $(seq 1 100); do
+    grep -q '^listening' "$log" && break
+    kill -0 "$FAKE_PID" 2>/dev/null || fail "the fake depot ($1) exited"
+    sleep 0.1
+  done
+  grep -q '^listening' "$log" || fail "the fake depot ($1) did not start within 10 s"
+  FAKE_URL="http://127.0.0.1:$port"
+}
+
+stop_fake() {
+  stop_pid "$FAKE_PID"
+  FAKE_PID=""
+}
+
+# json_path EXPR FILE: evaluates a JavaScript expression over the JSON in FILE, bound to `d`.
+json_path() {
+  run_bun -e 'const d=JSON.parse(require("fs").readFileSync(process.argv.at(-1),"utf8"));const v=eval(process.argv.at(-2));if(v===undefined||v===null)process.exit(1);process.stdout.write(String(v))' "$1" "$2"
+}
+
+ts_example() { run_bun "$ROOT/examples/verify-typescript/verify.ts" "$@"; }
+java_example() { java -cp "$WORK/classes" Verify "$@"; }
+
+# check LABEL EXIT PATTERN... -- COMMAND...: runs COMMAND, shows its output, and fails unless it
+# exits EXIT with, for each PATTERN (grep -E), a line that matches it.
+check() {
+  local label="$1" want="$2"
+  shift 2
+  local patterns=()
+  while [[ "$1" != "--" ]]; do
+    patterns+=("$1")
+    shift
+  done
+  shift
+  local code=0
+  "$@" >"$WORK/out" 2>&1 || code=$?
+  sed 's/^/    /' "$WORK/out"
+  [[ $code -eq $want ]] || fail "$label: exit $code (expected $want)"
+  local pattern
+  for pattern in "${patterns[@]}"; do
+    grep -Eq -- "$pattern" "$WORK/out" || fail "$label: no line matches /$pattern/"
+  done
+  echo "  ok: $label (exit $code)"
+}
+
+# both LABEL EXIT PATTERN... -- ARGS...: check, for the TypeScript then the Java example.
+both() {
+  local label="$1" want="$2"
+  shift 2
+  local patterns=()
+  while [[ "$1" != "--" ]]; do
+    patterns+=("$1")
+    shift
+  done
+  shift
+  check "typescript: $label" "$want" "${patterns[@]}" -- ts_example "$@"
+  check "java: $label" "$want" "${patterns[@]}" -- java_example "$@"
+}
+
+# --- the run --------------------------------------------------------------------------------
+
+step "binary: $BIN, work dir: $WORK, port: $PORT"
+"$BIN" --version
+
+step "typecheck examples/verify-typescript (tsc)"
+"$ROOT/node_modules/.bin/tsc" --noEmit -p "$ROOT/examples/verify-typescript"
+
+step "compile examples/verify-java/Verify.java (javac $(javac -version 2>&1 | cut -d' ' -f2))"
+javac -d "$WORK/classes" "$ROOT/examples/verify-java/Verify.java"
+
+step "first start of depot serve (embedded database, initdb, first signing key)"
+start_server "$WORK/serve-1.log"
+stop_server
+
+step "demo:seed --json"
+depot demo:seed --json >"$WORK/demo.json"
+key="$(json_path 'd.licenses[0].key' "$WORK/demo.json")" || fail "demo:seed: no license"
+product="$(json_path 'd.licenses[0].product_id' "$WORK/demo.json")" || fail "demo:seed: no product_id"
+other_product="$(json_path 'd.products.find((p) => String(p.id) !== String(d.licenses[0].product_id)).id' "$WORK/demo.json")" ||
+  fail "demo:seed: no second product"
+other_key="$(json_path 'd.licenses.find((l) => l.key !== d.licenses[0].key).key' "$WORK/demo.json")" ||
+  fail "demo:seed: no second license"
+echo "  license $key, product $product (another product: $other_product)"
+
+step "second start of depot serve"
+start_server "$WORK/serve-2.log"
+
+step "a. the demo license: VALID; a license file checked out to ./depot-license.lic, verified offline"
+mkdir "$WORK/ts" "$WORK/java"
+(cd "$WORK/ts" && check "typescript: valid license" 0 '^VALID$' '^license file: checked out' \
+  '^license file VALID until ' -- ts_example "$BASE" "$key" --product "$product")
+(cd "$WORK/java" && check "java: valid license" 0 '^VALID$' '^license file: checked out' \
+  '^license file VALID until ' -- java_example "$BASE" "$key" --product "$product")
+[[ -s "$WORK/ts/depot-license.lic" && -s "$WORK/java/depot-license.lic" ]] ||
+  fail "the examples did not write depot-license.lic in their working directory"
+# Also the way the README runs it: a single-file source launch, and the file the other example wrote.
+check "java (single-file launch): valid license, the TypeScript example's file" 0 '^VALID$' \
+  '^license file: using ' '^license file VALID until ' -- \
+  java "$ROOT/examples/verify-java/Verify.java" "$BASE" "$key" --license-file "$WORK/ts/depot-license.lic"
+check "typescript: valid license, the Java example's file" 0 '^VALID$' '^license file: using ' \
+  '^license file VALID until ' -- ts_example "$BASE" "$key" --license-file "$WORK/java/depot-license.lic"
+
+step "b. another product: INVALID (PRODUCT_MISMATCH), no license file"
+both "wrong product" 1 '^INVALID \(PRODUCT_MISMATCH\)$' '^license file INVALID \(checkout: PRODUCT_MISMATCH\)$' -- \
+  "$BASE" "$key" --product "$other_product" --license-file "$WORK/mismatch.lic"
+[[ ! -e "$WORK/mismatch.lic" ]] || fail "a license file was written for the wrong product"
+
+step "c. a fake depot with a copy of the real JWKS: every VALID it makes up is refused"
+start_fake unsigned "$key"
+both "fake depot, unsigned answers" 1 '^INVALID \(the answer is not signed\)$' '^license file INVALID' -- \
+  "$FAKE_URL" "$key" --license-file "$WORK/fake.lic"
+stop_fake
+start_fake forged "$key"
+both "fake depot, answers signed by another key under the real keyid" 1 \
+  '^INVALID \(the signature does not verify\)$' '^license file INVALID' -- \
+  "$FAKE_URL" "$key" --license-file "$WORK/fake.lic"
+stop_fake
+start_fake replayed "$key"
+both "fake depot, genuine answers recorded earlier" 1 '^INVALID \(the answer does not echo our nonce' \
+  '^license file INVALID' -- "$FAKE_URL" "$key" --license-file "$WORK/fake.lic"
+stop_fake
+start_fake swapped "$other_key"
+both "fake depot relaying with its own key swapped in" 1 '^INVALID \(the answer is about another license key\)$' \
+  '^license file INVALID' -- "$FAKE_URL" "NOTAR-EALKE-Y0000-00000-00000" --license-file "$WORK/fake.lic"
+stop_fake
+[[ ! -e "$WORK/fake.lic" ]] || fail "a license file was written from a fake depot's answer"
+
+step "d. a license file with one character of its payload changed"
+run_bun -e '
+  const fs = require("fs");
+  const [from, to] = process.argv.slice(-2);
+  const [header, payload, signature] = fs.readFileSync(from, "utf8").replace(/-----[A-Z ]+-----/g, "").replace(/\s+/g, "").split(".");
+  const i = payload.length >> 1;
+  const changed = `${payload.slice(0, i)}${payload[i] === "A" ? "B" : "A"}${payload.slice(i + 1)}`;
+  const jws = `${header}.${changed}.${signature}`;
+  fs.writeFileSync(to, `-----BEGIN DEPOT LICENSE FILE-----\n${jws.match(/.{1,64}/g).join("\n")}\n-----END DEPOT LICENSE FILE-----\n`);
+' "$WORK/ts/depot-license.lic" "$WORK/tampered.lic"
+both "tampered license file" 1 '^VALID$' '^license file INVALID \(signature verification failed\)$' -- \
+  "$BASE" "$key" --license-file "$WORK/tampered.lic"
+
+step "e. a key the server refuses (422): its signed error answer verifies, and says no"
+too_long="$(printf 'K%.0s' $(seq 1 201))"
+both "error answer" 1 '^answer: signature and digest verified \(HTTP 422\)$' '^INVALID \(HTTP 422: ' -- \
+  "$BASE" "$too_long" --license-file "$WORK/error.lic"
+
+step "f. keys:rotate: both keys published; the file the retired key signed still verifies"
+stop_server
+depot keys:rotate --json >"$WORK/rotate.json"
+rotated_kid="$(json_path 'd.active.kid' "$WORK/rotate.json")" || fail "keys:rotate: no active kid"
+echo "  active key now $rotated_kid"
+start_server "$WORK/serve-3.log"
+both "after a rotation, the file from before it" 0 '^keys: 2 Ed25519 key' '^VALID$' '^license file VALID until ' -- \
+  "$BASE" "$key" --product "$product" --license-file "$WORK/ts/depot-license.lic"
+curl -sS --max-time 5 -o /dev/null -D "$WORK/headers" -H 'Content-Type: application/json' \
+  -d "{\"key\":\"$key\"}" "$BASE/api/v1/licenses/validate"
+grep -qi "^signature-input: depot=.*keyid=\"$rotated_kid\"" "$WORK/headers" ||
+  fail "answers are not signed by the new key $rotated_kid"
+
+step "g. no arguments: usage error"
+check "typescript: no arguments" 2 '^usage: ' -- ts_example
+check "java: no arguments" 2 '^usage: ' -- java_example
+
+stop_server
+STEP="done"
+echo "verify-examples: all checks passed in $SECONDS s"
