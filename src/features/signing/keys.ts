@@ -1,5 +1,5 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from "node:crypto";
-import { desc, isNull, lt, or, sql } from "drizzle-orm";
+import { desc, gte, isNull, lt, or, sql } from "drizzle-orm";
 import { ConfigError } from "../../config.ts";
 import type { AppContext } from "../../context.ts";
 import { type SigningKeyRow, signingKeys } from "../../db/schema/index.ts";
@@ -70,7 +70,7 @@ export function publishedKeys(ctx: KeysContext): Promise<SigningKeyRow[]> {
   return ctx.db
     .select()
     .from(signingKeys)
-    .where(or(isNull(signingKeys.retiredAt), sql`${signingKeys.retiredAt} >= ${graceCutoff(ctx)}`))
+    .where(or(isNull(signingKeys.retiredAt), gte(signingKeys.retiredAt, graceCutoff(ctx))))
     .orderBy(desc(signingKeys.createdAt), desc(signingKeys.kid));
 }
 
