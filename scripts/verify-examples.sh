@@ -5,16 +5,22 @@
 #   scripts/verify-examples.sh dist/depot
 #
 # Needs bun (or the binary's own, BUN_BE_BUN=1), `jose` in node_modules (npm ci), and a JDK 17+.
+# The real JWKS is fetched once into the work dir and pinned (--jwks), as shipped software would.
 # Checks, for both examples:
-#   a. a demo license: VALID, a license file checked out to the default path and verified offline
-#      (exit 0); again with that file given by --license-file (exit 0)
+#   a. a demo license, keys pinned: VALID, a license file checked out to the default path and
+#      verified offline (exit 0); again with that file given by --license-file and the keys fetched
+#      from the server: the same, and a warning that they are not pinned (exit 0)
 #   b. another product's id: INVALID (PRODUCT_MISMATCH), no license file (exit 1)
 #   c. a fake depot (scripts/fake-depot.ts) serving a copy of the real JWKS and answering VALID
-#      unsigned, forged, replayed or about another license: INVALID (exit 1)
+#      unsigned, forged, replayed or about another license: INVALID (exit 1); a self-keyed fake
+#      (its own JWKS, its own key): passes with keys fetched from it (exit 0), refused with the
+#      keys pinned, its license file too (exit 1)
 #   d. a license file with one character of its payload changed: license file INVALID (exit 1)
 #   e. a key the server refuses (422): the signed error answer verifies, INVALID (exit 1)
-#   f. after keys:rotate, both keys are published and the file signed by the retired key verifies
-#   g. no arguments: usage error (exit 2)
+#   f. after keys:rotate, the JWKS fetched again (what a release would ship) holds both keys and
+#      the file signed by the retired key verifies (exit 0); the JWKS from before the rotation
+#      refuses the new key's answers but still verifies that file (exit 1)
+#   g. no arguments, an empty --jwks: usage error (exit 2); a --jwks file that is missing (exit 1)
 # and the TypeScript example typechecks (tsc -p examples/verify-typescript).
 set -euo pipefail
 
@@ -239,45 +245,74 @@ echo "  license $key, product $product (another product: $other_product)"
 step "second start of depot serve"
 start_server "$WORK/serve-2.log"
 
+step "fetch the JWKS once: the keys the examples pin (--jwks), as shipped software would"
+curl -sS --fail --max-time 5 -o "$WORK/jwks.json" "$BASE/.well-known/jwks.json"
+kid="$(json_path 'd.keys.length === 1 ? d.keys[0].kid : undefined' "$WORK/jwks.json")" ||
+  fail "the JWKS does not hold exactly one key"
+echo "  $WORK/jwks.json: key $kid"
+
 step "a. the demo license: VALID; a license file checked out to ./depot-license.lic, verified offline"
 mkdir "$WORK/ts" "$WORK/java"
-(cd "$WORK/ts" && check "typescript: valid license" 0 '^VALID$' '^license file: checked out' \
-  '^license file VALID until ' -- ts_example "$BASE" "$key" --product "$product")
-(cd "$WORK/java" && check "java: valid license" 0 '^VALID$' '^license file: checked out' \
-  '^license file VALID until ' -- java_example "$BASE" "$key" --product "$product")
+(cd "$WORK/ts" && check "typescript: valid license, pinned keys" 0 '^keys: 1 Ed25519 key\(s\) pinned in ' \
+  '^VALID$' '^license file: checked out' '^license file VALID until ' -- \
+  ts_example "$BASE" "$key" --product "$product" --jwks "$WORK/jwks.json")
+! grep -q '^warning:' "$WORK/out" || fail "typescript: a warning although the keys are pinned"
+(cd "$WORK/java" && check "java: valid license, pinned keys" 0 '^keys: 1 Ed25519 key\(s\) pinned in ' \
+  '^VALID$' '^license file: checked out' '^license file VALID until ' -- \
+  java_example "$BASE" "$key" --product "$product" --jwks "$WORK/jwks.json")
+! grep -q '^warning:' "$WORK/out" || fail "java: a warning although the keys are pinned"
 [[ -s "$WORK/ts/depot-license.lic" && -s "$WORK/java/depot-license.lic" ]] ||
   fail "the examples did not write depot-license.lic in their working directory"
-# Also the way the README runs it: a single-file source launch, and the file the other example wrote.
-check "java (single-file launch): valid license, the TypeScript example's file" 0 '^VALID$' \
-  '^license file: using ' '^license file VALID until ' -- \
+# Also the way the README runs it: a single-file source launch, and the file the other example wrote;
+# without --jwks (keys from the server itself), which works but warns.
+unpinned='^warning: keys from the server itself only stop a fake that copies depot.s keys; shipped software should pin them with --jwks$'
+check "java (single-file launch): valid license, the TypeScript example's file, keys not pinned" 0 "$unpinned" \
+  '^keys: 1 Ed25519 key\(s\) from ' '^VALID$' '^license file: using ' '^license file VALID until ' -- \
   java "$ROOT/examples/verify-java/Verify.java" "$BASE" "$key" --license-file "$WORK/ts/depot-license.lic"
-check "typescript: valid license, the Java example's file" 0 '^VALID$' '^license file: using ' \
-  '^license file VALID until ' -- ts_example "$BASE" "$key" --license-file "$WORK/java/depot-license.lic"
+check "typescript: valid license, the Java example's file, keys not pinned" 0 "$unpinned" \
+  '^keys: 1 Ed25519 key\(s\) from ' '^VALID$' '^license file: using ' '^license file VALID until ' -- \
+  ts_example "$BASE" "$key" --license-file "$WORK/java/depot-license.lic"
 
 step "b. another product: INVALID (PRODUCT_MISMATCH), no license file"
 both "wrong product" 1 '^INVALID \(PRODUCT_MISMATCH\)$' '^license file INVALID \(checkout: PRODUCT_MISMATCH\)$' -- \
-  "$BASE" "$key" --product "$other_product" --license-file "$WORK/mismatch.lic"
+  "$BASE" "$key" --product "$other_product" --license-file "$WORK/mismatch.lic" --jwks "$WORK/jwks.json"
 [[ ! -e "$WORK/mismatch.lic" ]] || fail "a license file was written for the wrong product"
 
 step "c. a fake depot with a copy of the real JWKS: every VALID it makes up is refused"
 start_fake unsigned "$key"
 both "fake depot, unsigned answers" 1 '^INVALID \(the answer is not signed\)$' '^license file INVALID' -- \
-  "$FAKE_URL" "$key" --license-file "$WORK/fake.lic"
+  "$FAKE_URL" "$key" --license-file "$WORK/fake.lic" --jwks "$WORK/jwks.json"
 stop_fake
 start_fake forged "$key"
 both "fake depot, answers signed by another key under the real keyid" 1 \
   '^INVALID \(the signature does not verify\)$' '^license file INVALID' -- \
-  "$FAKE_URL" "$key" --license-file "$WORK/fake.lic"
+  "$FAKE_URL" "$key" --license-file "$WORK/fake.lic" --jwks "$WORK/jwks.json"
 stop_fake
 start_fake replayed "$key"
 both "fake depot, genuine answers recorded earlier" 1 '^INVALID \(the answer does not echo our nonce' \
-  '^license file INVALID' -- "$FAKE_URL" "$key" --license-file "$WORK/fake.lic"
+  '^license file INVALID' -- "$FAKE_URL" "$key" --license-file "$WORK/fake.lic" --jwks "$WORK/jwks.json"
 stop_fake
 start_fake swapped "$other_key"
 both "fake depot relaying with its own key swapped in" 1 '^INVALID \(the answer is about another license key\)$' \
-  '^license file INVALID' -- "$FAKE_URL" "NOTAR-EALKE-Y0000-00000-00000" --license-file "$WORK/fake.lic"
+  '^license file INVALID' -- "$FAKE_URL" "NOTAR-EALKE-Y0000-00000-00000" --license-file "$WORK/fake.lic" \
+  --jwks "$WORK/jwks.json"
 stop_fake
 [[ ! -e "$WORK/fake.lic" ]] || fail "a license file was written from a fake depot's answer"
+
+step "c. a self-keyed fake depot (its own JWKS, its own key): only pinned keys refuse it"
+start_fake self-keyed "$key"
+# First what it is up against without pinning: its JWKS vouches for its answers and its license file.
+both "self-keyed fake, keys from the fake itself: fooled" 0 "$unpinned" '^VALID$' '^license file VALID until ' -- \
+  "$FAKE_URL" "$key" --product "$product" --license-file "$WORK/self-keyed.lic"
+not_pinned='is not pinned \(not in .*/jwks\.json\)\)$'
+both "self-keyed fake, pinned keys" 1 "^INVALID \\(the key \"[^\"]+\" $not_pinned" \
+  "^license file INVALID \\(checkout: the key \"[^\"]+\" $not_pinned" -- \
+  "$FAKE_URL" "$key" --product "$product" --license-file "$WORK/fake.lic" --jwks "$WORK/jwks.json"
+both "self-keyed fake, pinned keys, the license file it handed out" 1 "^INVALID \\(the key \"[^\"]+\" $not_pinned" \
+  '^license file: using ' "^license file INVALID \\(the key \"[^\"]+\" $not_pinned" -- \
+  "$FAKE_URL" "$key" --product "$product" --license-file "$WORK/self-keyed.lic" --jwks "$WORK/jwks.json"
+stop_fake
+[[ ! -e "$WORK/fake.lic" ]] || fail "a license file was written from the self-keyed fake's answer with pinned keys"
 
 step "d. a license file with one character of its payload changed"
 run_bun -e '
@@ -290,29 +325,39 @@ run_bun -e '
   fs.writeFileSync(to, `-----BEGIN DEPOT LICENSE FILE-----\n${jws.match(/.{1,64}/g).join("\n")}\n-----END DEPOT LICENSE FILE-----\n`);
 ' "$WORK/ts/depot-license.lic" "$WORK/tampered.lic"
 both "tampered license file" 1 '^VALID$' '^license file INVALID \(signature verification failed\)$' -- \
-  "$BASE" "$key" --license-file "$WORK/tampered.lic"
+  "$BASE" "$key" --license-file "$WORK/tampered.lic" --jwks "$WORK/jwks.json"
 
 step "e. a key the server refuses (422): its signed error answer verifies, and says no"
 too_long="$(printf 'K%.0s' $(seq 1 201))"
 both "error answer" 1 '^answer: signature and digest verified \(HTTP 422\)$' '^INVALID \(HTTP 422: ' -- \
-  "$BASE" "$too_long" --license-file "$WORK/error.lic"
+  "$BASE" "$too_long" --license-file "$WORK/error.lic" --jwks "$WORK/jwks.json"
 
-step "f. keys:rotate: both keys published; the file the retired key signed still verifies"
+step "f. keys:rotate: the JWKS fetched again (a software update) holds both keys; the retired key's file verifies"
 stop_server
 depot keys:rotate --json >"$WORK/rotate.json"
 rotated_kid="$(json_path 'd.active.kid' "$WORK/rotate.json")" || fail "keys:rotate: no active kid"
 echo "  active key now $rotated_kid"
 start_server "$WORK/serve-3.log"
-both "after a rotation, the file from before it" 0 '^keys: 2 Ed25519 key' '^VALID$' '^license file VALID until ' -- \
-  "$BASE" "$key" --product "$product" --license-file "$WORK/ts/depot-license.lic"
+curl -sS --fail --max-time 5 -o "$WORK/jwks-rotated.json" "$BASE/.well-known/jwks.json"
+both "after a rotation, the new JWKS and the file from before it" 0 '^keys: 2 Ed25519 key\(s\) pinned in ' \
+  '^VALID$' '^license file VALID until ' -- \
+  "$BASE" "$key" --product "$product" --license-file "$WORK/ts/depot-license.lic" --jwks "$WORK/jwks-rotated.json"
 curl -sS --max-time 5 -o /dev/null -D "$WORK/headers" -H 'Content-Type: application/json' \
   -d "{\"key\":\"$key\"}" "$BASE/api/v1/licenses/validate"
 grep -qi "^signature-input: depot=.*keyid=\"$rotated_kid\"" "$WORK/headers" ||
   fail "answers are not signed by the new key $rotated_kid"
+# Software not updated yet: pinned to the old set, it cannot take the new key's word, but its license
+# file (signed by the old key) still verifies offline.
+both "after a rotation, the JWKS from before it" 1 "^INVALID \\(the key \"$rotated_kid\" $not_pinned" \
+  '^license file VALID until ' -- \
+  "$BASE" "$key" --product "$product" --license-file "$WORK/ts/depot-license.lic" --jwks "$WORK/jwks.json"
 
-step "g. no arguments: usage error"
+step "g. usage errors, a --jwks file that is missing"
 check "typescript: no arguments" 2 '^usage: ' -- ts_example
 check "java: no arguments" 2 '^usage: ' -- java_example
+both "an empty --jwks" 2 '^--jwks needs a path$' '^usage: ' -- "$BASE" "$key" --jwks ""
+both "a --jwks file that is missing" 1 "^keys: INVALID \\(cannot read $WORK/missing\\.json" -- \
+  "$BASE" "$key" --jwks "$WORK/missing.json"
 
 stop_server
 STEP="done"

@@ -36,7 +36,11 @@ import java.util.regex.Pattern;
  *
  * <pre>
  *   java examples/verify-java/Verify.java &lt;DEPOT_URL&gt; &lt;LICENSE_KEY&gt; [--product ID] [--license-file PATH]
+ *       [--jwks PATH]
  * </pre>
+ *
+ * --jwks pins depot's keys: they are read from that file (the JWKS depot serves at
+ * /.well-known/jwks.json, shipped with the software) and never fetched.
  *
  * DEPOT_URL and LICENSE_KEY may come from the environment instead. Exit 0: the answer verified, it
  * said VALID and the license file verified; 1: anything else; 2: usage error.
@@ -46,12 +50,14 @@ import java.util.regex.Pattern;
  */
 public final class Verify {
   static final String USAGE =
-      "usage: verify <DEPOT_URL> <LICENSE_KEY> [--product ID] [--license-file PATH]\n"
+      "usage: verify <DEPOT_URL> <LICENSE_KEY> [--product ID] [--license-file PATH] [--jwks PATH]\n"
           + "       (DEPOT_URL and LICENSE_KEY may also come from the environment)";
   static final String DEFAULT_LICENSE_FILE = "depot-license.lic";
   static final String LICENSE_FILE_TYPE = "depot-license+jwt";
   /** How far {@code created} may be from our clock. */
   static final long MAX_SKEW_SECONDS = 300;
+  static final String UNPINNED_WARNING =
+      "warning: keys from the server itself only stop a fake that copies depot's keys; shipped software should pin them with --jwks";
 
   static final HttpClient HTTP =
       HttpClient.newBuilder()
@@ -76,7 +82,8 @@ public final class Verify {
     }
   }
 
-  record Config(String url, String key, String product, Path licenseFile) {}
+  /** {@code jwks}: the pinned key set's file, or null to fetch the keys from the server. */
+  record Config(String url, String key, String product, Path licenseFile, Path jwks) {}
 
   record Answer(int status, Map<String, Object> body) {}
 
@@ -97,16 +104,20 @@ public final class Verify {
     List<String> positionals = new ArrayList<>();
     String product = null;
     String licenseFile = null;
+    String jwks = null;
     for (int i = 0; i < args.length; i++) {
       String arg = args[i];
       String name = arg.contains("=") ? arg.substring(0, arg.indexOf('=')) : arg;
-      if (name.equals("--product") || name.equals("--license-file")) {
+      if (name.equals("--product") || name.equals("--license-file") || name.equals("--jwks")) {
         String value;
         if (arg.contains("=")) value = arg.substring(arg.indexOf('=') + 1);
         else if (i + 1 < args.length) value = args[++i];
         else throw new UsageError("option " + name + " needs a value");
-        if (name.equals("--product")) product = value;
-        else licenseFile = value;
+        switch (name) {
+          case "--product" -> product = value;
+          case "--license-file" -> licenseFile = value;
+          default -> jwks = value;
+        }
       } else if (arg.equals("--help") || arg.equals("-h")) {
         throw new UsageError("verifies depot's signed license answers and an offline license file");
       } else if (arg.startsWith("-")) {
@@ -125,7 +136,9 @@ public final class Verify {
       throw new UsageError("--product must be a numeric id, got \"" + product + "\"");
     }
     if (licenseFile != null && licenseFile.isEmpty()) throw new UsageError("--license-file needs a path");
-    return new Config(url, key, product, Path.of(licenseFile != null ? licenseFile : DEFAULT_LICENSE_FILE));
+    if (jwks != null && jwks.isEmpty()) throw new UsageError("--jwks needs a path");
+    return new Config(url, key, product, Path.of(licenseFile != null ? licenseFile : DEFAULT_LICENSE_FILE),
+        jwks != null ? Path.of(jwks) : null);
   }
 
   static String orEmpty(String s) {
@@ -134,28 +147,29 @@ public final class Verify {
 
   // --- keys -----------------------------------------------------------------------------------
 
-  /** depot's published keys; refetched at most once, when an answer names a key we have not seen. */
+  /**
+   * depot's keys. Pinned (--jwks): only those in the file shipped with the software, because a server
+   * that hands out its own keys can vouch for anything it says. Otherwise fetched from the server, and
+   * refetched at most once, when an answer names a key we have not seen.
+   */
   static final class KeySet {
     final String url;
+    final Path pinned;
     final Map<String, PublicKey> keys = new LinkedHashMap<>();
     boolean refetched;
 
-    KeySet(String url) {
+    KeySet(String url, Path pinned) {
       this.url = url;
+      this.pinned = pinned;
     }
 
-    void fetch() throws Refused {
-      String where = url + "/.well-known/jwks.json";
-      Object jwks;
-      try {
-        HttpResponse<byte[]> response =
-            HTTP.send(HttpRequest.newBuilder(URI.create(where)).timeout(Duration.ofSeconds(30)).build(),
-                HttpResponse.BodyHandlers.ofByteArray());
-        if (response.statusCode() != 200) throw new Refused("cannot fetch " + where + ": HTTP " + response.statusCode());
-        jwks = Json.parse(utf8(response.body()));
-      } catch (IOException | InterruptedException e) {
-        throw new Refused("cannot fetch " + where + ": " + e);
-      }
+    /** Where the keys come from, for the output. */
+    String source() {
+      return pinned == null ? "from " + url + "/.well-known/jwks.json" : "pinned in " + pinned;
+    }
+
+    void load() throws Refused {
+      Object jwks = pinned == null ? fetch() : read(pinned);
       if (!(jwks instanceof Map<?, ?> set) || !(set.get("keys") instanceof List<?> list)) {
         throw new Refused("the JWKS has no keys array");
       }
@@ -171,20 +185,52 @@ public final class Verify {
       if (keys.isEmpty()) throw new Refused("the JWKS has no Ed25519 signing key");
     }
 
-    /** The key named {@code kid}; a new kid may be a key rotated in since we fetched, so look once more. */
+    static Object read(Path path) throws Refused {
+      String text;
+      try {
+        text = Files.readString(path);
+      } catch (IOException e) {
+        throw new Refused("cannot read " + path + ": " + e);
+      }
+      try {
+        return Json.parse(text);
+      } catch (Refused e) {
+        throw new Refused(path + " is not JSON (" + e.getMessage() + ")");
+      }
+    }
+
+    Object fetch() throws Refused {
+      String where = url + "/.well-known/jwks.json";
+      try {
+        HttpResponse<byte[]> response =
+            HTTP.send(HttpRequest.newBuilder(URI.create(where)).timeout(Duration.ofSeconds(30)).build(),
+                HttpResponse.BodyHandlers.ofByteArray());
+        if (response.statusCode() != 200) throw new Refused("cannot fetch " + where + ": HTTP " + response.statusCode());
+        return Json.parse(utf8(response.body()));
+      } catch (IOException | InterruptedException e) {
+        throw new Refused("cannot fetch " + where + ": " + e);
+      }
+    }
+
+    /**
+     * The key named {@code kid}. Fetched keys: a new kid may be a key rotated in since we fetched, so
+     * look once more. Pinned keys: never, the server does not get to add one.
+     */
     PublicKey find(String kid) throws Refused {
-      if (!keys.containsKey(kid) && !refetched) {
+      if (!keys.containsKey(kid) && pinned == null && !refetched) {
         refetched = true;
-        fetch();
+        load();
       }
       return cached(kid);
     }
 
-    /** Only the keys we already hold: for the offline check. */
+    /** Only the keys we already hold: for the offline check, and whenever the keys are pinned. */
     PublicKey cached(String kid) throws Refused {
       PublicKey key = keys.get(kid);
-      if (key == null) throw new Refused("no published key has keyid \"" + kid + "\"");
-      return key;
+      if (key != null) return key;
+      // Pinned, an unknown kid is a key depot never shipped to us: exactly what a fake server signs with.
+      if (pinned != null) throw new Refused("the key \"" + kid + "\" is not pinned (not in " + pinned + ")");
+      throw new Refused("no published key has keyid \"" + kid + "\"");
     }
   }
 
@@ -501,14 +547,15 @@ public final class Verify {
   // --- main -----------------------------------------------------------------------------------
 
   static int run(Config config) {
-    KeySet keys = new KeySet(config.url());
+    if (config.jwks() == null) System.err.println(UNPINNED_WARNING);
+    KeySet keys = new KeySet(config.url(), config.jwks());
     try {
-      keys.fetch();
+      keys.load();
     } catch (Refused e) {
       System.out.println("keys: INVALID (" + e.getMessage() + ")");
       return 1;
     }
-    System.out.println("keys: " + keys.keys.size() + " Ed25519 key(s) from " + config.url() + "/.well-known/jwks.json");
+    System.out.println("keys: " + keys.keys.size() + " Ed25519 key(s) " + keys.source());
 
     boolean answerOk = false;
     try {

@@ -4,21 +4,27 @@
  * file must be a JWS signed by the same keys.
  *
  *   bun examples/verify-typescript/verify.ts <DEPOT_URL> <LICENSE_KEY> [--product ID] [--license-file PATH]
+ *       [--jwks PATH]
+ *
+ * --jwks pins depot's keys: they are read from that file (the JWKS depot serves at
+ * /.well-known/jwks.json, shipped with the software) and never fetched.
  *
  * DEPOT_URL and LICENSE_KEY may come from the environment instead. Exit 0: the answer verified, it
  * said VALID and the license file verified; 1: anything else; 2: usage error.
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { createLocalJWKSet, type JSONWebKeySet, jwtVerify } from "jose";
+import { jwtVerify } from "jose";
 
 const USAGE =
-  "usage: verify <DEPOT_URL> <LICENSE_KEY> [--product ID] [--license-file PATH]\n" +
+  "usage: verify <DEPOT_URL> <LICENSE_KEY> [--product ID] [--license-file PATH] [--jwks PATH]\n" +
   "       (DEPOT_URL and LICENSE_KEY may also come from the environment)";
 const DEFAULT_LICENSE_FILE = "depot-license.lic";
 const LICENSE_FILE_TYPE = "depot-license+jwt";
 /** How far `created` may be from our clock. */
 const MAX_SKEW_SECONDS = 300;
+const UNPINNED_WARNING =
+  "warning: keys from the server itself only stop a fake that copies depot's keys; shipped software should pin them with --jwks";
 
 /** A check that failed: the license must not be trusted. */
 class Refused extends Error {}
@@ -42,6 +48,7 @@ interface Config {
   key: string;
   product: string | undefined;
   licenseFile: string;
+  jwks: string | undefined;
 }
 
 // --- arguments ------------------------------------------------------------------------------
@@ -55,7 +62,12 @@ const parseCommandLine = () =>
   parseArgs({
     allowPositionals: true,
     strict: true,
-    options: { product: { type: "string" }, "license-file": { type: "string" }, help: { type: "boolean" } },
+    options: {
+      product: { type: "string" },
+      "license-file": { type: "string" },
+      jwks: { type: "string" },
+      help: { type: "boolean" },
+    },
   });
 
 function readConfig(): Config {
@@ -76,33 +88,39 @@ function readConfig(): Config {
     usage(`--product must be a numeric id, got "${values.product}"`);
   }
   if (values["license-file"] === "") usage("--license-file needs a path");
-  return { url, key, product: values.product, licenseFile: values["license-file"] ?? DEFAULT_LICENSE_FILE };
+  if (values.jwks === "") usage("--jwks needs a path");
+  const licenseFile = values["license-file"] ?? DEFAULT_LICENSE_FILE;
+  return { url, key, product: values.product, licenseFile, jwks: values.jwks };
 }
 
 // --- keys -----------------------------------------------------------------------------------
 
-/** depot's published keys; refetched at most once, when an answer names a key we have not seen. */
+/**
+ * depot's keys. Pinned (--jwks): only those in the file shipped with the software, because a server
+ * that hands out its own keys can vouch for anything it says. Otherwise fetched from the server, and
+ * refetched at most once, when an answer names a key we have not seen.
+ */
 class KeySet {
-  jwks: { keys: Jwk[] } = { keys: [] };
+  keys: Jwk[] = [];
   private refetched = false;
 
-  constructor(private readonly url: string) {}
+  constructor(
+    private readonly url: string,
+    private readonly pinned: string | undefined,
+  ) {}
 
-  async fetch(): Promise<void> {
-    let body: { keys?: unknown };
-    try {
-      const response = await fetch(`${this.url}/.well-known/jwks.json`, {
-        signal: AbortSignal.timeout(30_000),
-      });
-      if (!response.ok) throw new Error(`HTTP ${response.status}`);
-      body = (await response.json()) as { keys?: unknown };
-    } catch (error) {
-      throw new Refused(`cannot fetch ${this.url}/.well-known/jwks.json: ${(error as Error).message}`);
-    }
+  /** Where the keys come from, for the output. */
+  get source(): string {
+    return this.pinned === undefined ? `from ${this.url}/.well-known/jwks.json` : `pinned in ${this.pinned}`;
+  }
+
+  async load(): Promise<void> {
+    const body = this.pinned === undefined ? await this.fetch() : this.read(this.pinned);
     if (typeof body !== "object" || body === null) throw new Refused("the JWKS is not a JSON object");
-    if (!Array.isArray(body.keys)) throw new Refused("the JWKS has no keys array");
+    const list = (body as { keys?: unknown }).keys;
+    if (!Array.isArray(list)) throw new Refused("the JWKS has no keys array");
     // Anything but an Ed25519 signing key is skipped: nothing else may vouch for an answer.
-    const keys = body.keys.filter(
+    const keys = list.filter(
       (k): k is Jwk =>
         typeof k === "object" &&
         k !== null &&
@@ -114,19 +132,55 @@ class KeySet {
         (k.use === undefined || k.use === "sig"),
     );
     if (keys.length === 0) throw new Refused("the JWKS has no Ed25519 signing key");
-    this.jwks = { keys };
+    this.keys = keys;
   }
 
-  /** The key named `kid`; a new kid may be a key rotated in since we fetched, so look once more. */
-  async find(kid: string): Promise<Jwk> {
-    let key = this.jwks.keys.find((k) => k.kid === kid);
-    if (!key && !this.refetched) {
-      this.refetched = true;
-      await this.fetch();
-      key = this.jwks.keys.find((k) => k.kid === kid);
+  private read(path: string): unknown {
+    let text: string;
+    try {
+      text = readFileSync(path, "utf8");
+    } catch (error) {
+      throw new Refused(`cannot read ${path}: ${(error as Error).message}`);
     }
-    if (!key) throw new Refused(`no published key has keyid "${kid}"`);
-    return key;
+    try {
+      return JSON.parse(text);
+    } catch (error) {
+      throw new Refused(`${path} is not JSON (${(error as Error).message})`);
+    }
+  }
+
+  private async fetch(): Promise<unknown> {
+    try {
+      const response = await fetch(`${this.url}/.well-known/jwks.json`, {
+        signal: AbortSignal.timeout(30_000),
+      });
+      if (!response.ok) throw new Error(`HTTP ${response.status}`);
+      return await response.json();
+    } catch (error) {
+      throw new Refused(`cannot fetch ${this.url}/.well-known/jwks.json: ${(error as Error).message}`);
+    }
+  }
+
+  /**
+   * The key named `kid`. Fetched keys: a new kid may be a key rotated in since we fetched, so look
+   * once more. Pinned keys: never, the server does not get to add one.
+   */
+  async find(kid: string): Promise<Jwk> {
+    if (!this.keys.some((k) => k.kid === kid) && this.pinned === undefined && !this.refetched) {
+      this.refetched = true;
+      await this.load();
+    }
+    return this.cached(kid);
+  }
+
+  /** Only the keys we already hold: for the offline check, and whenever the keys are pinned. */
+  cached(kid: string): Jwk {
+    const key = this.keys.find((k) => k.kid === kid);
+    if (key) return key;
+    // Pinned, an unknown kid is a key depot never shipped to us: exactly what a fake server signs with.
+    if (this.pinned !== undefined)
+      throw new Refused(`the key "${kid}" is not pinned (not in ${this.pinned})`);
+    throw new Refused(`no published key has keyid "${kid}"`);
   }
 }
 
@@ -327,7 +381,7 @@ const freshNonce = () => btoa(String.fromCharCode(...crypto.getRandomValues(new 
  * Verifies the license file with the keys we already hold, without the network: it is what lets the
  * software run when depot cannot be reached, so it must stand on its own signature.
  */
-async function verifyLicenseFile(text: string, jwks: JSONWebKeySet, config: Config): Promise<Date> {
+async function verifyLicenseFile(text: string, keys: KeySet, config: Config): Promise<Date> {
   const match = /-----BEGIN DEPOT LICENSE FILE-----([\s\S]*?)-----END DEPOT LICENSE FILE-----/.exec(text);
   if (!match?.[1]) throw new Refused("no DEPOT LICENSE FILE block");
   const token = match[1].replace(/\s+/g, "");
@@ -335,7 +389,12 @@ async function verifyLicenseFile(text: string, jwks: JSONWebKeySet, config: Conf
   try {
     // typ keeps some other JWT depot's keys might sign from passing as a license file; issuer keeps
     // a file from another depot (same software, other vendor) from unlocking this one.
-    ({ payload } = await jwtVerify(token, createLocalJWKSet(jwks), {
+    // The answers' lookup rather than jose's own JWKS: an unknown kid gets the same "not pinned".
+    const keyFor = ({ kid }: { kid?: string }) => {
+      if (kid === undefined) throw new Refused("the header names no kid");
+      return keys.cached(kid);
+    };
+    ({ payload } = await jwtVerify(token, keyFor, {
       algorithms: ["EdDSA"],
       typ: LICENSE_FILE_TYPE,
       issuer: config.url,
@@ -385,14 +444,15 @@ async function obtainLicenseFile(config: Config, keys: KeySet): Promise<void> {
 
 async function main(): Promise<number> {
   const config = readConfig();
-  const keys = new KeySet(config.url);
+  if (config.jwks === undefined) console.error(UNPINNED_WARNING);
+  const keys = new KeySet(config.url, config.jwks);
   try {
-    await keys.fetch();
+    await keys.load();
   } catch (error) {
     console.log(`keys: INVALID (${(error as Error).message})`);
     return 1;
   }
-  console.log(`keys: ${keys.jwks.keys.length} Ed25519 key(s) from ${config.url}/.well-known/jwks.json`);
+  console.log(`keys: ${keys.keys.length} Ed25519 key(s) ${keys.source}`);
 
   let answerOk = false;
   try {
@@ -412,7 +472,7 @@ async function main(): Promise<number> {
   let fileOk = false;
   try {
     await obtainLicenseFile(config, keys);
-    const until = await verifyLicenseFile(readFileSync(config.licenseFile, "utf8"), keys.jwks, config);
+    const until = await verifyLicenseFile(readFileSync(config.licenseFile, "utf8"), keys, config);
     console.log(`license file VALID until ${until.toISOString().replace(".000Z", "Z")}`);
     fileOk = true;
   } catch (error) {
