@@ -2,12 +2,12 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { eq, isNull, sql } from "drizzle-orm";
+import { and, eq, isNotNull, isNull, sql } from "drizzle-orm";
 import { calculateJwkThumbprint } from "jose";
 import type { Database } from "../src/db/client.ts";
 import { signingKeys } from "../src/db/schema/index.ts";
 import { SigningKeyring } from "../src/features/signing/keyring.ts";
-import { dropExpiredKeys, rotateSigningKey } from "../src/features/signing/keys.ts";
+import { dropExpiredKeys, prepareNextKey, rotateSigningKey } from "../src/features/signing/keys.ts";
 import { createLogger } from "../src/log.ts";
 import { startTestApp, type TestApp } from "./helpers/app.ts";
 import { depot, startServer } from "./helpers/cli.ts";
@@ -100,9 +100,12 @@ const publishedKids = async (url = base) => (await fetchJwks(url)).keys.map((key
 const keyRow = async (kid: string) =>
   (await t.ctx.db.select().from(signingKeys).where(eq(signingKeys.kid, kid)))[0] ?? null;
 
-/** The kid of the one key without `retired_at`, read from the database. */
+/** The kid of the one active key (activated, not retired), read from the database. */
 async function activeKid() {
-  const rows = await t.ctx.db.select().from(signingKeys).where(isNull(signingKeys.retiredAt));
+  const rows = await t.ctx.db
+    .select()
+    .from(signingKeys)
+    .where(and(isNull(signingKeys.retiredAt), isNotNull(signingKeys.activatedAt)));
   expect(rows).toHaveLength(1);
   return rows[0]?.kid ?? "";
 }
@@ -156,6 +159,40 @@ describe("rotation", () => {
     expect(revalidated.status).toBe(200);
     expect(revalidated.headers.get("etag")).not.toBe(etagBefore);
     expect(await revalidated.json()).toEqual(jwks);
+  });
+
+  test("a prepared key is published before it signs anything; the next rotation activates exactly it", async () => {
+    const current = await activeKid();
+    const prepared = await prepareNextKey(t.ctx);
+    expect(prepared.created).toBe(true);
+    expect(prepared.next.activatedAt).toBeNull();
+    // Preparing again changes nothing: one next key at a time.
+    const again = await prepareNextKey(t.ctx);
+    expect({ created: again.created, kid: again.next.kid }).toEqual({
+      created: false,
+      kid: prepared.next.kid,
+    });
+
+    // Published (active first, then the next one) while answers stay signed by the current key.
+    const pinned = await fetchJwks(base);
+    expect(pinned.keys.map((key) => key.kid).slice(0, 2)).toEqual([current, prepared.next.kid]);
+    await Bun.sleep(1_500); // past SIGNING_KEY_REFRESH_SECONDS: a refresh must not pick the next key
+    const stillCurrent = await answerFrom(base);
+    expect(kidOf(stillCurrent)).toBe(current);
+
+    const rotated = await rotateSigningKey(t.ctx);
+    expect({ active: rotated.active.kid, retired: rotated.retired?.kid, prepared: rotated.prepared }).toEqual(
+      {
+        active: prepared.next.kid,
+        retired: current,
+        prepared: true,
+      },
+    );
+    // Software that pinned the set fetched before the rotation verifies answers from before and after.
+    const { message: after } = await answerSignedBy(base, prepared.next.kid);
+    expect(await verifyAnswer(stillCurrent, pinned)).toMatchObject({ ok: true, kid: current });
+    expect(await verifyAnswer(after, pinned)).toMatchObject({ ok: true, kid: prepared.next.kid });
+    expect(await activeKid()).toBe(prepared.next.kid);
   });
 
   test("rotating twice in a row leaves exactly one active key, the newest, published first", async () => {
@@ -307,12 +344,13 @@ describe("`depot keys:list` and `depot keys:rotate` on an embedded data director
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
   /** Keys as the commands print them. */
-  const keyJson = (status: "active" | "retired") => ({
+  const keyJson = (status: "active" | "next" | "retired") => ({
     kid: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
     status,
     created_at: expect.stringMatching(ISO),
-    retired_at: status === "active" ? null : expect.stringMatching(ISO),
-    published_until: status === "active" ? null : expect.stringMatching(ISO),
+    activated_at: status === "next" ? null : expect.stringMatching(ISO),
+    retired_at: status === "retired" ? expect.stringMatching(ISO) : null,
+    published_until: status === "retired" ? expect.stringMatching(ISO) : null,
   });
 
   test("list, rotate, rotate, list: the JSON shapes, the human output, and a server on the directory publishing them", async () => {
@@ -325,7 +363,7 @@ describe("`depot keys:list` and `depot keys:rotate` on an embedded data director
     expect(JSON.parse(await run("keys:list", "--json"))).toEqual({ keys: [] });
 
     const first = JSON.parse(await run("keys:rotate", "--json"));
-    expect(first).toEqual({ active: keyJson("active"), retired: null, dropped: [] });
+    expect(first).toEqual({ active: keyJson("active"), retired: null, prepared: false, dropped: [] });
 
     const human = await run("keys:rotate");
     const activeKid = /^Signing key (\S+) is active\.$/m.exec(human)?.[1] ?? "";
@@ -350,11 +388,23 @@ describe("`depot keys:list` and `depot keys:rotate` on an embedded data director
     expect(lines[1]).toStartWith(`${first.active.kid}  retired`);
     expect(lines[1]).toContain(`published until ${retired.published_until}`);
 
+    // --prepare publishes a next key after the active one; the human line says how to activate it.
+    const next = JSON.parse(await run("keys:rotate", "--prepare", "--json"));
+    expect(next).toEqual({ next: keyJson("next"), created: true });
+    expect(await run("keys:rotate", "--prepare")).toBe(
+      `Signing key ${next.next.kid} was already the next key; \`depot keys:rotate\` activates it.\n`,
+    );
+    expect(JSON.parse(await run("keys:list", "--json")).keys.map((key: { kid: string }) => key.kid)).toEqual([
+      activeKid,
+      next.next.kid,
+      first.active.kid,
+    ]);
+
     // A server on that directory publishes exactly those keys, and signs with the active one.
     const server = await startServer({ DATA_DIR: dataDir });
     try {
       const jwks = await fetchJwks(server.url);
-      expect(jwks.keys.map((key) => key.kid)).toEqual([activeKid, first.active.kid]);
+      expect(jwks.keys.map((key) => key.kid)).toEqual([activeKid, next.next.kid, first.active.kid]);
       for (const key of jwks.keys) {
         expect(key.kid).toBe(
           await calculateJwkThumbprint({ kty: key.kty, crv: key.crv, x: key.x }, "sha256"),

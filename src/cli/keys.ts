@@ -1,31 +1,53 @@
 import type { SigningKeyRow } from "../db/schema/index.ts";
-import { dropsAt, publishedKeys, rotateSigningKey } from "../features/signing/keys.ts";
+import {
+  dropsAt,
+  keyStatus,
+  prepareNextKey,
+  publishedKeys,
+  rotateSigningKey,
+} from "../features/signing/keys.ts";
 import type { Runtime } from "../runtime.ts";
 import { type Command, printResult, withRuntime } from "./command.ts";
 
 const keyJson = (runtime: Runtime, key: SigningKeyRow) => ({
   kid: key.kid,
-  status: key.retiredAt === null ? "active" : "retired",
+  status: keyStatus(key),
   created_at: key.createdAt.toISOString(),
+  activated_at: key.activatedAt?.toISOString() ?? null,
   retired_at: key.retiredAt?.toISOString() ?? null,
   published_until: dropsAt(runtime, key)?.toISOString() ?? null,
 });
 
 export const keysRotateCommand: Command = {
   name: "keys:rotate",
-  summary: "make a new signing key active; the old one stays published for the grace period",
-  usage: "depot keys:rotate [--json]",
+  summary: "make the next signing key active; the old one stays published for the grace period",
+  usage: "depot keys:rotate [--prepare] [--json]",
   details:
-    "Retired keys stay in the JWKS for SIGNING_KEY_GRACE_DAYS (default 30), then are dropped. Running\n" +
-    "instances sign with the new key within SIGNING_KEY_REFRESH_SECONDS (default 60). Needs only the\n" +
-    "current APP_KEY: after a lost APP_KEY, this issues a key the new one can open.",
-  options: { json: { type: "boolean" } },
+    "--prepare only publishes the next key (in the JWKS, signing nothing yet), so software that pins\n" +
+    "depot's keys can ship it first; the next keys:rotate activates it (without --prepare first, a new\n" +
+    "key is made and activated at once). Retired keys stay in the JWKS for SIGNING_KEY_GRACE_DAYS\n" +
+    "(default 30), then are dropped. Running instances sign with the new key within\n" +
+    "SIGNING_KEY_REFRESH_SECONDS (default 60). Needs only the current APP_KEY: after a lost APP_KEY,\n" +
+    "this issues a key the new one can open.",
+  options: { prepare: { type: "boolean" }, json: { type: "boolean" } },
   async run(config, values) {
+    if (values.prepare === true) {
+      const { next, created } = await withRuntime(config, async (runtime) => {
+        const prepared = await prepareNextKey(runtime);
+        return { next: keyJson(runtime, prepared.next), created: prepared.created };
+      });
+      const human = created
+        ? `Signing key ${next.kid} is published as the next key; \`depot keys:rotate\` activates it.`
+        : `Signing key ${next.kid} was already the next key; \`depot keys:rotate\` activates it.`;
+      printResult(values.json === true, { next, created }, human);
+      return 0;
+    }
     const result = await withRuntime(config, async (runtime) => {
-      const { active, retired, dropped } = await rotateSigningKey(runtime);
+      const { active, retired, prepared, dropped } = await rotateSigningKey(runtime);
       return {
         active: keyJson(runtime, active),
         retired: retired ? keyJson(runtime, retired) : null,
+        prepared,
         dropped,
       };
     });
@@ -43,7 +65,7 @@ export const keysRotateCommand: Command = {
 
 export const keysListCommand: Command = {
   name: "keys:list",
-  summary: "list the published signing keys (the JWKS), active first",
+  summary: "list the published signing keys (the JWKS): active, next, retired",
   usage: "depot keys:list [--json]",
   options: { json: { type: "boolean" } },
   async run(config, values) {

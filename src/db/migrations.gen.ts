@@ -18,5 +18,5 @@ export const migrations: Migration[] = [
   { tag: "0004_licenses", createdAt: 1795320001630, sql: m4 },
   { tag: "0005_versions", createdAt: 1795321026720, sql: m5 },
   { tag: "0006_notifications", createdAt: 1795321926987, sql: m6 },
-  { tag: "0007_signing_keys", createdAt: 1795405391208, sql: m7 },
+  { tag: "0007_signing_keys", createdAt: 1795406663218, sql: m7 },
 ];
