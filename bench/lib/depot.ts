@@ -47,15 +47,21 @@ const DEPOT_SETTINGS = new Set([
 ]);
 
 /**
+ * One APP_KEY for every benchmark run: the bench databases outlive a run's temporary DATA_DIR, and the
+ * signing key stored in them opens only under the APP_KEY it was sealed with.
+ */
+const BENCH_APP_KEY = "depot-bench-app-key-0123456789abcdef0123";
+
+/**
  * The caller's environment minus all of depot's settings, plus `settings`: depot runs on its
- * defaults except for what the benchmark sets, whatever the shell it is started from exports.
+ * defaults except for what the benchmark sets (and a fixed APP_KEY), whatever the shell exports.
  */
 export function depotEnv(settings: Record<string, string>): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) {
     if (value !== undefined && !DEPOT_SETTINGS.has(key)) env[key] = value;
   }
-  return { ...env, ...settings };
+  return { ...env, APP_KEY: BENCH_APP_KEY, ...settings };
 }
 
 /** Runs one depot CLI command (`depot migrate`, `depot user:create …`) and returns its stdout. */
