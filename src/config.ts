@@ -27,7 +27,16 @@ export interface Config {
   readonly smtpUrl: string | null;
   readonly mailFrom: string;
   readonly logLevel: LogLevel;
+  /** Bearer token for `GET /metrics` on the main port; null: not served there. */
+  readonly metricsToken: string | null;
+  /** A second listener serving only `/metrics`, without auth; null: none. */
+  readonly metricsPort: number | null;
+  readonly metricsHost: string;
 }
+
+/** Metrics are collected only when something can read them (README, Metrics). */
+export const metricsEnabled = (config: Pick<Config, "metricsToken" | "metricsPort">) =>
+  config.metricsToken !== null || config.metricsPort !== null;
 
 export const LOG_LEVELS = ["debug", "info", "warn", "error", "silent"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -96,6 +105,9 @@ export function loadConfig(env: Env = process.env): Config {
     smtpUrl,
     mailFrom: read("MAIL_FROM") ?? "depot@localhost",
     logLevel: oneOf("LOG_LEVEL", read("LOG_LEVEL"), LOG_LEVELS, "info"),
+    metricsToken: metricsToken(read("METRICS_TOKEN")),
+    metricsPort: metricsPort(read("METRICS_PORT"), port),
+    metricsHost: read("METRICS_HOST") ?? "127.0.0.1",
   };
   return Object.freeze(config);
 }
@@ -159,4 +171,20 @@ function appKey(raw: string | undefined) {
   if (raw === undefined) return null;
   if (raw.length < 32) throw new ConfigError("APP_KEY", "must be at least 32 characters");
   return raw;
+}
+
+/** Sent as `Authorization: Bearer …`, so only characters a header token may hold. */
+function metricsToken(raw: string | undefined) {
+  if (raw === undefined) return null;
+  if (!/^[\x21-\x7e]+$/.test(raw)) {
+    throw new ConfigError("METRICS_TOKEN", "must be printable ASCII without spaces");
+  }
+  return raw;
+}
+
+function metricsPort(raw: string | undefined, port: number) {
+  if (raw === undefined) return null;
+  const value = integer("METRICS_PORT", raw, 0, { min: 1, max: 65535 });
+  if (value === port) throw new ConfigError("METRICS_PORT", `must differ from PORT (${port})`);
+  return value;
 }

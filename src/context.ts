@@ -4,6 +4,7 @@ import type { SigningKeyring } from "./features/signing/keyring.ts";
 import type { DownloadCounter } from "./features/versions/download-counter.ts";
 import type { JobRunner } from "./jobs/runner.ts";
 import type { Logger } from "./log.ts";
+import type { Metrics } from "./metrics/metrics.ts";
 import type { ReleaseStore } from "./storage/releases.ts";
 
 /**
@@ -24,4 +25,6 @@ export interface AppContext {
   readonly signing: SigningKeyring;
   /** Download counts, written to products in batches. */
   readonly downloads: DownloadCounter;
+  /** Prometheus instruments; null when metrics are off (no METRICS_TOKEN, no METRICS_PORT): nothing is counted. */
+  readonly metrics: Metrics | null;
 }

@@ -1,5 +1,5 @@
 import { resolveAppKey } from "./app-key.ts";
-import type { Config } from "./config.ts";
+import { type Config, metricsEnabled } from "./config.ts";
 import type { AppContext } from "./context.ts";
 import { type Database, openEmbedded, openPostgres } from "./db/client.ts";
 import { migrate } from "./db/migrate.ts";
@@ -10,6 +10,7 @@ import { DownloadCounter } from "./features/versions/download-counter.ts";
 import { queues } from "./jobs/queues.ts";
 import { JobRunner } from "./jobs/runner.ts";
 import type { Logger } from "./log.ts";
+import { Metrics } from "./metrics/metrics.ts";
 import { databaseStartupError } from "./startup-errors.ts";
 import { ReleaseStore } from "./storage/releases.ts";
 
@@ -72,6 +73,7 @@ export async function wire(config: Config, log: Logger, database: Database): Pro
     signing: new SigningKeyring({ db: database.db, appKey, config, log }),
     releases: new ReleaseStore(config.storageDir, log),
     downloads,
+    metrics: metricsEnabled(config) ? new Metrics(jobs) : null,
     applied,
     async close() {
       try {

@@ -14,17 +14,22 @@ export function databaseStartupError(error: unknown, databaseUrl: string): Confi
 }
 
 /** The same for the HTTP listener: a port in use or forbidden names PORT, an address not ours names HOST. */
-export function listenStartupError(error: unknown, host: string, port: number): ConfigError | null {
+export function listenStartupError(
+  error: unknown,
+  host: string,
+  port: number,
+  names: { port: string; host: string } = { port: "PORT", host: "HOST" },
+): ConfigError | null {
   switch (errorCode(error)) {
     case "EADDRINUSE":
-      return new ConfigError("PORT", `${host}:${port} is already in use by another process`);
+      return new ConfigError(names.port, `${host}:${port} is already in use by another process`);
     case "EACCES":
       return new ConfigError(
-        "PORT",
+        names.port,
         `not allowed to listen on port ${port} (ports below 1024 need privileges)`,
       );
     case "EADDRNOTAVAIL":
-      return new ConfigError("HOST", `cannot listen on ${host}: not an address of this machine`);
+      return new ConfigError(names.host, `cannot listen on ${host}: not an address of this machine`);
     default:
       return null;
   }

@@ -3,6 +3,7 @@ import { buildApp } from "../app.ts";
 import { users } from "../db/schema/index.ts";
 import { sweepReleaseLeftovers } from "../features/versions/leftovers.ts";
 import { createLogger } from "../log.ts";
+import { startMetricsServer } from "../metrics/server.ts";
 import { openRuntime, type Runtime } from "../runtime.ts";
 import { listenStartupError } from "../startup-errors.ts";
 import { type Command, UsageError } from "./command.ts";
@@ -31,6 +32,7 @@ export const serveCommand: Command = {
     await loadSigningKey(runtime);
     await runtime.jobs.start(runtime, { workers });
     const server = await listen(runtime);
+    const metricsServer = await listenForMetrics(runtime, server);
     log.info("listening", {
       url: `http://${config.host}:${server.port}`,
       app_url: config.appUrl,
@@ -43,6 +45,7 @@ export const serveCommand: Command = {
     const signal = await untilSignal();
     log.info("shutting down", { signal });
     stopSweeping();
+    metricsServer?.stop(true);
     const drained = server.stop(false);
     const timer = setTimeout(() => void server.stop(true), DRAIN_TIMEOUT_MS);
     await drained;
@@ -74,6 +77,17 @@ async function listen(runtime: Runtime) {
   } catch (error) {
     await runtime.close();
     throw listenStartupError(error, host, port) ?? error;
+  }
+}
+
+/** METRICS_PORT's listener; one that cannot listen stops start-up like the main port does. */
+async function listenForMetrics(runtime: Runtime, server: { stop(force: boolean): unknown }) {
+  try {
+    return startMetricsServer(runtime.config, runtime.metrics);
+  } catch (error) {
+    server.stop(true);
+    await runtime.close();
+    throw error;
   }
 }
 

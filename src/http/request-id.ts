@@ -25,6 +25,17 @@ export function clientIpOf(request: Request): string | null {
   return meta.get(request)?.ip ?? null;
 }
 
+/** When the request arrived (performance.now()), for durations measured elsewhere (metrics). */
+export function requestStartOf(request: Request): number | undefined {
+  return meta.get(request)?.startedAt;
+}
+
+/** The status actually sent: a handler that returns a Response (downloads: 206, 304, 416) sets it there, not in `set`. */
+export function sentStatus(set: { status?: unknown }, responseValue: unknown): number {
+  if (responseValue instanceof Response) return responseValue.status;
+  return typeof set.status === "number" ? set.status : 200;
+}
+
 /** Adds fields to the request's log line (who it was authenticated as). */
 export function annotateRequest(request: Request, fields: Record<string, unknown>): void {
   const m = meta.get(request);
@@ -47,13 +58,7 @@ export const requestLog = (log: Logger, trustProxy: boolean) =>
     .onAfterResponse({ as: "global" }, ({ request, path, set, responseValue }) => {
       if (!log.enabled("info")) return;
       const m = meta.get(request);
-      // A handler that returns a Response (downloads: 206, 304, 416) sets its status there, not in `set`.
-      const status =
-        responseValue instanceof Response
-          ? responseValue.status
-          : typeof set.status === "number"
-            ? set.status
-            : 200;
+      const status = sentStatus(set, responseValue);
       log.info("request", {
         request_id: m?.id,
         method: request.method,

@@ -52,6 +52,27 @@ export class JobRunner {
     return this.#boss !== null && !this.#broken;
   }
 
+  /**
+   * `start` was called in this process (it may since have stopped, at shutdown, or be reconnecting
+   * after an outage: see `running`). Readiness checks the runner only where it was started.
+   */
+  get started(): boolean {
+    return this.#ctx !== null;
+  }
+
+  /** Each queue's waiting and running jobs, as pg-boss last counted them (its monitor, about every minute). */
+  async queueDepths(): Promise<{ queue: string; ready: number; deferred: number; active: number }[]> {
+    const boss = this.#boss;
+    if (!boss) return [];
+    const rows = await boss.getQueues(this.queues.map((queue) => queue.name));
+    return rows.map((row) => ({
+      queue: row.name,
+      ready: row.readyCount ?? 0,
+      deferred: row.deferredCount ?? 0,
+      active: row.activeCount ?? 0,
+    }));
+  }
+
   async start(ctx: AppContext, options: JobRunnerOptions): Promise<void> {
     this.#ctx = ctx;
     this.#options = options;
@@ -157,13 +178,17 @@ export class JobRunner {
   async #settle(queue: QueueDefinition, job: Job<unknown>): Promise<JobResult> {
     const started = performance.now();
     const retryCount = (job as Job<unknown> & { retryCount?: number }).retryCount ?? 0;
-    const line = (outcome: string) => ({
-      queue: queue.name,
-      job_id: job.id,
-      retry: retryCount,
-      duration_ms: Math.round((performance.now() - started) * 100) / 100,
-      outcome,
-    });
+    const line = (outcome: string) => {
+      const ms = performance.now() - started;
+      this.#ctx?.metrics?.job(queue.name, outcome, ms / 1000);
+      return {
+        queue: queue.name,
+        job_id: job.id,
+        retry: retryCount,
+        duration_ms: Math.round(ms * 100) / 100,
+        outcome,
+      };
+    };
     if (!Value.Check(queue.payload, job.data)) {
       // Retrying cannot fix a malformed payload: record it and complete the job.
       this.log.error("job", line("payload rejected"));

@@ -52,7 +52,9 @@ export const licenseRoutes = (ctx: AppContext) =>
       "/api/v1/licenses/validate",
       async ({ body, request }) => {
         const { address, vouchingKey } = await addressToCheck(ctx, request, body.ip);
-        return validateLicenseKey(ctx, { ...body, ip: address, vouchingKey });
+        const answer = await validateLicenseKey(ctx, { ...body, ip: address, vouchingKey });
+        ctx.metrics?.validation("validate", answer.code);
+        return answer;
       },
       {
         body: ValidateBody,
@@ -74,6 +76,7 @@ export const licenseRoutes = (ctx: AppContext) =>
         const { ttl, ...check } = body;
         const { address, vouchingKey } = await addressToCheck(ctx, request, check.ip);
         const answer = await validateLicenseKey(ctx, { ...check, ip: address, vouchingKey });
+        ctx.metrics?.validation("checkout", answer.code);
         if (!answer.valid || !answer.license) return answer;
         const file = issueLicenseFile(ctx, answer.license, ttl);
         return { ...answer, license_file: file.text, license_file_expires_at: file.expiresAt.toISOString() };

@@ -69,6 +69,7 @@ export const versionRoutes = (ctx: AppContext) => {
     const target = await publishTarget(ctx, actor, productId, benefitId);
     const upload = await readUpload(request, ctx.releases, ctx.config);
     const { row, created } = await publishVersion(ctx, actor, target, upload);
+    if (created) ctx.metrics?.upload(row.version.fileSize);
     return { status: created ? 201 : 200, body: { data: json(row) } };
   };
 
@@ -109,6 +110,7 @@ export const versionRoutes = (ctx: AppContext) => {
       contentType: mediaTypeOrDefault(version.contentType),
     });
     if (counts && request.method === "GET") ctx.downloads.add(product.id);
+    if (request.method === "GET") ctx.metrics?.download(response);
     return response;
   };
   const downloadDoc = {

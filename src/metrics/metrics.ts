@@ -1,0 +1,141 @@
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+
+/** What the queue-depth gauge asks the job runner at scrape time (pg-boss's own counts). */
+export interface QueueDepthSource {
+  queueDepths(): Promise<{ queue: string; ready: number; deferred: number; active: number }[]>;
+}
+
+/** The label of a request no route matched: its raw path could be anything (bounded cardinality). */
+export const UNMATCHED_ROUTE = "unmatched";
+
+/** Latency buckets in seconds: a validation takes about a millisecond, an upload can take minutes. */
+const HTTP_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 120];
+const JOB_BUCKETS = [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300];
+
+/**
+ * depot's Prometheus instruments, on a registry of their own (not prom-client's global one, so that
+ * several apps in one process, as in the tests, do not share counters). Created only when metrics are
+ * enabled: without METRICS_TOKEN or METRICS_PORT there is no instance and nothing is counted.
+ *
+ * Labels are only ever route patterns, methods, statuses, codes, queue names and outcomes: never an
+ * id, a key or an address, so the number of series stays bounded whatever the traffic.
+ */
+export class Metrics {
+  readonly registry = new Registry();
+
+  readonly #requests = new Counter({
+    name: "depot_http_requests_total",
+    help: "HTTP requests answered, by route pattern, method and status.",
+    labelNames: ["route", "method", "status"] as const,
+    registers: [this.registry],
+  });
+  readonly #requestSeconds = new Histogram({
+    name: "depot_http_request_duration_seconds",
+    help: "Time from receiving a request to handing its response to the server, by route pattern, method and status.",
+    labelNames: ["route", "method", "status"] as const,
+    buckets: HTTP_BUCKETS,
+    registers: [this.registry],
+  });
+  readonly #validations = new Counter({
+    name: "depot_license_validations_total",
+    help: "License validations by endpoint (validate, checkout) and answer code.",
+    labelNames: ["endpoint", "code"] as const,
+    registers: [this.registry],
+  });
+  readonly #uploads = new Counter({
+    name: "depot_release_uploads_total",
+    help: "Release files published (new versions).",
+    registers: [this.registry],
+  });
+  readonly #uploadBytes = new Counter({
+    name: "depot_release_upload_bytes_total",
+    help: "Bytes of the release files published.",
+    registers: [this.registry],
+  });
+  readonly #downloads = new Counter({
+    name: "depot_release_downloads_total",
+    help: "Release file responses with a body (200 whole file, 206 range).",
+    labelNames: ["status"] as const,
+    registers: [this.registry],
+  });
+  readonly #downloadBytes = new Counter({
+    name: "depot_release_download_bytes_total",
+    help: "Bytes of release files handed to the server to send (a client that hangs up early gets fewer).",
+    registers: [this.registry],
+  });
+  readonly #jobs = new Counter({
+    name: "depot_jobs_total",
+    help: "Background jobs run in this process, by queue and outcome (completed, failed, payload rejected).",
+    labelNames: ["queue", "outcome"] as const,
+    registers: [this.registry],
+  });
+  readonly #jobSeconds = new Histogram({
+    name: "depot_job_duration_seconds",
+    help: "How long background jobs ran, by queue.",
+    labelNames: ["queue"] as const,
+    buckets: JOB_BUCKETS,
+    registers: [this.registry],
+  });
+
+  constructor(queues: QueueDepthSource) {
+    new Gauge({
+      name: "depot_job_queue_jobs",
+      help: "Jobs waiting or running per queue and state (ready, deferred, active), as pg-boss last counted them (about every minute).",
+      labelNames: ["queue", "state"] as const,
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        // A database outage must not fail the whole scrape: the gauge is simply empty then.
+        const depths = await queues.queueDepths().catch(() => []);
+        for (const { queue, ready, deferred, active } of depths) {
+          this.set({ queue, state: "ready" }, ready);
+          this.set({ queue, state: "deferred" }, deferred);
+          this.set({ queue, state: "active" }, active);
+        }
+      },
+    });
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** `route` is Elysia's route pattern (`/api/v1/licenses/:id`), empty when no route matched. */
+  request(route: string, method: string, status: number, seconds: number): void {
+    const labels = { route: route === "" ? UNMATCHED_ROUTE : route, method, status: String(status) };
+    this.#requests.inc(labels);
+    this.#requestSeconds.observe(labels, seconds);
+  }
+
+  validation(endpoint: "validate" | "checkout", code: string): void {
+    this.#validations.inc({ endpoint, code });
+  }
+
+  upload(bytes: number): void {
+    this.#uploads.inc();
+    this.#uploadBytes.inc(bytes);
+  }
+
+  /** A download response: counted when it carries a body (200 or 206), with the bytes it sends. */
+  download(response: Response): void {
+    if (response.status !== 200 && response.status !== 206) return;
+    this.#downloads.inc({ status: String(response.status) });
+    const bytes = bodyLength(response);
+    if (bytes !== null) this.#downloadBytes.inc(bytes);
+  }
+
+  job(queue: string, outcome: string, seconds: number): void {
+    this.#jobs.inc({ queue, outcome });
+    this.#jobSeconds.observe({ queue }, seconds);
+  }
+
+  /** The text exposition format and its content type. */
+  async exposition(): Promise<{ body: string; contentType: string }> {
+    return { body: await this.registry.metrics(), contentType: this.registry.contentType };
+  }
+}
+
+/** Content-Length, or the length of the Content-Range a 206 sends. */
+function bodyLength(response: Response): number | null {
+  const length = response.headers.get("content-length");
+  if (length !== null) return Number(length);
+  const range = /^bytes (\d+)-(\d+)\//.exec(response.headers.get("content-range") ?? "");
+  return range ? Number(range[2]) - Number(range[1]) + 1 : null;
+}
