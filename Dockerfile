@@ -31,6 +31,6 @@ WORKDIR /data
 VOLUME /data
 USER depot:depot
 EXPOSE 8080
-HEALTHCHECK --interval=30s --timeout=10s --start-period=30s --retries=3 CMD ["/usr/local/bin/depot","healthcheck"]
+HEALTHCHECK --interval=30s --timeout=10s --start-period=30s --retries=3 CMD ["/usr/local/bin/depot","healthcheck","--ready"]
 ENTRYPOINT ["/usr/local/bin/depot"]
 CMD ["serve"]

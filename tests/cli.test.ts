@@ -156,7 +156,7 @@ describe("healthcheck", () => {
     expect(result.code).toBe(2);
     expect(stderrLines(result)).toEqual([
       'depot healthcheck: --url must be an http(s) URL, got "depot.internal:8080"',
-      "usage: depot healthcheck [--url BASE_URL]",
+      "usage: depot healthcheck [--ready] [--url BASE_URL]",
     ]);
   });
 

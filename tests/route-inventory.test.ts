@@ -27,6 +27,9 @@ import {
  */
 const PUBLIC = new Set([
   "GET /api/health",
+  "GET /api/health/ready",
+  // Guarded by METRICS_TOKEN, not by a user's token: tests/metrics.test.ts covers it.
+  "GET /metrics",
   "POST /api/v1/licenses/validate",
   "POST /api/v1/licenses/checkout",
   "GET /.well-known/jwks.json",

@@ -1,21 +1,48 @@
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
 import { AppError } from "../../errors.ts";
+import { readiness } from "./readiness.ts";
 
-/** For orchestrators: 200 while the database answers, 503 while it does not; no auth. */
+const Checks = t.Record(t.String(), t.String(), {
+  description: '"ok" or why not, per check: database, migrations, storage, and jobs where the runner runs',
+  examples: [{ database: "ok", migrations: "ok", storage: "ok", jobs: "ok" }],
+});
+
+/** For orchestrators: liveness (/api/health: the database answers) and readiness; no auth. */
 export const healthRoutes = (ctx: AppContext) =>
-  new Elysia().get(
-    "/api/health",
-    async () => {
-      try {
-        await ctx.database.ping(2000);
-      } catch {
-        throw new AppError(503, "Database unavailable.");
-      }
-      return { status: "ok" };
-    },
-    {
-      response: { 200: t.Object({ status: t.String({ examples: ["ok"] }) }) },
-      detail: { summary: "Service health", tags: ["Health"] },
-    },
-  );
+  new Elysia()
+    .get(
+      "/api/health",
+      async () => {
+        try {
+          await ctx.database.ping(2000);
+        } catch {
+          throw new AppError(503, "Database unavailable.");
+        }
+        return { status: "ok" };
+      },
+      {
+        response: { 200: t.Object({ status: t.String({ examples: ["ok"] }) }) },
+        detail: { summary: "Service health", tags: ["Health"] },
+      },
+    )
+    .get(
+      "/api/health/ready",
+      async ({ set }) => {
+        const { ready, checks } = await readiness(ctx);
+        if (ready) return { status: "ready", checks };
+        set.status = 503;
+        return { message: "Not ready.", checks };
+      },
+      {
+        response: {
+          200: t.Object({ status: t.Literal("ready"), checks: Checks }),
+          503: t.Object({ message: t.String({ examples: ["Not ready."] }), checks: Checks }),
+        },
+        detail: {
+          summary:
+            "Readiness: 200 only when the database, migrations, release store and job runner are usable",
+          tags: ["Health"],
+        },
+      },
+    );

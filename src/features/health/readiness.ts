@@ -1,0 +1,102 @@
+import { rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { sql } from "drizzle-orm";
+import type { AppContext } from "../../context.ts";
+import { migrations } from "../../db/migrations.gen.ts";
+import { selectRows } from "../../db/rows.ts";
+import { errorFields } from "../../log-errors.ts";
+
+/** How long one check may take before it counts as failed: an orchestrator probes every few seconds. */
+const CHECK_TIMEOUT_MS = 2000;
+
+/** "ok", or why not, in words safe to show anyone (no paths, hosts or driver messages). */
+export type CheckResult = "ok" | (string & {});
+
+export interface Readiness {
+  ready: boolean;
+  checks: Record<string, CheckResult>;
+}
+
+/**
+ * Whether this instance should get traffic: the database answers, its schema is the one this build
+ * expects, the release store takes a write, and (where this process started it) the job runner is up.
+ * The checks run side by side; each failure is logged with its cause, the answer says only which.
+ */
+export async function readiness(ctx: AppContext): Promise<Readiness> {
+  const checks: [string, Promise<CheckResult>][] = [
+    ["database", databaseCheck(ctx)],
+    ["migrations", migrationsCheck(ctx)],
+    ["storage", storageCheck(ctx)],
+  ];
+  if (ctx.jobs.started) checks.push(["jobs", Promise.resolve(ctx.jobs.running ? "ok" : "not running")]);
+  const results = await Promise.all(
+    checks.map(async ([name, check]) => [name, await check.catch((error) => failed(ctx, name, error))]),
+  );
+  const named = Object.fromEntries(results) as Record<string, CheckResult>;
+  return { ready: Object.values(named).every((result) => result === "ok"), checks: named };
+}
+
+async function databaseCheck(ctx: AppContext): Promise<CheckResult> {
+  try {
+    await ctx.database.ping(CHECK_TIMEOUT_MS);
+    return "ok";
+  } catch (error) {
+    failed(ctx, "database", error);
+    return isTimeout(error) ? `no answer within ${CHECK_TIMEOUT_MS} ms` : "unavailable";
+  }
+}
+
+/**
+ * Every migration this build embeds must be recorded as applied. One it does not know (a newer depot
+ * migrated the database) does not make it unready: migrations only add, and during a rolling upgrade
+ * the older instances keep serving until they are replaced.
+ */
+async function migrationsCheck(ctx: AppContext): Promise<CheckResult> {
+  const rows = await withTimeout(
+    selectRows<{ created_at: string }>(
+      ctx.db,
+      sql`SELECT created_at::text FROM drizzle.__drizzle_migrations`,
+    ),
+  );
+  const applied = new Set(rows.map((row) => Number(row.created_at)));
+  const pending = migrations.filter((migration) => !applied.has(migration.createdAt)).length;
+  return pending === 0 ? "ok" : `${pending} pending (run depot migrate or restart)`;
+}
+
+/** Writes and removes a small file in STORAGE_DIR, as a publish would: a full, read-only or vanished disk fails it. */
+async function storageCheck(ctx: AppContext): Promise<CheckResult> {
+  const probe = join(ctx.config.storageDir, `.ready-${crypto.randomUUID()}`);
+  try {
+    await withTimeout(writeFile(probe, "ready\n", { flag: "wx" }));
+    await rm(probe, { force: true });
+    return "ok";
+  } catch (error) {
+    failed(ctx, "storage", error);
+    const code = (error as { code?: unknown }).code;
+    return typeof code === "string" ? `not writable (${code})` : "not writable";
+  }
+}
+
+/** Logs a failed check with its cause (as every failure is logged: no parameters, no secrets). */
+function failed(ctx: AppContext, check: string, error: unknown): CheckResult {
+  ctx.log.warn("readiness check failed", { check, error: errorFields(error) });
+  return "could not be checked";
+}
+
+const isTimeout = (error: unknown) => (error as { code?: unknown })?.code === "ETIMEDOUT";
+
+async function withTimeout<T>(promise: Promise<T>): Promise<T> {
+  let timer: Timer | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(Object.assign(new Error(`no answer within ${CHECK_TIMEOUT_MS} ms`), { code: "ETIMEDOUT" })),
+      CHECK_TIMEOUT_MS,
+    );
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
