@@ -6,7 +6,9 @@
 //   --servers LIST    comma-separated, run in this order each round: ref, info, warn, or depot:LEVEL
 //                     for any LOG_LEVEL (default ref,info,warn: the reference, depot at its default
 //                     level, depot at warn). LEVEL@PATH runs another depot binary, e.g. a build with a
-//                     candidate change, interleaved with the others: warn,warn@/tmp/depot-candidate
+//                     candidate change, interleaved with the others: warn,warn@/tmp/depot-candidate.
+//                     LEVEL+metrics (also with @PATH) sets METRICS_TOKEN and scrapes /metrics once a
+//                     second during the measured load: warn,warn+metrics (bench/README.md, issue 13)
 //   --duration S      seconds measured per run (default 20)
 //   --warmup S        seconds of the same load before each measurement, discarded (default 3)
 //   --connections N   concurrent autocannon connections, and callers in the SQL-alone part (default 64)
@@ -115,17 +117,26 @@ interface ServerSpec {
   level: string;
   /** The depot binary; "" for the reference. */
   binary: string;
+  /** METRICS_TOKEN set, and /metrics scraped during the load. */
+  metrics: boolean;
 }
+/** What a `+metrics` server is started with and scraped by. */
+const METRICS_TOKEN = "bench-metrics-token";
+const SCRAPE_EVERY_MS = 1000;
 const LEVELS = ["debug", "info", "warn", "error", "silent"]; // src/config.ts LOG_LEVELS
 const servers: ServerSpec[] = (opts.servers ?? "").split(",").map((raw) => {
   const name = raw.trim();
-  if (name === "ref") return { id: "ref", kind: "ref", level: "—", binary: "" };
+  if (name === "ref") return { id: "ref", kind: "ref", level: "—", binary: "", metrics: false };
   const [spec = "", path] = name.split("@");
-  const level = spec.startsWith("depot:") ? spec.slice("depot:".length) : spec;
+  const metrics = spec.endsWith("+metrics");
+  const bare = metrics ? spec.slice(0, -"+metrics".length) : spec;
+  const level = bare.startsWith("depot:") ? bare.slice("depot:".length) : bare;
   if (!LEVELS.includes(level))
-    throw new Error(`--servers: unknown entry "${name}" (ref, info, warn, depot:LEVEL, LEVEL@PATH)`);
+    throw new Error(
+      `--servers: unknown entry "${name}" (ref, info, warn, depot:LEVEL, LEVEL@PATH, LEVEL+metrics)`,
+    );
   const bin = path ? depotBinary(path) : binary;
-  return { id: `${level}@${bin}`, kind: "depot", level, binary: bin };
+  return { id: `${level}${metrics ? "+metrics" : ""}@${bin}`, kind: "depot", level, binary: bin, metrics };
 });
 const binaries = [...new Set(servers.filter((s) => s.kind === "depot").map((s) => s.binary))];
 /** "depot", or "depot (<file name>)" for a binary other than --binary. */
@@ -202,7 +213,10 @@ async function seed(sql: postgres.Sql) {
  * and throws away, as a log collector would, or with --stdout file to a file.
  */
 function startBenchServer(spec: ServerSpec, run: number): Promise<Server> {
-  const name = spec.kind === "ref" ? "ref" : `depot-${spec.level}-${basename(spec.binary)}`;
+  const name =
+    spec.kind === "ref"
+      ? "ref"
+      : `depot-${spec.level}${spec.metrics ? "-metrics" : ""}-${basename(spec.binary)}`;
   const outPath = join(workDir, `${name}-${run}.out`);
   const errPath = join(workDir, `${name}-${run}.err`);
   if (spec.kind === "ref") {
@@ -225,7 +239,7 @@ function startBenchServer(spec: ServerSpec, run: number): Promise<Server> {
     what: name,
     binary: spec.binary,
     cwd: workDir,
-    env: { ...env, LOG_LEVEL: spec.level },
+    env: { ...env, LOG_LEVEL: spec.level, ...(spec.metrics ? { METRICS_TOKEN } : {}) },
     stdout: stdoutTo === "pipe" ? undefined : outPath,
     stderr: errPath,
   });
@@ -534,7 +548,38 @@ async function soak(sql: postgres.Sql, keys: string[], productId: string): Promi
 // ---------------------------------------------------------------------------------------------
 
 const label = (spec: ServerSpec) =>
-  spec.kind === "ref" ? "reference" : `${serverName(spec)}, LOG_LEVEL=${spec.level}`;
+  spec.kind === "ref"
+    ? "reference"
+    : `${serverName(spec)}, LOG_LEVEL=${spec.level}${spec.metrics ? ", metrics scraped every 1 s" : ""}`;
+
+/**
+ * Scrapes `/metrics` every SCRAPE_EVERY_MS while the load runs, as Prometheus would (15 s is usual:
+ * this is an upper bound on its cost). `stop` says how many scrapes there were; any that did not
+ * answer 200 with the validations counted fails the run.
+ */
+function scrapeMetrics(origin: string) {
+  let scrapes = 0;
+  let failure: string | null = null;
+  const timer = setInterval(async () => {
+    const response = await fetch(`${origin}/metrics`, {
+      headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+    });
+    const text = await response.text();
+    if (
+      response.status !== 200 ||
+      !text.includes('depot_license_validations_total{endpoint="validate",code="VALID"}')
+    )
+      failure ??= `/metrics answered ${response.status}`;
+    scrapes++;
+  }, SCRAPE_EVERY_MS);
+  return {
+    stop() {
+      clearInterval(timer);
+      if (failure) throw new Error(failure);
+      return scrapes;
+    },
+  };
+}
 
 async function main(): Promise<number> {
   // --binary also runs `depot migrate`, so it must exist even when only the reference is measured.
@@ -585,7 +630,10 @@ async function main(): Promise<number> {
           const t0 = performance.now();
           await expectValid(server.origin, keys, product.id, PASS_CONCURRENCY);
           log(`  ${label(spec)}: all ${keys.length} keys VALID in ${secondsSince(t0).toFixed(1)} s`);
+          const scraper = spec.metrics ? scrapeMetrics(server.origin) : null;
           const result = await load(sql, server, keys, product.id);
+          const scrapes = scraper?.stop();
+          if (scrapes !== undefined) log(`  /metrics scraped ${scrapes} times during the load`);
           await expectValid(server.origin, probes, product.id, 1);
           await stop(server.proc);
           const logLines = spec.kind === "depot" ? await server.stdoutLines() : 0;

@@ -4,7 +4,7 @@ import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
 import { versionPublished } from "../src/features/versions/jobs.ts";
 import { bearer, readJson, startTestApp, type TestApp } from "./helpers/app.ts";
-import { depot, startServer, stderrLines } from "./helpers/cli.ts";
+import { cliEnv, depot, startServer, stderrLines } from "./helpers/cli.ts";
 import { apiKeyFor, createProduct, createUser, tokenFor } from "./helpers/factories.ts";
 import { type Exposition, parseExposition, sampleValue, seriesOf } from "./helpers/prometheus.ts";
 import { publishedVersion, publishMultipart } from "./helpers/publish.ts";
@@ -15,6 +15,11 @@ import { publishedVersion, publishMultipart } from "./helpers/publish.ts";
  */
 
 setDefaultTimeout(30_000);
+
+const MAIN = join(import.meta.dir, "../src/main.ts");
+/** `depot <args>` as a long-running process of its own. */
+const spawnDepot = (args: string[], env: Record<string, string>) =>
+  Bun.spawn([process.execPath, MAIN, ...args], { env: cliEnv(env), stdout: "ignore", stderr: "ignore" });
 
 const TOKEN = "scrape-me-0123456789abcdef";
 const CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
@@ -344,6 +349,29 @@ describe("METRICS_PORT", () => {
     } finally {
       server.proc.kill("SIGTERM");
       expect(await server.proc.exited).toBe(0);
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  test("depot worker serves its job metrics there too", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "depot-metrics-"));
+    const metricsPort = 40000 + Math.floor(Math.random() * 20000);
+    const worker = spawnDepot(["worker"], { DATA_DIR: dataDir, METRICS_PORT: String(metricsPort) });
+    try {
+      let response: Response | null = null;
+      const deadline = Date.now() + 30_000;
+      while (response === null && Date.now() < deadline) {
+        response = await fetch(`http://127.0.0.1:${metricsPort}/metrics`).catch(() => null);
+        if (response === null) await Bun.sleep(200);
+      }
+      expect(response?.status).toBe(200);
+      const exposition = parseExposition((await response?.text()) ?? "");
+      expect(exposition.malformed).toEqual([]);
+      expect(exposition.types.get("depot_jobs_total")).toBe("counter");
+      expect(seriesOf(exposition, "depot_job_queue_jobs", { queue: versionPublished.name })).toHaveLength(3);
+    } finally {
+      worker.kill("SIGTERM");
+      expect(await worker.exited).toBe(0);
       rmSync(dataDir, { recursive: true, force: true });
     }
   }, 60_000);
