@@ -141,7 +141,11 @@ const servers: ServerSpec[] = (opts.servers ?? "").split(",").map((raw) => {
 const binaries = [...new Set(servers.filter((s) => s.kind === "depot").map((s) => s.binary))];
 /** "depot", or "depot (<file name>)" for a binary other than --binary. */
 const serverName = (spec: ServerSpec) =>
-  spec.kind === "ref" ? "reference" : spec.binary === binary ? "depot" : `depot (${basename(spec.binary)})`;
+  (spec.kind === "ref"
+    ? "reference"
+    : spec.binary === binary
+      ? "depot"
+      : `depot (${basename(spec.binary)})`) + (spec.metrics ? " + metrics" : "");
 
 // Temporary files, like every process started, are gone when this exits.
 const workDir = tempDir("depot-bench-validate-");
@@ -550,7 +554,7 @@ async function soak(sql: postgres.Sql, keys: string[], productId: string): Promi
 const label = (spec: ServerSpec) =>
   spec.kind === "ref"
     ? "reference"
-    : `${serverName(spec)}, LOG_LEVEL=${spec.level}${spec.metrics ? ", metrics scraped every 1 s" : ""}`;
+    : `${serverName(spec)}, LOG_LEVEL=${spec.level}${spec.metrics ? " (scraped every 1 s)" : ""}`;
 
 /**
  * Scrapes `/metrics` every SCRAPE_EVERY_MS while the load runs, as Prometheus would (15 s is usual:
