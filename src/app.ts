@@ -22,7 +22,7 @@ import { DOCS_PATH, docsAssetRoutes, scalarOptions } from "./http/docs-ui.ts";
 import { errorRenderer } from "./http/error-renderer.ts";
 import { methodsAllowedAt } from "./http/method-not-allowed.ts";
 import { requestLog } from "./http/request-id.ts";
-import { metricsRoute, requestMetrics } from "./metrics/http.ts";
+import { metricsRoute } from "./metrics/http.ts";
 import { remainingFieldErrors } from "./validation/body-checks.ts";
 import { isUuid } from "./validation/ids.ts";
 
@@ -65,9 +65,8 @@ export function buildApp(ctx: AppContext) {
         remainingFieldErrors: (schema, body, failed) => remainingFieldErrors(ctx, schema, body, failed),
       }),
     )
-    .use(requestLog(ctx.log, ctx.config.trustProxy))
-    // Without metrics no hook is registered at all: a server without them pays nothing per request.
-    .use(ctx.metrics ? requestMetrics(ctx.metrics) : new Elysia({ name: "metrics.off" }))
+    // With ctx.metrics null (no METRICS_TOKEN, no METRICS_PORT) nothing is counted.
+    .use(requestLog(ctx.log, ctx.config.trustProxy, ctx.metrics))
     .use(bodyLimit(ctx.config.maxUploadBytes + MULTIPART_OVERHEAD))
     .use(jsonBodies({ maxBytes: MAX_JSON_BODY, takesJson }))
     .use(

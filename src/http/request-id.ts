@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
 import type { Logger } from "../log.ts";
+import type { Metrics } from "../metrics/metrics.ts";
 import { clientIp } from "./client-ip.ts";
 
 interface RequestMeta {
@@ -25,11 +26,6 @@ export function clientIpOf(request: Request): string | null {
   return meta.get(request)?.ip ?? null;
 }
 
-/** When the request arrived (performance.now()), for durations measured elsewhere (metrics). */
-export function requestStartOf(request: Request): number | undefined {
-  return meta.get(request)?.startedAt;
-}
-
 /** The status actually sent: a handler that returns a Response (downloads: 206, 304, 416) sets it there, not in `set`. */
 export function sentStatus(set: { status?: unknown }, responseValue: unknown): number {
   if (responseValue instanceof Response) return responseValue.status;
@@ -44,9 +40,10 @@ export function annotateRequest(request: Request, fields: Record<string, unknown
 
 /**
  * Gives every response an `X-Request-Id` and writes one JSON log line per request: who asked (user or
- * API key, client address), the status actually sent and how many body bytes.
+ * API key, client address), the status actually sent and how many body bytes. With `metrics` the same
+ * hook counts and times the request by its route pattern: a hook of its own cost more than the counting.
  */
-export const requestLog = (log: Logger, trustProxy: boolean) =>
+export const requestLog = (log: Logger, trustProxy: boolean, metrics: Metrics | null = null) =>
   new Elysia({ name: "http.request-log" })
     .onRequest(({ request, set, server }) => {
       const incoming = request.headers.get("x-request-id");
@@ -55,7 +52,12 @@ export const requestLog = (log: Logger, trustProxy: boolean) =>
       meta.set(request, { id, startedAt: performance.now(), ip });
       set.headers["x-request-id"] = id;
     })
-    .onAfterResponse({ as: "global" }, ({ request, path, set, responseValue }) => {
+    .onAfterResponse({ as: "global" }, ({ request, path, route, set, responseValue }) => {
+      if (metrics) {
+        const started = meta.get(request)?.startedAt;
+        const seconds = started === undefined ? 0 : (performance.now() - started) / 1000;
+        metrics.request(route ?? "", request.method, sentStatus(set, responseValue), seconds);
+      }
       if (!log.enabled("info")) return;
       const m = meta.get(request);
       const status = sentStatus(set, responseValue);

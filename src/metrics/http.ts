@@ -2,19 +2,7 @@ import { timingSafeEqual } from "node:crypto";
 import { Elysia } from "elysia";
 import type { AppContext } from "../context.ts";
 import { NotFound, Unauthenticated } from "../errors.ts";
-import { requestStartOf, sentStatus } from "../http/request-id.ts";
 import type { Metrics } from "./metrics.ts";
-
-/** Counts and times every request by its route pattern; registered only when metrics are enabled. */
-export const requestMetrics = (metrics: Metrics) =>
-  new Elysia({ name: "metrics.requests" }).onAfterResponse(
-    { as: "global" },
-    ({ request, route, set, responseValue }) => {
-      const started = requestStartOf(request);
-      const seconds = started === undefined ? 0 : (performance.now() - started) / 1000;
-      metrics.request(route ?? "", request.method, sentStatus(set, responseValue), seconds);
-    },
-  );
 
 /**
  * `GET /metrics` on the main port, for a scraper holding METRICS_TOKEN. Without METRICS_TOKEN the route
