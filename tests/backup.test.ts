@@ -19,7 +19,7 @@ import { openEmbedded } from "../src/db/client.ts";
 import { migrations } from "../src/db/migrations.gen.ts";
 import type { DemoSeed } from "../src/features/demo/seed.ts";
 import { bearer, readJson } from "./helpers/app.ts";
-import { type CliResult, depot, STACK_FRAME, startServer, stderrLines } from "./helpers/cli.ts";
+import { type CliResult, cliEnv, depot, STACK_FRAME, startServer, stderrLines } from "./helpers/cli.ts";
 import { publishedVersion } from "./helpers/publish.ts";
 
 /**
@@ -144,6 +144,28 @@ describe("depot backup, then depot restore into another directory", () => {
     expect(backup.tables["public.versions"]).toBe(2);
     expect(backup.tables["public.users"]).toBe(demo.users.customers.length + 4);
     expect(readdirSync(root).filter((name) => name.includes(".partial-"))).toEqual([]);
+  }, 60_000);
+
+  test("on a terminal a progress bar is drawn on stderr, then the result as a readable line", async () => {
+    // script(1) gives the command a pseudo-terminal, as an operator's shell would.
+    const main = join(import.meta.dir, "../src/main.ts");
+    const onTerminal = (args: string, env: Record<string, string>) =>
+      Bun.spawnSync(["script", "-qec", `${process.execPath} ${main} ${args}`, "/dev/null"], {
+        env: cliEnv(env),
+      });
+    const file = join(root, "terminal.tar.gz");
+    const backedUp = onTerminal(`backup ${file}`, { DATA_DIR: original });
+    const shown = backedUp.stdout.toString();
+    expect(backedUp.exitCode).toBe(0);
+    expect(shown).toMatch(/\rbackup \[#{30}\] 100% [\d.]+\/[\d.]+ MiB\r?\n/);
+    expect(shown).toContain(`Backed up to ${file} (`);
+    expect(shown).toContain(`2 release files (0.4 MiB)`);
+    const restoredHere = join(root, "terminal-restored");
+    const restored = onTerminal(`restore ${file}`, { DATA_DIR: restoredHere });
+    expect(restored.exitCode).toBe(0);
+    expect(restored.stdout.toString()).toMatch(/\rrestore \[#{30}\] 100% /);
+    expect(restored.stdout.toString()).toContain(`into ${restoredHere}: `);
+    expect(entries(restoredHere)).toEqual(["app.key", "db", "releases"]);
   }, 60_000);
 
   test("the archive is a plain tar.gz: the manifest first, every file with its size and SHA-256", async () => {

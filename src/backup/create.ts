@@ -1,5 +1,5 @@
 import { createWriteStream, existsSync, statSync } from "node:fs";
-import { rename, rm, stat } from "node:fs/promises";
+import { open, rename, rm, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
@@ -139,6 +139,7 @@ export async function createBackup(config: Config, file: string): Promise<Backup
       createWriteStream(partial, { flags: "wx" }),
     );
     progress.finish();
+    await syncFile(partial);
     await rename(partial, target);
     return {
       file: target,
@@ -155,6 +156,16 @@ export async function createBackup(config: Config, file: string): Promise<Backup
     throw error;
   } finally {
     await database.close();
+  }
+}
+
+/** The archive is on disk before its name says it is complete. */
+async function syncFile(path: string) {
+  const handle = await open(path, "r+");
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
   }
 }
 
