@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
 import type { BackupResult } from "../src/backup/create.ts";
-import { countRows } from "../src/backup/manifest.ts";
+import { countRows, queryOn } from "../src/backup/manifest.ts";
 import { openEmbedded } from "../src/db/client.ts";
 import { migrations } from "../src/db/migrations.gen.ts";
 import type { DemoSeed } from "../src/features/demo/seed.ts";
@@ -83,7 +83,8 @@ function releaseHashes(dir: string): Record<string, string> {
 async function rowCounts(dataDir: string) {
   const database = await openEmbedded(dataDir);
   try {
-    return await countRows(database.db);
+    if (!database.pglite) throw new Error("not embedded");
+    return await countRows(queryOn(database.pglite));
   } finally {
     await database.close();
   }
@@ -363,16 +364,18 @@ describe("depot restore refuses", () => {
 });
 
 describe("depot backup refuses", () => {
-  test("while depot serve holds the embedded database: one line naming the safe path, no archive", async () => {
+  test("while depot serve runs without its control socket: one line naming the safe path, no archive", async () => {
     const server = await startServer({ DATA_DIR: original });
     try {
+      // As with a server too old to offer one: the socket is the only way in while serve holds the lock.
+      rmSync(join(original, "depot.sock"));
       const target = join(root, "while-serving.tar.gz");
       const result = await depot(["backup", target, "--json"], { DATA_DIR: original });
       expectOneLine(
         result,
         1,
         new RegExp(
-          `^depot backup: the embedded database in ${original} is in use by depot \\(pid ${server.proc.pid}\\); .*stop it, run depot backup, then start it again \\(README: Backups\\)\\n$`,
+          `^depot backup: the embedded database in ${original} is in use by depot \\(pid ${server.proc.pid}\\) and it offers no control socket to take the backup through; stop it, run depot backup, then start it again \\(README: Backups\\)\\n$`,
         ),
       );
       expect(readdirSync(root).filter((name) => name.startsWith("while-serving"))).toEqual([]);
@@ -432,4 +435,64 @@ describe("depot backup refuses", () => {
     expectOneLine(result, 1, /^depot backup: there is no embedded database in .*empty to back up\n$/);
     expect(entries(empty)).toEqual([]);
   });
+});
+
+describe("depot backup while depot serve runs", () => {
+  test("goes through the server while uploads go on: every version in the archive has its file", async () => {
+    const server = await startServer({ DATA_DIR: original });
+    const vera = demo.users.vendors[0]?.token ?? "";
+    const product = demo.products[0]?.id ?? 0;
+    const published: string[] = [];
+    let publishing = true;
+    const uploads = (async () => {
+      for (let i = 0; publishing; i++) {
+        const bytes = crypto.getRandomValues(new Uint8Array(150_000));
+        published.push(
+          (await publishedVersion(server.url, vera, product, { name: `3.0.${i}`, bytes })).sha256,
+        );
+      }
+    })();
+    const live = join(root, "live.tar.gz");
+    let result: CliResult;
+    try {
+      expect(statSync(join(original, "depot.sock")).mode & 0o777).toBe(0o600);
+      while (published.length < 2) await Bun.sleep(20);
+      result = await depot(["backup", live, "--json"], { DATA_DIR: original });
+      const after = published.length;
+      while (published.length < after + 2) await Bun.sleep(20); // uploads carried on after the snapshot
+    } finally {
+      publishing = false;
+      await uploads;
+      await stop(server);
+    }
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe("");
+    const summary: BackupResult = single(result);
+    expect(summary).toMatchObject({ file: live, bytes: statSync(live).size, migrations: backup.migrations });
+    const versionsInArchive = summary.tables["public.versions"] ?? 0;
+    expect(versionsInArchive).toBeGreaterThanOrEqual(2 + 2);
+    expect(versionsInArchive).toBeLessThan(2 + published.length);
+    expect(summary.release_files).toBe(versionsInArchive);
+    expect(readdirSync(join(original, "releases")).filter((name) => name.startsWith(".backup-"))).toEqual([]);
+
+    const restored = join(root, "live-restored");
+    const restore = await depot(["restore", live, "--json"], { DATA_DIR: restored });
+    expect(restore.code).toBe(0);
+    expect(single(restore).tables).toEqual(summary.tables);
+    const database = await openEmbedded(restored);
+    try {
+      const rows =
+        (
+          await database.pglite?.query<{ storage_key: string; sha256: string }>(
+            "SELECT storage_key, sha256 FROM versions ORDER BY id",
+          )
+        )?.rows ?? [];
+      expect(rows).toHaveLength(versionsInArchive);
+      const hashes = releaseHashes(join(restored, "releases"));
+      expect(Object.keys(hashes).sort()).toEqual(rows.map((row) => row.storage_key).sort());
+      for (const row of rows) expect(hashes[row.storage_key]).toBe(row.sha256);
+    } finally {
+      await database.close();
+    }
+  }, 120_000);
 });

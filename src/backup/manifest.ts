@@ -1,7 +1,4 @@
-import { sql } from "drizzle-orm";
-import type { Db } from "../db/client.ts";
 import { migrations } from "../db/migrations.gen.ts";
-import { selectRows } from "../db/rows.ts";
 
 /** Raised when the archive layout changes in a way an older depot cannot read. */
 export const MANIFEST_FORMAT = 1;
@@ -32,11 +29,13 @@ export interface Manifest {
   files: ManifestFile[];
 }
 
+/** Runs one SQL statement and returns its rows (PGlite's `query` or a transaction's). */
+export type Query = <T>(text: string) => Promise<T[]>;
+
 /** The migrations recorded in the database, named by this binary's index where it knows them. */
-export async function appliedMigrations(db: Db): Promise<Manifest["migrations"]> {
-  const rows = await selectRows<{ created_at: string }>(
-    db,
-    sql`SELECT created_at::text FROM drizzle.__drizzle_migrations ORDER BY id`,
+export async function appliedMigrations(query: Query): Promise<Manifest["migrations"]> {
+  const rows = await query<{ created_at: string }>(
+    "SELECT created_at::text AS created_at FROM drizzle.__drizzle_migrations ORDER BY id",
   );
   return rows.map((row) => {
     const createdAt = Number(row.created_at);
@@ -45,22 +44,28 @@ export async function appliedMigrations(db: Db): Promise<Manifest["migrations"]>
 }
 
 /** Every user table (depot's, drizzle's bookkeeping, pg-boss's) with its row count. */
-export async function countRows(db: Db): Promise<Record<string, number>> {
-  const tables = await selectRows<{ schemaname: string; tablename: string }>(
-    db,
-    sql`SELECT schemaname, tablename FROM pg_tables
-        WHERE schemaname NOT IN ('pg_catalog', 'information_schema') ORDER BY schemaname, tablename`,
+export async function countRows(query: Query): Promise<Record<string, number>> {
+  const tables = await query<{ schemaname: string; tablename: string }>(
+    `SELECT schemaname, tablename FROM pg_tables
+     WHERE schemaname NOT IN ('pg_catalog', 'information_schema') ORDER BY schemaname, tablename`,
   );
   const counts: Record<string, number> = {};
   for (const { schemaname, tablename } of tables) {
-    const [row] = await selectRows<{ n: number }>(
-      db,
-      sql`SELECT count(*)::int AS n FROM ${sql.identifier(schemaname)}.${sql.identifier(tablename)}`,
+    const [row] = await query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM ${ident(schemaname)}.${ident(tablename)}`,
     );
     counts[`${schemaname}.${tablename}`] = row?.n ?? 0;
   }
   return counts;
 }
+
+const ident = (name: string) => `"${name.replaceAll('"', '""')}"`;
+
+/** `Query` over a PGlite handle or one of its transactions. */
+export const queryOn =
+  (client: { query<T>(text: string): Promise<{ rows: T[] }> }): Query =>
+  async <T>(text: string) =>
+    (await client.query<T>(text)).rows;
 
 /**
  * Why this binary cannot restore `manifest`, or null when it can: an archive from a newer depot may

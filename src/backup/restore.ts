@@ -17,6 +17,7 @@ import {
   type Manifest,
   type ManifestFile,
   parseManifest,
+  queryOn,
   RELEASES_PREFIX,
 } from "./manifest.ts";
 import { Progress } from "./progress.ts";
@@ -197,7 +198,7 @@ async function loadDatabase(path: string, dump: string, manifest: Manifest) {
   const pglite = await PGlite.create(path, { ...(await pgliteAssets()), loadDataDir: Bun.file(dump) });
   const database = wrapPglite(pglite);
   try {
-    const counts = await countRows(database.db);
+    const counts = await countRows(queryOn(pglite));
     for (const [table, expected] of Object.entries(manifest.tables)) {
       if (counts[table] !== expected) {
         throw new BackupFailed(
