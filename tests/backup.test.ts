@@ -428,6 +428,12 @@ describe("depot backup refuses", () => {
     expect(two.stderr).toBe('depot restore: unexpected argument "b"\nusage: depot restore FILE [--json]\n');
   });
 
+  test("a FILE in a directory that does not exist", async () => {
+    const result = await depot(["backup", join(root, "no-such-dir", "x.tar.gz")], { DATA_DIR: original });
+    expectOneLine(result, 1, /^depot backup: cannot write .*no-such-dir\/x\.tar\.gz: ENOENT\n$/);
+    expect(existsSync(join(root, "no-such-dir"))).toBe(false);
+  });
+
   test("an installation with no database yet", async () => {
     const empty = join(root, "empty");
     mkdirSync(empty);

@@ -1,6 +1,6 @@
-import { createWriteStream, existsSync } from "node:fs";
+import { accessSync, constants, createWriteStream, existsSync } from "node:fs";
 import { open, rename, rm, stat } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createGzip } from "node:zlib";
@@ -29,6 +29,11 @@ export interface BackupResult extends Omit<BackupSummary, "tar_bytes"> {
  */
 export async function createBackup(config: Config, file: string): Promise<BackupResult> {
   const target = resolve(file);
+  try {
+    accessSync(dirname(target), constants.W_OK);
+  } catch (error) {
+    throw new BackupFailed(`cannot write ${target}: ${(error as NodeJS.ErrnoException).code ?? error}`);
+  }
   if (!isInitialised(join(config.dataDir, "db")))
     throw new BackupFailed(`there is no embedded database in ${config.dataDir} to back up`);
   let database: Awaited<ReturnType<typeof openEmbedded>>;
