@@ -9,7 +9,8 @@
 # once stopped; demo:seed; the token authenticates GET /api/users/1 after a restart and its absence
 # gives 401; a product reads with the API's string types, a demo license validates, a multipart release
 # publishes and downloads whole and by range; /docs and the UI script it names (embedded in the binary,
-# same-origin) answer 200; `healthcheck` fails once the server is gone.
+# same-origin) answer 200; `backup` while serve runs, `restore` into another directory and a server
+# there that serves the release; `healthcheck` fails once the server is gone.
 set -euo pipefail
 
 if [[ $# -ne 1 ]]; then
@@ -240,6 +241,14 @@ code="$(http_code "$BASE$download_url" -H "Authorization: Bearer $vendor")"
 code="$(http_code "$BASE$download_url" -H "Authorization: Bearer $vendor" -H 'Range: bytes=0-9')"
 [[ "$code" == "206" && "$(wc -c <"$WORK/body")" -eq 10 ]] || fail "ranged download: HTTP $code"
 
+step "depot backup --json while serve runs (through its control socket)"
+depot backup "$WORK/backup.tar.gz" --json >"$WORK/out" 2>"$WORK/err" || {
+  cat "$WORK/err" >&2
+  fail "backup while serve runs exited non-zero"
+}
+[[ "$(json_field release_files <"$WORK/out")" == "1" ]] || fail "backup: expected 1 release file: $(cat "$WORK/out")"
+echo "  $(wc -c <"$WORK/backup.tar.gz") bytes"
+
 step "GET /docs and the UI script it loads, embedded in the binary -> 200"
 code="$(http_code "$BASE/docs")"
 [[ "$code" == "200" ]] || fail "GET /docs: HTTP $code"
@@ -282,6 +291,20 @@ code="$(http_code "$BASE/api/users/1" -H "Authorization: Bearer $token_id|not-th
 
 step "SIGTERM stops serve with exit 0"
 stop_server
+
+step "depot restore --json into another directory, then serve the release from there"
+DATA_DIR="$WORK/restored" depot restore "$WORK/backup.tar.gz" --json >"$WORK/out" 2>"$WORK/err" || {
+  cat "$WORK/err" >&2
+  fail "restore exited non-zero"
+}
+[[ "$(json_field release_files <"$WORK/out")" == "1" ]] || fail "restore: expected 1 release file: $(cat "$WORK/out")"
+mv "$WORK/data" "$WORK/original" # the restored server must not find the original by accident
+export DATA_DIR="$WORK/restored"
+start_server "$WORK/restored.log"
+code="$(http_code "$BASE$download_url" -H "Authorization: Bearer $vendor")"
+[[ "$code" == "200" ]] && cmp -s "$WORK/body" "$WORK/release.jar" || fail "download after restore: HTTP $code or different bytes"
+stop_server
+unset DATA_DIR
 
 step "depot healthcheck fails once the server is stopped"
 code=0
