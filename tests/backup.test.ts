@@ -474,7 +474,11 @@ describe("depot backup while depot serve runs", () => {
     expect(result.code).toBe(0);
     expect(result.stderr).toBe("");
     const summary: BackupResult = single(result);
-    expect(summary).toMatchObject({ file: live, bytes: statSync(live).size, migrations: backup.migrations });
+    expect(summary).toMatchObject({
+      file: live,
+      bytes: statSync(live).size,
+      migrations: migrations.map((m) => m.tag),
+    });
     const versionsInArchive = summary.tables["public.versions"] ?? 0;
     expect(versionsInArchive).toBeGreaterThanOrEqual(2 + 2);
     expect(versionsInArchive).toBeLessThan(2 + published.length);
@@ -501,4 +505,32 @@ describe("depot backup while depot serve runs", () => {
       await database.close();
     }
   }, 120_000);
+
+  test("one killed mid-stream leaves the server ready for the next backup and no hard links behind", async () => {
+    const server = await startServer({ DATA_DIR: original });
+    const target = join(root, "killed.tar.gz");
+    try {
+      const main = join(import.meta.dir, "../src/main.ts");
+      const killed = Bun.spawn([process.execPath, main, "backup", target], {
+        env: cliEnv({ DATA_DIR: original }),
+        stdout: "ignore",
+        stderr: "ignore",
+      });
+      // Killed once the server has taken its snapshot (its hard links appear), before or while it streams.
+      const links = () =>
+        readdirSync(join(original, "releases")).filter((name) => name.startsWith(".backup-"));
+      const deadline = Date.now() + 20_000;
+      while (links().length === 0 && killed.exitCode === null && Date.now() < deadline) await Bun.sleep(2);
+      killed.kill("SIGKILL");
+      await killed.exited;
+      rmSync(`${target}.partial-${killed.pid}`, { force: true });
+      for (let i = 0; i < 100 && links().length > 0; i++) await Bun.sleep(50);
+      expect(links()).toEqual([]);
+      const next = await depot(["backup", target, "--json"], { DATA_DIR: original });
+      expect({ code: next.code, stderr: next.stderr }).toEqual({ code: 0, stderr: "" });
+      expect(single(next).file).toBe(target);
+    } finally {
+      await stop(server);
+    }
+  }, 60_000);
 });

@@ -1,6 +1,5 @@
 import { chmodSync, existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { Readable } from "node:stream";
 import type { Runtime } from "../runtime.ts";
 import { archiveSnapshot } from "./archive.ts";
 import { BackupFailed } from "./errors.ts";
@@ -52,23 +51,42 @@ export function startControlSocket(runtime: Runtime): () => void {
       const appKeyPath = join(config.dataDir, "app.key");
       const appKey = existsSync(appKeyPath) ? new Uint8Array(readFileSync(appKeyPath)) : null;
       const { summary, tar } = archiveSnapshot(snapshot, appKey);
-      async function* streamed() {
-        try {
-          yield* tar;
-          log.info("backup sent", { release_files: summary.release_files, bytes: summary.tar_bytes });
-        } catch (error) {
-          log.error("backup failed", { error: error instanceof Error ? error.message : String(error) });
-          throw error;
-        } finally {
-          busy = false;
-          await snapshot.release();
-        }
+      // Once, however the stream ends: sent, failed, or dropped by a client that went away.
+      let finished = false;
+      const finish = async () => {
+        if (finished) return;
+        finished = true;
+        busy = false;
+        await snapshot.release();
+      };
+      // depot backup may have gone while the snapshot was taken: then nothing will read the body.
+      if (request.signal.aborted) {
+        await finish();
+        return new Response(null, { status: 499 });
       }
-      return new Response(Readable.toWeb(Readable.from(streamed())) as ReadableStream, {
-        headers: {
-          "content-type": "application/x-tar",
-          "x-depot-backup": JSON.stringify(summary),
+      request.signal.addEventListener("abort", () => void finish());
+      const body = new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          try {
+            const { value, done } = await tar.next();
+            if (!done) return controller.enqueue(value);
+            log.info("backup sent", { release_files: summary.release_files, bytes: summary.tar_bytes });
+            await finish();
+            controller.close();
+          } catch (error) {
+            log.error("backup failed", { error: error instanceof Error ? error.message : String(error) });
+            await finish();
+            controller.error(error);
+          }
         },
+        async cancel() {
+          log.warn("backup cancelled: depot backup went away");
+          await finish();
+          await tar.return(undefined).catch(() => {});
+        },
+      });
+      return new Response(body, {
+        headers: { "content-type": "application/x-tar", "x-depot-backup": JSON.stringify(summary) },
       });
     },
   });
