@@ -305,14 +305,14 @@ describe("depot restore refuses", () => {
     for (const content of cuts) {
       writeFileSync(cut, content);
       const before = entries(root);
-      const target = join(root, "from-truncated");
+      const target = join(root, "missing-parent", "from-truncated");
       const result = await depot(["restore", cut], { DATA_DIR: target });
       expectOneLine(
         result,
         1,
         /^depot restore: .*cut\.tar\.gz: the archive is truncated or damaged \(.+\); nothing was restored\n$/,
       );
-      expect(existsSync(target)).toBe(false);
+      expect(existsSync(join(root, "missing-parent"))).toBe(false);
       expect(entries(root)).toEqual(before);
     }
   }, 60_000);

@@ -58,8 +58,14 @@ export async function restoreBackup(config: Config, file: string): Promise<Resto
   const storageStaging = storageInside
     ? join(staging, relative(dataDir, config.storageDir))
     : `${config.storageDir}.restoring-${process.pid}`;
+  // What a failed restore removes: the first directory each mkdir created (a missing parent of
+  // DATA_DIR included), so that nothing at all is left behind.
+  const created: string[] = [];
   try {
-    await mkdir(staging, { recursive: true });
+    for (const dir of storageInside ? [staging] : [staging, storageStaging]) {
+      const first = await mkdir(dir, { recursive: true });
+      if (first) created.push(first);
+    }
     await mkdir(storageStaging, { recursive: true });
     const unpacked = new Unpacker(staging, storageStaging);
     try {
@@ -92,8 +98,7 @@ export async function restoreBackup(config: Config, file: string): Promise<Resto
       release_bytes: releases.reduce((sum, f) => sum + f.size, 0),
     };
   } catch (error) {
-    await rm(staging, { recursive: true, force: true });
-    if (!storageInside) await rm(storageStaging, { recursive: true, force: true });
+    for (const dir of created) await rm(dir, { recursive: true, force: true });
     if (error instanceof TruncatedArchive)
       throw new BackupFailed(`${archive}: ${error.message}; nothing was restored`);
     if (error instanceof BackupFailed) throw new BackupFailed(`${archive}: ${error.message}`);
