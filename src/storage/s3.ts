@@ -12,8 +12,11 @@ import {
 } from "./storage.ts";
 
 /**
- * Multipart part size and how many parts may be on their way at once: an upload holds at most about
- * PART_SIZE × (QUEUE_SIZE + 1) bytes, whatever the file's size (S3 allows 10,000 parts: 80 GB).
+ * Multipart part size (S3 allows 10,000 parts: 80 GB) and how many parts the client may send at once.
+ * The client's `write` never waits: it buffers whatever it is given, so a client uploading faster
+ * than the bucket takes it would grow memory by the difference (500 MiB for a 512 MiB upload to a
+ * slow store). `receive` therefore flushes every PART_SIZE bytes and waits for the previous flush
+ * before the next: at most about three parts of an upload are in memory, whatever the file's size.
  */
 const PART_SIZE = 8 * 1024 * 1024;
 const QUEUE_SIZE = 2;
@@ -71,6 +74,8 @@ export class S3ReleaseStore implements ReleaseStorage {
     const writer = this.#client.file(object).writer({ partSize: PART_SIZE, queueSize: QUEUE_SIZE, retry: 3 });
     const hash = new Bun.CryptoHasher("sha256");
     let size = 0;
+    let unflushed = 0;
+    let flushing: Promise<unknown> | null = null;
     let storing = false;
     try {
       for await (const chunk of source) {
@@ -79,9 +84,18 @@ export class S3ReleaseStore implements ReleaseStorage {
         hash.update(chunk);
         storing = true;
         await writer.write(chunk);
+        unflushed += chunk.byteLength;
+        if (unflushed >= PART_SIZE) {
+          // One flush on its way while the next part arrives: the upload overlaps the network, bounded.
+          await flushing;
+          flushing = Promise.resolve(writer.flush());
+          flushing.catch(() => {}); // awaited above or below; its failure is thrown there
+          unflushed = 0;
+        }
         storing = false;
       }
       storing = true;
+      await flushing;
       await writer.end();
       const stored = (await this.#client.stat(object)).size;
       if (stored !== size) {
