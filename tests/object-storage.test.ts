@@ -306,6 +306,17 @@ describe("STORAGE_DOWNLOADS=redirect", () => {
       expect(ranged.status).toBe(206);
       expect(new Uint8Array(await ranged.arrayBuffer())).toEqual(bytes.subarray(10, 20));
 
+      // HEAD is answered by depot itself: a presigned URL is signed for GET only.
+      const head = await fetch(version.download_url.replace("http://depot.test", url), {
+        method: "HEAD",
+        headers: bearer(seeded.token),
+        redirect: "manual",
+      });
+      expect(head.status).toBe(200);
+      expect(head.headers.get("content-length")).toBe(String(bytes.length));
+      expect(head.headers.get("etag")).toBe(`"${sha256(bytes)}"`);
+      expect(head.headers.get("location")).toBeNull();
+
       // Without a credential there is no redirect at all.
       const anonymous = await fetch(version.download_url.replace("http://depot.test", url), {
         redirect: "manual",

@@ -106,8 +106,9 @@ export const versionRoutes = (ctx: AppContext) => {
       throw new AppError(410, "The release file is missing.");
     }
     const contentType = mediaTypeOrDefault(version.contentType);
+    // HEAD stays here: a presigned URL is signed for GET, and depot knows every header without the bytes.
     const presigned =
-      ctx.config.storageDownloads === "redirect"
+      ctx.config.storageDownloads === "redirect" && request.method === "GET"
         ? ctx.releases.presignedUrl(version.storageKey, {
             contentType,
             contentDisposition: contentDisposition(version.fileName),
@@ -115,7 +116,7 @@ export const versionRoutes = (ctx: AppContext) => {
         : null;
     if (presigned !== null) {
       // The bucket serves the bytes (and Range); only a request for the whole file counts.
-      if (request.method === "GET" && !request.headers.has("range")) ctx.downloads.add(product.id);
+      if (!request.headers.has("range")) ctx.downloads.add(product.id);
       return new Response(null, {
         status: 302,
         headers: { location: presigned, "cache-control": "no-store" },
