@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { eq } from "drizzle-orm";
+import { eq, inArray } from "drizzle-orm";
 import { ConfigError, loadConfig } from "../src/config.ts";
 import { versions } from "../src/db/schema/index.ts";
 import { bearer, readJson, recordingLogger, startTestApp, type TestApp } from "./helpers/app.ts";
@@ -264,6 +264,36 @@ describe("failed uploads leave no object", () => {
     await Bun.sleep(300);
     expect(await s3.keys()).toEqual(before);
     expect(await versionCount(t)).toBe(versionsBefore);
+  });
+});
+
+describe("crash leftovers in the bucket", () => {
+  /** Which keys a version points at, as serve's hourly sweep asks the database. */
+  const kept = async (keys: string[]) =>
+    new Set(
+      (
+        await t.ctx.db
+          .select({ key: versions.storageKey })
+          .from(versions)
+          .where(inArray(versions.storageKey, keys))
+      ).map((row) => row.key),
+    );
+
+  test("objects no version points at are swept once older than an hour; kept and recent ones stay", async () => {
+    const orphan = `${PREFIX}/products/${product.id}/00000000-0000-4000-8000-000000000000`;
+    const elsewhere = "other-app/products/1/not-ours";
+    await s3.client.write(orphan, "a crash between the upload and the commit");
+    await s3.client.write(elsewhere, "outside depot's prefix");
+    const before = await s3.keys();
+
+    expect(await t.ctx.releases.sweepLeftovers(kept)).toEqual({ temporary: 0, orphans: 0 });
+    expect(await s3.keys()).toEqual(before);
+
+    const inTwoHours = Date.now() + 2 * 60 * 60 * 1000;
+    expect(await t.ctx.releases.sweepLeftovers(kept, inTwoHours)).toEqual({ temporary: 0, orphans: 1 });
+    expect(await s3.keys()).toEqual(before.filter((key) => key !== orphan));
+    expect(await s3.client.exists(elsewhere)).toBe(true);
+    await s3.client.delete(elsewhere);
   });
 });
 
