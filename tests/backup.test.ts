@@ -419,6 +419,22 @@ describe("depot backup refuses", () => {
     expect(existsSync(join(root, "pg.tar.gz"))).toBe(false);
   });
 
+  test("with STORAGE_URL (release files in a bucket): one line each, exit 2", async () => {
+    const env = { STORAGE_URL: "s3://depot-releases/prod", DATA_DIR: original };
+    expectOneLine(
+      await depot(["backup", join(root, "s3.tar.gz")], env),
+      2,
+      /^depot backup: STORAGE_URL is set: the release files live in the bucket, .*\(README: Backups\)\n$/,
+    );
+    expectOneLine(
+      await depot(["restore", archive], { ...env, DATA_DIR: join(root, "unused") }),
+      2,
+      /^depot restore: STORAGE_URL is set: .*\(README: Backups\)\n$/,
+    );
+    expect(existsSync(join(root, "s3.tar.gz"))).toBe(false);
+    expect(existsSync(join(root, "unused"))).toBe(false);
+  });
+
   test("without FILE, or with two: the usage, exit 2", async () => {
     const missing = await depot(["backup"], { DATA_DIR: original });
     expect(missing.code).toBe(2);

@@ -19,6 +19,12 @@ export const backupCommand: Command = {
         false,
       );
     }
+    if (config.objectStorage !== null) {
+      throw new UsageError(
+        "STORAGE_URL is set: the release files live in the bucket, not in STORAGE_DIR; back the database up while depot is stopped by copying DATA_DIR, and the bucket with the store's own tools (README: Backups)",
+        false,
+      );
+    }
     const result = await createBackup(config, file);
     printResult(
       values.json === true,

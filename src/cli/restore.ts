@@ -18,6 +18,12 @@ export const restoreCommand: Command = {
         false,
       );
     }
+    if (config.objectStorage !== null) {
+      throw new UsageError(
+        "STORAGE_URL is set: depot restore puts release files into STORAGE_DIR on local disk; unset it to restore, then copy the files into the bucket (README: Backups)",
+        false,
+      );
+    }
     for (const [variable, path] of [
       ["DATA_DIR", config.dataDir],
       ["STORAGE_DIR", config.storageDir],
