@@ -10,6 +10,10 @@
 //   --binary PATH     the depot binary (default dist/depot; this script builds nothing)
 //   --bare            a third server in the same slices: a bare Bun.serve answering `new Response(Bun.file(…))`
 //                     for the same file (no routing, auth, database or headers): Bun's own share of the gap
+//   --s3              object-storage mode: one more server in the same slices, a second depot on the same
+//                     database whose STORAGE_URL is a bucket of s3rver (own process, objects in the work
+//                     directory; bench/lib/s3.ts), serving the same 100 MiB published to it, proxied
+//                     (STORAGE_DOWNLOADS=proxy); reported against depot from local disk (issue 13)
 //
 // What it does:
 // 1. nginx: installed with `apt-get install -y nginx-light` when there is no `nginx` (needs root;
@@ -46,6 +50,7 @@ import { curlVersion, diskOf, loadAverage, machineLine } from "./lib/machine.ts"
 import { run, runMain, stop, textOf, track, untrack, waitUntilUp } from "./lib/processes.ts";
 import { memoryMiB, othersMeter, sumCpu } from "./lib/procfs.ts";
 import { ReleaseBench } from "./lib/releases.ts";
+import { startS3 } from "./lib/s3.ts";
 import { freePort, GiB, log, MiB, median, wholeNumber } from "./lib.ts";
 
 const FILE_BYTES = 100 * MiB;
@@ -62,6 +67,7 @@ const { values: opts } = parseArgs({
     pg: { type: "string", default: "postgres://root@127.0.0.1:5432" },
     binary: { type: "string" },
     bare: { type: "boolean", default: false },
+    s3: { type: "boolean", default: false },
   },
 });
 const duration = wholeNumber("duration", opts.duration, 1);
@@ -101,13 +107,19 @@ function bytesWritten(pids: number[]): number {
 // ---------------------------------------------------------------------------------------------
 // Load.
 
-type Server = "depot" | "nginx" | "bare";
+type Server = "depot" | "nginx" | "bare" | "depot-s3";
 
 interface Measured {
   server: Server;
   round: number;
   /** Bytes the server wrote during the measured window (all connections busy) over its length. */
   mibPerS: number;
+  /**
+   * The clients' view: whole downloads finished over the slice's wall time, ramp and drain included
+   * (so a little lower than mibPerS). The only figure for depot-s3: /proc's wchar counts sendfile and
+   * write(), not the send() of a streamed body.
+   */
+  clientMibPerS: number;
   downloads: number;
   failures: number;
   medianDownloadS: number;
@@ -148,6 +160,7 @@ async function measure(
   pids: () => number[],
 ): Promise<Measured> {
   const cpu = () => sumCpu(pids());
+  const sliceStart = performance.now();
   const stopAt = performance.now() + (RAMP_S + duration) * 1000;
   const startCpu = cpu();
   let failures = 0;
@@ -177,6 +190,7 @@ async function measure(
   await Bun.sleep(duration * 1000);
   const w1 = { bytes: bytesWritten(pids()), cpu: cpu(), t: performance.now() };
   await workers;
+  const sliceSeconds = (performance.now() - sliceStart) / 1000;
   const serverCpuS = cpu() - startCpu;
   const othersCores = others();
 
@@ -186,17 +200,23 @@ async function measure(
     server,
     round,
     mibPerS: windowBytes / MiB / ((w1.t - w0.t) / 1000),
+    clientMibPerS: (times.length * FILE_BYTES) / MiB / sliceSeconds,
     downloads: times.length,
     failures,
     medianDownloadS: times[Math.floor(times.length / 2)] ?? 0,
-    serverCpuPerGiB: (w1.cpu - w0.cpu) / (windowBytes / GiB),
+    // depot-s3 has no wchar of its sends (only its log lines): the slice's CPU over the downloads it finished.
+    serverCpuPerGiB:
+      server === "depot-s3"
+        ? serverCpuS / ((times.length * FILE_BYTES) / GiB)
+        : (w1.cpu - w0.cpu) / (windowBytes / GiB),
     serverCpuS,
     clientCpuS,
     mibPerCpuS: (times.length * FILE_BYTES) / MiB / (serverCpuS + clientCpuS),
     othersCores,
   };
   log(
-    `${server} round ${round}: ${measured.mibPerS.toFixed(0)} MiB/s over ${duration} s, ${measured.downloads} ` +
+    `${server} round ${round}: ${measured.mibPerS.toFixed(0)} MiB/s over ${duration} s ` +
+      `(clients: ${measured.clientMibPerS.toFixed(0)} MiB/s), ${measured.downloads} ` +
       `downloads (median ${measured.medianDownloadS.toFixed(2)} s each), ${failures} failed; server CPU ` +
       `${measured.serverCpuPerGiB.toFixed(2)} s/GiB; ${measured.mibPerCpuS.toFixed(0)} MiB per CPU-s of ` +
       `server + curl; other processes ${measured.othersCores.toFixed(2)} cores`,
@@ -365,6 +385,40 @@ async function main(): Promise<number> {
     await Promise.all(Array.from({ length: connections }, () => run(curlArgs(bare?.url ?? "", []))));
   }
 
+  // --s3: a second depot on the same database, its releases in a bucket; the same file published to it.
+  let objectStore: { server: Awaited<ReturnType<typeof bench.another>>; url: string } | null = null;
+  if (opts.s3) {
+    const s3 = await startS3(workDir);
+    header.push(`Store of depot-s3: ${s3.description}, STORAGE_DOWNLOADS=proxy`);
+    log(header.at(-1) ?? "");
+    const s3Server = await bench.another("s3", { ...s3.settings, STORAGE_DOWNLOADS: "proxy" });
+    const again = join(workDir, "release-s3.bin");
+    randomFile(again, FILE_BYTES);
+    const s3Sha = await sha256sum(again);
+    const s3Published = await run([
+      "curl",
+      "-sS",
+      ...auth,
+      "-F",
+      "version_name=1.0.0-s3",
+      "-F",
+      "title=Bench",
+      "-F",
+      "changelog=Bench download from object storage",
+      "-F",
+      `file=@${again};type=application/octet-stream`,
+      `${s3Server.origin}/api/products/${productId}/versions`,
+    ]);
+    rmSync(again);
+    const s3Version = (JSON.parse(s3Published.out) as { data?: { id: number; sha256: string } }).data;
+    if (!s3Version || s3Version.sha256 !== s3Sha)
+      throw new Error(`publishing to the bucket failed: ${s3Published.out.slice(0, 500)}`);
+    const url = `${s3Server.origin}/api/products/${productId}/versions/${s3Version.id}/download`;
+    await verify("depot-s3", url, auth, s3Sha);
+    await Promise.all(Array.from({ length: connections }, () => run(curlArgs(url, auth))));
+    objectStore = { server: s3Server, url };
+  }
+
   const results: Measured[] = [];
   // Alternating slices, depot first in odd rounds and last in even ones, so that all see the same
   // (changing) load from the rest of the machine.
@@ -375,6 +429,8 @@ async function main(): Promise<number> {
     ];
     const b = bare;
     if (b) slices.push(() => measure("bare", round, b.url, [], () => [b.proc.pid]));
+    const o = objectStore;
+    if (o) slices.push(() => measure("depot-s3", round, o.url, auth, () => [o.server.proc.pid]));
     if (round % 2 === 0) slices.reverse();
     for (const slice of slices) results.push(await slice());
   }
@@ -382,8 +438,10 @@ async function main(): Promise<number> {
   const logLines = (await server.stdoutLines()) - logLinesBefore;
   const depotRss = memoryMiB(server.proc.pid, "VmHWM") ?? Number.NaN;
 
+  const objectStoreRss = objectStore ? (memoryMiB(objectStore.server.proc.pid, "VmHWM") ?? Number.NaN) : 0;
   await stop(nginxProc, "SIGQUIT");
   await stop(server.proc);
+  if (objectStore) await stop(objectStore.server.proc);
 
   // Report.
   const of = (s: Server) => results.filter((r) => r.server === s);
@@ -398,9 +456,18 @@ async function main(): Promise<number> {
   const depotPerCpu = median(of("depot").map((r) => r.mibPerCpuS));
   const nginxPerCpu = median(of("nginx").map((r) => r.mibPerCpuS));
   const row = (r: Measured) =>
-    `| ${r.server} | ${r.round} | ${r.mibPerS.toFixed(0)} MiB/s | ${r.downloads} | ${r.failures} | ` +
+    `| ${r.server} | ${r.round} | ${r.server === "depot-s3" ? "–" : `${r.mibPerS.toFixed(0)} MiB/s`} | ` +
+    `${r.clientMibPerS.toFixed(0)} MiB/s | ${r.downloads} | ${r.failures} | ` +
     `${r.medianDownloadS.toFixed(2)} s | ${r.serverCpuPerGiB.toFixed(2)} | ${r.serverCpuS.toFixed(1)} s | ` +
     `${r.clientCpuS.toFixed(1)} s | ${r.mibPerCpuS.toFixed(0)} | ${r.othersCores.toFixed(2)} |`;
+  const s3Mean = objectStore ? mean(of("depot-s3").map((r) => r.clientMibPerS)) : 0;
+  const depotClientMean = mean(of("depot").map((r) => r.clientMibPerS));
+  const objectStoreLine = objectStore
+    ? `depot-s3 (proxy from the bucket), clients' view: mean ${s3Mean.toFixed(0)} MiB/s = ` +
+      `${(s3Mean / depotClientMean).toFixed(2)} × depot from local disk (${depotClientMean.toFixed(0)} MiB/s, same ` +
+      `measure); per CPU-second ${median(of("depot-s3").map((r) => r.mibPerCpuS)).toFixed(0)} MiB; its ` +
+      `VmHWM ${objectStoreRss.toFixed(0)} MiB (s3rver, in its own process, serves every byte it sends)`
+    : null;
   const lines = [
     "",
     `depot download — Bun ${Bun.version} (bench), ${new Date().toISOString()}`,
@@ -408,8 +475,8 @@ async function main(): Promise<number> {
     `File: 100 MiB (${FILE_BYTES} bytes), ${connections} connections, ${rounds} slices of ${duration} s per ` +
       `server; depot at the default LOG_LEVEL (${logLines} log lines during the measurements)`,
     "",
-    "| server | slice | aggregate | downloads | failed | median per download | server CPU s/GiB | server CPU | curl CPU | MiB per CPU-s (server + curl) | other load (cores) |",
-    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    "| server | slice | aggregate | clients' view | downloads | failed | median per download | server CPU s/GiB | server CPU | curl CPU | MiB per CPU-s (server + curl) | other load (cores) |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ...results.map(row),
     "",
     `mean depot ${depotMean.toFixed(0)} MiB/s, nginx ${nginxMean.toFixed(0)} MiB/s: ratio ${ratio.toFixed(2)} ` +
@@ -425,6 +492,7 @@ async function main(): Promise<number> {
             `${median(of("bare").map((r) => r.mibPerCpuS)).toFixed(0)} MiB`,
         ]
       : []),
+    ...(objectStoreLine ? [objectStoreLine] : []),
     `depot VmHWM over the whole run ${depotRss.toFixed(0)} MiB; load average at end ${loadAverage()}`,
   ];
   console.log(lines.join("\n"));

@@ -8,6 +8,9 @@
 //   --binary PATH     the depot binary (default dist/depot; this script builds nothing)
 //   --bare            also upload the same 1 GiB N times to a bare Bun.serve, one step of depot's upload
 //                     path at a time (and two faster ways to write), to see where the time goes
+//   --s3              object-storage mode: depot stores the releases in a bucket of s3rver, run in its
+//                     own process with its objects in the work directory (bench/lib/s3.ts), instead of
+//                     STORAGE_DIR; the same uploads, the same memory measurements (issue 13)
 //
 // What it does, everything on ONE file system (the work directory holds the generated files,
 // DATA_DIR, STORAGE_DIR and dd's file; the script refuses tmpfs):
@@ -41,6 +44,7 @@ import { curlVersion, diskOf, loadAverage, machineLine } from "./lib/machine.ts"
 import { run, runMain, stop, track } from "./lib/processes.ts";
 import { cpuSeconds, memoryMiB, othersMeter, sumCpu } from "./lib/procfs.ts";
 import { ReleaseBench } from "./lib/releases.ts";
+import { startS3 } from "./lib/s3.ts";
 import { freePort, GiB, log, MiB, median } from "./lib.ts";
 
 const SAMPLE_MS = 50;
@@ -58,6 +62,7 @@ const { values: opts } = parseArgs({
     pg: { type: "string", default: "postgres://root@127.0.0.1:5432" },
     binary: { type: "string" },
     bare: { type: "boolean", default: false },
+    s3: { type: "boolean", default: false },
   },
 });
 const runs = Math.max(1, Number.parseInt(opts.runs ?? "3", 10) || 3);
@@ -252,11 +257,11 @@ Bun.serve({
     let size = 0, chunks = 0, syncMs = null; // depot's own code fsyncs inside; not timed apart
     let sha256 = null;
     if (variant === "receive") {
-      const file = await store.receive(request.body, limits.maxUploadBytes);
+      const file = await store.receive(request.body, limits.maxUploadBytes, "products/0/" + crypto.randomUUID());
       size = file.size; sha256 = file.sha256;
       await store.discard(file);
     } else if (variant === "multipart") {
-      const { file } = await readUpload(request, store, limits);
+      const { file } = await readUpload(request, store, limits, "products/0/" + crypto.randomUUID());
       size = file?.size ?? 0; sha256 = file?.sha256 ?? null;
       await store.discard(file);
     } else {
@@ -414,7 +419,15 @@ async function main(): Promise<number> {
 
   // 1. Database, admin, server, product.
   // MAX_UPLOAD_BYTES: the 2 GiB upload needs more than the 2 GiB default.
-  const { server, token, productId } = await bench.start({ MAX_UPLOAD_BYTES: String(3 * GiB) });
+  const s3 = opts.s3 ? await startS3(workDir) : null;
+  if (s3) {
+    header.push(`Store: ${s3.description}, depot's STORAGE_URL; not STORAGE_DIR`);
+    log(header.at(-1) ?? "");
+  }
+  const { server, token, productId } = await bench.start({
+    MAX_UPLOAD_BYTES: String(3 * GiB),
+    ...s3?.settings,
+  });
   const publishUrl = `${server.origin}/api/products/${productId}/versions`;
 
   // 2. Files.
@@ -514,7 +527,7 @@ async function main(): Promise<number> {
     `${u.after.toFixed(0)} | ${u.serverCpuS.toFixed(1)} s | ${u.othersCores.toFixed(1)} |`;
   const lines = [
     "",
-    `depot upload — Bun ${Bun.version} (bench), ${new Date().toISOString()}`,
+    `depot upload${s3 ? " to object storage (--s3)" : ""} — Bun ${Bun.version} (bench), ${new Date().toISOString()}`,
     ...header,
     "",
     `dd if=/dev/zero bs=1M count=1024 conv=fsync: ${dd.map((n) => n.toFixed(0)).join(", ")} MiB/s ` +

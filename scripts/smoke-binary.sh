@@ -9,7 +9,8 @@
 # once stopped; demo:seed; the token authenticates GET /api/users/1 after a restart and its absence
 # gives 401; a product reads with the API's string types, a demo license validates, a multipart release
 # publishes and downloads whole and by range; /docs and the UI script it names (embedded in the binary,
-# same-origin) answer 200; `healthcheck` fails once the server is gone.
+# same-origin) answer 200; `backup` while serve runs, `restore` into another directory and a server
+# there that serves the release; `healthcheck` fails once the server is gone.
 set -euo pipefail
 
 if [[ $# -ne 1 ]]; then
@@ -26,101 +27,12 @@ BIN="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
 unset DATABASE_URL TEST_DATABASE_URL DATA_DIR STORAGE_DIR APP_KEY APP_URL PORT HOST
 
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/depot-smoke.XXXXXX")"
-LOG="$WORK/serve.log"
-SERVER_PID=""
-STEP="setup"
-
-cleanup() {
-  local status=$?
-  trap - EXIT
-  if [[ -n "$SERVER_PID" ]] && kill -0 "$SERVER_PID" 2>/dev/null; then
-    kill -TERM "$SERVER_PID" 2>/dev/null || true
-    for _ in $(seq 1 50); do
-      kill -0 "$SERVER_PID" 2>/dev/null || break
-      sleep 0.1
-    done
-    kill -KILL "$SERVER_PID" 2>/dev/null || true
-    wait "$SERVER_PID" 2>/dev/null || true
-  fi
-  if [[ $status -ne 0 ]]; then
-    echo "smoke: FAILED at step: $STEP (exit $status)" >&2
-    for f in "$WORK"/serve*.log; do
-      [[ -f "$f" ]] || continue
-      echo "----- $(basename "$f") -----" >&2
-      cat "$f" >&2
-    done
-    echo "----- end of server logs -----" >&2
-  fi
-  rm -rf "$WORK"
-  exit "$status"
-}
-trap cleanup EXIT
-
-step() {
-  STEP="$*"
-  echo "smoke: $*"
-}
-
-fail() {
-  echo "smoke: $*" >&2
-  exit 1
-}
-
-# A TCP port nobody listens on (bash's /dev/tcp: a refused connection means it is free).
-port_is_free() {
-  ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
-}
-PORT=""
-for _ in $(seq 1 50); do
-  candidate=$((18000 + RANDOM % 1000))
-  if port_is_free "$candidate"; then
-    PORT=$candidate
-    break
-  fi
-done
-[[ -n "$PORT" ]] || fail "no free port found in 18000-18999"
-BASE="http://127.0.0.1:$PORT"
+NAME=smoke
+# shellcheck source=scripts/lib/binary.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/binary.sh"
 
 cd "$WORK"
 [[ -z "$(ls -A)" ]] || fail "working directory $WORK is not empty"
-
-# Runs the binary in the empty directory: embedded database in ./data, our port.
-depot() {
-  PORT="$PORT" HOST=127.0.0.1 "$BIN" "$@"
-}
-
-start_server() {
-  local log="$1"
-  # Not through depot(): a backgrounded function is a subshell, and $! must be the binary itself.
-  PORT="$PORT" HOST=127.0.0.1 "$BIN" serve >"$log" 2>&1 &
-  SERVER_PID=$!
-  LOG="$log"
-  local body=""
-  local deadline=$((SECONDS + 60))
-  while ((SECONDS < deadline)); do
-    if ! kill -0 "$SERVER_PID" 2>/dev/null; then
-      wait "$SERVER_PID" || true
-      SERVER_PID=""
-      fail "depot serve exited before answering /api/health"
-    fi
-    body="$(curl -sS --max-time 2 "$BASE/api/health" 2>/dev/null || true)"
-    if [[ "$body" == '{"status":"ok"}' ]]; then
-      # -f: the final check must also be an HTTP success.
-      curl -fsS --max-time 5 "$BASE/api/health" >/dev/null
-      return 0
-    fi
-    sleep 0.5
-  done
-  fail "depot serve did not answer /api/health with {\"status\":\"ok\"} within 60 s (last body: ${body:-none})"
-}
-
-stop_server() {
-  kill -TERM "$SERVER_PID"
-  local code=0
-  wait "$SERVER_PID" || code=$?
-  SERVER_PID=""
-  [[ $code -eq 0 ]] || fail "depot serve exited with $code after SIGTERM (expected 0)"
-}
 
 # expect_refused NAME ARGS...: the command must exit 1 with an "in use" message on stderr.
 expect_refused() {
@@ -142,24 +54,9 @@ expect_refused() {
   }
 }
 
-# json_field FIELD: reads one JSON object on stdin, prints the field (node, or the binary's own Bun).
+# json_field FIELD: reads one JSON object on stdin, prints the field.
 json_field() {
-  local js='let s="";process.stdin.on("data",(d)=>{s+=d});process.stdin.on("end",()=>{const v=JSON.parse(s)[process.argv.at(-1)];if(v===undefined||v===null)process.exit(1);process.stdout.write(String(v))})'
-  if command -v node >/dev/null 2>&1; then
-    node -e "$js" "$1"
-  else
-    BUN_BE_BUN=1 "$BIN" -e "$js" "$1"
-  fi
-}
-
-# json_path EXPR FILE: evaluates a JavaScript expression over the JSON in FILE, bound to `d`.
-json_path() {
-  local js='const d=JSON.parse(require("fs").readFileSync(process.argv.at(-1),"utf8"));const v=eval(process.argv.at(-2));if(v===undefined||v===null)process.exit(1);process.stdout.write(String(v))'
-  if command -v node >/dev/null 2>&1; then
-    node -e "$js" "$1" "$2"
-  else
-    BUN_BE_BUN=1 "$BIN" -e "$js" "$1" "$2"
-  fi
+  run_js -e 'let s="";process.stdin.on("data",(d)=>{s+=d});process.stdin.on("end",()=>{const v=JSON.parse(s)[process.argv.at(-1)];if(v===undefined||v===null)process.exit(1);process.stdout.write(String(v))})' "$1"
 }
 
 # http_code URL [CURL_ARGS...]: prints the status code; the body goes to $WORK/body.
@@ -240,6 +137,14 @@ code="$(http_code "$BASE$download_url" -H "Authorization: Bearer $vendor")"
 code="$(http_code "$BASE$download_url" -H "Authorization: Bearer $vendor" -H 'Range: bytes=0-9')"
 [[ "$code" == "206" && "$(wc -c <"$WORK/body")" -eq 10 ]] || fail "ranged download: HTTP $code"
 
+step "depot backup --json while serve runs (through its control socket)"
+depot backup "$WORK/backup.tar.gz" --json >"$WORK/out" 2>"$WORK/err" || {
+  cat "$WORK/err" >&2
+  fail "backup while serve runs exited non-zero"
+}
+[[ "$(json_field release_files <"$WORK/out")" == "1" ]] || fail "backup: expected 1 release file: $(cat "$WORK/out")"
+echo "  $(wc -c <"$WORK/backup.tar.gz") bytes"
+
 step "GET /docs and the UI script it loads, embedded in the binary -> 200"
 code="$(http_code "$BASE/docs")"
 [[ "$code" == "200" ]] || fail "GET /docs: HTTP $code"
@@ -282,6 +187,20 @@ code="$(http_code "$BASE/api/users/1" -H "Authorization: Bearer $token_id|not-th
 
 step "SIGTERM stops serve with exit 0"
 stop_server
+
+step "depot restore --json into another directory, then serve the release from there"
+DATA_DIR="$WORK/restored" depot restore "$WORK/backup.tar.gz" --json >"$WORK/out" 2>"$WORK/err" || {
+  cat "$WORK/err" >&2
+  fail "restore exited non-zero"
+}
+[[ "$(json_field release_files <"$WORK/out")" == "1" ]] || fail "restore: expected 1 release file: $(cat "$WORK/out")"
+mv "$WORK/data" "$WORK/original" # the restored server must not find the original by accident
+export DATA_DIR="$WORK/restored"
+start_server "$WORK/restored.log"
+code="$(http_code "$BASE$download_url" -H "Authorization: Bearer $vendor")"
+[[ "$code" == "200" ]] && cmp -s "$WORK/body" "$WORK/release.jar" || fail "download after restore: HTTP $code or different bytes"
+stop_server
+unset DATA_DIR
 
 step "depot healthcheck fails once the server is stopped"
 code=0

@@ -41,49 +41,15 @@ unset DATABASE_URL TEST_DATABASE_URL DATA_DIR STORAGE_DIR APP_KEY APP_URL PORT H
   SIGNING_KEY_GRACE_DAYS SIGNING_KEY_REFRESH_SECONDS DEPOT_URL LICENSE_KEY
 
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/depot-examples.XXXXXX")"
-SERVER_PID=""
+NAME=verify-examples
 FAKE_PID=""
-STEP="setup"
-
-# stop_pid PID: SIGTERM, then SIGKILL after 5 s.
-stop_pid() {
-  kill -TERM "$1" 2>/dev/null || true
-  for _ in $(seq 1 50); do
-    kill -0 "$1" 2>/dev/null || break
-    sleep 0.1
-  done
-  kill -KILL "$1" 2>/dev/null || true
-  wait "$1" 2>/dev/null || true
-}
-
-cleanup() {
-  local status=$?
-  trap - EXIT
-  [[ -z "$FAKE_PID" ]] || stop_pid "$FAKE_PID"
-  [[ -z "$SERVER_PID" ]] || stop_pid "$SERVER_PID"
-  if [[ $status -ne 0 ]]; then
-    echo "verify-examples: FAILED at step: $STEP (exit $status)" >&2
-    for f in "$WORK"/serve*.log "$WORK"/fake*.log; do
-      [[ -f "$f" ]] || continue
-      echo "----- $(basename "$f") -----" >&2
-      cat "$f" >&2
-    done
-    echo "----- end of server logs -----" >&2
-  fi
-  rm -rf "$WORK"
-  exit "$status"
-}
-trap cleanup EXIT
-
-step() {
-  STEP="$*"
-  echo "verify-examples: $*"
-}
-
-fail() {
-  echo "verify-examples: $*" >&2
-  exit 1
-}
+stop_others() { [[ -z "$FAKE_PID" ]] || stop_pid "$FAKE_PID"; }
+SERVER_DIR="$WORK/home"
+# shellcheck source=scripts/lib/binary.sh
+source "$ROOT/scripts/lib/binary.sh"
+# The binary runs in $WORK/home (embedded database in ./data), with APP_URL as the license files'
+# issuer: the examples expect iss to be the URL they talk to.
+SERVER_ENV=(APP_URL="$BASE")
 
 # --- tools ----------------------------------------------------------------------------------
 
@@ -97,61 +63,9 @@ run_bun() { "${BUN[@]}" "$@"; }
 [[ -d "$ROOT/node_modules/jose" ]] || fail "node_modules/jose is missing (run npm ci): the TypeScript example needs it"
 command -v javac >/dev/null 2>&1 && command -v java >/dev/null 2>&1 || fail "java and javac (JDK 17+) are needed"
 
-# A TCP port nobody listens on (bash's /dev/tcp: a refused connection means it is free).
-port_is_free() {
-  ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
-}
-free_port() {
-  local candidate
-  for _ in $(seq 1 50); do
-    candidate=$((18000 + RANDOM % 1000))
-    if [[ "$candidate" != "${PORT:-}" ]] && port_is_free "$candidate"; then
-      echo "$candidate"
-      return 0
-    fi
-  done
-  fail "no free port found in 18000-18999"
-}
-PORT="$(free_port)"
-BASE="http://127.0.0.1:$PORT"
-
 cd "$WORK"
 [[ -z "$(ls -A)" ]] || fail "working directory $WORK is not empty"
 mkdir "$WORK/home"
-
-# The binary in $WORK/home: embedded database in ./data, our port, and APP_URL as the license
-# files' issuer (the examples expect iss to be the URL they talk to).
-depot() {
-  (cd "$WORK/home" && PORT="$PORT" HOST=127.0.0.1 APP_URL="$BASE" "$BIN" "$@")
-}
-
-start_server() {
-  local log="$1"
-  # Not through depot(): a backgrounded function is a subshell, and $! must be the binary itself.
-  cd "$WORK/home"
-  PORT="$PORT" HOST=127.0.0.1 APP_URL="$BASE" "$BIN" serve >"$log" 2>&1 &
-  SERVER_PID=$!
-  cd "$WORK"
-  local deadline=$((SECONDS + 60))
-  while ((SECONDS < deadline)); do
-    if ! kill -0 "$SERVER_PID" 2>/dev/null; then
-      wait "$SERVER_PID" || true
-      SERVER_PID=""
-      fail "depot serve exited before answering /api/health"
-    fi
-    [[ "$(curl -sS --max-time 2 "$BASE/api/health" 2>/dev/null || true)" == '{"status":"ok"}' ]] && return 0
-    sleep 0.3
-  done
-  fail "depot serve did not answer /api/health within 60 s"
-}
-
-stop_server() {
-  kill -TERM "$SERVER_PID"
-  local code=0
-  wait "$SERVER_PID" || code=$?
-  SERVER_PID=""
-  [[ $code -eq 0 ]] || fail "depot serve exited with $code after SIGTERM (expected 0)"
-}
 
 # start_fake MODE KEY: scripts/fake-depot.ts on a port of its own; sets FAKE_URL.
 start_fake() {
@@ -171,11 +85,6 @@ start_fake() {
 stop_fake() {
   stop_pid "$FAKE_PID"
   FAKE_PID=""
-}
-
-# json_path EXPR FILE: evaluates a JavaScript expression over the JSON in FILE, bound to `d`.
-json_path() {
-  run_bun -e 'const d=JSON.parse(require("fs").readFileSync(process.argv.at(-1),"utf8"));const v=eval(process.argv.at(-2));if(v===undefined||v===null)process.exit(1);process.stdout.write(String(v))' "$1" "$2"
 }
 
 ts_example() { run_bun "$ROOT/examples/verify-typescript/verify.ts" "$@"; }

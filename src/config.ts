@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import type { S3Settings } from "./storage/s3.ts";
 
 /** Everything depot reads from its environment, parsed once at boot (README, Configuration). */
 export interface Config {
@@ -10,6 +11,10 @@ export interface Config {
   readonly databaseUrl: string | null;
   readonly dataDir: string;
   readonly storageDir: string;
+  /** Release files in an S3-compatible bucket (STORAGE_URL), or null for STORAGE_DIR on local disk. */
+  readonly objectStorage: S3Settings | null;
+  /** Object storage downloads: streamed through depot, or a 302 to a short-lived presigned URL. */
+  readonly storageDownloads: StorageDownloads;
   /** Product images served under `/storage/` (what `cover_image_url` and gallery URLs point at). */
   readonly publicDir: string;
   /** Explicit APP_KEY, or null to use (and create once) `$DATA_DIR/app.key`. */
@@ -37,6 +42,9 @@ export interface Config {
 /** Metrics are collected only when something can read them (README, Metrics). */
 export const metricsEnabled = (config: Pick<Config, "metricsToken" | "metricsPort">) =>
   config.metricsToken !== null || config.metricsPort !== null;
+
+export const STORAGE_DOWNLOADS = ["proxy", "redirect"] as const;
+export type StorageDownloads = (typeof STORAGE_DOWNLOADS)[number];
 
 export const LOG_LEVELS = ["debug", "info", "warn", "error", "silent"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -85,6 +93,8 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl,
     dataDir,
     storageDir,
+    objectStorage: objectStorage(read),
+    storageDownloads: oneOf("STORAGE_DOWNLOADS", read("STORAGE_DOWNLOADS"), STORAGE_DOWNLOADS, "proxy"),
     publicDir,
     appKey: appKey(read("APP_KEY")),
     maxUploadBytes: integer("MAX_UPLOAD_BYTES", read("MAX_UPLOAD_BYTES"), 2 * GiB, { min: 1 }),
@@ -165,6 +175,35 @@ function postgresUrl(name: string, raw: string) {
   if (!parsed || !["postgres:", "postgresql:"].includes(parsed.protocol) || parsed.hostname === "") {
     throw new ConfigError(name, "expected postgres://user@host:port/database");
   }
+}
+
+/**
+ * STORAGE_URL=s3://bucket/prefix, with the endpoint, region and credentials from S3_* or, failing
+ * those, the AWS_* variables every S3 tool reads. Credentials left unset here fall to Bun's own lookup.
+ */
+function objectStorage(read: (name: string) => string | undefined): S3Settings | null {
+  const raw = read("STORAGE_URL");
+  if (raw === undefined) return null;
+  const match = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(?:\/([^?#]*))?$/.exec(raw);
+  const prefix = match?.[2]?.replace(/^\/+|\/+$/g, "") ?? "";
+  if (!match?.[1] || (prefix !== "" && prefix.split("/").includes(""))) {
+    throw new ConfigError("STORAGE_URL", `expected s3://bucket or s3://bucket/prefix, got "${raw}"`);
+  }
+  const endpointVariable = ["S3_ENDPOINT", "AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL"].find((name) =>
+    read(name),
+  );
+  const endpoint = endpointVariable
+    ? url(endpointVariable, read(endpointVariable) ?? "", ["http:", "https:"])
+    : null;
+  return {
+    bucket: match[1],
+    prefix,
+    endpoint,
+    region: read("S3_REGION") ?? read("AWS_REGION") ?? read("AWS_DEFAULT_REGION") ?? null,
+    accessKeyId: read("S3_ACCESS_KEY_ID") ?? read("AWS_ACCESS_KEY_ID") ?? null,
+    secretAccessKey: read("S3_SECRET_ACCESS_KEY") ?? read("AWS_SECRET_ACCESS_KEY") ?? null,
+    sessionToken: read("S3_SESSION_TOKEN") ?? read("AWS_SESSION_TOKEN") ?? null,
+  };
 }
 
 function appKey(raw: string | undefined) {

@@ -5,7 +5,7 @@ import type { DownloadCounter } from "./features/versions/download-counter.ts";
 import type { JobRunner } from "./jobs/runner.ts";
 import type { Logger } from "./log.ts";
 import type { Metrics } from "./metrics/metrics.ts";
-import type { ReleaseStore } from "./storage/releases.ts";
+import type { ReleaseStorage } from "./storage/storage.ts";
 
 /**
  * What services, routes, CLI commands and job handlers share. Services take `(ctx, input)`;
@@ -19,8 +19,8 @@ export interface AppContext {
   readonly log: Logger;
   /** HMAC key for signed URLs and webhook secrets (APP_KEY or `$DATA_DIR/app.key`). */
   readonly appKey: string;
-  /** Release files on disk (STORAGE_DIR). */
-  readonly releases: ReleaseStore;
+  /** Release files: on disk (STORAGE_DIR) or in an S3-compatible bucket (STORAGE_URL). */
+  readonly releases: ReleaseStorage;
   /** The Ed25519 key that signs license answers and files (loaded by `serve` before it listens). */
   readonly signing: SigningKeyring;
   /** Download counts, written to products in batches. */

@@ -1,11 +1,14 @@
 #!/usr/bin/env bun
 import pkg from "../package.json" with { type: "json" };
+import { BackupFailed } from "./backup/errors.ts";
 import { apiKeyCreateCommand } from "./cli/api-key-create.ts";
+import { backupCommand } from "./cli/backup.ts";
 import { type Command, parseCommandArgs, UsageError } from "./cli/command.ts";
 import { demoSeedCommand } from "./cli/demo-seed.ts";
 import { healthcheckCommand } from "./cli/healthcheck.ts";
 import { keysListCommand, keysRotateCommand } from "./cli/keys.ts";
 import { migrateCommand } from "./cli/migrate.ts";
+import { restoreCommand } from "./cli/restore.ts";
 import { serveCommand } from "./cli/serve.ts";
 import { tokenCreateCommand } from "./cli/token-create.ts";
 import { userCreateCommand } from "./cli/user-create.ts";
@@ -26,6 +29,8 @@ const commands: Command[] = [
   demoSeedCommand,
   keysRotateCommand,
   keysListCommand,
+  backupCommand,
+  restoreCommand,
   healthcheckCommand,
 ];
 
@@ -88,7 +93,7 @@ function report(command: Command, error: unknown): number {
     process.stderr.write(`depot ${command.name}: ${lines.join(" ")}\n`);
     return 1;
   }
-  if (error instanceof DataDirInUse || error instanceof AppError) {
+  if (error instanceof DataDirInUse || error instanceof AppError || error instanceof BackupFailed) {
     process.stderr.write(`depot ${command.name}: ${error.message}\n`);
     return 1;
   }

@@ -12,7 +12,7 @@ import { JobRunner } from "./jobs/runner.ts";
 import type { Logger } from "./log.ts";
 import { Metrics } from "./metrics/metrics.ts";
 import { databaseStartupError } from "./startup-errors.ts";
-import { ReleaseStore } from "./storage/releases.ts";
+import { openReleaseStorage } from "./storage/open.ts";
 
 export interface Runtime extends AppContext {
   /** Migrations applied while opening (empty when the schema was current). */
@@ -71,7 +71,7 @@ export async function wire(config: Config, log: Logger, database: Database): Pro
     log,
     appKey,
     signing: new SigningKeyring({ db: database.db, appKey, config, log }),
-    releases: new ReleaseStore(config.storageDir, log),
+    releases: openReleaseStorage(config, log),
     downloads,
     metrics: metricsEnabled(config) ? new Metrics(jobs) : null,
     applied,

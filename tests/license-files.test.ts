@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { createHash, createPublicKey, verify } from "node:crypto";
 import { createLocalJWKSet, decodeProtectedHeader, errors, type JSONWebKeySet, jwtVerify } from "jose";
 import { readJson, startTestApp, type TestApp } from "./helpers/app.ts";
-import { apiKeyFor, createProduct, createUser } from "./helpers/factories.ts";
+import { type LicenseWorld, licenseWorld } from "./helpers/factories.ts";
 
 /**
  * Offline license files: `POST /api/v1/licenses/checkout` (validate, and when valid a file) and
@@ -35,26 +35,11 @@ let t: TestApp;
 let base: string;
 let appUrl: string;
 let jwks: JSONWebKeySet & { keys: { kid: string; x: string }[] };
-let w: Awaited<ReturnType<typeof world>>;
-
-async function world(app: TestApp) {
-  const owner = await createUser(app.ctx);
-  const creatorA = await createUser(app.ctx, { role: "vendor" });
-  const creatorB = await createUser(app.ctx, { role: "vendor" });
-  return {
-    owner,
-    creatorA,
-    productA: await createProduct(app.ctx, creatorA),
-    productB: await createProduct(app.ctx, creatorB),
-    globalKey: (await apiKeyFor(app.ctx, null)).key,
-    keyA: (await apiKeyFor(app.ctx, creatorA.id)).key,
-    keyB: (await apiKeyFor(app.ctx, creatorB.id)).key,
-  };
-}
+let w: LicenseWorld;
 
 beforeAll(async () => {
   t = await startTestApp();
-  w = await world(t);
+  w = await licenseWorld(t.ctx);
   base = t.listen();
   appUrl = t.ctx.config.appUrl;
   const response = await fetch(`${base}/.well-known/jwks.json`);

@@ -8,7 +8,7 @@ import { licenseIpResets, licenseIps } from "../src/db/schema/index.ts";
 import { deleteApiKey } from "../src/features/api-keys/service.ts";
 import { bearer, readJson, startTestApp, type TestApp } from "./helpers/app.ts";
 import { onPostgres } from "./helpers/db.ts";
-import { apiKeyFor, createProduct, createUser, tokenFor } from "./helpers/factories.ts";
+import { apiKeyFor, createUser, type LicenseWorld, licenseWorld, tokenFor } from "./helpers/factories.ts";
 
 /**
  * `POST /api/v1/licenses/validate` as shipped software calls it (no API key, from its own address,
@@ -18,23 +18,7 @@ import { apiKeyFor, createProduct, createUser, tokenFor } from "./helpers/factor
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
-/** What one database needs for licenses: an owner, two creators with a product and a scoped key each. */
-async function world(app: TestApp) {
-  const owner = await createUser(app.ctx);
-  const creatorA = await createUser(app.ctx, { role: "vendor" });
-  const creatorB = await createUser(app.ctx, { role: "vendor" });
-  return {
-    owner,
-    creatorA,
-    creatorB,
-    productA: await createProduct(app.ctx, creatorA),
-    productB: await createProduct(app.ctx, creatorB),
-    globalKey: (await apiKeyFor(app.ctx, null)).key,
-    keyA: (await apiKeyFor(app.ctx, creatorA.id)).key,
-    keyB: (await apiKeyFor(app.ctx, creatorB.id)).key,
-  };
-}
-type World = Awaited<ReturnType<typeof world>>;
+type World = LicenseWorld;
 
 interface License {
   id: string;
@@ -81,7 +65,7 @@ let base: string;
 
 beforeAll(async () => {
   t = await startTestApp();
-  w = await world(t);
+  w = await licenseWorld(t.ctx);
   base = t.listen();
 });
 afterAll(() => t.close());
@@ -321,7 +305,7 @@ describe("the address a validation is for", () => {
     let proxiedBase: string;
     beforeAll(async () => {
       proxied = await startTestApp({ env: { TRUST_PROXY: "true" } });
-      pw = await world(proxied);
+      pw = await licenseWorld(proxied.ctx);
       proxiedBase = proxied.listen();
     });
     afterAll(() => proxied.close());
@@ -461,7 +445,7 @@ describe("50 simultaneous validations from 50 new addresses never register more 
    * row lock, a single round can happen to pass.
    */
   async function raceRounds(app: TestApp, rounds = 5) {
-    const rw = await world(app);
+    const rw = await licenseWorld(app.ctx);
     const url = app.listen();
     for (let round = 0; round < rounds; round++)
       await race(app, url, await licenseIn(app, rw, { maxIps: 3 }));

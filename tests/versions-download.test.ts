@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { rmSync } from "node:fs";
 import { eq } from "drizzle-orm";
 import { products, versions } from "../src/db/schema/index.ts";
 import { createLicense, revokeLicense } from "../src/features/licenses/service.ts";
@@ -695,7 +694,7 @@ describe("download: a missing release file", () => {
       name: "gone.jar",
     });
     const [row] = await t.ctx.db.select().from(versions).where(eq(versions.id, version.id));
-    rmSync(t.ctx.releases.path(row?.storageKey ?? "missing"));
+    await t.ctx.releases.remove(row?.storageKey ?? "missing");
     recorder.lines.length = 0;
 
     await expectRefused(await download(version, { token: ownerToken }), 410, "The release file is missing.");

@@ -62,4 +62,16 @@ export class ReleaseBench {
     const productId = await createProduct(server.origin, token, adminId);
     return { server, token, productId };
   }
+
+  /** A second `depot serve --no-workers` on the same database, with `settings` (another release store). */
+  another(name: string, settings: Record<string, string>): Promise<Server> {
+    return startDepot({
+      binary: this.binary,
+      cwd: this.workDir,
+      env: { ...this.env, ...settings },
+      stdout: join(this.workDir, `depot-${name}.log`),
+      stderr: join(this.workDir, `depot-${name}.err`),
+      what: `depot serve (${name})`,
+    });
+  }
 }

@@ -13,6 +13,8 @@ export interface Command {
   /** More for `depot <command> --help`: what an option accepts when the usage line cannot say it. */
   readonly details?: string;
   readonly options: OptionSpec;
+  /** The name of the command's one positional argument (`depot backup FILE`), if it takes one. */
+  readonly positional?: string;
   /** Returns the process exit code. */
   run(config: Config, values: Record<string, string | boolean | string[] | undefined>): Promise<number>;
 }
@@ -32,14 +34,18 @@ export class UsageError extends Error {
 
 export function parseCommandArgs(command: Command, argv: string[]) {
   try {
-    const { values } = parseArgs({
+    const { values, positionals } = parseArgs({
       args: argv,
       options: { ...command.options, help: { type: "boolean", short: "h" } },
       strict: true,
-      allowPositionals: false,
+      allowPositionals: command.positional !== undefined,
     });
-    return values as Record<string, string | boolean | string[] | undefined>;
+    const parsed = values as Record<string, string | boolean | string[] | undefined>;
+    if (command.positional === undefined) return parsed;
+    if (positionals.length > 1) throw new UsageError(`unexpected argument "${positionals[1]}"`);
+    return { ...parsed, [command.positional]: positionals[0] };
   } catch (error) {
+    if (error instanceof UsageError) throw error;
     throw new UsageError((error as Error).message);
   }
 }
@@ -47,6 +53,13 @@ export function parseCommandArgs(command: Command, argv: string[]) {
 /** Writes the result of a creating command: one JSON object with --json, readable lines otherwise. */
 export function printResult(json: boolean, result: Record<string, unknown>, human: string) {
   process.stdout.write(json ? `${JSON.stringify(result)}\n` : `${human}\n`);
+}
+
+/** The command's positional argument; `label` is how its usage line names it (`FILE`). */
+export function requirePositional(values: Record<string, unknown>, name: string, label: string): string {
+  const value = values[name];
+  if (typeof value !== "string" || value.trim() === "") throw new UsageError(`${label} is required`);
+  return value;
 }
 
 export function requireString(values: Record<string, unknown>, name: string): string {

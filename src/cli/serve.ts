@@ -1,5 +1,6 @@
 import { count } from "drizzle-orm";
 import { buildApp } from "../app.ts";
+import { startControlSocket } from "../backup/control-socket.ts";
 import { users } from "../db/schema/index.ts";
 import { sweepReleaseLeftovers } from "../features/versions/leftovers.ts";
 import { createLogger } from "../log.ts";
@@ -41,11 +42,14 @@ export const serveCommand: Command = {
     });
     await printFirstStepsIfEmpty(runtime);
     const stopSweeping = sweepReleaseLeftovers(runtime);
+    // On the embedded database `depot backup` takes its snapshot through this process (README: Backups).
+    const closeControlSocket = startControlSocket(runtime);
 
     const signal = await untilSignal();
     log.info("shutting down", { signal });
     stopSweeping();
     metricsServer?.stop(true);
+    closeControlSocket();
     const drained = server.stop(false);
     const timer = setTimeout(() => void server.stop(true), DRAIN_TIMEOUT_MS);
     await drained;

@@ -1,6 +1,7 @@
 import { readdir, rm, stat } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
 import type { ReleaseStore } from "./releases.ts";
+import type { SweepResult } from "./storage.ts";
 
 /**
  * A file untouched for this long is no upload in progress: an upload writes continuously (a silent
@@ -8,19 +9,12 @@ import type { ReleaseStore } from "./releases.ts";
  */
 export const LEFTOVER_AGE_MS = 60 * 60 * 1000;
 
-export interface SweepResult {
-  /** Temporary files of uploads that never finished (a crash mid-upload). */
-  temporary: number;
-  /** Release files no version points at (a crash between the rename and the commit). */
-  orphans: number;
-}
-
 /**
  * Removes what a crash can leave in the release store. `kept` tells which of the given storage keys
  * a version row points at; files younger than LEFTOVER_AGE_MS are never touched, so an upload or a
  * publish in flight (here or on another instance sharing STORAGE_DIR) is left alone.
  */
-export async function sweepLeftovers(
+export async function sweepDiskLeftovers(
   store: ReleaseStore,
   kept: (keys: string[]) => Promise<Set<string>>,
   now = Date.now(),
@@ -38,16 +32,27 @@ export async function sweepLeftovers(
   const candidates: string[] = [];
   for (const path of await filesUnder(join(store.root, "products")))
     if (await stale(path)) candidates.push(relative(store.root, path).split(sep).join("/"));
+  result.orphans = await removeOrphans(candidates, kept, (key) => store.remove(key));
+  return result;
+}
+
+/** Removes those of `candidates` no version points at, asking `kept` a thousand keys at a time. */
+export async function removeOrphans(
+  candidates: string[],
+  kept: (keys: string[]) => Promise<Set<string>>,
+  remove: (key: string) => Promise<void>,
+): Promise<number> {
+  let removed = 0;
   for (let i = 0; i < candidates.length; i += 1000) {
     const batch = candidates.slice(i, i + 1000);
     const known = await kept(batch);
     for (const key of batch) {
       if (known.has(key)) continue;
-      await store.remove(key);
-      result.orphans++;
+      await remove(key);
+      removed++;
     }
   }
-  return result;
+  return removed;
 }
 
 async function filesUnder(dir: string): Promise<string[]> {

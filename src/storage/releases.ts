@@ -4,6 +4,8 @@ import { dirname, join } from "node:path";
 import { PayloadTooLarge } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { storageFailure } from "./failures.ts";
+import { sweepDiskLeftovers } from "./leftovers.ts";
+import type { ByteRange, FileBody, ReceivedFile, ReleaseStorage, SweepResult } from "./storage.ts";
 
 /** Bytes written but not yet on their way to disk, at most: bounds memory per upload. */
 const WRITE_WINDOW = 8 * 1024 * 1024;
@@ -12,12 +14,9 @@ const SYNC_EVERY = 64 * 1024 * 1024;
 /** Read size when the written file is hashed again. */
 const VERIFY_CHUNK = 1024 * 1024;
 
-/** A file received into a temporary place, not yet kept. */
-export interface ReceivedFile {
+/** A file received into a temporary place on disk, not yet kept. */
+interface ReceivedDiskFile extends ReceivedFile {
   tempPath: string;
-  size: number;
-  /** Hex SHA-256 of the bytes. */
-  sha256: string;
 }
 
 /**
@@ -25,7 +24,8 @@ export interface ReceivedFile {
  * counted, is fsynced and read back, and only then renamed to its key: a reader never sees half a
  * file, and a crash leaves at most an orphan in `.incoming/` (swept by `sweepLeftovers`).
  */
-export class ReleaseStore {
+export class ReleaseStore implements ReleaseStorage {
+  readonly kind = "disk";
   readonly incoming: string;
 
   constructor(
@@ -47,7 +47,8 @@ export class ReleaseStore {
   async receive(
     source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
     maxBytes: number,
-  ): Promise<ReceivedFile> {
+    key: string,
+  ): Promise<ReceivedDiskFile> {
     const tempPath = join(this.incoming, crypto.randomUUID());
     const file = await open(tempPath, "wx+").catch((error: unknown) => {
       throw this.#failure(error, "create", tempPath);
@@ -92,7 +93,7 @@ export class ReleaseStore {
       });
       await this.#verify(file, tempPath, size, sha256);
       await file.close();
-      return { tempPath, size, sha256 };
+      return { key, tempPath, size, sha256 };
     } catch (error) {
       await Promise.allSettled(writes);
       await file.close().catch(() => {});
@@ -123,12 +124,12 @@ export class ReleaseStore {
     }
   }
 
-  /** Moves a received file to `key` (atomic rename within the same file system) and syncs the directory. */
-  async keep(file: ReceivedFile, key: string): Promise<void> {
-    const target = this.path(key);
+  /** Moves a received file to its key (atomic rename within the same file system) and syncs the directory. */
+  async keep(file: ReceivedFile): Promise<void> {
+    const target = this.path(file.key);
     try {
       mkdirSync(dirname(target), { recursive: true });
-      await rename(file.tempPath, target);
+      await rename(tempPathOf(file), target);
       const directory = await open(dirname(target), "r");
       try {
         await directory.sync();
@@ -141,8 +142,9 @@ export class ReleaseStore {
     }
   }
 
+  /** Removes the temporary file; once kept there is none, and the kept file stays. */
   discard(file: ReceivedFile | null): Promise<void> {
-    return file ? rm(file.tempPath, { force: true }) : Promise.resolve();
+    return file ? rm(tempPathOf(file), { force: true }) : Promise.resolve();
   }
 
   path(key: string): string {
@@ -159,8 +161,28 @@ export class ReleaseStore {
     }
   }
 
+  /**
+   * A `Bun.file` (or a slice of it), so Bun.serve can use sendfile. A whole file answering a request
+   * whose Range was ignored goes as a plain stream (`plainStream`): Bun.serve would otherwise answer
+   * the Range of a file body by itself.
+   */
+  body(key: string, range: ByteRange | null, options: { plainStream: boolean }): FileBody {
+    const whole = Bun.file(this.path(key));
+    if (range) return whole.slice(range.start, range.end + 1);
+    return options.plainStream ? whole.stream() : whole;
+  }
+
+  /** Local files have no URL of their own: depot streams them. */
+  presignedUrl(): null {
+    return null;
+  }
+
   remove(key: string): Promise<void> {
     return rm(this.path(key), { force: true });
+  }
+
+  sweepLeftovers(kept: (keys: string[]) => Promise<Set<string>>, now = Date.now()): Promise<SweepResult> {
+    return sweepDiskLeftovers(this, kept, now);
   }
 
   /** Logs a storage failure at `error` (an operator must act) and turns it into the client's 507. */
@@ -174,6 +196,12 @@ export class ReleaseStore {
     });
     return storageFailure(error);
   }
+}
+
+function tempPathOf(file: ReceivedFile): string {
+  const { tempPath } = file as Partial<ReceivedDiskFile>;
+  if (tempPath === undefined) throw new Error("not a file received by the disk store");
+  return tempPath;
 }
 
 /** Writes all of `chunk` at `offset`: a short write continues where it stopped; one that writes nothing fails. */

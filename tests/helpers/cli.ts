@@ -39,10 +39,14 @@ export async function depot(
   return { code, stdout, stderr };
 }
 
-/** Starts `depot serve` and resolves once /api/health answers 200. */
-export async function startServer(env: Record<string, string | undefined>, timeoutMs = 30_000) {
+/** Starts `depot serve` (or `args`, such as `serve --no-workers`) and resolves once /api/health answers 200. */
+export async function startServer(
+  env: Record<string, string | undefined>,
+  timeoutMs = 30_000,
+  args: string[] = ["serve"],
+) {
   const port = 20000 + Math.floor(Math.random() * 20000);
-  const proc = Bun.spawn([process.execPath, MAIN, "serve"], {
+  const proc = Bun.spawn([process.execPath, MAIN, ...args], {
     env: cliEnv({ PORT: String(port), HOST: "127.0.0.1", ...env }),
     stdout: "pipe",
     stderr: "pipe",
@@ -60,6 +64,11 @@ export async function startServer(env: Record<string, string | undefined>, timeo
   }
   proc.kill("SIGKILL");
   throw new Error("depot serve did not become healthy in time");
+}
+
+/** Starts a long-running `depot <args>` (such as `worker`) as its own process; the caller stops it. */
+export function spawnDepot(args: string[], env: Record<string, string | undefined>) {
+  return Bun.spawn([process.execPath, MAIN, ...args], { env: cliEnv(env), stdout: "pipe", stderr: "pipe" });
 }
 
 /** stderr split into lines, without the final newline: a one-line failure is exactly one element. */

@@ -83,3 +83,21 @@ export async function createPurchase(
   });
   return purchase;
 }
+
+/** What license tests need: an owner, two creators with a product each, a global key and one scoped key each. */
+export async function licenseWorld(ctx: Pick<AppContext, "db" | "config">) {
+  const owner = await createUser(ctx);
+  const creatorA = await createUser(ctx, { role: "vendor" });
+  const creatorB = await createUser(ctx, { role: "vendor" });
+  return {
+    owner,
+    creatorA,
+    creatorB,
+    productA: await createProduct(ctx, creatorA),
+    productB: await createProduct(ctx, creatorB),
+    globalKey: (await apiKeyFor(ctx, null)).key,
+    keyA: (await apiKeyFor(ctx, creatorA.id)).key,
+    keyB: (await apiKeyFor(ctx, creatorB.id)).key,
+  };
+}
+export type LicenseWorld = Awaited<ReturnType<typeof licenseWorld>>;

@@ -1,4 +1,5 @@
 import { AppError } from "../../errors.ts";
+import type { ByteRange, FileBody } from "../../storage/storage.ts";
 
 /** 416 with the file's size in `Content-Range` (and its validators), rendered like every other error. */
 export class RangeNotSatisfiable extends AppError {
@@ -9,7 +10,8 @@ export class RangeNotSatisfiable extends AppError {
 
 /** What a download needs to know of the stored file. */
 export interface StoredFile {
-  path: string;
+  /** The file's bytes, all or one range, as the release store hands them out (see ReleaseStorage.body). */
+  body(range: ByteRange | null, options: { plainStream: boolean }): FileBody;
   size: number;
   sha256: string;
   fileName: string;
@@ -27,8 +29,9 @@ export interface FileResponse {
  * (206, or 416 with the size), Repr-Digest, and Content-Disposition with an RFC 6266 `filename*`.
  *
  * Range is handled here and only here. Bun.serve would also answer Range for a 200 file body by
- * itself, so a 200 to a request that carried a Range we chose to ignore is sent as a plain
- * stream, which Bun leaves alone; every other body is a `Bun.file` so Bun can use sendfile.
+ * itself, so a 200 to a request that carried a Range we chose to ignore asks the store for a plain
+ * stream, which Bun leaves alone; on local disk every other body is a `Bun.file` so Bun can use
+ * sendfile, from a bucket it is a stream of a (ranged) GET.
  */
 export function fileResponse(request: Request, file: StoredFile): FileResponse {
   const etag = `"${file.sha256}"`;
@@ -52,16 +55,17 @@ export function fileResponse(request: Request, file: StoredFile): FileResponse {
     headers.delete("content-disposition");
     throw new RangeNotSatisfiable(file.size, Object.fromEntries(headers));
   }
-  const whole = Bun.file(file.path);
+  // HEAD gets no body at all: Bun keeps a set Content-Length only without one (or with a file), and a
+  // bucket would be asked for bytes nobody reads.
+  const head = request.method === "HEAD";
   if (range) {
     headers.set("content-range", `bytes ${range.start}-${range.end}/${file.size}`);
-    return {
-      response: new Response(whole.slice(range.start, range.end + 1), { status: 206, headers }),
-      counts: range.start === 0,
-    };
+    headers.set("content-length", String(range.end - range.start + 1));
+    const body = head ? null : file.body(range, { plainStream: false });
+    return { response: new Response(body, { status: 206, headers }), counts: range.start === 0 };
   }
   headers.set("content-length", String(file.size));
-  const body = rangeHeader ? whole.stream() : whole;
+  const body = head ? null : file.body(null, { plainStream: rangeHeader !== null });
   return { response: new Response(body, { status: 200, headers }), counts: true };
 }
 
@@ -88,7 +92,7 @@ function matchesEtag(header: string | null, etag: string): boolean {
  * One `bytes=` range: `a-b`, `a-` or `-n`. Several ranges, or a header that is not a byte range, are
  * ignored (the whole file is sent), as RFC 9110 allows; a range wholly past the end is unsatisfiable.
  */
-function parseRange(header: string, size: number): { start: number; end: number } | "unsatisfiable" | null {
+function parseRange(header: string, size: number): ByteRange | "unsatisfiable" | null {
   const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
   if (!match || (match[1] === "" && match[2] === "")) return null;
   const [first, last] = [match[1] ?? "", match[2] ?? ""];

@@ -2,7 +2,7 @@ import { inArray } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { versions } from "../../db/schema/index.ts";
 import { errorFields } from "../../log-errors.ts";
-import { LEFTOVER_AGE_MS, sweepLeftovers } from "../../storage/leftovers.ts";
+import { LEFTOVER_AGE_MS } from "../../storage/leftovers.ts";
 
 /** Which of `keys` a version points at. */
 async function keptStorageKeys(ctx: Pick<AppContext, "db">, keys: string[]): Promise<Set<string>> {
@@ -20,7 +20,7 @@ async function keptStorageKeys(ctx: Pick<AppContext, "db">, keys: string[]): Pro
 export function sweepReleaseLeftovers(ctx: Pick<AppContext, "db" | "releases" | "log">): () => void {
   const sweep = async () => {
     try {
-      const removed = await sweepLeftovers(ctx.releases, (keys) => keptStorageKeys(ctx, keys));
+      const removed = await ctx.releases.sweepLeftovers((keys) => keptStorageKeys(ctx, keys));
       if (removed.temporary > 0 || removed.orphans > 0)
         ctx.log.info("release leftovers removed", { ...removed });
     } catch (error) {

@@ -8,10 +8,11 @@ import { publicUrl, simplePage } from "../../http/pagination.ts";
 import { annotateRequest } from "../../http/request-id.ts";
 import { dataOf, MessageJson, ValidationJson } from "../../http/schemas.ts";
 import { pageRequest } from "../../pagination.ts";
+import { newStorageKey } from "../../storage/storage.ts";
 import { pathId, toId } from "../../validation/ids.ts";
 import type { Actor } from "../auth/actor.ts";
 import { downloadableVersion } from "./download.ts";
-import { fileResponse } from "./file-response.ts";
+import { contentDisposition, fileResponse } from "./file-response.ts";
 import {
   LatestQuery,
   PublishJsonDoc,
@@ -45,11 +46,13 @@ const publishResponses = {
   413: MessageJson,
   415: MessageJson,
   422: ValidationJson,
+  503: MessageJson,
+  507: MessageJson,
 };
 const publishDoc = {
   tags,
   description:
-    "multipart/form-data (the file streams to disk), or application/json with " +
+    "multipart/form-data (the file streams to the release store), or application/json with " +
     '`"file": {"filename", "content": "<base64 or data: URI>", "content_type"?}`. ' +
     "201 with the new version; 200 with the existing one for an identical re-post (same name, same file).",
   requestBody: {
@@ -67,7 +70,7 @@ export const versionRoutes = (ctx: AppContext) => {
   /** Both publish routes: the target is checked before a byte of the body is read. */
   const publish = async (actor: Actor, request: Request, productId: number, benefitId: number | null) => {
     const target = await publishTarget(ctx, actor, productId, benefitId);
-    const upload = await readUpload(request, ctx.releases, ctx.config);
+    const upload = await readUpload(request, ctx.releases, ctx.config, newStorageKey(target.product.id));
     const { row, created } = await publishVersion(ctx, actor, target, upload);
     if (created) ctx.metrics?.upload(row.version.fileSize);
     return { status: created ? 201 : 200, body: { data: json(row) } };
@@ -93,21 +96,39 @@ export const versionRoutes = (ctx: AppContext) => {
     const { version } = row;
     const stored = await ctx.releases.size(version.storageKey);
     if (stored !== version.fileSize) {
-      // A version exists only once its file is on disk: this one was removed, or STORAGE_DIR is not shared.
+      // A version exists only once its file is stored: this one was removed, or STORAGE_DIR is not shared.
       ctx.log.error("release file missing", {
         version_id: version.id,
-        path: ctx.releases.path(version.storageKey),
+        store: ctx.releases.kind,
+        storage_key: version.storageKey,
         expected_size: version.fileSize,
         found_size: stored,
       });
       throw new AppError(410, "The release file is missing.");
     }
+    const contentType = mediaTypeOrDefault(version.contentType);
+    // HEAD stays here: a presigned URL is signed for GET, and depot knows every header without the bytes.
+    const presigned =
+      ctx.config.storageDownloads === "redirect" && request.method === "GET"
+        ? ctx.releases.presignedUrl(version.storageKey, {
+            contentType,
+            contentDisposition: contentDisposition(version.fileName),
+          })
+        : null;
+    if (presigned !== null) {
+      // The bucket serves the bytes (and Range); only a request for the whole file counts.
+      if (!request.headers.has("range")) ctx.downloads.add(product.id);
+      return new Response(null, {
+        status: 302,
+        headers: { location: presigned, "cache-control": "no-store" },
+      });
+    }
     const { response, counts } = fileResponse(request, {
-      path: ctx.releases.path(version.storageKey),
+      body: (range, options) => ctx.releases.body(version.storageKey, range, options),
       size: version.fileSize,
       sha256: version.sha256,
       fileName: version.fileName,
-      contentType: mediaTypeOrDefault(version.contentType),
+      contentType,
     });
     if (counts && request.method === "GET") ctx.downloads.add(product.id);
     if (request.method === "GET") ctx.metrics?.download(response);
@@ -118,7 +139,8 @@ export const versionRoutes = (ctx: AppContext) => {
     summary: "Download a version's file",
     description:
       "Bearer token (owner, admin or holder), `X-License-Key`, or a signed URL (`expires`, `signature`). " +
-      "Strong ETag, If-None-Match → 304, one byte range → 206 (416 past the end), Repr-Digest.",
+      "Strong ETag, If-None-Match → 304, one byte range → 206 (416 past the end), Repr-Digest. " +
+      "With object storage and STORAGE_DOWNLOADS=redirect: 302 to a presigned URL valid for 5 minutes.",
   };
 
   return new Elysia()

@@ -10,6 +10,7 @@ import {
 } from "../../db/schema/index.ts";
 import { withTransaction } from "../../db/transaction.ts";
 import { Forbidden, Invalid, NotFound, validateAll } from "../../errors.ts";
+import { errorFields } from "../../log-errors.ts";
 import type { PageRequest } from "../../pagination.ts";
 import { toId } from "../../validation/ids.ts";
 import { assertValid } from "../../validation/messages.ts";
@@ -75,6 +76,7 @@ export async function publishVersion(
   target: PublishTarget,
   upload: Upload,
 ): Promise<{ row: VersionRow; created: boolean }> {
+  let kept = false;
   try {
     // Every field at once; on a field both find fault with, the schema's message (listed last) wins.
     const [benefit, fields, file] = await validateAll(
@@ -91,8 +93,9 @@ export async function publishVersion(
     const existing = await findByName(ctx, target.product.id, benefit?.id ?? null, fields.version_name);
     if (existing) return repost(existing, file.sha256);
 
-    const storageKey = `products/${target.product.id}/${crypto.randomUUID()}`;
-    await ctx.releases.keep(file, storageKey);
+    const storageKey = file.key;
+    await ctx.releases.keep(file);
+    kept = true;
     try {
       const version = await withTransaction(ctx, async (tx) => {
         const [row] = await tx.db
@@ -127,8 +130,8 @@ export async function publishVersion(
       throw error;
     }
   } finally {
-    // Kept files were renamed away; whatever is still in the temporary place goes.
-    await ctx.releases.discard(upload.file);
+    // A file not kept (refused, a retry, a failure) goes; a kept one is the version's, or was removed above.
+    if (!kept) await ctx.releases.discard(upload.file);
   }
 }
 
@@ -253,7 +256,7 @@ export async function findVersion(ctx: Pick<AppContext, "db">, productId: number
  * the rest 404): the row, then the file (a download already streaming keeps its open file).
  */
 export async function deleteVersion(
-  ctx: Pick<AppContext, "db" | "releases">,
+  ctx: Pick<AppContext, "db" | "releases" | "log">,
   actor: Actor,
   productId: number,
   versionId: number,
@@ -265,7 +268,12 @@ export async function deleteVersion(
     .where(and(eq(versions.productId, product.id), eq(versions.id, versionId)))
     .returning({ storageKey: versions.storageKey });
   if (!deleted) throw new NotFound("Version");
-  await ctx.releases.remove(deleted.storageKey);
+  try {
+    await ctx.releases.remove(deleted.storageKey);
+  } catch (error) {
+    // The version is gone either way; a file left behind is an orphan the hourly sweep removes.
+    ctx.log.warn("release file not removed", { storage_key: deleted.storageKey, error: errorFields(error) });
+  }
 }
 
 export const toVersionJson = ({ version, benefit }: VersionRow, appUrl: string) => ({

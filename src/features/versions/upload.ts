@@ -5,14 +5,14 @@ import busboy from "busboy";
 import { AppError, Invalid, PayloadTooLarge } from "../../errors.ts";
 import { fieldsWithNul, nulInvalid, parseJsonBody, readBodyText } from "../../http/json-body.ts";
 import { mediaTypeOrDefault } from "../../http/media-type.ts";
-import type { ReceivedFile, ReleaseStore } from "../../storage/releases.ts";
+import type { ReceivedFile, ReleaseStorage } from "../../storage/storage.ts";
 
 export interface UploadedFile extends ReceivedFile {
   fileName: string;
   contentType: string;
 }
 
-/** The request's fields (still unvalidated) and its file, already on disk in a temporary place. */
+/** The request's fields (still unvalidated) and its file, already received by the store but not kept. */
 export interface Upload {
   fields: Record<string, unknown>;
   file: UploadedFile | null;
@@ -23,11 +23,21 @@ export interface UploadLimits {
   maxJsonUploadBytes: number;
 }
 
-/** Reads a publish request in either form: multipart (streamed to disk) or JSON with base64. */
-export function readUpload(request: Request, store: ReleaseStore, limits: UploadLimits): Promise<Upload> {
+/**
+ * Reads a publish request in either form: multipart (streamed to the store) or JSON with base64. The
+ * file is received under `key` (see newStorageKey).
+ */
+export function readUpload(
+  request: Request,
+  store: ReleaseStorage,
+  limits: UploadLimits,
+  key: string,
+): Promise<Upload> {
   const type = request.headers.get("content-type")?.toLowerCase() ?? "";
-  if (type.startsWith("multipart/form-data")) return readMultipart(request, store, limits.maxUploadBytes);
-  if (type.startsWith("application/json")) return readBase64Json(request, store, limits.maxJsonUploadBytes);
+  if (type.startsWith("multipart/form-data"))
+    return readMultipart(request, store, limits.maxUploadBytes, key);
+  if (type.startsWith("application/json"))
+    return readBase64Json(request, store, limits.maxJsonUploadBytes, key);
   throw new AppError(415, "Send the version as multipart/form-data or as application/json.");
 }
 
@@ -37,9 +47,14 @@ const FIELD_LIMITS = { fields: 20, fieldSize: 4 * 1024 * 1024, files: 1, parts: 
 /**
  * busboy parses the multipart stream; the `file` part goes straight to the release store, which
  * hashes and writes it chunk by chunk. Nothing holds the whole file in memory. If the client goes
- * away or the file is too large, the temporary file is removed before the error is thrown.
+ * away or the file is too large, what was stored is removed before the error is thrown.
  */
-async function readMultipart(request: Request, store: ReleaseStore, maxBytes: number): Promise<Upload> {
+async function readMultipart(
+  request: Request,
+  store: ReleaseStorage,
+  maxBytes: number,
+  key: string,
+): Promise<Upload> {
   if (!request.body) throw new Invalid({ file: ["The file field is required."] });
   const parser = busboy({
     headers: { "content-type": request.headers.get("content-type") ?? "" },
@@ -62,7 +77,7 @@ async function readMultipart(request: Request, store: ReleaseStore, maxBytes: nu
       stream.resume();
       return;
     }
-    receiving = store.receive(stream, maxBytes).then((received) => ({
+    receiving = store.receive(stream, maxBytes, key).then((received) => ({
       ...received,
       fileName: cleanFileName(info.filename),
       contentType: mediaTypeOrDefault(info.mimeType),
@@ -111,7 +126,12 @@ const DATA_URI = /^data:([^;,]*)(?:;[^;,]*)*;base64,/i;
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 /** The JSON form: `file: {filename, content, content_type?}`, `content` base64 or a `data:` URI. */
-async function readBase64Json(request: Request, store: ReleaseStore, maxBytes: number): Promise<Upload> {
+async function readBase64Json(
+  request: Request,
+  store: ReleaseStorage,
+  maxBytes: number,
+  key: string,
+): Promise<Upload> {
   const body = parseJsonBody(await readBodyText(request, maxJsonBody(maxBytes)));
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
     throw new Invalid({ body: ["The request body must be a JSON object."] });
@@ -140,7 +160,7 @@ async function readBase64Json(request: Request, store: ReleaseStore, maxBytes: n
     throw new Invalid({ "file.content": ["The file content must be valid base64."] });
   }
   const bytes = Buffer.from(base64, "base64");
-  const received = await store.receive([bytes], maxBytes);
+  const received = await store.receive([bytes], maxBytes, key);
   const contentType = mediaTypeOrDefault(typeof content_type === "string" ? content_type : uri?.[1]);
   return { fields, file: { ...received, fileName: cleanFileName(filename), contentType } };
 }

@@ -1,0 +1,98 @@
+import { chmodSync, existsSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import type { Runtime } from "../runtime.ts";
+import { archiveSnapshot } from "./archive.ts";
+import { BackupFailed } from "./errors.ts";
+import { takeSnapshot } from "./snapshot.ts";
+
+/** Where a server on the embedded database listens for `depot backup` (DATA_DIR/depot.sock). */
+export const controlSocketPath = (dataDir: string) => join(dataDir, "depot.sock");
+
+/** A Unix socket path longer than this does not fit `sun_path` (108 bytes on Linux, 104 on macOS). */
+const MAX_SOCKET_PATH = 100;
+
+/**
+ * The local control path of a server on the embedded database: a Unix socket in DATA_DIR, readable
+ * and writable by its owner only (whoever may read DATA_DIR may read the database files anyway), with
+ * one request, `POST /backup`, which takes a snapshot inside this process (the only one that may open
+ * the database) and streams the uncompressed tar; `depot backup` compresses it into its file.
+ * Returns a function that closes the socket.
+ */
+export function startControlSocket(runtime: Runtime): () => void {
+  const { config, log, database } = runtime;
+  const pglite = database.pglite;
+  const path = controlSocketPath(config.dataDir);
+  if (!pglite) return () => {};
+  if (Buffer.byteLength(path) > MAX_SOCKET_PATH) {
+    log.warn("control socket not started: DATA_DIR is too long a path for a Unix socket", { path });
+    return () => {};
+  }
+  // We hold DATA_DIR's lock: a socket file here is a dead server's.
+  rmSync(path, { force: true });
+  let busy = false;
+  const server = Bun.serve({
+    unix: path,
+    async fetch(request) {
+      if (request.method !== "POST" || new URL(request.url).pathname !== "/backup") {
+        return Response.json({ message: "Not found." }, { status: 404 });
+      }
+      if (busy) return Response.json({ message: "another backup is in progress" }, { status: 409 });
+      busy = true;
+      let snapshot: Awaited<ReturnType<typeof takeSnapshot>>;
+      try {
+        snapshot = await takeSnapshot(pglite, config.storageDir);
+      } catch (error) {
+        busy = false;
+        log.error("backup failed", { error: error instanceof Error ? error.message : String(error) });
+        const message =
+          error instanceof BackupFailed ? error.message : "the snapshot failed (see the server log)";
+        return Response.json({ message }, { status: 500 });
+      }
+      const appKeyPath = join(config.dataDir, "app.key");
+      const appKey = existsSync(appKeyPath) ? new Uint8Array(readFileSync(appKeyPath)) : null;
+      const { summary, tar } = archiveSnapshot(snapshot, appKey);
+      // Once, however the stream ends: sent, failed, or dropped by a client that went away.
+      let finished = false;
+      const finish = async () => {
+        if (finished) return;
+        finished = true;
+        busy = false;
+        await snapshot.release();
+      };
+      // depot backup may have gone while the snapshot was taken: then nothing will read the body.
+      if (request.signal.aborted) {
+        await finish();
+        return new Response(null, { status: 499 });
+      }
+      request.signal.addEventListener("abort", () => void finish());
+      const body = new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          try {
+            const { value, done } = await tar.next();
+            if (!done) return controller.enqueue(value);
+            log.info("backup sent", { release_files: summary.release_files, bytes: summary.tar_bytes });
+            await finish();
+            controller.close();
+          } catch (error) {
+            log.error("backup failed", { error: error instanceof Error ? error.message : String(error) });
+            await finish();
+            controller.error(error);
+          }
+        },
+        async cancel() {
+          log.warn("backup cancelled: depot backup went away");
+          await finish();
+          await tar.return(undefined).catch(() => {});
+        },
+      });
+      return new Response(body, {
+        headers: { "content-type": "application/x-tar", "x-depot-backup": JSON.stringify(summary) },
+      });
+    },
+  });
+  chmodSync(path, 0o600);
+  return () => {
+    server.stop(true);
+    rmSync(path, { force: true });
+  };
+}

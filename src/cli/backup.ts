@@ -1,0 +1,37 @@
+import { createBackup } from "../backup/create.ts";
+import { mebibytes } from "../backup/progress.ts";
+import { type Command, printResult, requirePositional, UsageError } from "./command.ts";
+
+export const backupCommand: Command = {
+  name: "backup",
+  summary: "archive the embedded database, app.key and the release files into FILE (tar.gz)",
+  usage: "depot backup FILE [--json]",
+  details:
+    "Run it while depot is stopped: a running server holds the embedded database, and the backup is refused\n" +
+    "rather than copied torn. With DATABASE_URL use pg_dump and copy STORAGE_DIR instead (README: Backups).",
+  positional: "file",
+  options: { json: { type: "boolean" } },
+  async run(config, values) {
+    const file = requirePositional(values, "file", "FILE");
+    if (config.databaseUrl !== null) {
+      throw new UsageError(
+        "DATABASE_URL is set: depot backup archives the embedded database only; back PostgreSQL up with pg_dump and copy STORAGE_DIR (README: Backups)",
+        false,
+      );
+    }
+    if (config.objectStorage !== null) {
+      throw new UsageError(
+        "STORAGE_URL is set: the release files live in the bucket, not in STORAGE_DIR; back the database up while depot is stopped by copying DATA_DIR, and the bucket with the store's own tools (README: Backups)",
+        false,
+      );
+    }
+    const result = await createBackup(config, file);
+    printResult(
+      values.json === true,
+      { ...result },
+      `Backed up to ${result.file} (${mebibytes(result.bytes)} MiB): the database at migration ` +
+        `${result.migrations.at(-1) ?? "none"}, ${result.release_files} release files (${mebibytes(result.release_bytes)} MiB).`,
+    );
+    return 0;
+  },
+};

@@ -1,0 +1,77 @@
+import { AppError } from "../errors.ts";
+
+/** A file received under its storage key, complete and counted, but not yet kept (no version points at it). */
+export interface ReceivedFile {
+  /** Where the file will live once kept, relative to the store (`products/<id>/<uuid>`). */
+  key: string;
+  size: number;
+  /** Hex SHA-256 of the bytes. */
+  sha256: string;
+}
+
+/** A release file as a response body: a file Bun can sendfile, or a stream. */
+export type FileBody = Blob | ReadableStream<Uint8Array>;
+
+/** A byte range of a stored file, both ends included. */
+export interface ByteRange {
+  start: number;
+  end: number;
+}
+
+/** What a crash left behind and a sweep removed. */
+export interface SweepResult {
+  /** Temporary files of uploads that never finished (a crash mid-upload). */
+  temporary: number;
+  /** Release files no version points at (a crash between storing the file and the commit). */
+  orphans: number;
+}
+
+/**
+ * Where release files live: local disk (STORAGE_DIR, the default) or an S3-compatible bucket
+ * (STORAGE_URL). Publishing receives a file under a key chosen beforehand, then keeps it once the
+ * request is valid; until then `discard` takes it away again. No version row is written before the
+ * file is complete, and a failed publish leaves nothing behind.
+ */
+export interface ReleaseStorage {
+  /** What the logs and the README call this store: `disk` or `s3`. */
+  readonly kind: "disk" | "s3";
+  /**
+   * Streams `source` to the store under `key` while hashing and counting it, with bounded memory.
+   * Past `maxBytes` a 413; the store failing a 507 (disk) or a 503 (object store unreachable or
+   * refusing us). On any failure nothing of the file is left.
+   */
+  receive(
+    source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+    maxBytes: number,
+    key: string,
+  ): Promise<ReceivedFile>;
+  /** Makes a received file visible under its key (a version row may point at it from now on). */
+  keep(file: ReceivedFile): Promise<void>;
+  /** Removes a received file that will not be kept; nothing for null. */
+  discard(file: ReceivedFile | null): Promise<void>;
+  /** The size of the file kept at `key`, or null when there is none. */
+  size(key: string): Promise<number | null>;
+  /** The file's bytes (all, or one range) as a response body. */
+  body(key: string, range: ByteRange | null, options: { plainStream: boolean }): FileBody;
+  /**
+   * A URL the client may fetch the file from directly for a short while, or null when this store has
+   * none (local disk): then depot streams the file itself.
+   */
+  presignedUrl(key: string, headers: { contentDisposition: string; contentType: string }): string | null;
+  remove(key: string): Promise<void>;
+  /**
+   * Removes what a crash can leave: temporary files and kept files no version points at (`kept`
+   * tells which keys one does), older than LEFTOVER_AGE_MS so that uploads in flight are left alone.
+   */
+  sweepLeftovers(kept: (keys: string[]) => Promise<Set<string>>, now?: number): Promise<SweepResult>;
+}
+
+/** 503: the object store cannot be reached or refuses our credentials; nothing was stored. */
+export class StoreUnavailable extends AppError {
+  constructor() {
+    super(503, "The release store is unavailable. Try again later.");
+  }
+}
+
+/** The key a new release file of `productId` is stored under. */
+export const newStorageKey = (productId: number) => `products/${productId}/${crypto.randomUUID()}`;

@@ -1,0 +1,552 @@
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import { gunzipSync, gzipSync } from "node:zlib";
+import type { BackupResult } from "../src/backup/create.ts";
+import { countRows, queryOn } from "../src/backup/manifest.ts";
+import { openEmbedded } from "../src/db/client.ts";
+import { migrations } from "../src/db/migrations.gen.ts";
+import type { DemoSeed } from "../src/features/demo/seed.ts";
+import { bearer, readJson } from "./helpers/app.ts";
+import { type CliResult, cliEnv, depot, STACK_FRAME, startServer, stderrLines } from "./helpers/cli.ts";
+import { publishedVersion } from "./helpers/publish.ts";
+
+/**
+ * `depot backup` and `depot restore` run as their own processes on real data directories: an
+ * installation seeded by `depot demo:seed`, with releases published through a listening server.
+ * Backups are of the embedded database, so these tests run on it whatever TEST_DATABASE_URL says.
+ */
+setDefaultTimeout(30_000);
+
+const root = mkdtempSync(join(tmpdir(), "depot-backup-"));
+const original = join(root, "original");
+const archive = join(root, "depot.tar.gz");
+const releases = [
+  {
+    name: "2.0.0",
+    bytes: crypto.getRandomValues(new Uint8Array(300_000)),
+    fileName: "ultra-perms-2.0.0.jar",
+  },
+  { name: "2.1.0", bytes: crypto.getRandomValues(new Uint8Array(70_001)), fileName: "ultra-perms-2.1.0.jar" },
+];
+let demo: DemoSeed;
+let backup: BackupResult;
+
+const single = (result: CliResult) => {
+  const lines = result.stdout.trim().split("\n");
+  expect(lines).toHaveLength(1);
+  return JSON.parse(lines[0] ?? "");
+};
+
+/** A refusal is one line on stderr, nothing on stdout, no stack trace. */
+function expectOneLine(result: CliResult, code: number, pattern: RegExp) {
+  expect({ code: result.code, stdout: result.stdout }).toEqual({ code, stdout: "" });
+  expect(stderrLines(result)).toHaveLength(1);
+  expect(result.stderr).toMatch(pattern);
+  expect(result.stderr).not.toMatch(STACK_FRAME);
+}
+
+async function stop(server: Awaited<ReturnType<typeof startServer>>) {
+  server.proc.kill("SIGTERM");
+  expect(await server.proc.exited).toBe(0);
+}
+
+/** SHA-256 of every release file below `dir` (partial uploads in `.incoming/` are not releases). */
+function releaseHashes(dir: string): Record<string, string> {
+  const hashes: Record<string, string> = {};
+  const walk = (path: string) => {
+    for (const entry of readdirSync(path, { withFileTypes: true })) {
+      const full = join(path, entry.name);
+      if (entry.isDirectory()) {
+        if (entry.name !== ".incoming") walk(full);
+      } else {
+        hashes[relative(dir, full)] = new Bun.CryptoHasher("sha256").update(readFileSync(full)).digest("hex");
+      }
+    }
+  };
+  walk(dir);
+  return hashes;
+}
+
+/** Every table's row count, opening the data directory while no depot process holds it. */
+async function rowCounts(dataDir: string) {
+  const database = await openEmbedded(dataDir);
+  try {
+    if (!database.pglite) throw new Error("not embedded");
+    return await countRows(queryOn(database.pglite));
+  } finally {
+    await database.close();
+  }
+}
+
+/** Unpacks the archive with the system's tar, hands its directory to `edit`, packs it again (manifest first). */
+async function repack(source: string, target: string, edit: (dir: string) => void) {
+  const dir = mkdtempSync(join(root, "repack-"));
+  expect(Bun.spawnSync(["tar", "-xzf", source, "-C", dir]).exitCode).toBe(0);
+  edit(dir);
+  const manifest = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8"));
+  const paths = ["manifest.json", ...manifest.files.map((f: { path: string }) => f.path)];
+  expect(Bun.spawnSync(["tar", "-czf", target, "-C", dir, ...paths]).exitCode).toBe(0);
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/** Nothing but `expected` in `dir`: a refused restore leaves no staging directory behind. */
+const entries = (dir: string) => readdirSync(dir).sort();
+
+beforeAll(async () => {
+  const seeded = await depot(["demo:seed", "--json"], { DATA_DIR: original });
+  expect(seeded.code).toBe(0);
+  demo = single(seeded);
+  const server = await startServer({ DATA_DIR: original });
+  try {
+    const vera = demo.users.vendors[0]?.token ?? "";
+    const product = demo.products[0]?.id ?? 0;
+    for (const release of releases) {
+      const version = await publishedVersion(server.url, vera, product, release);
+      expect(version.file_size).toBe(release.bytes.byteLength);
+    }
+  } finally {
+    await stop(server);
+  }
+}, 60_000);
+
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+describe("depot backup, then depot restore into another directory", () => {
+  const restored = join(root, "restored");
+
+  test("backup --json prints one object describing the archive", async () => {
+    const result = await depot(["backup", archive, "--json"], { DATA_DIR: original });
+    expect(result.code).toBe(0);
+    // Not a terminal: no progress bar, nothing on stderr.
+    expect(result.stderr).toBe("");
+    backup = single(result);
+    expect(backup).toEqual({
+      file: archive,
+      bytes: statSync(archive).size,
+      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      depot_version: expect.stringMatching(/^\d+\.\d+\.\d+/),
+      migrations: migrations.map((m) => m.tag),
+      tables: expect.any(Object),
+      release_files: 2,
+      release_bytes: 370_001,
+    });
+    expect(backup.tables["public.versions"]).toBe(2);
+    expect(backup.tables["public.users"]).toBe(demo.users.customers.length + 4);
+    expect(readdirSync(root).filter((name) => name.includes(".partial-"))).toEqual([]);
+  }, 60_000);
+
+  test("on a terminal a progress bar is drawn on stderr, then the result as a readable line", async () => {
+    // script(1) gives the command a pseudo-terminal, as an operator's shell would.
+    const main = join(import.meta.dir, "../src/main.ts");
+    const onTerminal = (args: string, env: Record<string, string>) =>
+      Bun.spawnSync(["script", "-qec", `${process.execPath} ${main} ${args}`, "/dev/null"], {
+        env: cliEnv(env),
+      });
+    const file = join(root, "terminal.tar.gz");
+    const backedUp = onTerminal(`backup ${file}`, { DATA_DIR: original });
+    const shown = backedUp.stdout.toString();
+    expect(backedUp.exitCode).toBe(0);
+    expect(shown).toMatch(/\rbackup \[#{30}\] 100% [\d.]+\/[\d.]+ MiB\r?\n/);
+    expect(shown).toContain(`Backed up to ${file} (`);
+    expect(shown).toContain(`2 release files (0.4 MiB)`);
+    const restoredHere = join(root, "terminal-restored");
+    const restored = onTerminal(`restore ${file}`, { DATA_DIR: restoredHere });
+    expect(restored.exitCode).toBe(0);
+    expect(restored.stdout.toString()).toMatch(/\rrestore \[#{30}\] 100% /);
+    expect(restored.stdout.toString()).toContain(`into ${restoredHere}: `);
+    expect(entries(restoredHere)).toEqual(["app.key", "db", "releases"]);
+  }, 60_000);
+
+  test("the archive is a plain tar.gz: the manifest first, every file with its size and SHA-256", async () => {
+    const listing = Bun.spawnSync(["tar", "-tzf", archive]).stdout.toString().trim().split("\n");
+    expect(listing[0]).toBe("manifest.json");
+    const dir = mkdtempSync(join(root, "unpacked-"));
+    expect(Bun.spawnSync(["tar", "-xzf", archive, "-C", dir]).exitCode).toBe(0);
+    const manifest = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8"));
+    expect(manifest).toMatchObject({
+      format: 1,
+      depot_version: backup.depot_version,
+      created_at: backup.created_at,
+      tables: backup.tables,
+    });
+    expect(manifest.migrations).toEqual(migrations.map((m) => ({ tag: m.tag, created_at: m.createdAt })));
+    expect(listing.slice(1)).toEqual(manifest.files.map((f: { path: string }) => f.path));
+    expect(listing).toContain("database/pgdata.tar");
+    expect(listing).toContain("app.key");
+    for (const file of manifest.files) {
+      const bytes = readFileSync(join(dir, file.path));
+      expect({
+        path: file.path,
+        size: bytes.byteLength,
+        sha256: new Bun.CryptoHasher("sha256").update(bytes).digest("hex"),
+      }).toEqual(file);
+    }
+    const releaseFiles = manifest.files.filter((f: { path: string }) => f.path.startsWith("releases/"));
+    const published = releases.map((r) => new Bun.CryptoHasher("sha256").update(r.bytes).digest("hex"));
+    expect(releaseFiles.map((f: { sha256: string }) => f.sha256).sort()).toEqual(published.sort());
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test("restore --json fills a new DATA_DIR and prints one object", async () => {
+    const result = await depot(["restore", archive, "--json"], { DATA_DIR: restored });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe("");
+    expect(single(result)).toEqual({
+      data_dir: restored,
+      storage_dir: join(restored, "releases"),
+      created_at: backup.created_at,
+      depot_version: backup.depot_version,
+      migrations: backup.migrations,
+      tables: backup.tables,
+      release_files: 2,
+      release_bytes: 370_001,
+    });
+    expect(entries(restored)).toEqual(["app.key", "db", "releases"]);
+    expect(statSync(join(restored, "app.key")).mode & 0o777).toBe(0o600);
+    expect(readdirSync(root).filter((name) => name.includes(".restoring-"))).toEqual([]);
+  }, 60_000);
+
+  test("every table's row count and every release file's SHA-256 are the original's", async () => {
+    const before = await rowCounts(original);
+    const after = await rowCounts(restored);
+    expect(after).toEqual(before);
+    expect(after).toEqual(backup.tables);
+    const hashes = releaseHashes(join(original, "releases"));
+    expect(Object.keys(hashes)).toHaveLength(2);
+    expect(releaseHashes(join(restored, "releases"))).toEqual(hashes);
+    expect(readFileSync(join(restored, "app.key"), "utf8")).toBe(
+      readFileSync(join(original, "app.key"), "utf8"),
+    );
+  }, 60_000);
+
+  test("a server started on the restored directory serves the releases to their holders", async () => {
+    const server = await startServer({ DATA_DIR: restored });
+    try {
+      const carla = demo.users.customers[0]?.token ?? "";
+      const product = demo.products[0]?.id ?? 0;
+      const list = await fetch(`${server.url}/api/products/${product}/versions`, { headers: bearer(carla) });
+      expect(list.status).toBe(200);
+      const versions = (await readJson(list)).data;
+      expect(versions.map((v: { version_number: string }) => v.version_number)).toEqual(["2.1.0", "2.0.0"]);
+      for (const release of releases) {
+        const version = versions.find((v: { version_number: string }) => v.version_number === release.name);
+        const download = await fetch(version.download_url.replace(/^https?:\/\/[^/]+/, server.url), {
+          headers: bearer(carla),
+        });
+        expect(download.status).toBe(200);
+        expect(download.headers.get("content-disposition")).toBe(
+          `attachment; filename="${release.fileName}"`,
+        );
+        expect(download.headers.get("etag")).toBe(`"${version.sha256}"`);
+        expect(new Uint8Array(await download.arrayBuffer())).toEqual(release.bytes);
+      }
+      // The restored app.key still decrypts the signing key: answers are signed as before.
+      const validate = await fetch(`${server.url}/api/v1/licenses/validate`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ key: demo.licenses[0]?.key, nonce: "restored" }),
+      });
+      expect(validate.status).toBe(200);
+      expect((await readJson(validate)).valid).toBe(true);
+      expect(validate.headers.get("signature")).toMatch(/^depot=:/);
+    } finally {
+      await stop(server);
+    }
+  }, 60_000);
+});
+
+describe("depot restore refuses", () => {
+  test("a DATA_DIR that is not empty, with one line and exit 2, touching nothing", async () => {
+    const target = join(root, "occupied");
+    mkdirSync(target);
+    writeFileSync(join(target, "notes.txt"), "mine");
+    const result = await depot(["restore", archive], { DATA_DIR: target });
+    expectOneLine(
+      result,
+      2,
+      /^depot restore: DATA_DIR .*occupied is not empty; restore into an empty or new directory\n$/,
+    );
+    expect(entries(target)).toEqual(["notes.txt"]);
+  });
+
+  test("a STORAGE_DIR elsewhere that is not empty", async () => {
+    const storage = join(root, "storage-occupied");
+    mkdirSync(storage);
+    writeFileSync(join(storage, "old.bin"), "x");
+    const result = await depot(["restore", archive], {
+      DATA_DIR: join(root, "fresh-1"),
+      STORAGE_DIR: storage,
+    });
+    expectOneLine(result, 2, /^depot restore: STORAGE_DIR .* is not empty/);
+    expect(existsSync(join(root, "fresh-1"))).toBe(false);
+  });
+
+  test("a truncated archive: one line, exit 1, nothing written", async () => {
+    const bytes = readFileSync(archive);
+    const cut = join(root, "cut.tar.gz");
+    // Cut mid-stream (gzip notices), and a whole gzip of a tar cut inside a release file (tar notices).
+    const tar = gunzipSync(bytes);
+    const cuts = [
+      bytes.subarray(0, Math.floor(bytes.byteLength / 2)),
+      gzipSync(tar.subarray(0, tar.byteLength - 40_000)),
+    ];
+    for (const content of cuts) {
+      writeFileSync(cut, content);
+      const before = entries(root);
+      const target = join(root, "missing-parent", "from-truncated");
+      const result = await depot(["restore", cut], { DATA_DIR: target });
+      expectOneLine(
+        result,
+        1,
+        /^depot restore: .*cut\.tar\.gz: the archive is truncated or damaged \(.+\); nothing was restored\n$/,
+      );
+      expect(existsSync(join(root, "missing-parent"))).toBe(false);
+      expect(entries(root)).toEqual(before);
+    }
+  }, 60_000);
+
+  test("an archive whose file does not match the manifest's SHA-256", async () => {
+    const damaged = join(root, "damaged.tar.gz");
+    await repack(archive, damaged, (dir) => {
+      const manifest = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8"));
+      const release = manifest.files.find((f: { path: string }) => f.path.startsWith("releases/"));
+      const bytes = readFileSync(join(dir, release.path));
+      bytes[0] = (bytes[0] ?? 0) ^ 0xff;
+      writeFileSync(join(dir, release.path), bytes);
+    });
+    const target = join(root, "from-damaged");
+    const result = await depot(["restore", damaged], { DATA_DIR: target });
+    expectOneLine(result, 1, /releases\/products\/.* does not match the SHA-256 in its manifest/);
+    expect(existsSync(target)).toBe(false);
+  }, 60_000);
+
+  test("an archive from a newer depot (a migration this one does not know): one line, nothing written", async () => {
+    const newer = join(root, "newer.tar.gz");
+    await repack(archive, newer, (dir) => {
+      const manifest = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8"));
+      manifest.depot_version = "9.0.0";
+      manifest.migrations.push({ tag: "0099_from_the_future", created_at: 4102444800000 });
+      writeFileSync(join(dir, "manifest.json"), JSON.stringify(manifest));
+    });
+    const target = join(root, "from-newer");
+    const before = entries(root);
+    const result = await depot(["restore", newer], { DATA_DIR: target });
+    expectOneLine(
+      result,
+      1,
+      /^depot restore: .*newer\.tar\.gz: refused: it comes from a newer depot \(9\.0\.0\) whose database has migrations this one does not know \(0099_from_the_future\); restore it with that version or later; nothing was restored\n$/,
+    );
+    expect(existsSync(target)).toBe(false);
+    expect(entries(root)).toEqual(before);
+  }, 60_000);
+
+  test("a file that is not a depot backup", async () => {
+    const other = join(root, "other.tar.gz");
+    const dir = mkdtempSync(join(root, "other-"));
+    writeFileSync(join(dir, "hello.txt"), "hello");
+    expect(Bun.spawnSync(["tar", "-czf", other, "-C", dir, "hello.txt"]).exitCode).toBe(0);
+    const result = await depot(["restore", other], { DATA_DIR: join(root, "from-other") });
+    expectOneLine(result, 1, /its first entry is not manifest\.json/);
+    expect(existsSync(join(root, "from-other"))).toBe(false);
+  });
+});
+
+describe("depot backup refuses", () => {
+  test("while depot serve runs without its control socket: one line naming the safe path, no archive", async () => {
+    const server = await startServer({ DATA_DIR: original });
+    try {
+      // As with a server too old to offer one: the socket is the only way in while serve holds the lock.
+      rmSync(join(original, "depot.sock"));
+      const target = join(root, "while-serving.tar.gz");
+      const result = await depot(["backup", target, "--json"], { DATA_DIR: original });
+      expectOneLine(
+        result,
+        1,
+        new RegExp(
+          `^depot backup: the embedded database in ${original} is in use by depot \\(pid ${server.proc.pid}\\) and it offers no control socket to take the backup through; stop it, run depot backup, then start it again \\(README: Backups\\)\\n$`,
+        ),
+      );
+      expect(readdirSync(root).filter((name) => name.startsWith("while-serving"))).toEqual([]);
+      // The server carries on.
+      expect((await fetch(`${server.url}/api/health`)).status).toBe(200);
+    } finally {
+      await stop(server);
+    }
+  }, 60_000);
+
+  test("a release file that is not what its version records: nothing written", async () => {
+    const copy = join(root, "tampered");
+    cpSync(original, copy, { recursive: true });
+    const [key] = Object.keys(releaseHashes(join(copy, "releases")));
+    const path = join(copy, "releases", key ?? "");
+    const bytes = readFileSync(path);
+    bytes[10] = (bytes[10] ?? 0) ^ 0xff;
+    writeFileSync(path, bytes);
+    const target = join(root, "tampered.tar.gz");
+    const result = await depot(["backup", target], { DATA_DIR: copy });
+    expectOneLine(
+      result,
+      1,
+      /^depot backup: the release file of version \d+ .* does not match its recorded SHA-256; nothing was written\n$/,
+    );
+    expect(readdirSync(root).filter((name) => name.startsWith("tampered."))).toEqual([]);
+  }, 60_000);
+
+  test("with DATABASE_URL, pointing at pg_dump in the README; restore too", async () => {
+    const env = { DATABASE_URL: "postgres://depot@127.0.0.1:1/depot", DATA_DIR: join(root, "unused") };
+    expectOneLine(
+      await depot(["backup", join(root, "pg.tar.gz")], env),
+      2,
+      /^depot backup: DATABASE_URL is set: .*pg_dump.*\(README: Backups\)\n$/,
+    );
+    expectOneLine(
+      await depot(["restore", archive], env),
+      2,
+      /^depot restore: DATABASE_URL is set: .*\(README: Backups\)\n$/,
+    );
+    expect(existsSync(join(root, "pg.tar.gz"))).toBe(false);
+  });
+
+  test("with STORAGE_URL (release files in a bucket): one line each, exit 2", async () => {
+    const env = { STORAGE_URL: "s3://depot-releases/prod", DATA_DIR: original };
+    expectOneLine(
+      await depot(["backup", join(root, "s3.tar.gz")], env),
+      2,
+      /^depot backup: STORAGE_URL is set: the release files live in the bucket, .*\(README: Backups\)\n$/,
+    );
+    expectOneLine(
+      await depot(["restore", archive], { ...env, DATA_DIR: join(root, "unused") }),
+      2,
+      /^depot restore: STORAGE_URL is set: .*\(README: Backups\)\n$/,
+    );
+    expect(existsSync(join(root, "s3.tar.gz"))).toBe(false);
+    expect(existsSync(join(root, "unused"))).toBe(false);
+  });
+
+  test("without FILE, or with two: the usage, exit 2", async () => {
+    const missing = await depot(["backup"], { DATA_DIR: original });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toBe("depot backup: FILE is required\nusage: depot backup FILE [--json]\n");
+    const two = await depot(["restore", "a", "b"], { DATA_DIR: join(root, "unused") });
+    expect(two.code).toBe(2);
+    expect(two.stderr).toBe('depot restore: unexpected argument "b"\nusage: depot restore FILE [--json]\n');
+  });
+
+  test("a FILE in a directory that does not exist", async () => {
+    const result = await depot(["backup", join(root, "no-such-dir", "x.tar.gz")], { DATA_DIR: original });
+    expectOneLine(result, 1, /^depot backup: cannot write .*no-such-dir\/x\.tar\.gz: ENOENT\n$/);
+    expect(existsSync(join(root, "no-such-dir"))).toBe(false);
+  });
+
+  test("an installation with no database yet", async () => {
+    const empty = join(root, "empty");
+    mkdirSync(empty);
+    const result = await depot(["backup", join(root, "empty.tar.gz")], { DATA_DIR: empty });
+    expectOneLine(result, 1, /^depot backup: there is no embedded database in .*empty to back up\n$/);
+    expect(entries(empty)).toEqual([]);
+  });
+});
+
+describe("depot backup while depot serve runs", () => {
+  test("goes through the server while uploads go on: every version in the archive has its file", async () => {
+    const server = await startServer({ DATA_DIR: original });
+    const vera = demo.users.vendors[0]?.token ?? "";
+    const product = demo.products[0]?.id ?? 0;
+    const published: string[] = [];
+    let publishing = true;
+    const uploads = (async () => {
+      for (let i = 0; publishing; i++) {
+        const bytes = crypto.getRandomValues(new Uint8Array(150_000));
+        published.push(
+          (await publishedVersion(server.url, vera, product, { name: `3.0.${i}`, bytes })).sha256,
+        );
+      }
+    })();
+    const live = join(root, "live.tar.gz");
+    let result: CliResult;
+    try {
+      expect(statSync(join(original, "depot.sock")).mode & 0o777).toBe(0o600);
+      while (published.length < 2) await Bun.sleep(20);
+      result = await depot(["backup", live, "--json"], { DATA_DIR: original });
+      const after = published.length;
+      while (published.length < after + 2) await Bun.sleep(20); // uploads carried on after the snapshot
+    } finally {
+      publishing = false;
+      await uploads;
+      await stop(server);
+    }
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe("");
+    const summary: BackupResult = single(result);
+    expect(summary).toMatchObject({
+      file: live,
+      bytes: statSync(live).size,
+      migrations: migrations.map((m) => m.tag),
+    });
+    const versionsInArchive = summary.tables["public.versions"] ?? 0;
+    expect(versionsInArchive).toBeGreaterThanOrEqual(2 + 2);
+    expect(versionsInArchive).toBeLessThan(2 + published.length);
+    expect(summary.release_files).toBe(versionsInArchive);
+    expect(readdirSync(join(original, "releases")).filter((name) => name.startsWith(".backup-"))).toEqual([]);
+
+    const restored = join(root, "live-restored");
+    const restore = await depot(["restore", live, "--json"], { DATA_DIR: restored });
+    expect(restore.code).toBe(0);
+    expect(single(restore).tables).toEqual(summary.tables);
+    const database = await openEmbedded(restored);
+    try {
+      const rows =
+        (
+          await database.pglite?.query<{ storage_key: string; sha256: string }>(
+            "SELECT storage_key, sha256 FROM versions ORDER BY id",
+          )
+        )?.rows ?? [];
+      expect(rows).toHaveLength(versionsInArchive);
+      const hashes = releaseHashes(join(restored, "releases"));
+      expect(Object.keys(hashes).sort()).toEqual(rows.map((row) => row.storage_key).sort());
+      for (const row of rows) expect(hashes[row.storage_key]).toBe(row.sha256);
+    } finally {
+      await database.close();
+    }
+  }, 120_000);
+
+  test("one killed mid-stream leaves the server ready for the next backup and no hard links behind", async () => {
+    const server = await startServer({ DATA_DIR: original });
+    const target = join(root, "killed.tar.gz");
+    try {
+      const main = join(import.meta.dir, "../src/main.ts");
+      const killed = Bun.spawn([process.execPath, main, "backup", target], {
+        env: cliEnv({ DATA_DIR: original }),
+        stdout: "ignore",
+        stderr: "ignore",
+      });
+      // Killed once the server has taken its snapshot (its hard links appear), before or while it streams.
+      const links = () =>
+        readdirSync(join(original, "releases")).filter((name) => name.startsWith(".backup-"));
+      const deadline = Date.now() + 20_000;
+      while (links().length === 0 && killed.exitCode === null && Date.now() < deadline) await Bun.sleep(2);
+      killed.kill("SIGKILL");
+      await killed.exited;
+      rmSync(`${target}.partial-${killed.pid}`, { force: true });
+      for (let i = 0; i < 100 && links().length > 0; i++) await Bun.sleep(50);
+      expect(links()).toEqual([]);
+      const next = await depot(["backup", target, "--json"], { DATA_DIR: original });
+      expect({ code: next.code, stderr: next.stderr }).toEqual({ code: 0, stderr: "" });
+      expect(single(next).file).toBe(target);
+    } finally {
+      await stop(server);
+    }
+  }, 60_000);
+});
