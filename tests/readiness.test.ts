@@ -7,6 +7,8 @@ import { selectRows } from "../src/db/rows.ts";
 import { readJson, startTestApp, type TestApp } from "./helpers/app.ts";
 import { depot, stderrLines } from "./helpers/cli.ts";
 import { freshDatabase } from "./helpers/db.ts";
+import { startS3 } from "./helpers/s3.ts";
+import { startTcpProxy } from "./helpers/tcp-proxy.ts";
 
 /**
  * Readiness (`GET /api/health/ready`, `depot healthcheck --ready`): 200 only when the database
@@ -135,6 +137,34 @@ describe("GET /api/health/ready", () => {
     } finally {
       await app.close().catch(() => {});
       await fresh.drop().catch(() => {});
+    }
+  });
+});
+
+describe("with the releases in an object store (STORAGE_URL)", () => {
+  test("the store unreachable: 503 naming storage; back to 200 once it answers, without a restart", async () => {
+    const s3 = await startS3();
+    const proxy = await startTcpProxy({ hostname: "127.0.0.1", port: s3.port });
+    const app = await startTestApp({
+      env: { ...s3.env("ready"), S3_ENDPOINT: `http://127.0.0.1:${proxy.port}` },
+    });
+    try {
+      const url = app.listen();
+      const okChecks = { database: "ok", migrations: "ok", storage: "ok" };
+      expect(await ready(url)).toEqual({ status: 200, body: { status: "ready", checks: okChecks } });
+      proxy.cut();
+      expect(await ready(url)).toEqual({
+        status: 503,
+        body: { message: "Not ready.", checks: { ...okChecks, storage: "unavailable" } },
+      });
+      proxy.restore();
+      expect(await ready(url)).toEqual({ status: 200, body: { status: "ready", checks: okChecks } });
+      // The probe wrote nothing to the bucket.
+      expect(await s3.keys()).toEqual([]);
+    } finally {
+      await app.close();
+      proxy.cut();
+      await s3.close();
     }
   });
 });

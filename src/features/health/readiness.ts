@@ -63,8 +63,13 @@ async function migrationsCheck(ctx: AppContext): Promise<CheckResult> {
   return pending === 0 ? "ok" : `${pending} pending (run depot migrate or restart)`;
 }
 
-/** Writes and removes a small file in STORAGE_DIR, as a publish would: a full, read-only or vanished disk fails it. */
+/**
+ * The release store takes files. On local disk: a small file written to STORAGE_DIR and removed, as a
+ * publish would (a full, read-only or vanished disk fails it). In an object store: one look-up of a key
+ * that does not exist, which needs the store reachable and our credentials accepted, and writes nothing.
+ */
 async function storageCheck(ctx: AppContext): Promise<CheckResult> {
+  if (ctx.releases.kind === "s3") return objectStoreCheck(ctx);
   const probe = join(ctx.config.storageDir, `.ready-${crypto.randomUUID()}`);
   try {
     await withTimeout(writeFile(probe, "ready\n", { flag: "wx" }));
@@ -78,6 +83,16 @@ async function storageCheck(ctx: AppContext): Promise<CheckResult> {
 }
 
 /** Logs a failed check with its cause (as every failure is logged: no parameters, no secrets). */
+async function objectStoreCheck(ctx: AppContext): Promise<CheckResult> {
+  try {
+    await withTimeout(ctx.releases.size(`.ready/${crypto.randomUUID()}`));
+    return "ok";
+  } catch (error) {
+    failed(ctx, "storage", error);
+    return isTimeout(error) ? `no answer within ${CHECK_TIMEOUT_MS} ms` : "unavailable";
+  }
+}
+
 function failed(ctx: AppContext, check: string, error: unknown): CheckResult {
   ctx.log.warn("readiness check failed", { check, error: errorFields(error) });
   return "could not be checked";
