@@ -4,7 +4,7 @@
 #   BIN   the absolute path of the binary
 #   WORK  an empty temporary directory (removed on exit; its *.log files are printed on failure)
 # and, optionally, SERVER_DIR (where the binary runs: $WORK by default) and SERVER_ENV (an array
-# of VAR=value for every run of the binary). It sets PORT and BASE, and the traps.
+# of VAR=value for every run of the binary). It sets PORT and BASE, and an EXIT handler that cleans up.
 
 SERVER_PID=""
 STEP="setup"
