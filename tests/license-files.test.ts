@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { createHash, createPublicKey, verify } from "node:crypto";
 import { createLocalJWKSet, decodeProtectedHeader, errors, type JSONWebKeySet, jwtVerify } from "jose";
 import { readJson, startTestApp, type TestApp } from "./helpers/app.ts";
-import { type LicenseWorld, licenseWorld } from "./helpers/factories.ts";
+import { type LicenseWorld, licenseIn, licenseWorld } from "./helpers/factories.ts";
 
 /**
  * Offline license files: `POST /api/v1/licenses/checkout` (validate, and when valid a file) and
@@ -60,19 +60,7 @@ const api = (path: string, init: { method?: string; body?: unknown; key?: string
     body: init.body === undefined ? undefined : JSON.stringify(init.body),
   });
 
-async function newLicense(fields: Record<string, unknown> = {}): Promise<License> {
-  const response = await api("/api/v1/licenses", {
-    method: "POST",
-    body: {
-      ownerId: String(w.owner.id),
-      creatorId: String(w.creatorA.id),
-      productId: String(w.productA.id),
-      ...fields,
-    },
-  });
-  expect(response.status).toBe(201);
-  return readJson(response);
-}
+const newLicense = (fields: Record<string, unknown> = {}) => licenseIn(t, w, fields);
 
 /** The license as the API reads it now. */
 const read = async (id: string): Promise<License> =>

@@ -8,7 +8,14 @@ import { licenseIpResets, licenseIps } from "../src/db/schema/index.ts";
 import { deleteApiKey } from "../src/features/api-keys/service.ts";
 import { bearer, readJson, startTestApp, type TestApp } from "./helpers/app.ts";
 import { onPostgres } from "./helpers/db.ts";
-import { apiKeyFor, createUser, type LicenseWorld, licenseWorld, tokenFor } from "./helpers/factories.ts";
+import {
+  apiKeyFor,
+  createUser,
+  type LicenseWorld,
+  licenseIn,
+  licenseWorld,
+  tokenFor,
+} from "./helpers/factories.ts";
 
 /**
  * `POST /api/v1/licenses/validate` as shipped software calls it (no API key, from its own address,
@@ -25,22 +32,6 @@ interface License {
   key: string;
   maxIps: number;
   expires: string | null;
-}
-
-/** Creates a license for creator A's product through the API, with `fields` on top. */
-async function licenseIn(app: TestApp, w: World, fields: Record<string, unknown> = {}): Promise<License> {
-  const response = await app.request("/api/v1/licenses", {
-    method: "POST",
-    headers: { "content-type": "application/json", "x-api-key": w.globalKey },
-    body: JSON.stringify({
-      ownerId: String(w.owner.id),
-      creatorId: String(w.creatorA.id),
-      productId: String(w.productA.id),
-      ...fields,
-    }),
-  });
-  expect(response.status).toBe(201);
-  return readJson(response);
 }
 
 /** A validation against the listening server at `url`, with extra headers if given. */

@@ -6,6 +6,7 @@ import { createGunzip } from "node:zlib";
 import { PGlite } from "@electric-sql/pglite";
 import type { Config } from "../config.ts";
 import { pgliteAssets, wrapPglite } from "../db/client.ts";
+import type { BackupSummary } from "./archive.ts";
 import { BackupFailed } from "./errors.ts";
 import {
   APP_KEY_ENTRY,
@@ -26,15 +27,10 @@ import { readTar, type TarSink, TruncatedArchive } from "./tar.ts";
 /** A manifest is a few kilobytes per thousand files; anything near this is not ours. */
 const MAX_MANIFEST_BYTES = 64 * 1024 * 1024;
 
-export interface RestoreResult {
+/** What the archive held (as `depot backup` reported it) and where it was restored to. */
+export interface RestoreResult extends Omit<BackupSummary, "tar_bytes"> {
   data_dir: string;
   storage_dir: string;
-  created_at: string;
-  depot_version: string;
-  migrations: string[];
-  tables: Record<string, number>;
-  release_files: number;
-  release_bytes: number;
 }
 
 /** Whether `path` exists with something in it: restore only ever fills empty places. */

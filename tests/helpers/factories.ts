@@ -1,5 +1,6 @@
 import type { AppContext } from "../../src/context.ts";
 import { createApiKey } from "../../src/features/api-keys/service.ts";
+import type { LicenseJson } from "../../src/features/licenses/schemas.ts";
 import {
   createBenefit as createBenefitService,
   createOption as createOptionService,
@@ -101,3 +102,24 @@ export async function licenseWorld(ctx: Pick<AppContext, "db" | "config">) {
   };
 }
 export type LicenseWorld = Awaited<ReturnType<typeof licenseWorld>>;
+
+/** A license for creator A's product, created through the license API with `fields` on top. */
+export async function licenseIn(
+  app: { request(path: string, init?: RequestInit): Promise<Response> },
+  w: LicenseWorld,
+  fields: Record<string, unknown> = {},
+): Promise<LicenseJson> {
+  const response = await app.request("/api/v1/licenses", {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-api-key": w.globalKey },
+    body: JSON.stringify({
+      ownerId: String(w.owner.id),
+      creatorId: String(w.creatorA.id),
+      productId: String(w.productA.id),
+      ...fields,
+    }),
+  });
+  if (response.status !== 201)
+    throw new Error(`creating a license answered ${response.status}: ${await response.text()}`);
+  return (await response.json()) as LicenseJson;
+}
