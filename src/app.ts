@@ -13,6 +13,7 @@ import { purchaseRoutes } from "./features/purchases/routes.ts";
 import { roleRoutes } from "./features/roles/routes.ts";
 import { signingKeyRoutes } from "./features/signing/routes.ts";
 import { tokenRoutes } from "./features/tokens/routes.ts";
+import { uploadRoutes } from "./features/uploads/routes.ts";
 import { userRoutes } from "./features/users/routes.ts";
 import { versionRoutes } from "./features/versions/routes.ts";
 import { webhookRoutes } from "./features/webhooks/routes.ts";
@@ -100,6 +101,7 @@ export function buildApp(ctx: AppContext) {
     .use(publicProductRoutes(ctx))
     .use(purchaseRoutes(ctx))
     .use(versionRoutes(ctx))
+    .use(uploadRoutes(ctx))
     .use(licenseRoutes(ctx))
     .use(signingKeyRoutes(ctx))
     .use(notificationRoutes(ctx))

@@ -21,6 +21,8 @@ export interface Config {
   readonly appKey: string | null;
   readonly maxUploadBytes: number;
   readonly maxJsonUploadBytes: number;
+  /** How long a resumable upload may sit unfinished (or finished and unpublished) before it is swept. */
+  readonly uploadExpiryHours: number;
   readonly licenseDefaultMaxIps: number;
   /** How long a retired signing key stays published (and what it signed keeps verifying). */
   readonly signingKeyGraceDays: number;
@@ -99,6 +101,7 @@ export function loadConfig(env: Env = process.env): Config {
     appKey: appKey(read("APP_KEY")),
     maxUploadBytes: integer("MAX_UPLOAD_BYTES", read("MAX_UPLOAD_BYTES"), 2 * GiB, { min: 1 }),
     maxJsonUploadBytes: integer("MAX_JSON_UPLOAD_BYTES", read("MAX_JSON_UPLOAD_BYTES"), 64 * MiB, { min: 1 }),
+    uploadExpiryHours: integer("UPLOAD_EXPIRY_HOURS", read("UPLOAD_EXPIRY_HOURS"), 24, { min: 1, max: 720 }),
     licenseDefaultMaxIps: integer("LICENSE_DEFAULT_MAX_IPS", read("LICENSE_DEFAULT_MAX_IPS"), 1, { min: 1 }),
     signingKeyGraceDays: integer("SIGNING_KEY_GRACE_DAYS", read("SIGNING_KEY_GRACE_DAYS"), 30, {
       min: 1,

@@ -40,6 +40,12 @@ const PUBLIC = new Set([
   "GET /docs/json",
   "GET /storage/*",
   "GET /products/:slug",
+  // tus capability discovery: what the server speaks, nothing about anyone's uploads.
+  "OPTIONS /api/uploads",
+  "OPTIONS /api/uploads/:id",
+  // A HEAD answer has no body for the matrix to read: tests/resumable-uploads.test.ts checks its
+  // 401, 403 and another user's 404.
+  "HEAD /api/uploads/:id",
 ]);
 /** The docs UI's bundle is served under its versioned name. */
 const isPublic = (route: string) => PUBLIC.has(route) || /^GET \/docs\/assets\//.test(route);
@@ -130,6 +136,24 @@ function call(method: string, path: () => string | Promise<string>, body?: () =>
       body: body ? JSON.stringify(body()) : undefined,
     });
   };
+}
+/** A tus request: the protocol header, the vendor's bytes where the method takes them. */
+function tusCall(method: string, path: () => string | Promise<string>, headers: Record<string, string> = {}) {
+  return async (credential: string | undefined) =>
+    fetch(`${base}${await path()}`, {
+      method,
+      headers: {
+        ...(credential === undefined ? {} : bearer(credential)),
+        "tus-resumable": "1.0.0",
+        ...headers,
+      },
+      body: method === "PATCH" ? "x" : undefined,
+    });
+}
+/** A new 10-byte upload of the vendor's; its path. */
+async function vendorUpload(): Promise<string> {
+  const response = await tusCall("POST", () => "/api/uploads", { "upload-length": "10" })(as.vendor);
+  return response.headers.get("location") ?? "";
 }
 const apiKeyCall = (method: string, path: () => string | Promise<string>, body?: () => unknown) =>
   call(method, path, body, "apiKey");
@@ -384,6 +408,28 @@ const routes = (): GuardedRoute[] => [
     send: call("DELETE", async () => `/api/products/${ids.product}/versions/${await newVersion()}`),
     denied: () => [...hiddenFrom("customer", "stranger")(), who("vendorWithoutPublish", 403, FORBIDDEN)],
     allowed: ownerAndAdmin(204),
+  },
+  // Resumable uploads: publishers only, each their own
+  {
+    route: "POST /api/uploads",
+    send: tusCall("POST", () => "/api/uploads", { "upload-length": "10" }),
+    denied: () => ["customer", "vendorWithoutPublish"].map((name) => who(name, 403, FORBIDDEN)),
+    allowed: () => [who("vendor", 201), who("admin", 201)],
+  },
+  {
+    route: "PATCH /api/uploads/:id",
+    send: tusCall("PATCH", vendorUpload, {
+      "upload-offset": "0",
+      "content-type": "application/offset+octet-stream",
+    }),
+    denied: () => [...ownOnly("Upload")(), who("customer", 403, FORBIDDEN)],
+    allowed: () => [who("vendor", 204)],
+  },
+  {
+    route: "DELETE /api/uploads/:id",
+    send: tusCall("DELETE", vendorUpload),
+    denied: () => [...ownOnly("Upload")(), who("customer", 403, FORBIDDEN)],
+    allowed: () => [who("vendor", 204)],
   },
   // Notifications and webhooks: a user's own only
   {

@@ -2,6 +2,7 @@ import { count } from "drizzle-orm";
 import { buildApp } from "../app.ts";
 import { startControlSocket } from "../backup/control-socket.ts";
 import { users } from "../db/schema/index.ts";
+import { sweepExpiredUploadsEvery } from "../features/uploads/sweep.ts";
 import { sweepReleaseLeftovers } from "../features/versions/leftovers.ts";
 import { createLogger } from "../log.ts";
 import { startMetricsServer } from "../metrics/server.ts";
@@ -41,13 +42,15 @@ export const serveCommand: Command = {
       workers,
     });
     await printFirstStepsIfEmpty(runtime);
-    const stopSweeping = sweepReleaseLeftovers(runtime);
+    const stopSweepingLeftovers = sweepReleaseLeftovers(runtime);
+    const stopSweepingUploads = sweepExpiredUploadsEvery(runtime);
     // On the embedded database `depot backup` takes its snapshot through this process (README: Backups).
     const closeControlSocket = startControlSocket(runtime);
 
     const signal = await untilSignal();
     log.info("shutting down", { signal });
-    stopSweeping();
+    stopSweepingLeftovers();
+    stopSweepingUploads();
     metricsServer?.stop(true);
     closeControlSocket();
     const drained = server.stop(false);

@@ -7,6 +7,7 @@ import m4 from "../../drizzle/0004_licenses.sql" with { type: "text" };
 import m5 from "../../drizzle/0005_versions.sql" with { type: "text" };
 import m6 from "../../drizzle/0006_notifications.sql" with { type: "text" };
 import m7 from "../../drizzle/0007_signing_keys.sql" with { type: "text" };
+import m8 from "../../drizzle/0008_uploads.sql" with { type: "text" };
 
 import type { Migration } from "./migrate.ts";
 
@@ -19,4 +20,5 @@ export const migrations: Migration[] = [
   { tag: "0005_versions", createdAt: 1795321026720, sql: m5 },
   { tag: "0006_notifications", createdAt: 1795321926987, sql: m6 },
   { tag: "0007_signing_keys", createdAt: 1795406663218, sql: m7 },
+  { tag: "0008_uploads", createdAt: 1795415325162, sql: m8 },
 ];

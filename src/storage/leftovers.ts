@@ -9,9 +9,12 @@ import type { SweepResult } from "./storage.ts";
  */
 export const LEFTOVER_AGE_MS = 60 * 60 * 1000;
 
+/** Where kept files live: release files of versions, and finished resumable uploads. */
+export const KEPT_PREFIXES = ["products", "uploads"] as const;
+
 /**
  * Removes what a crash can leave in the release store. `kept` tells which of the given storage keys
- * a version row points at; files younger than LEFTOVER_AGE_MS are never touched, so an upload or a
+ * a version or an upload row points at; files younger than LEFTOVER_AGE_MS are never touched, so an upload or a
  * publish in flight (here or on another instance sharing STORAGE_DIR) is left alone.
  */
 export async function sweepDiskLeftovers(
@@ -30,8 +33,10 @@ export async function sweepDiskLeftovers(
   }
 
   const candidates: string[] = [];
-  for (const path of await filesUnder(join(store.root, "products")))
-    if (await stale(path)) candidates.push(relative(store.root, path).split(sep).join("/"));
+  for (const kept of KEPT_PREFIXES) {
+    for (const path of await filesUnder(join(store.root, kept)))
+      if (await stale(path)) candidates.push(relative(store.root, path).split(sep).join("/"));
+  }
   result.orphans = await removeOrphans(candidates, kept, (key) => store.remove(key));
   return result;
 }

@@ -5,6 +5,7 @@ import { PayloadTooLarge } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { storageFailure } from "./failures.ts";
 import { sweepDiskLeftovers } from "./leftovers.ts";
+import { DiskUploadStaging } from "./staging-disk.ts";
 import type { ByteRange, FileBody, ReceivedFile, ReleaseStorage, SweepResult } from "./storage.ts";
 
 /** Bytes written but not yet on their way to disk, at most: bounds memory per upload. */
@@ -27,6 +28,7 @@ interface ReceivedDiskFile extends ReceivedFile {
 export class ReleaseStore implements ReleaseStorage {
   readonly kind = "disk";
   readonly incoming: string;
+  readonly staging: DiskUploadStaging;
 
   constructor(
     readonly root: string,
@@ -34,6 +36,7 @@ export class ReleaseStore implements ReleaseStorage {
   ) {
     this.incoming = join(root, ".incoming");
     mkdirSync(this.incoming, { recursive: true });
+    this.staging = new DiskUploadStaging(this);
   }
 
   /**
@@ -51,51 +54,24 @@ export class ReleaseStore implements ReleaseStorage {
   ): Promise<ReceivedDiskFile> {
     const tempPath = join(this.incoming, crypto.randomUUID());
     const file = await open(tempPath, "wx+").catch((error: unknown) => {
-      throw this.#failure(error, "create", tempPath);
+      throw this.failure(error, "create", tempPath);
     });
     const hash = new Bun.CryptoHasher("sha256");
-    const writes = new Set<Promise<void>>();
-    let failure: unknown = null;
-    let inFlight = 0;
-    let size = 0;
-    let unsynced = 0;
     try {
-      for await (const chunk of source) {
-        if (failure) throw failure;
-        const offset = size;
-        size += chunk.byteLength;
-        if (size > maxBytes) throw new PayloadTooLarge(`The file may not be greater than ${maxBytes} bytes.`);
-        hash.update(chunk);
-        inFlight += chunk.byteLength;
-        const write: Promise<void> = writeAll(file, chunk, offset).then(
-          () => {
-            inFlight -= chunk.byteLength;
-            writes.delete(write);
-          },
-          (error: unknown) => {
-            failure ??= this.#failure(error, "write", tempPath);
-            writes.delete(write);
-          },
-        );
-        writes.add(write);
-        while (inFlight > WRITE_WINDOW && writes.size > 0 && !failure) await Promise.race(writes);
-        unsynced += chunk.byteLength;
-        if (unsynced >= SYNC_EVERY) {
-          unsynced = 0;
-          void file.datasync().catch(() => {}); // the final sync below is the one that must succeed
-        }
-      }
-      await Promise.all(writes);
-      if (failure) throw failure;
+      const written = await writeStream(file, source, 0, {
+        limit: maxBytes,
+        hash,
+        fail: (error) => this.failure(error, "write", tempPath),
+      });
+      if (written.sourceError !== null) throw written.sourceError;
       const sha256 = hash.digest("hex");
       await file.sync().catch((error: unknown) => {
-        throw this.#failure(error, "sync", tempPath);
+        throw this.failure(error, "sync", tempPath);
       });
-      await this.#verify(file, tempPath, size, sha256);
+      await this.#verify(file, tempPath, written.size, sha256);
       await file.close();
-      return { key, tempPath, size, sha256 };
+      return { key, tempPath, size: written.size, sha256 };
     } catch (error) {
-      await Promise.allSettled(writes);
       await file.close().catch(() => {});
       await rm(tempPath, { force: true });
       throw error;
@@ -109,27 +85,24 @@ export class ReleaseStore implements ReleaseStorage {
    */
   async #verify(file: FileHandle, path: string, size: number, sha256: string): Promise<void> {
     const stored = await file.stat();
-    const hash = new Bun.CryptoHasher("sha256");
-    const buffer = Buffer.allocUnsafe(Math.min(VERIFY_CHUNK, Math.max(size, 1)));
-    for (let position = 0; position < stored.size; ) {
-      const { bytesRead } = await file.read(buffer, 0, buffer.length, position);
-      if (bytesRead === 0) break;
-      hash.update(buffer.subarray(0, bytesRead));
-      position += bytesRead;
-    }
-    const readBack = hash.digest("hex");
+    const readBack = await hashFile(file, stored.size);
     if (stored.size !== size || readBack !== sha256) {
       const problem = Object.assign(new Error("the stored file differs from the upload"), { code: "EIO" });
-      throw this.#failure(problem, "verify", path, { expected_size: size, stored_size: stored.size });
+      throw this.failure(problem, "verify", path, { expected_size: size, stored_size: stored.size });
     }
   }
 
   /** Moves a received file to its key (atomic rename within the same file system) and syncs the directory. */
-  async keep(file: ReceivedFile): Promise<void> {
-    const target = this.path(file.key);
+  keep(file: ReceivedFile): Promise<void> {
+    return this.place(tempPathOf(file), file.key);
+  }
+
+  /** Renames the complete file at `from` to `key`'s path (atomic within one file system) and syncs the directory. */
+  async place(from: string, key: string): Promise<void> {
+    const target = this.path(key);
     try {
       mkdirSync(dirname(target), { recursive: true });
-      await rename(tempPathOf(file), target);
+      await rename(from, target);
       const directory = await open(dirname(target), "r");
       try {
         await directory.sync();
@@ -138,7 +111,7 @@ export class ReleaseStore implements ReleaseStorage {
       }
     } catch (error) {
       await rm(target, { force: true });
-      throw this.#failure(error, "keep", target);
+      throw this.failure(error, "keep", target);
     }
   }
 
@@ -186,7 +159,7 @@ export class ReleaseStore implements ReleaseStorage {
   }
 
   /** Logs a storage failure at `error` (an operator must act) and turns it into the client's 507. */
-  #failure(error: unknown, step: string, path: string, fields: Record<string, unknown> = {}) {
+  failure(error: unknown, step: string, path: string, fields: Record<string, unknown> = {}) {
     this.log.error("release storage failed", {
       step,
       path,
@@ -202,6 +175,84 @@ function tempPathOf(file: ReceivedFile): string {
   const { tempPath } = file as Partial<ReceivedDiskFile>;
   if (tempPath === undefined) throw new Error("not a file received by the disk store");
   return tempPath;
+}
+
+/** What `writeStream` wrote. */
+export interface StreamWritten {
+  /** Bytes written from the start offset on. */
+  size: number;
+  /** What the source failed with (a client gone mid-request), or null: `size` bytes arrived before it. */
+  sourceError: unknown;
+}
+
+/**
+ * Streams `source` into `file` from byte `start` on, hashing what arrives into `hash` if given. Writes
+ * go to their offsets without waiting for each other, with at most WRITE_WINDOW bytes in flight, so
+ * memory stays flat whatever the size while the disk works alongside the network; every SYNC_EVERY
+ * bytes a background datasync keeps the caller's final sync short. More than `limit` bytes is a 413;
+ * a failed write is thrown as `fail` makes it. A source that breaks off is not thrown but reported,
+ * with what was written before it, so that a resumable upload can keep it.
+ */
+export async function writeStream(
+  file: FileHandle,
+  source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+  start: number,
+  options: { limit: number; hash: Bun.CryptoHasher | null; fail: (error: unknown) => Error },
+): Promise<StreamWritten> {
+  const writes = new Set<Promise<void>>();
+  let failure: unknown = null;
+  let sourceError: unknown = null;
+  let inFlight = 0;
+  let size = 0;
+  let unsynced = 0;
+  try {
+    for await (const chunk of source) {
+      if (failure) break;
+      const offset = start + size;
+      size += chunk.byteLength;
+      if (size > options.limit) {
+        failure = new PayloadTooLarge(`The file may not be greater than ${options.limit} bytes.`);
+        break;
+      }
+      options.hash?.update(chunk);
+      inFlight += chunk.byteLength;
+      const write: Promise<void> = writeAll(file, chunk, offset).then(
+        () => {
+          inFlight -= chunk.byteLength;
+          writes.delete(write);
+        },
+        (error: unknown) => {
+          failure ??= options.fail(error);
+          writes.delete(write);
+        },
+      );
+      writes.add(write);
+      while (inFlight > WRITE_WINDOW && writes.size > 0 && !failure) await Promise.race(writes);
+      unsynced += chunk.byteLength;
+      if (unsynced >= SYNC_EVERY) {
+        unsynced = 0;
+        void file.datasync().catch(() => {}); // the caller's final sync is the one that must succeed
+      }
+    }
+  } catch (error) {
+    sourceError = error;
+  }
+  await Promise.all(writes);
+  if (failure) throw failure;
+  return { size, sourceError };
+}
+
+/** Hex SHA-256 of the first `size` bytes of `file`, read back from disk. */
+export async function hashFile(file: FileHandle, size: number): Promise<string> {
+  const hash = new Bun.CryptoHasher("sha256");
+  const buffer = Buffer.allocUnsafe(Math.min(VERIFY_CHUNK, Math.max(size, 1)));
+  for (let position = 0; position < size; ) {
+    const { bytesRead } = await file.read(buffer, 0, Math.min(buffer.length, size - position), position);
+    if (bytesRead === 0) break;
+    hash.update(buffer.subarray(0, bytesRead));
+    position += bytesRead;
+  }
+  return hash.digest("hex");
 }
 
 /** Writes all of `chunk` at `offset`: a short write continues where it stopped; one that writes nothing fails. */

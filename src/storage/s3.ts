@@ -1,7 +1,8 @@
 import type { S3Client, S3Options } from "bun";
 import { PayloadTooLarge } from "../errors.ts";
 import type { Logger } from "../log.ts";
-import { LEFTOVER_AGE_MS, removeOrphans } from "./leftovers.ts";
+import { KEPT_PREFIXES, LEFTOVER_AGE_MS, removeOrphans } from "./leftovers.ts";
+import { S3UploadStaging } from "./staging-s3.ts";
 import {
   type ByteRange,
   type FileBody,
@@ -45,6 +46,7 @@ export class S3ReleaseStore implements ReleaseStorage {
   readonly kind = "s3";
   readonly #client: S3Client;
   readonly #prefix: string;
+  readonly staging: S3UploadStaging;
 
   constructor(
     settings: S3Settings,
@@ -58,6 +60,7 @@ export class S3ReleaseStore implements ReleaseStorage {
     if (settings.sessionToken) options.sessionToken = settings.sessionToken;
     this.#client = new Bun.S3Client(options);
     this.#prefix = settings.prefix === "" ? "" : `${settings.prefix}/`;
+    this.staging = new S3UploadStaging(this, this.#client, this.#prefix);
   }
 
   /**
@@ -156,23 +159,26 @@ export class S3ReleaseStore implements ReleaseStorage {
   }
 
   /**
-   * Objects under `products/` older than LEFTOVER_AGE_MS that no version points at. Unfinished
-   * multipart uploads are not listed here: the bucket's lifecycle rule aborts them (README).
+   * Objects under `products/` and `uploads/` older than LEFTOVER_AGE_MS that no version or upload
+   * points at. Unfinished multipart uploads are not listed here: the bucket's lifecycle rule aborts
+   * them (README).
    */
   async sweepLeftovers(
     kept: (keys: string[]) => Promise<Set<string>>,
     now = Date.now(),
   ): Promise<SweepResult> {
     const candidates: string[] = [];
-    let continuationToken: string | undefined;
-    do {
-      const page = await this.#client.list({ prefix: `${this.#prefix}products/`, continuationToken });
-      for (const entry of page.contents ?? []) {
-        const modified = entry.lastModified ? Date.parse(String(entry.lastModified)) : now;
-        if (now - modified > LEFTOVER_AGE_MS) candidates.push(entry.key.slice(this.#prefix.length));
-      }
-      continuationToken = page.isTruncated ? page.nextContinuationToken : undefined;
-    } while (continuationToken);
+    for (const kept of KEPT_PREFIXES) {
+      let continuationToken: string | undefined;
+      do {
+        const page = await this.#client.list({ prefix: `${this.#prefix}${kept}/`, continuationToken });
+        for (const entry of page.contents ?? []) {
+          const modified = entry.lastModified ? Date.parse(String(entry.lastModified)) : now;
+          if (now - modified > LEFTOVER_AGE_MS) candidates.push(entry.key.slice(this.#prefix.length));
+        }
+        continuationToken = page.isTruncated ? page.nextContinuationToken : undefined;
+      } while (continuationToken);
+    }
     const orphans = await removeOrphans(candidates, kept, (key) => this.remove(key));
     return { temporary: 0, orphans };
   }

@@ -1,4 +1,5 @@
 import { AppError } from "../errors.ts";
+import type { UploadStaging } from "./staging.ts";
 
 /** A file received under its storage key, complete and counted, but not yet kept (no version points at it). */
 export interface ReceivedFile {
@@ -35,6 +36,8 @@ export interface SweepResult {
 export interface ReleaseStorage {
   /** What the logs and the README call this store: `disk` or `s3`. */
   readonly kind: "disk" | "s3";
+  /** Where resumable uploads collect their bytes until they are finished. */
+  readonly staging: UploadStaging;
   /**
    * Streams `source` to the store under `key` while hashing and counting it, with bounded memory.
    * Past `maxBytes` a 413; the store failing a 507 (disk) or a 503 (object store unreachable or

@@ -1,16 +1,16 @@
 import { inArray } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
-import { versions } from "../../db/schema/index.ts";
+import { uploads, versions } from "../../db/schema/index.ts";
 import { errorFields } from "../../log-errors.ts";
 import { LEFTOVER_AGE_MS } from "../../storage/leftovers.ts";
 
-/** Which of `keys` a version points at. */
+/** Which of `keys` a version or a finished upload points at. */
 async function keptStorageKeys(ctx: Pick<AppContext, "db">, keys: string[]): Promise<Set<string>> {
-  const rows = await ctx.db
-    .select({ key: versions.storageKey })
-    .from(versions)
-    .where(inArray(versions.storageKey, keys));
-  return new Set(rows.map((row) => row.key));
+  const [ofVersions, ofUploads] = await Promise.all([
+    ctx.db.select({ key: versions.storageKey }).from(versions).where(inArray(versions.storageKey, keys)),
+    ctx.db.select({ key: uploads.storageKey }).from(uploads).where(inArray(uploads.storageKey, keys)),
+  ]);
+  return new Set([...ofVersions, ...ofUploads].flatMap((row) => (row.key === null ? [] : [row.key])));
 }
 
 /**

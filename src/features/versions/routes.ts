@@ -1,5 +1,5 @@
 import type { TSchema } from "@sinclair/typebox";
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
 import { AppError, Invalid } from "../../errors.ts";
 import { bearerAuth } from "../../http/auth.ts";
@@ -15,6 +15,7 @@ import { downloadableVersion } from "./download.ts";
 import { contentDisposition, fileResponse } from "./file-response.ts";
 import {
   LatestQuery,
+  PublishFromUploadDoc,
   PublishJsonDoc,
   PublishMultipartDoc,
   VersionJson,
@@ -53,12 +54,13 @@ const publishDoc = {
   tags,
   description:
     "multipart/form-data (the file streams to the release store), or application/json with " +
-    '`"file": {"filename", "content": "<base64 or data: URI>", "content_type"?}`. ' +
+    '`"file": {"filename", "content": "<base64 or data: URI>", "content_type"?}` or with ' +
+    '`"upload_id"`, a finished resumable upload. ' +
     "201 with the new version; 200 with the existing one for an identical re-post (same name, same file).",
   requestBody: {
     content: {
       "multipart/form-data": { schema: plainSchema(PublishMultipartDoc) },
-      "application/json": { schema: plainSchema(PublishJsonDoc) },
+      "application/json": { schema: plainSchema(t.Union([PublishJsonDoc, PublishFromUploadDoc])) },
     },
   },
 };

@@ -64,3 +64,7 @@ export const PublishMultipartDoc = t.Object({
   file: t.File({ description: "the release file" }),
 });
 export const PublishJsonDoc = t.Object({ ...PublishFields.properties, file: Base64File });
+export const PublishFromUploadDoc = t.Object({
+  ...PublishFields.properties,
+  upload_id: t.String({ format: "uuid", description: "a finished resumable upload (POST /api/uploads)" }),
+});

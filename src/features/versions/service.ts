@@ -17,6 +17,7 @@ import { assertValid } from "../../validation/messages.ts";
 import type { Actor } from "../auth/actor.ts";
 import { allows } from "../auth/permissions.ts";
 import { findLiveProduct, findVisibleProduct, ownsProduct } from "../products/service.ts";
+import { consumeUpload, uploadedFile } from "../uploads/service.ts";
 import { sanitiseChangelog } from "./changelog.ts";
 import { versionPublished } from "./jobs.ts";
 import { PublishFields } from "./schemas.ts";
@@ -71,7 +72,7 @@ async function findBenefit(ctx: Pick<AppContext, "db">, productId: number, benef
  * comes back with `created: false`. On any failure the uploaded file is removed.
  */
 export async function publishVersion(
-  ctx: Pick<AppContext, "db" | "jobs" | "releases">,
+  ctx: Pick<AppContext, "db" | "jobs" | "releases" | "config">,
   actor: Actor,
   target: PublishTarget,
   upload: Upload,
@@ -85,8 +86,10 @@ export async function publishVersion(
         assertValid(PublishFields, upload.fields);
         return upload.fields;
       },
-      () => requireFile(upload.file),
+      async () => requireFile(await fileOf(ctx, actor, upload)),
     );
+    // A finished resumable upload's file is kept already, and stays the upload's if this fails.
+    const fromUpload = file.uploadId ?? null;
     const format = fields.changelog_format ?? "markdown";
     const changelog = format === "html" ? sanitiseChangelog(fields.changelog) : fields.changelog;
 
@@ -94,7 +97,7 @@ export async function publishVersion(
     if (existing) return repost(existing, file.sha256);
 
     const storageKey = file.key;
-    await ctx.releases.keep(file);
+    if (fromUpload === null) await ctx.releases.keep(file);
     kept = true;
     try {
       const version = await withTransaction(ctx, async (tx) => {
@@ -116,12 +119,13 @@ export async function publishVersion(
           })
           .returning();
         if (!row) throw new Error("version insert returned nothing");
+        if (fromUpload !== null) await consumeUpload(tx.db, fromUpload);
         await ctx.jobs.sendInTransaction(tx.db, versionPublished, { version_id: row.id });
         return row;
       });
       return { row: { version, benefit: benefit && pick(benefit) }, created: true };
     } catch (error) {
-      await ctx.releases.remove(storageKey);
+      if (fromUpload === null) await ctx.releases.remove(storageKey);
       // Two identical posts raced: the loser answers like a retry would.
       const winner = isUniqueViolation(error)
         ? await findByName(ctx, target.product.id, benefit?.id ?? null, fields.version_name)
@@ -133,6 +137,17 @@ export async function publishVersion(
     // A file not kept (refused, a retry, a failure) goes; a kept one is the version's, or was removed above.
     if (!kept) await ctx.releases.discard(upload.file);
   }
+}
+
+/** The request's file: the one it carried, or the resumable upload its `upload_id` names. */
+async function fileOf(
+  ctx: Pick<AppContext, "db" | "releases" | "config">,
+  actor: Actor,
+  upload: Upload,
+): Promise<UploadedFile | null> {
+  if (upload.uploadId === undefined) return upload.file;
+  if (upload.file) throw new Invalid({ upload_id: ["Send either a file or an upload id, not both."] });
+  return uploadedFile(ctx, actor, upload.uploadId);
 }
 
 function requireFile(file: UploadedFile | null): UploadedFile {

@@ -6,16 +6,21 @@ import { AppError, Invalid, PayloadTooLarge } from "../../errors.ts";
 import { fieldsWithNul, nulInvalid, parseJsonBody, readBodyText } from "../../http/json-body.ts";
 import { mediaTypeOrDefault } from "../../http/media-type.ts";
 import type { ReceivedFile, ReleaseStorage } from "../../storage/storage.ts";
+import { cleanFileName } from "../../validation/file-name.ts";
 
 export interface UploadedFile extends ReceivedFile {
   fileName: string;
   contentType: string;
+  /** Set for the file of a finished resumable upload: already kept, and the upload's until published. */
+  uploadId?: string;
 }
 
 /** The request's fields (still unvalidated) and its file, already received by the store but not kept. */
 export interface Upload {
   fields: Record<string, unknown>;
   file: UploadedFile | null;
+  /** The JSON form's `upload_id` as sent (unvalidated): publish a finished resumable upload. */
+  uploadId?: unknown;
 }
 
 export interface UploadLimits {
@@ -125,7 +130,10 @@ async function readMultipart(
 const DATA_URI = /^data:([^;,]*)(?:;[^;,]*)*;base64,/i;
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
-/** The JSON form: `file: {filename, content, content_type?}`, `content` base64 or a `data:` URI. */
+/**
+ * The JSON form: `file: {filename, content, content_type?}`, `content` base64 or a `data:` URI; or
+ * `upload_id`, a finished resumable upload (resolved when the version is published).
+ */
 async function readBase64Json(
   request: Request,
   store: ReleaseStorage,
@@ -136,8 +144,8 @@ async function readBase64Json(
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
     throw new Invalid({ body: ["The request body must be a JSON object."] });
   }
-  const { file, ...fields } = body as Record<string, unknown>;
-  if (file === undefined || file === null) return { fields, file: null };
+  const { file, upload_id: uploadId, ...fields } = body as Record<string, unknown>;
+  if (file === undefined || file === null) return { fields, file: null, uploadId };
   const { filename, content, content_type } = file as Record<string, unknown>;
   if (
     typeof filename !== "string" ||
@@ -162,18 +170,7 @@ async function readBase64Json(
   const bytes = Buffer.from(base64, "base64");
   const received = await store.receive([bytes], maxBytes, key);
   const contentType = mediaTypeOrDefault(typeof content_type === "string" ? content_type : uri?.[1]);
-  return { fields, file: { ...received, fileName: cleanFileName(filename), contentType } };
-}
-
-/** The name a download is offered under: no directories, no control characters, at most 255 characters. */
-function cleanFileName(raw: string | undefined): string {
-  const base = (raw ?? "").split(/[\\/]/).at(-1) ?? "";
-  const clean = [...base]
-    .filter((c) => c.charCodeAt(0) > 31 && c !== "\u007f")
-    .join("")
-    .trim()
-    .slice(0, 255);
-  return clean === "" || clean === "." || clean === ".." ? "file" : clean;
+  return { fields, file: { ...received, fileName: cleanFileName(filename), contentType }, uploadId };
 }
 
 /** The JSON form's largest body: the file in base64 (4 characters per 3 bytes) plus 1 MiB of fields. */

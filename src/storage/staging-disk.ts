@@ -1,0 +1,96 @@
+import { mkdirSync } from "node:fs";
+import { open, rm } from "node:fs/promises";
+import { join } from "node:path";
+import { hashFile, type ReleaseStore, writeStream } from "./releases.ts";
+import type { StagedChunk, UploadStaging } from "./staging.ts";
+import type { ReceivedFile } from "./storage.ts";
+
+/**
+ * Resumable uploads on local disk: one file per upload in STORAGE_DIR/.uploads, each request's bytes
+ * written at their offsets. Bytes past the committed offset (a request that lost a race or failed its
+ * checksum) are overwritten by the next request and cut off at the end, so there is nothing to drop;
+ * a request that breaks off keeps what reached the disk. Finishing reads the file back to hash it —
+ * the same read the one-request upload does to verify — and renames it into place.
+ */
+export class DiskUploadStaging implements UploadStaging {
+  readonly #root: string;
+
+  constructor(private readonly store: ReleaseStore) {
+    this.#root = join(store.root, ".uploads");
+    mkdirSync(this.#root, { recursive: true });
+  }
+
+  #path(id: string): string {
+    return join(this.#root, id);
+  }
+
+  async create(id: string): Promise<void> {
+    const path = this.#path(id);
+    const file = await open(path, "wx").catch((error: unknown) => {
+      throw this.store.failure(error, "create", path);
+    });
+    await file.close();
+  }
+
+  async write(
+    id: string,
+    offset: number,
+    source: AsyncIterable<Uint8Array>,
+    options: { limit: number; hash: boolean },
+  ): Promise<StagedChunk> {
+    const path = this.#path(id);
+    const file = await open(path, "r+").catch((error: unknown) => {
+      throw this.store.failure(error, "open", path);
+    });
+    try {
+      const hash = options.hash ? new Bun.CryptoHasher("sha256") : null;
+      const written = await writeStream(file, source, offset, {
+        limit: options.limit,
+        hash,
+        fail: (error) => this.store.failure(error, "write", path),
+      });
+      // Committed bytes must survive a crash: the offset the client is told is the offset on disk.
+      await file.datasync().catch((error: unknown) => {
+        throw this.store.failure(error, "sync", path);
+      });
+      return {
+        size: written.size,
+        piece: null,
+        sha256: hash?.digest("hex") ?? null,
+        complete: written.sourceError === null,
+      };
+    } finally {
+      await file.close().catch(() => {});
+    }
+  }
+
+  async drop(): Promise<void> {}
+
+  async finish(id: string, _pieces: string[], size: number, key: string): Promise<ReceivedFile> {
+    const path = this.#path(id);
+    const file = await open(path, "r+").catch((error: unknown) => {
+      throw this.store.failure(error, "open", path);
+    });
+    let sha256: string;
+    try {
+      const stored = (await file.stat()).size;
+      if (stored < size) {
+        const problem = Object.assign(new Error("the staged file is shorter than its offset"), {
+          code: "EIO",
+        });
+        throw this.store.failure(problem, "finish", path, { expected_size: size, stored_size: stored });
+      }
+      if (stored > size) await file.truncate(size);
+      await file.sync();
+      sha256 = await hashFile(file, size);
+    } finally {
+      await file.close().catch(() => {});
+    }
+    await this.store.place(path, key);
+    return { key, size, sha256 };
+  }
+
+  remove(id: string): Promise<void> {
+    return rm(this.#path(id), { force: true });
+  }
+}
