@@ -73,7 +73,7 @@ export async function wire(config: Config, log: Logger, database: Database): Pro
     signing: new SigningKeyring({ db: database.db, appKey, config, log }),
     releases: openReleaseStorage(config, log),
     downloads,
-    metrics: metricsEnabled(config) ? new Metrics(jobs) : null,
+    metrics: metricsEnabled(config) ? new Metrics(jobs, database) : null,
     applied,
     async close() {
       try {

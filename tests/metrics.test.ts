@@ -2,9 +2,11 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { mkdtempSync, rmSync } from "node:fs";
 import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
+import { sql } from "drizzle-orm";
 import { versionPublished } from "../src/features/versions/jobs.ts";
 import { bearer, readJson, startTestApp, type TestApp } from "./helpers/app.ts";
 import { cliEnv, depot, startServer, stderrLines } from "./helpers/cli.ts";
+import { freshDatabase, onPostgres } from "./helpers/db.ts";
 import { apiKeyFor, createProduct, createUser, tokenFor } from "./helpers/factories.ts";
 import { type Exposition, parseExposition, sampleValue, seriesOf } from "./helpers/prometheus.ts";
 import { publishedVersion, publishMultipart } from "./helpers/publish.ts";
@@ -108,6 +110,12 @@ describe("the exposition", () => {
       depot_jobs_total: "counter",
       depot_job_duration_seconds: "histogram",
       depot_job_queue_jobs: "gauge",
+      // The connection pool: PostgreSQL only (the embedded database has none).
+      ...(onPostgres && {
+        depot_db_pool_max_connections: "gauge",
+        depot_db_pool_connections: "gauge",
+        depot_db_pool_waiting_queries: "gauge",
+      }),
     });
     // prom-client's process metrics
     expect(exposition.types.get("process_cpu_user_seconds_total")).toBe("counter");
@@ -136,6 +144,81 @@ describe("the exposition", () => {
       }
     }
   });
+});
+
+const POOL_STATES = ["idle", "busy", "full", "reserved", "connecting", "closed", "ending"];
+
+/** The pool series of one scrape, by state, with the pool's size and the waiting queries. */
+function poolOf(exposition: Exposition) {
+  const states: Record<string, number> = {};
+  for (const series of seriesOf(exposition, "depot_db_pool_connections")) {
+    states[series.labels.state ?? ""] = series.value;
+  }
+  expect(Object.keys(states).sort()).toEqual([...POOL_STATES].sort());
+  const max = sampleValue(exposition, "depot_db_pool_max_connections");
+  // Every connection is in exactly one state.
+  expect(Object.values(states).reduce((a, b) => a + b, 0)).toBe(max);
+  return { max, states, waiting: sampleValue(exposition, "depot_db_pool_waiting_queries") };
+}
+
+/** Scrapes until `done` holds for the pool (or 10 s pass) and returns the last reading. */
+async function poolUntil(done: (pool: ReturnType<typeof poolOf>) => boolean) {
+  const deadline = Date.now() + 10_000;
+  let pool = poolOf(await scrape());
+  while (!done(pool) && Date.now() < deadline) {
+    await Bun.sleep(20);
+    pool = poolOf(await scrape());
+  }
+  return pool;
+}
+
+describe("the database pool", () => {
+  test.if(!onPostgres)("the embedded database has no pool and no pool series", async () => {
+    expect(t.ctx.database.pool()).toBeNull();
+    const exposition = await scrape();
+    expect(exposition.samples.filter((s) => s.name.startsWith("depot_db_pool_"))).toEqual([]);
+  });
+
+  test.if(onPostgres)(
+    "its size, connections by state and waiting queries, as they are at the scrape",
+    async () => {
+      const db = t.ctx.db;
+      const { max, states } = poolOf(await scrape());
+      expect(max).toBe(5); // freshDatabase's pool
+      for (const state of POOL_STATES) expect(states[state]).toBeGreaterThanOrEqual(0);
+
+      // Every connection opened, then a slow query on one of them: it shows as busy.
+      await Promise.all(Array.from({ length: max }, () => db.execute(sql`SELECT pg_sleep(0.05)`)));
+      // (drizzle sends a query when it is awaited: `then` starts it without waiting here.)
+      const slow = db.execute(sql`SELECT pg_sleep(1)`).then(() => {});
+      const running = await poolUntil((pool) => (pool.states.busy ?? 0) >= 1);
+      expect(running.states.busy).toBeGreaterThanOrEqual(1);
+      await slow;
+
+      // Every connection held by a transaction: a query has none to run on and waits.
+      let release = () => {};
+      const gate = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const held = Array.from({ length: max }, () =>
+        db.transaction(async (tx) => {
+          await tx.execute(sql`SELECT 1`);
+          await gate;
+        }),
+      );
+      const saturated = await poolUntil((pool) => pool.states.reserved === max);
+      expect(saturated.states.reserved).toBe(max);
+      const waiting = db.execute(sql`SELECT 1`).then(() => {});
+      expect((await poolUntil((pool) => pool.waiting >= 1)).waiting).toBeGreaterThanOrEqual(1);
+
+      release();
+      await Promise.all([...held, waiting]);
+      const after = await poolUntil((pool) => pool.states.idle === max);
+      expect(after.waiting).toBe(0);
+      expect(after.states.reserved).toBe(0);
+      expect(after.states.idle).toBe(max);
+    },
+  );
 });
 
 describe("who may read it", () => {
@@ -353,10 +436,16 @@ describe("METRICS_PORT", () => {
     }
   }, 60_000);
 
-  test("depot worker serves its job metrics there too", async () => {
+  test("depot worker serves its job metrics there too (and its pool's on PostgreSQL)", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "depot-metrics-"));
     const metricsPort = 40000 + Math.floor(Math.random() * 20000);
-    const worker = spawnDepot(["worker"], { DATA_DIR: dataDir, METRICS_PORT: String(metricsPort) });
+    // A database of its own on PostgreSQL, so the worker takes none of the other tests' jobs.
+    const fresh = onPostgres ? await freshDatabase() : null;
+    const worker = spawnDepot(["worker"], {
+      DATA_DIR: dataDir,
+      METRICS_PORT: String(metricsPort),
+      ...(fresh?.url && { DATABASE_URL: fresh.url }),
+    });
     try {
       let response: Response | null = null;
       const deadline = Date.now() + 30_000;
@@ -369,9 +458,17 @@ describe("METRICS_PORT", () => {
       expect(exposition.malformed).toEqual([]);
       expect(exposition.types.get("depot_jobs_total")).toBe("counter");
       expect(seriesOf(exposition, "depot_job_queue_jobs", { queue: versionPublished.name })).toHaveLength(3);
+      if (fresh) {
+        const pool = poolOf(exposition);
+        expect(pool.max).toBe(10); // depot's default pool size
+        expect(pool.waiting).toBe(0);
+      } else {
+        expect(exposition.samples.filter((s) => s.name.startsWith("depot_db_pool_"))).toEqual([]);
+      }
     } finally {
       worker.kill("SIGTERM");
       expect(await worker.exited).toBe(0);
+      await fresh?.drop();
       rmSync(dataDir, { recursive: true, force: true });
     }
   }, 60_000);

@@ -1,6 +1,7 @@
 import { expect, test } from "bun:test";
 import { join } from "node:path";
 import { sql } from "drizzle-orm";
+import postgres from "postgres";
 import { selectRows } from "../src/db/rows.ts";
 import { freshDatabase, onPostgres } from "./helpers/db.ts";
 
@@ -16,6 +17,36 @@ test.each(["src", "cjs/src", "cf/src"])("node_modules/postgres/%s/queue.js is pa
   const queue = await Bun.file(join(import.meta.dir, "../node_modules/postgres", dir, "queue.js")).text();
   expect(queue).toContain("if (index >= 32 && index * 2 >= xs.length) {");
   expect(queue).toContain("xs = xs.slice(index)");
+});
+
+/**
+ * The same patch gives the client a read-only `sql.stats`: the pool's connections by state and the
+ * queries waiting for one (depot's pool gauges, README Metrics), in every build.
+ */
+test.each(["src", "cjs/src", "cf/src"])("node_modules/postgres/%s/index.js has sql.stats", async (dir) => {
+  const index = await Bun.file(join(import.meta.dir, "../node_modules/postgres", dir, "index.js")).text();
+  expect(index).toContain("Object.defineProperty(sql, 'stats', {");
+  expect(index).toContain("waiting: queries.length");
+});
+
+test("the CommonJS build's sql.stats works too: a new pool has every connection closed", async () => {
+  const cjs: typeof postgres = require("../node_modules/postgres/cjs/src/index.js");
+  const client = cjs({ max: 3 });
+  const expected = {
+    idle: 0,
+    busy: 0,
+    full: 0,
+    reserved: 0,
+    connecting: 0,
+    closed: 3,
+    ending: 0,
+    waiting: 0,
+  };
+  expect(client.stats).toEqual(expected);
+  // A getter, not a copy taken when the client was made; and nobody outside may set it.
+  expect(Object.getOwnPropertyDescriptor(client, "stats")?.get).toBeFunction();
+  expect(() => Object.assign(client, { stats: null })).toThrow();
+  await client.end();
 });
 
 test("the patch is for the installed version", async () => {
@@ -38,4 +69,75 @@ test.if(onPostgres)(
       await fresh.drop();
     }
   },
+);
+
+/** Polls `read` until `done` holds (or 5 s pass) and returns the last value read. */
+async function until<T>(read: () => T, done: (value: T) => boolean): Promise<T> {
+  const deadline = Date.now() + 5000;
+  let value = read();
+  while (!done(value) && Date.now() < deadline) {
+    await Bun.sleep(10);
+    value = read();
+  }
+  return value;
+}
+
+test.if(onPostgres)(
+  "sql.stats follows the pool: busy while a query runs, waiting while every connection is held",
+  async () => {
+    const fresh = await freshDatabase();
+    const client = postgres(fresh.url ?? "", { max: 2, onnotice: () => {} });
+    // Every connection is in exactly one state; `waiting` counts queries, not connections.
+    const total = () => Object.entries(client.stats).reduce((n, [k, v]) => (k === "waiting" ? n : n + v), 0);
+    try {
+      expect(client.stats).toMatchObject({ closed: 2, idle: 0, busy: 0, connecting: 0, waiting: 0 });
+
+      // A connection opened for a query counts as connecting until that first query is done.
+      const first = client`SELECT pg_sleep(0.3)`.execute();
+      expect(
+        await until(
+          () => client.stats.connecting,
+          (n) => n === 1,
+        ),
+      ).toBe(1);
+      expect(total()).toBe(2);
+      await first;
+      expect(client.stats).toMatchObject({ idle: 1, closed: 1, connecting: 0, busy: 0 });
+
+      // Both connections reserved: the next queries have nowhere to go and wait.
+      const held = [await client.reserve(), await client.reserve()];
+      expect(client.stats).toMatchObject({ reserved: 2, idle: 0, closed: 0, waiting: 0 });
+      const queued = [client`SELECT 1 AS one`.execute(), client`SELECT 2 AS two`.execute()];
+      expect(
+        await until(
+          () => client.stats.waiting,
+          (n) => n === 2,
+        ),
+      ).toBe(2);
+      expect(total()).toBe(2);
+
+      // A released connection takes the waiting queries.
+      held[0]?.release();
+      expect((await Promise.all(queued)).map((rows) => rows[0])).toEqual([{ one: 1 }, { two: 2 }]);
+      expect(client.stats).toMatchObject({ reserved: 1, waiting: 0 });
+      held[1]?.release();
+      expect(client.stats).toMatchObject({ idle: 2, busy: 0, full: 0, reserved: 0, waiting: 0 });
+
+      // On an open connection a running query makes it busy.
+      const slow = client`SELECT pg_sleep(0.3)`.execute();
+      expect(
+        await until(
+          () => client.stats.busy,
+          (n) => n === 1,
+        ),
+      ).toBe(1);
+      expect(client.stats).toMatchObject({ idle: 1, connecting: 0 });
+      await slow;
+      expect(client.stats).toMatchObject({ idle: 2, busy: 0, waiting: 0 });
+    } finally {
+      await client.end();
+      await fresh.drop();
+    }
+  },
+  20_000,
 );

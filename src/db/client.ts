@@ -18,6 +18,15 @@ export type Schema = typeof schema;
 /** The Drizzle handle every service uses, whichever database is behind it. */
 export type Db = PgDatabase<PgQueryResultHKT, Schema>;
 
+/**
+ * The PostgreSQL connection pool right now: its size, its connections by state (they add up to `max`)
+ * and the queries waiting because no connection could take them. From `sql.stats`, which
+ * patches/postgres+3.4.9.patch adds to postgres.js (its pool state is otherwise private).
+ */
+export interface PoolStats extends postgres.PoolStats {
+  readonly max: number;
+}
+
 export interface Database {
   readonly kind: "postgres" | "embedded";
   readonly db: Db;
@@ -27,6 +36,8 @@ export interface Database {
   readonly url: string | null;
   /** Resolves when the database answers `SELECT 1` within `timeoutMs`, rejects otherwise. */
   ping(timeoutMs?: number): Promise<void>;
+  /** The connection pool's state; null for the embedded database, which has one connection and no pool. */
+  pool(): PoolStats | null;
   close(): Promise<void>;
 }
 
@@ -67,6 +78,7 @@ export function openPostgres(url: string, options: { max?: number; log?: Logger 
     pglite: null,
     url,
     ping: (timeoutMs = 2000) => withTimeout(db.execute(sql`SELECT 1`), timeoutMs),
+    pool: () => ({ max: client.options.max, ...client.stats }),
     close: () => client.end({ timeout: 5 }),
   };
 }
@@ -108,6 +120,7 @@ export function wrapPglite(pglite: PGlite, onClose: () => void = () => {}, log?:
     ping: async () => {
       await db.execute(sql`SELECT 1`);
     },
+    pool: () => null,
     close: async () => {
       try {
         await pglite.close();

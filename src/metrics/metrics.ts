@@ -1,9 +1,18 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import type { PoolStats } from "../db/client.ts";
 
 /** What the queue-depth gauge asks the job runner at scrape time (pg-boss's own counts). */
 export interface QueueDepthSource {
   queueDepths(): Promise<{ queue: string; ready: number; deferred: number; active: number }[]>;
 }
+
+/** What the pool gauges read at scrape time: the Database (null for the embedded one, which has no pool). */
+export interface PoolSource {
+  pool(): PoolStats | null;
+}
+
+/** The `state` label of depot_db_pool_connections: every state a pool connection can be in. */
+const POOL_STATES = ["idle", "busy", "full", "reserved", "connecting", "closed", "ending"] as const;
 
 /** The label of a request no route matched: its raw path could be anything (bounded cardinality). */
 export const UNMATCHED_ROUTE = "unmatched";
@@ -77,7 +86,7 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  constructor(queues: QueueDepthSource) {
+  constructor(queues: QueueDepthSource, database: PoolSource) {
     new Gauge({
       name: "depot_job_queue_jobs",
       help: "Jobs waiting or running per queue and state (ready, deferred, active), as pg-boss last counted them (about every minute).",
@@ -94,7 +103,40 @@ export class Metrics {
         }
       },
     });
+    this.#poolGauges(database);
     collectDefaultMetrics({ register: this.registry });
+  }
+
+  /**
+   * The PostgreSQL pool, read at scrape time. On the embedded database there is no pool and no such
+   * series: a gauge without labels would otherwise be exposed as a misleading 0.
+   */
+  #poolGauges(database: PoolSource): void {
+    const first = database.pool();
+    if (first === null) return;
+    new Gauge({
+      name: "depot_db_pool_max_connections",
+      help: "Size of the PostgreSQL connection pool that depot's queries use (pg-boss has its own).",
+      registers: [this.registry],
+    }).set(first.max);
+    new Gauge({
+      name: "depot_db_pool_connections",
+      help: "PostgreSQL pool connections by state (idle, busy, full, reserved, connecting, closed, ending); they add up to depot_db_pool_max_connections.",
+      labelNames: ["state"] as const,
+      registers: [this.registry],
+      collect() {
+        const stats = database.pool();
+        for (const state of POOL_STATES) this.set({ state }, stats?.[state] ?? 0);
+      },
+    });
+    new Gauge({
+      name: "depot_db_pool_waiting_queries",
+      help: "Queries waiting for a PostgreSQL pool connection because none could take them (all full, reserved or connecting).",
+      registers: [this.registry],
+      collect() {
+        this.set(database.pool()?.waiting ?? 0);
+      },
+    });
   }
 
   /** `route` is Elysia's route pattern (`/api/v1/licenses/:id`), empty when no route matched. */
