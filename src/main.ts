@@ -39,13 +39,20 @@ const commands: Command[] = [
   downloadCommand,
 ];
 
+/** A usage line longer than this gets its summary on the next line rather than widening every row. */
+const USAGE_COLUMN_MAX = 90;
+
 function help(): string {
-  const width = Math.max(...commands.map((c) => c.usage.length));
+  const width = Math.max(...commands.map((c) => c.usage.length).filter((n) => n <= USAGE_COLUMN_MAX));
+  const row = (c: Command) =>
+    c.usage.length <= width
+      ? `  ${c.usage.padEnd(width)}  ${c.summary}`
+      : `  ${c.usage}\n  ${" ".repeat(width)}  ${c.summary}`;
   return [
     `depot ${pkg.version}: publish releases, hand out license keys, validate them and serve downloads.`,
     "",
     "Usage:",
-    ...commands.map((c) => `  ${c.usage.padEnd(width)}  ${c.summary}`),
+    ...commands.map(row),
     "  depot --help | --version | <command> --help",
     "",
     "Configuration comes from the environment (PORT, DATABASE_URL, DATA_DIR, ...); see the README.",

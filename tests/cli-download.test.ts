@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createLicense } from "../src/features/licenses/service.ts";
 import { recordingLogger, startTestApp, type TestApp } from "./helpers/app.ts";
-import { type CliResult, depot, stderrLines } from "./helpers/cli.ts";
+import { type CliResult, cliEnv, depot, stderrLines } from "./helpers/cli.ts";
 import {
   createBenefit,
   createOption,
@@ -209,6 +209,22 @@ describe("downloading a version", () => {
     });
     expect(sha256(fileIn("plugin-1.0.jar"))).toBe(sha256(OLD));
   });
+
+  test("on a terminal a progress bar is drawn on stderr, then the result as a readable line", async () => {
+    // script(1) gives the command a pseudo-terminal, as an operator's shell would; spawned without
+    // blocking, since the server it downloads from runs in this process.
+    const main = join(import.meta.dir, "../src/main.ts");
+    const command = `${process.execPath} ${main} download --product ${productId} --version 1.0.0`;
+    const proc = Bun.spawn(["script", "-qec", command, "/dev/null"], {
+      env: cliEnv(clientEnv()),
+      cwd: dir,
+      stdout: "pipe",
+    });
+    const [output, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
+    expect(code).toBe(0);
+    expect(output).toMatch(/\rdownload \[#{30}\] 100% 1\.0\/1\.0 MiB\r?\n/);
+    expect(output).toContain(`Saved ${join(dir, "plugin-1.0.jar")} (`);
+  });
 });
 
 describe("resuming", () => {
@@ -305,12 +321,15 @@ describe("refusals exit 1 with the server's message, without retrying", () => {
   });
 });
 
-describe("a server that misbehaves (a fake depot)", () => {
+describe("against a fake depot: what depot never does, and a bucket behind a redirect", () => {
   /**
    * Answers like depot for version 1 of product 1 (latest, HEAD, GET), but with `reprDigest` as the
    * Repr-Digest, and 503 to the first `failures` GETs of the file.
    */
-  function fakeDepot(content: Uint8Array, options: { reprDigest: string; failures?: number }) {
+  function fakeDepot(
+    content: Uint8Array,
+    options: { reprDigest: string; failures?: number; redirectTo?: string },
+  ) {
     let failures = options.failures ?? 0;
     const seen: string[] = [];
     const server = Bun.serve({
@@ -334,6 +353,9 @@ describe("a server that misbehaves (a fake depot)", () => {
           return new Response(null, { status: 404 });
         if (request.method === "GET" && failures-- > 0)
           return Response.json({ message: "Not ready." }, { status: 503 });
+        if (request.method === "GET" && options.redirectTo) {
+          return new Response(null, { status: 302, headers: { location: options.redirectTo } });
+        }
         return new Response(request.method === "HEAD" ? null : content, {
           headers: {
             "content-length": String(content.byteLength),
@@ -367,6 +389,52 @@ describe("a server that misbehaves (a fake depot)", () => {
       expect(readdirSync(dir)).toEqual([]);
     } finally {
       fake.stop();
+    }
+  });
+
+  /** A bucket behind a presigned URL: serves `content` (one `bytes=N-` range) and records what it was sent. */
+  function fakeBucket(content: Uint8Array) {
+    const received: Record<string, string>[] = [];
+    const server = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      fetch(request) {
+        received.push(Object.fromEntries(request.headers));
+        const start = Number(/^bytes=(\d+)-$/.exec(request.headers.get("range") ?? "")?.[1] ?? 0);
+        const headers = { "content-range": `bytes ${start}-${content.byteLength - 1}/${content.byteLength}` };
+        return start > 0
+          ? new Response(content.subarray(start), { status: 206, headers })
+          : new Response(content);
+      },
+    });
+    return {
+      url: `http://127.0.0.1:${server.port}/bucket/key?X-Signature=s`,
+      received,
+      stop: () => server.stop(true),
+    };
+  }
+
+  test("a redirect to a bucket is followed without the credential or depot's validators, and resumed", async () => {
+    const content = bytesOf(200_000, 7);
+    const bucket = fakeBucket(content);
+    const fake = fakeDepot(content, { reprDigest: digestOf(content), redirectTo: bucket.url });
+    try {
+      writeFileSync(join(dir, "fake.bin.part"), content.subarray(0, 50_000));
+      const result = await depot(
+        ["download", "--product", "1", "--json"],
+        clientEnv({ DEPOT_URL: fake.url, DEPOT_TOKEN: "secret-token" }),
+        dir,
+      );
+      expect(jsonOf(result)).toMatchObject({ sha256: sha256(content), resumed_from: 50_000 });
+      expect(bucket.received).toHaveLength(1);
+      expect(bucket.received[0]?.range).toBe("bytes=50000-");
+      const serverOnly = ["authorization", "x-license-key", "if-range"];
+      expect(Object.keys(bucket.received[0] ?? {}).filter((name) => serverOnly.includes(name))).toEqual([]);
+      expect(JSON.stringify(bucket.received)).not.toContain("secret-token");
+      expect(fake.seen.at(-1)).toBe("GET /api/products/1/versions/1/download bytes=50000-");
+    } finally {
+      fake.stop();
+      bucket.stop();
     }
   });
 

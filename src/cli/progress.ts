@@ -24,6 +24,8 @@ export class Progress {
   /** Where the speed is measured from: the bytes done and the time when this run (or a restart) began. */
   #from: { done: number; at: number };
   #drawnAt = 0;
+  /** The length of the bar on screen, so a shorter one can blank what it would leave behind. */
+  #drawnLength = 0;
   #lineAt: number;
 
   constructor(
@@ -42,7 +44,7 @@ export class Progress {
     const now = Date.now();
     if (this.#terminal && now - this.#drawnAt >= REDRAW_MS) {
       this.#drawnAt = now;
-      process.stderr.write(`\r${this.#status(now)}`);
+      this.#draw(this.#status(now));
     } else if (this.#plainLines && now - this.#lineAt >= PLAIN_LINE_MS) {
       this.#lineAt = now;
       process.stderr.write(`${this.#status(now)}\n`);
@@ -58,24 +60,35 @@ export class Progress {
   finish() {
     if (!this.#terminal && !this.#plainLines) return;
     this.#done = this.total;
-    const status = this.#status(Date.now(), true);
-    process.stderr.write(this.#terminal ? `\r${status}\n` : `${status}\n`);
+    const status = this.#status(null);
+    if (this.#terminal) this.#draw(status);
+    process.stderr.write(this.#terminal ? "\n" : `${status}\n`);
+    this.#drawnLength = 0;
   }
 
   /** A line of its own (a retry, a resume) that the bar, if any, is redrawn below. */
   note(line: string) {
-    process.stderr.write(this.#terminal && this.#drawnAt > 0 ? `\r\x1b[K${line}\n` : `${line}\n`);
+    if (this.#drawnLength > 0) this.#draw("");
+    process.stderr.write(`${line}\n`);
     this.#drawnAt = 0;
+    this.#drawnLength = 0;
   }
 
   /** Ends a bar that will not finish (the command failed), so the error starts on a line of its own. */
   abandon() {
-    if (this.#terminal && this.#drawnAt > 0) process.stderr.write("\n");
-    this.#drawnAt = 0;
+    if (this.#drawnLength > 0) process.stderr.write("\n");
+    this.#drawnLength = 0;
   }
 
-  /** `download [######........] 34% 8.0/23.5 MiB 12.3 MiB/s 1s left`; when finished `… in 2.0s`. */
-  #status(now: number, finished = false): string {
+  /** Over the bar on screen, blanking first what a shorter line would leave of it (no escape codes needed). */
+  #draw(status: string) {
+    const blank = status.length < this.#drawnLength ? `\r${" ".repeat(this.#drawnLength)}` : "";
+    process.stderr.write(`${blank}\r${status}`);
+    this.#drawnLength = status.length;
+  }
+
+  /** `download [######........] 34% 8.0/23.5 MiB 12.3 MiB/s 1s left`; without `now` (finished) no rate. */
+  #status(now: number | null): string {
     const ratio = this.total > 0 ? Math.min(1, this.#done / this.total) : 1;
     const width = 30;
     const filled = Math.round(ratio * width);
@@ -83,14 +96,13 @@ export class Progress {
     const percent = Math.floor(ratio * 100)
       .toString()
       .padStart(3);
-    return `${this.label} [${bar}] ${percent}% ${mebibytes(this.#done)}/${mebibytes(this.total)} MiB${this.#rate(now, finished)}`;
+    return `${this.label} [${bar}] ${percent}% ${mebibytes(this.#done)}/${mebibytes(this.total)} MiB${now === null ? "" : this.#rate(now)}`;
   }
 
   /** Speed over this run (bytes resumed from do not count) and the time left, once there is a measure. */
-  #rate(now: number, finished: boolean): string {
+  #rate(now: number): string {
     const seconds = (now - this.#from.at) / 1000;
     const bytes = this.#done - this.#from.done;
-    if (finished) return ` in ${seconds.toFixed(1)}s`;
     if (seconds < 0.5 || bytes <= 0) return "";
     const perSecond = bytes / seconds;
     const left = Math.max(0, this.total - this.#done) / perSecond;

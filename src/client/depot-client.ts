@@ -3,7 +3,7 @@ import { Refused } from "./failures.ts";
 import { Retryable, type RetryPolicy, withRetries } from "./retry.ts";
 
 /** How long an API request may take (connect, send, answer) before the attempt counts as failed. */
-const REQUEST_TIMEOUT_MS = 30_000;
+export const REQUEST_TIMEOUT_MS = 30_000;
 const MAX_REDIRECTS = 5;
 /** What only depot may see: credentials, and validators that mean nothing to another host. */
 const SERVER_ONLY_HEADERS = ["authorization", "x-license-key", "if-range", "if-none-match"];
@@ -79,7 +79,9 @@ export class DepotClient {
       this.retry,
       async () => {
         const fresh = typeof init === "function" ? init() : init;
-        const signal = timeoutMs === null ? fresh.signal : AbortSignal.timeout(timeoutMs);
+        const timeout = timeoutMs === null ? null : AbortSignal.timeout(timeoutMs);
+        const signals = [fresh.signal, timeout].filter((signal) => signal != null);
+        const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
         const response = await this.send(path, { ...fresh, signal });
         return read(response);
       },

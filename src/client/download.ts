@@ -1,6 +1,6 @@
 import { rename, rm } from "node:fs/promises";
 import { Progress } from "../cli/progress.ts";
-import { type DepotClient, retryNotice } from "./depot-client.ts";
+import { type DepotClient, REQUEST_TIMEOUT_MS, retryNotice } from "./depot-client.ts";
 import { ClientFailure, EXIT, Refused } from "./failures.ts";
 import { fileNameOf, sha256OfReprDigest } from "./file-headers.ts";
 import { PartFile } from "./part-file.ts";
@@ -24,7 +24,8 @@ export async function remoteFile(client: DepotClient, path: string): Promise<Rem
   const response = await client.request(path, { method: "HEAD" }).catch(async (error) => {
     // A refused HEAD has no body to say why: ask for one byte to hear the message (not retried).
     if (!(error instanceof Refused)) throw error;
-    throw await client.send(path, { headers: { range: "bytes=0-0" } }).then(
+    const signal = AbortSignal.timeout(REQUEST_TIMEOUT_MS);
+    throw await client.send(path, { headers: { range: "bytes=0-0" }, signal }).then(
       async (answered) => {
         await answered.body?.cancel();
         return error;

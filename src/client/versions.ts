@@ -16,11 +16,11 @@ const PER_PAGE = 100;
  */
 export async function* versionsOf(client: DepotClient, productId: number): AsyncGenerator<Version> {
   for (let page = 1; ; page++) {
-    const body = await client.json<VersionPage>(
-      `/api/products/${productId}/versions?per_page=${PER_PAGE}&page=${page}`,
-    );
-    yield* body.data;
-    if (body.links.next === null || body.data.length === 0) return;
+    const path = `/api/products/${productId}/versions?per_page=${PER_PAGE}&page=${page}`;
+    const body = await client.json<Partial<VersionPage>>(path);
+    if (!Array.isArray(body.data)) throw notDepot(client, path, "a page of versions");
+    yield* body.data.map((version) => checked(client, path, version));
+    if (!body.links?.next || body.data.length === 0) return;
   }
 }
 
@@ -30,8 +30,8 @@ export const forBenefit = (version: Version, benefitId: number | null) =>
 
 /** The newest version of the whole product, or of one benefit. */
 export async function latestVersion(client: DepotClient, productId: number, benefitId: number | null) {
-  const query = benefitId === null ? "" : `?benefit=${benefitId}`;
-  return (await client.json<{ data: Version }>(`/api/products/${productId}/versions/latest${query}`)).data;
+  const path = `/api/products/${productId}/versions/latest${benefitId === null ? "" : `?benefit=${benefitId}`}`;
+  return checked(client, path, (await client.json<{ data?: unknown }>(path)).data);
 }
 
 /** The version named `name` (of the whole product, or of one benefit): names are unique within each. */
@@ -49,8 +49,25 @@ export async function versionNamed(
 }
 
 export async function versionById(client: DepotClient, productId: number, versionId: number) {
-  return (await client.json<{ data: Version }>(`/api/products/${productId}/versions/${versionId}`)).data;
+  const path = `/api/products/${productId}/versions/${versionId}`;
+  return checked(client, path, (await client.json<{ data?: unknown }>(path)).data);
 }
 
 export const downloadPath = (productId: number, versionId: number) =>
   `/api/products/${productId}/versions/${versionId}/download`;
+
+/** What the commands rely on, checked once, so a server that is not depot is told apart from a bug here. */
+function checked(client: DepotClient, path: string, value: unknown): Version {
+  const v = value as Partial<Version> | null | undefined;
+  const fine =
+    typeof v?.id === "number" &&
+    typeof v.version_number === "string" &&
+    typeof v.file_name === "string" &&
+    typeof v.sha256 === "string" &&
+    (v.purchase_benefit_id === null || typeof v.purchase_benefit_id === "number");
+  if (!fine) throw notDepot(client, path, "a version");
+  return v as Version;
+}
+
+const notDepot = (client: DepotClient, path: string, expected: string) =>
+  new Refused(`${client.url(path)} did not answer with ${expected}: is it a depot server?`);
