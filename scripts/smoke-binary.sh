@@ -8,9 +8,10 @@
 # holds it (exit 1, "in use"); `healthcheck`; SIGTERM exits 0; user:create / token:create --json
 # once stopped; demo:seed; the token authenticates GET /api/users/1 after a restart and its absence
 # gives 401; a product reads with the API's string types, a demo license validates, a multipart release
-# publishes and downloads whole and by range; /docs and the UI script it names (embedded in the binary,
-# same-origin) answer 200; `backup` while serve runs, `restore` into another directory and a server
-# there that serves the release; `healthcheck` fails once the server is gone.
+# publishes and downloads whole and by range, and `depot versions` / `depot download` list and fetch
+# it; /docs and the UI script it names (embedded in the binary, same-origin) answer 200; `backup`
+# while serve runs, `restore` into another directory and a server there that serves the release;
+# `healthcheck` fails once the server is gone.
 set -euo pipefail
 
 if [[ $# -ne 1 ]]; then
@@ -136,6 +137,22 @@ code="$(http_code "$BASE$download_url" -H "Authorization: Bearer $vendor")"
 [[ "$code" == "200" ]] && cmp -s "$WORK/body" "$WORK/release.jar" || fail "download: HTTP $code or different bytes"
 code="$(http_code "$BASE$download_url" -H "Authorization: Bearer $vendor" -H 'Range: bytes=0-9')"
 [[ "$code" == "206" && "$(wc -c <"$WORK/body")" -eq 10 ]] || fail "ranged download: HTTP $code"
+
+step "depot versions and depot download (the client commands) list and fetch that release"
+DEPOT_URL="$BASE" DEPOT_TOKEN="$vendor" depot versions --product "$product" --json >"$WORK/out" 2>"$WORK/err" || {
+  cat "$WORK/err" >&2
+  fail "depot versions exited non-zero"
+}
+grep -q '"version_number":"9.9.9"' "$WORK/out" || fail "depot versions: 9.9.9 not listed: $(cat "$WORK/out")"
+DEPOT_URL="$BASE" DEPOT_TOKEN="$vendor" depot download --product "$product" --version 9.9.9 \
+  -o "$WORK/client-download.jar" --json >"$WORK/out" 2>"$WORK/err" || {
+  cat "$WORK/err" >&2
+  fail "depot download exited non-zero"
+}
+cmp -s "$WORK/client-download.jar" "$WORK/release.jar" || fail "depot download: different bytes"
+[[ "$(json_field sha256 <"$WORK/out")" == "$(sha256sum "$WORK/release.jar" | cut -d' ' -f1)" ]] ||
+  fail "depot download: unexpected sha256 in $(cat "$WORK/out")"
+rm "$WORK/client-download.jar"
 
 step "depot backup --json while serve runs (through its control socket)"
 depot backup "$WORK/backup.tar.gz" --json >"$WORK/out" 2>"$WORK/err" || {

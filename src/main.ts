@@ -5,6 +5,7 @@ import { apiKeyCreateCommand } from "./cli/api-key-create.ts";
 import { backupCommand } from "./cli/backup.ts";
 import { type Command, parseCommandArgs, UsageError } from "./cli/command.ts";
 import { demoSeedCommand } from "./cli/demo-seed.ts";
+import { downloadCommand } from "./cli/download.ts";
 import { healthcheckCommand } from "./cli/healthcheck.ts";
 import { keysListCommand, keysRotateCommand } from "./cli/keys.ts";
 import { migrateCommand } from "./cli/migrate.ts";
@@ -12,7 +13,9 @@ import { restoreCommand } from "./cli/restore.ts";
 import { serveCommand } from "./cli/serve.ts";
 import { tokenCreateCommand } from "./cli/token-create.ts";
 import { userCreateCommand } from "./cli/user-create.ts";
+import { versionsCommand } from "./cli/versions.ts";
 import { workerCommand } from "./cli/worker.ts";
+import { ClientFailure } from "./client/failures.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 import { initialiseEmbedded } from "./db/client.ts";
 import { INIT_EMBEDDED } from "./db/embedded-init.ts";
@@ -32,18 +35,28 @@ const commands: Command[] = [
   backupCommand,
   restoreCommand,
   healthcheckCommand,
+  versionsCommand,
+  downloadCommand,
 ];
 
+/** A usage line longer than this gets its summary on the next line rather than widening every row. */
+const USAGE_COLUMN_MAX = 90;
+
 function help(): string {
-  const width = Math.max(...commands.map((c) => c.usage.length));
+  const width = Math.max(...commands.map((c) => c.usage.length).filter((n) => n <= USAGE_COLUMN_MAX));
+  const row = (c: Command) =>
+    c.usage.length <= width
+      ? `  ${c.usage.padEnd(width)}  ${c.summary}`
+      : `  ${c.usage}\n  ${" ".repeat(width)}  ${c.summary}`;
   return [
     `depot ${pkg.version}: publish releases, hand out license keys, validate them and serve downloads.`,
     "",
     "Usage:",
-    ...commands.map((c) => `  ${c.usage.padEnd(width)}  ${c.summary}`),
+    ...commands.map(row),
     "  depot --help | --version | <command> --help",
     "",
     "Configuration comes from the environment (PORT, DATABASE_URL, DATA_DIR, ...); see the README.",
+    "versions and download are clients of a depot server: --server or DEPOT_URL, --token or DEPOT_TOKEN.",
   ].join("\n");
 }
 
@@ -72,7 +85,7 @@ async function main(argv: string[]): Promise<number> {
       process.stdout.write(`usage: ${command.usage}\n${command.summary}${details}\n`);
       return 0;
     }
-    return await command.run(loadConfig(), values);
+    return await command.run(command.client ? loadConfig({}) : loadConfig(), values);
   } catch (error) {
     return report(command, error);
   }
@@ -87,6 +100,10 @@ function report(command: Command, error: unknown): number {
     const usage = error.withUsage ? `usage: ${command.usage}\n` : "";
     process.stderr.write(`depot ${command.name}: ${error.message}\n${usage}`);
     return 2;
+  }
+  if (error instanceof ClientFailure) {
+    process.stderr.write(`depot ${command.name}: ${error.message}\n`);
+    return error.exitCode;
   }
   if (error instanceof Invalid) {
     const lines = Object.values(error.errors).flat();

@@ -4,6 +4,7 @@ import { dirname, join, resolve } from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createGzip } from "node:zlib";
+import { Progress } from "../cli/progress.ts";
 import type { Config } from "../config.ts";
 import { openEmbedded } from "../db/client.ts";
 import { isInitialised } from "../db/embedded-init.ts";
@@ -11,7 +12,6 @@ import { DataDirInUse } from "../db/embedded-lock.ts";
 import { archiveSnapshot, type BackupSummary } from "./archive.ts";
 import { controlSocketPath } from "./control-socket.ts";
 import { BackupFailed } from "./errors.ts";
-import { Progress } from "./progress.ts";
 import { takeSnapshot } from "./snapshot.ts";
 
 export interface BackupResult extends Omit<BackupSummary, "tar_bytes"> {

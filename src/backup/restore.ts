@@ -4,6 +4,7 @@ import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { pipeline } from "node:stream/promises";
 import { createGunzip } from "node:zlib";
 import { PGlite } from "@electric-sql/pglite";
+import { Progress } from "../cli/progress.ts";
 import type { Config } from "../config.ts";
 import { pgliteAssets, wrapPglite } from "../db/client.ts";
 import type { BackupSummary } from "./archive.ts";
@@ -21,7 +22,6 @@ import {
   queryOn,
   RELEASES_PREFIX,
 } from "./manifest.ts";
-import { Progress } from "./progress.ts";
 import { readTar, type TarSink, TruncatedArchive } from "./tar.ts";
 
 /** A manifest is a few kilobytes per thousand files; anything near this is not ours. */

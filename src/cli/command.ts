@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import type { Config } from "../config.ts";
 import { createLogger } from "../log.ts";
 import { openRuntime, type Runtime } from "../runtime.ts";
+import { toId } from "../validation/ids.ts";
 
 export type OptionSpec = Record<string, { type: "string" | "boolean"; multiple?: boolean; short?: string }>;
 
@@ -13,6 +14,11 @@ export interface Command {
   /** More for `depot <command> --help`: what an option accepts when the usage line cannot say it. */
   readonly details?: string;
   readonly options: OptionSpec;
+  /**
+   * A client of a depot server (over HTTP): main hands it the defaults instead of reading the
+   * server's environment, so a PORT or DATABASE_URL meant for a server never stops a download.
+   */
+  readonly client?: boolean;
   /** The name of the command's one positional argument (`depot backup FILE`), if it takes one. */
   readonly positional?: string;
   /** Returns the process exit code. */
@@ -66,6 +72,19 @@ export function requireString(values: Record<string, unknown>, name: string): st
   const value = values[name];
   if (typeof value !== "string" || value.trim() === "") throw new UsageError(`--${name} is required`);
   return value;
+}
+
+/** `--name ID` as a database id (a positive integer); usage error when it is missing or not one. */
+export function requireId(values: Record<string, unknown>, name: string): number {
+  const id = toId(requireString(values, name));
+  if (id === null)
+    throw new UsageError(`--${name} must be an id (a positive whole number), got "${values[name]}"`);
+  return id;
+}
+
+/** Like requireId, but null when the option is absent. */
+export function optionalId(values: Record<string, unknown>, name: string): number | null {
+  return values[name] === undefined ? null : requireId(values, name);
 }
 
 /** Runs `fn` with the database open, logging to stderr so stdout carries only the command's result. */

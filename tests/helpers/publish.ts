@@ -1,18 +1,22 @@
 import { bearer, readJson } from "./app.ts";
 
-/** Publishes a version through a listening server, as a pipeline does (multipart); returns the response. */
+/**
+ * Publishes a version (of the whole product, or with `benefitId` of that benefit) through a listening
+ * server, as a pipeline does (multipart); returns the response.
+ */
 export function publishMultipart(
   base: string,
   token: string,
   productId: number,
-  version: { name: string; bytes: string | Uint8Array; fileName?: string },
+  version: { name: string; bytes: string | Uint8Array; fileName?: string; benefitId?: number },
 ): Promise<Response> {
   const form = new FormData();
   form.append("version_name", version.name);
   form.append("title", "t");
   form.append("changelog", "c");
   form.append("file", new File([version.bytes], version.fileName ?? "release.bin"));
-  return fetch(`${base}/api/products/${productId}/versions`, {
+  const benefit = version.benefitId === undefined ? "" : `/benefits/${version.benefitId}`;
+  return fetch(`${base}/api/products/${productId}${benefit}/versions`, {
     method: "POST",
     headers: bearer(token),
     body: form,

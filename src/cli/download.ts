@@ -1,0 +1,151 @@
+import { constants } from "node:fs";
+import { access, stat } from "node:fs/promises";
+import { basename, dirname, join, resolve } from "node:path";
+import { CONNECTION_OPTIONS, type Credential, resolveServer, resolveToken } from "../client/connection.ts";
+import { DepotClient } from "../client/depot-client.ts";
+import { downloadFile, type ExpectedDigest, remoteFile } from "../client/download.ts";
+import { safeFileName } from "../client/file-headers.ts";
+import { retryPolicy } from "../client/retry.ts";
+import { downloadPath, latestVersion, type Version, versionById, versionNamed } from "../client/versions.ts";
+import { type Command, optionalId, printResult, requireId, UsageError } from "./command.ts";
+
+type Values = Record<string, string | boolean | string[] | undefined>;
+
+export const downloadCommand: Command = {
+  name: "download",
+  summary: "download a version's file from a depot server, resuming and verifying its SHA-256",
+  usage:
+    "depot download --product ID [--version NAME|latest | --version-id ID] [--benefit ID] [-o PATH] " +
+    "[--token T | --license-key K] [--server URL] [--json]",
+  details: [
+    "--version defaults to latest: the newest version of the whole product, or with --benefit of that benefit.",
+    "-o names the file, or an existing directory to save it in under the server's file name (the default:",
+    "the current directory). The bytes go to PATH.part first, which a later run resumes; the file is",
+    "renamed into place only once its SHA-256 matches what the server published.",
+    "--license-key downloads with a license key instead of a token; the server lists versions only for",
+    "a token, so it needs --version-id. The server is --server or DEPOT_URL, the token --token or",
+    "DEPOT_TOKEN. Exit codes: 0 saved, 1 refused or not verified, 2 usage, 3 network (README, Client commands).",
+  ].join("\n"),
+  client: true,
+  options: {
+    product: { type: "string" },
+    version: { type: "string" },
+    "version-id": { type: "string" },
+    benefit: { type: "string" },
+    output: { type: "string", short: "o" },
+    "license-key": { type: "string" },
+    json: { type: "boolean" },
+    ...CONNECTION_OPTIONS,
+  },
+  async run(_config, values) {
+    // Everything that can be wrong with the command line is found before the first request.
+    const productId = requireId(values, "product");
+    const benefitId = optionalId(values, "benefit");
+    const versionId = optionalId(values, "version-id");
+    const name = versionName(values);
+    if (versionId !== null && (name !== null || benefitId !== null)) {
+      throw new UsageError("--version-id names one version: give it without --version and --benefit");
+    }
+    const server = resolveServer(values, process.env);
+    const credential = downloadCredential(values, process.env);
+    if (credential.kind === "license-key" && versionId === null) {
+      throw new UsageError("--license-key needs --version-id: the server lists versions only for a token");
+    }
+    const destination = await destinationOf(values.output);
+    const client = new DepotClient(server, credential, retryPolicy(process.env));
+
+    const version = await findVersion(client, productId, benefitId, versionId, name);
+    const id = version?.id ?? (versionId as number);
+    const path = downloadPath(productId, id);
+    const remote = await remoteFile(client, path);
+    const fileName = remote.fileName ?? safeFileName(version?.file_name) ?? `version-${id}`;
+    const output = destination.file ?? join(destination.dir, fileName);
+    process.stderr.write(
+      `downloading ${version ? `version ${version.version_number}` : `version id ${id}`} ` +
+        `(${remote.size} bytes) to ${output}\n`,
+    );
+    const expected: ExpectedDigest[] = version
+      ? [{ source: `the sha256 of version ${version.version_number} in the API`, sha256: version.sha256 }]
+      : [];
+    const saved = await downloadFile(client, path, remote, output, expected, "download");
+    printResult(
+      values.json === true,
+      {
+        path: saved.path,
+        file_name: basename(saved.path),
+        size: saved.size,
+        sha256: saved.sha256,
+        product_id: productId,
+        version: version?.version_number ?? null,
+        version_id: id,
+        benefit_id: version?.purchase_benefit_id ?? null,
+        resumed_from: saved.resumedFrom,
+      },
+      `Saved ${saved.path} (${saved.size} bytes, sha256 ${saved.sha256}` +
+        `${version ? `, version ${version.version_number}` : ""}).`,
+    );
+    return 0;
+  },
+};
+
+/** `--version NAME`, null for latest (the default, or `--version latest`). */
+function versionName(values: Values): string | null {
+  if (values.version === undefined) return null;
+  const name = String(values.version).trim();
+  if (name === "") throw new UsageError("--version is empty: give a version name, or latest");
+  return name === "latest" ? null : name;
+}
+
+/** The token (`--token`, DEPOT_TOKEN) or `--license-key`: exactly one is sent. */
+function downloadCredential(values: Values, env: Record<string, string | undefined>): Credential {
+  const rawKey = values["license-key"];
+  if (rawKey !== undefined) {
+    if (values.token !== undefined) throw new UsageError("give --token or --license-key, not both");
+    const key = String(rawKey).trim();
+    if (key === "") throw new UsageError("--license-key is empty");
+    return { kind: "license-key", key };
+  }
+  const token = resolveToken(values, env);
+  if (token === null)
+    throw new UsageError("no credential: pass --token T, set DEPOT_TOKEN, or pass --license-key K");
+  return { kind: "token", token };
+}
+
+/** The version to download; null when only its id is known (a license key cannot read the API). */
+async function findVersion(
+  client: DepotClient,
+  productId: number,
+  benefitId: number | null,
+  versionId: number | null,
+  name: string | null,
+): Promise<Version | null> {
+  if (versionId !== null) {
+    return client.credential?.kind === "token" ? versionById(client, productId, versionId) : null;
+  }
+  if (name === null) return latestVersion(client, productId, benefitId);
+  return versionNamed(client, productId, benefitId, name);
+}
+
+/**
+ * Where the file goes: `-o FILE`, `-o DIR` (an existing directory: the server's file name inside it),
+ * or the current directory. The directory must exist and be writable: a usage error, found before
+ * anything is downloaded.
+ */
+async function destinationOf(raw: unknown): Promise<{ dir: string; file: string | null }> {
+  const given = typeof raw === "string" && raw.trim() !== "" ? resolve(raw) : null;
+  if (raw !== undefined && given === null) throw new UsageError("-o is empty");
+  const existing = given === null ? null : await stat(given).catch(() => null);
+  const intoDirectory = given === null || existing?.isDirectory() === true || String(raw).endsWith("/");
+  const dir = given === null ? process.cwd() : intoDirectory ? given : dirname(given);
+  const dirStat = await stat(dir).catch(() => null);
+  if (!dirStat?.isDirectory()) throw new UsageError(`cannot save to ${dir}: no such directory`, false);
+  const writable = await access(dir, constants.W_OK).then(
+    () => true,
+    () => false,
+  );
+  if (!writable) throw new UsageError(`cannot save to ${dir}: not writable`, false);
+  if (!intoDirectory && existing !== null && !existing.isFile()) {
+    throw new UsageError(`cannot save to ${given}: it exists and is not a file`, false);
+  }
+  return { dir, file: intoDirectory ? null : given };
+}

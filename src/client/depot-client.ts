@@ -1,0 +1,154 @@
+import type { Credential } from "./connection.ts";
+import { Refused } from "./failures.ts";
+import { Retryable, type RetryPolicy, withRetries } from "./retry.ts";
+
+/** How long an API request may take (connect, send, answer) before the attempt counts as failed. */
+export const REQUEST_TIMEOUT_MS = 30_000;
+const MAX_REDIRECTS = 5;
+/** What only depot may see: credentials, and validators that mean nothing to another host. */
+const SERVER_ONLY_HEADERS = ["authorization", "x-license-key", "if-range", "if-none-match"];
+
+export interface RequestOptions {
+  /** Per attempt; null for none (an upload or download that takes as long as it takes). */
+  timeoutMs?: number | null;
+  /** Called before each wait between attempts, to say why (stderr by default). */
+  onRetry?: (error: Retryable, delayMs: number, failures: number) => void;
+}
+
+/**
+ * HTTP to one depot server, shared by the client commands: it sends the credential, follows
+ * redirects (a download may be sent to a presigned bucket URL, which gets no credential), turns an
+ * error answer into its message, and retries what is worth retrying.
+ *
+ * `send` is one attempt: it returns a 2xx response, throws Refused for any other final answer (4xx),
+ * and Retryable for connection errors and 5xx. `request` wraps it in the retry policy and throws
+ * GaveUp when the retries run out.
+ */
+export class DepotClient {
+  constructor(
+    /** Base URL without a trailing slash (connection.ts resolveServer). */
+    readonly server: string,
+    readonly credential: Credential | null,
+    readonly retry: RetryPolicy,
+  ) {}
+
+  url(path: string): string {
+    return `${this.server}${path}`;
+  }
+
+  /** One attempt at `path` (below the server's base URL). */
+  async send(path: string, init: RequestInit = {}): Promise<Response> {
+    const method = init.method ?? "GET";
+    let url = this.url(path);
+    const headers = new Headers(init.headers);
+    for (const [name, value] of Object.entries(this.#credentialHeaders())) headers.set(name, value);
+    for (let redirects = 0; ; redirects++) {
+      const response = await fetch(url, { ...init, headers, redirect: "manual" }).catch((error: Error) => {
+        throw new Retryable(`cannot reach ${url}: ${describe(error)}`);
+      });
+      const location = response.headers.get("location");
+      const follow = location !== null && [301, 302, 303, 307, 308].includes(response.status);
+      if (follow && (method === "GET" || method === "HEAD") && redirects < MAX_REDIRECTS) {
+        await response.body?.cancel();
+        const next = new URL(location, url);
+        if (next.origin !== new URL(this.server).origin) {
+          for (const name of SERVER_ONLY_HEADERS) headers.delete(name);
+        }
+        url = next.toString();
+        continue;
+      }
+      if (response.status >= 200 && response.status < 300) return response;
+      const message = `${url} answered ${response.status}: ${await errorMessage(response)}`;
+      if (response.status >= 500) throw new Retryable(message);
+      throw new Refused(message, response.status);
+    }
+  }
+
+  /**
+   * `send`, retried by the policy, then `read` of the response inside the same attempt (a body cut
+   * short is retried too). A request body must be rebuilt for each attempt: pass `init` as a function.
+   */
+  request<T = Response>(
+    path: string,
+    init: RequestInit | (() => RequestInit) = {},
+    options: RequestOptions & { read?: (response: Response) => Promise<T> } = {},
+  ): Promise<T> {
+    const timeoutMs = options.timeoutMs === undefined ? REQUEST_TIMEOUT_MS : options.timeoutMs;
+    const read = options.read ?? (async (response: Response) => response as T);
+    return withRetries(
+      this.retry,
+      async () => {
+        const fresh = typeof init === "function" ? init() : init;
+        const timeout = timeoutMs === null ? null : AbortSignal.timeout(timeoutMs);
+        const signals = [fresh.signal, timeout].filter((signal) => signal != null);
+        const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
+        const response = await this.send(path, { ...fresh, signal });
+        return read(response);
+      },
+      options.onRetry ?? reportRetry,
+    );
+  }
+
+  /** GET `path` and its JSON body; an answer that is not JSON is not depot (exit 1, not retried). */
+  json<T>(path: string): Promise<T> {
+    return this.request(path, { headers: { accept: "application/json" } }, { read: readJson<T> });
+  }
+
+  #credentialHeaders(): Record<string, string> {
+    if (this.credential?.kind === "token") return { authorization: `Bearer ${this.credential.token}` };
+    if (this.credential?.kind === "license-key") return { "x-license-key": this.credential.key };
+    return {};
+  }
+}
+
+/** The default retry notice: one line on stderr, so a CI log shows why the command is slow. */
+export function reportRetry(error: Retryable, delayMs: number, failures: number) {
+  process.stderr.write(`${retryNotice(error, delayMs, failures)}\n`);
+}
+
+/** `cannot reach …: ECONNREFUSED …; retry 2 in 1.9 s` */
+export function retryNotice(error: Retryable, delayMs: number, failures: number): string {
+  const wait = delayMs < 1000 ? `${delayMs} ms` : `${(delayMs / 1000).toFixed(1)} s`;
+  return `${error.message}; retry ${failures} in ${wait}`;
+}
+
+/**
+ * What an error answer says: depot's `message`, or for a 422 every field's messages (as main prints an
+ * Invalid); anything else (a proxy's HTML page) by its status text.
+ */
+export async function errorMessage(response: Response): Promise<string> {
+  const text = await response.text().catch(() => "");
+  try {
+    const body = JSON.parse(text) as { message?: unknown; errors?: unknown };
+    if (body.errors && typeof body.errors === "object") {
+      const lines = Object.values(body.errors as Record<string, unknown>).flat();
+      if (lines.length > 0 && lines.every((line) => typeof line === "string")) return lines.join(" ");
+    }
+    if (typeof body.message === "string") return body.message;
+  } catch {
+    // Not JSON: fall through to the status.
+  }
+  return response.statusText || "no message";
+}
+
+async function readJson<T>(response: Response): Promise<T> {
+  const text = await response.text().catch((error: Error) => {
+    throw new Retryable(`${response.url}: the answer was cut short (${describe(error)})`);
+  });
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    throw new Refused(
+      `${response.url} answered ${response.status} with something that is not JSON: is it a depot?`,
+    );
+  }
+}
+
+/** Bun's fetch errors carry a code (ConnectionRefused, ECONNRESET, …) worth showing next to the message. */
+function describe(error: Error): string {
+  if (error.name === "TimeoutError") return "no answer in time";
+  const code = (error as Error & { code?: unknown }).code;
+  return typeof code === "string" && !error.message.includes(code)
+    ? `${error.message} (${code})`
+    : error.message;
+}

@@ -1,0 +1,221 @@
+import { rename, rm } from "node:fs/promises";
+import { Progress } from "../cli/progress.ts";
+import { type DepotClient, REQUEST_TIMEOUT_MS, retryNotice } from "./depot-client.ts";
+import { ClientFailure, EXIT, Refused } from "./failures.ts";
+import { fileNameOf, sha256OfReprDigest } from "./file-headers.ts";
+import { PartFile } from "./part-file.ts";
+import { Retryable, withRetries } from "./retry.ts";
+
+/** A transfer that sends nothing for this long is given up on (and retried, resuming). */
+const IDLE_TIMEOUT_MS = 30_000;
+
+/** What a HEAD of the download says about the file, before a byte of it is written. */
+export interface RemoteFile {
+  size: number;
+  /** The strong ETag, sent back as If-Range when resuming. */
+  etag: string | null;
+  /** From Repr-Digest (hex). */
+  sha256: string | null;
+  /** From Content-Disposition, already reduced to a plain file name. */
+  fileName: string | null;
+}
+
+export async function remoteFile(client: DepotClient, path: string): Promise<RemoteFile> {
+  const response = await client.request(path, { method: "HEAD" }).catch(async (error) => {
+    // A refused HEAD has no body to say why: ask for one byte to hear the message (not retried).
+    if (!(error instanceof Refused)) throw error;
+    const signal = AbortSignal.timeout(REQUEST_TIMEOUT_MS);
+    throw await client.send(path, { headers: { range: "bytes=0-0" }, signal }).then(
+      async (answered) => {
+        await answered.body?.cancel();
+        return error;
+      },
+      (answer) => (answer instanceof Refused ? answer : error),
+    );
+  });
+  const size = Number(response.headers.get("content-length") ?? Number.NaN);
+  if (!Number.isSafeInteger(size) || size < 0) {
+    throw new Refused(`${client.url(path)} did not say how large the file is (no Content-Length)`);
+  }
+  return {
+    size,
+    etag: response.headers.get("etag"),
+    sha256: sha256OfReprDigest(response.headers.get("repr-digest")),
+    fileName: fileNameOf(response.headers.get("content-disposition")),
+  };
+}
+
+/** A digest the finished file must have, and who said so (for the message when it does not). */
+export interface ExpectedDigest {
+  source: string;
+  sha256: string;
+}
+
+export interface Downloaded {
+  path: string;
+  size: number;
+  sha256: string;
+  /** Bytes that were already in `PATH.part` when the command started (0: a fresh download). */
+  resumedFrom: number;
+}
+
+/**
+ * Downloads `remote` to `output` through `output.part`: resumes what a `.part` holds (Range with
+ * If-Range), retries connection errors and 5xx with backoff (each retry resumes), starts over when
+ * the server sends the whole file instead of the rest, and checks the SHA-256 against the
+ * Repr-Digest of every answer and `expected` before renaming into place. On a mismatch the `.part`
+ * is deleted (it cannot be continued) and Refused is thrown.
+ */
+export async function downloadFile(
+  client: DepotClient,
+  path: string,
+  remote: RemoteFile,
+  output: string,
+  expected: ExpectedDigest[],
+  label: string,
+): Promise<Downloaded> {
+  const part = await PartFile.open(`${output}.part`, remote.size).catch((error: Error) => {
+    throw new ClientFailure(`cannot write ${output}.part: ${error.message}`, EXIT.refused);
+  });
+  const resumedFrom = part.size;
+  const progress = new Progress(label, remote.size, { done: resumedFrom, plainLines: true });
+  if (resumedFrom > 0) progress.note(`resuming ${part.path} at ${resumedFrom} of ${remote.size} bytes`);
+  const digests = [...expected];
+  if (remote.sha256 !== null) digests.push({ source: "the server's Repr-Digest", sha256: remote.sha256 });
+  let sha256: string;
+  try {
+    await withRetries(
+      client.retry,
+      () => transfer(client, path, remote, part, progress, digests),
+      (error, delayMs, failures) => progress.note(retryNotice(error, delayMs, failures)),
+    );
+    progress.finish();
+    sha256 = part.sha256();
+  } catch (error) {
+    progress.abandon();
+    throw error;
+  } finally {
+    await part.close({ sync: true });
+  }
+  await verify(part.path, sha256, digests);
+  await rename(part.path, output);
+  return { path: output, size: remote.size, sha256, resumedFrom };
+}
+
+/** One attempt: asks for what the `.part` lacks and appends it; Retryable if it ends short. */
+async function transfer(
+  client: DepotClient,
+  path: string,
+  remote: RemoteFile,
+  part: PartFile,
+  progress: Progress,
+  digests: ExpectedDigest[],
+) {
+  const offset = part.size;
+  if (offset === remote.size) return;
+  const idle = new IdleTimer(IDLE_TIMEOUT_MS);
+  try {
+    const headers: Record<string, string> = {};
+    if (offset > 0) {
+      headers.range = `bytes=${offset}-`;
+      if (remote.etag !== null) headers["if-range"] = remote.etag;
+    }
+    const response = await client.send(path, { headers, signal: idle.signal });
+    if (response.status === 206) {
+      const start = /^bytes (\d+)-/.exec(response.headers.get("content-range") ?? "")?.[1];
+      if (Number(start) !== offset) {
+        throw new Refused(
+          `asked for the bytes from ${offset}, ${client.url(path)} sent a range from ${start}`,
+        );
+      }
+    } else if (response.status === 200) {
+      if (offset > 0) progress.note("the server sent the whole file instead of the rest: starting over");
+      await part.truncate();
+      progress.restart(0);
+    } else {
+      throw new Refused(`${client.url(path)} answered ${response.status} without the file`, response.status);
+    }
+    const announced = sha256OfReprDigest(response.headers.get("repr-digest"));
+    if (announced !== null && !digests.some((d) => d.sha256 === announced)) {
+      digests.push({ source: "the download's Repr-Digest", sha256: announced });
+    }
+    await copyBody(response, part, progress, idle);
+  } catch (error) {
+    if (!(error instanceof Retryable)) throw error;
+    throw new Retryable(error.message, part.size > offset);
+  } finally {
+    idle.stop();
+  }
+  if (part.size < remote.size) {
+    throw new Retryable(`the connection closed at ${part.size} of ${remote.size} bytes`, part.size > offset);
+  }
+  if (part.size > remote.size) {
+    throw new Refused(`${client.url(path)} sent ${part.size} bytes of a file of ${remote.size}`);
+  }
+}
+
+async function copyBody(response: Response, part: PartFile, progress: Progress, idle: IdleTimer) {
+  if (!response.body) return;
+  const reader = response.body.getReader();
+  try {
+    for (;;) {
+      idle.touch();
+      let chunk: Awaited<ReturnType<typeof reader.read>>;
+      try {
+        chunk = await reader.read();
+      } catch (error) {
+        const why = idle.fired ? `no data for ${IDLE_TIMEOUT_MS / 1000} s` : (error as Error).message;
+        throw new Retryable(`the download broke off at ${part.size} bytes: ${why}`);
+      }
+      if (chunk.done) return;
+      await part.append(chunk.value).catch((error: Error) => {
+        throw new ClientFailure(`cannot write ${part.path}: ${error.message}`, EXIT.refused);
+      });
+      progress.advance(chunk.value.byteLength);
+    }
+  } finally {
+    reader.releaseLock();
+  }
+}
+
+async function verify(partPath: string, sha256: string, digests: ExpectedDigest[]) {
+  if (digests.length === 0) {
+    await rm(partPath, { force: true });
+    throw new Refused("the server announced no SHA-256 to check the download against; nothing was kept");
+  }
+  const wrong = digests.find((d) => d.sha256 !== sha256);
+  if (wrong) {
+    await rm(partPath, { force: true });
+    throw new Refused(
+      `the downloaded file's SHA-256 is ${sha256}, but ${wrong.source} says ${wrong.sha256}: ` +
+        `deleted ${partPath}; run the command again to download it from the start`,
+    );
+  }
+}
+
+/** Aborts the request when no byte has arrived for `ms`; `touch` on every chunk. */
+class IdleTimer {
+  readonly #controller = new AbortController();
+  #timer: Timer | undefined;
+  fired = false;
+
+  constructor(private readonly ms: number) {
+    this.touch();
+  }
+
+  get signal() {
+    return this.#controller.signal;
+  }
+
+  touch() {
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => {
+      this.fired = true;
+      this.#controller.abort(new DOMException(`no data for ${this.ms / 1000} s`, "TimeoutError"));
+    }, this.ms);
+  }
+
+  stop() {
+    clearTimeout(this.#timer);
+  }
+}

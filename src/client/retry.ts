@@ -1,0 +1,80 @@
+import { UsageError } from "../cli/command.ts";
+import { GaveUp } from "./failures.ts";
+
+export interface RetryPolicy {
+  /** How many times a failed attempt is tried again (so `retries + 1` attempts in a row at most). */
+  retries: number;
+  /** The wait before the first retry; each further one waits twice as long, up to MAX_DELAY_MS. */
+  firstDelayMs: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = { retries: 5, firstDelayMs: 1000 };
+const MAX_DELAY_MS = 30_000;
+
+/**
+ * DEPOT_RETRIES and DEPOT_RETRY_DELAY_MS (README, Client commands): tests and impatient scripts
+ * shorten the waits; a flaky link may want more attempts.
+ */
+export function retryPolicy(env: Record<string, string | undefined>): RetryPolicy {
+  return {
+    retries: whole(env, "DEPOT_RETRIES", DEFAULT_RETRY.retries, 100),
+    firstDelayMs: whole(env, "DEPOT_RETRY_DELAY_MS", DEFAULT_RETRY.firstDelayMs, MAX_DELAY_MS),
+  };
+}
+
+function whole(env: Record<string, string | undefined>, name: string, fallback: number, max: number) {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === "") return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) > max) {
+    throw new UsageError(`${name} must be a whole number from 0 to ${max}, got "${raw}"`, false);
+  }
+  return Number(raw);
+}
+
+/**
+ * A failure worth another attempt: no connection, a 5xx, a body cut short. `progressed` says the
+ * attempt got somewhere (bytes written to disk), which starts the count of failures in a row afresh:
+ * a download that keeps moving on a bad link is not given up on.
+ */
+export class Retryable extends Error {
+  constructor(
+    message: string,
+    readonly progressed = false,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Runs `attempt` until it succeeds or throws something other than Retryable; after `policy.retries`
+ * Retryable failures in a row, throws GaveUp with the last one's message. Waits grow exponentially,
+ * with jitter so that many clients cut off together do not come back together.
+ */
+export async function withRetries<T>(
+  policy: RetryPolicy,
+  attempt: () => Promise<T>,
+  onRetry: (error: Retryable, delayMs: number, failures: number) => void = () => {},
+): Promise<T> {
+  let failures = 0;
+  for (;;) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (!(error instanceof Retryable)) throw error;
+      failures = error.progressed ? 1 : failures + 1;
+      if (failures > policy.retries) {
+        const tries = failures === 1 ? "1 failed attempt" : `${failures} failed attempts in a row`;
+        throw new GaveUp(`gave up after ${tries}: ${error.message}`);
+      }
+      const delayMs = backoff(policy, failures);
+      onRetry(error, delayMs, failures);
+      await Bun.sleep(delayMs);
+    }
+  }
+}
+
+/** The wait after the `failures`-th failure in a row: doubling from the first delay, capped, ±25%. */
+function backoff(policy: RetryPolicy, failures: number): number {
+  const base = Math.min(MAX_DELAY_MS, policy.firstDelayMs * 2 ** (failures - 1));
+  return Math.round(base * (0.75 + Math.random() * 0.5));
+}
