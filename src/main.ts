@@ -9,6 +9,7 @@ import { downloadCommand } from "./cli/download.ts";
 import { healthcheckCommand } from "./cli/healthcheck.ts";
 import { keysListCommand, keysRotateCommand } from "./cli/keys.ts";
 import { migrateCommand } from "./cli/migrate.ts";
+import { publishCommand } from "./cli/publish.ts";
 import { restoreCommand } from "./cli/restore.ts";
 import { serveCommand } from "./cli/serve.ts";
 import { tokenCreateCommand } from "./cli/token-create.ts";
@@ -35,6 +36,7 @@ const commands: Command[] = [
   backupCommand,
   restoreCommand,
   healthcheckCommand,
+  publishCommand,
   versionsCommand,
   downloadCommand,
 ];
@@ -56,7 +58,7 @@ function help(): string {
     "  depot --help | --version | <command> --help",
     "",
     "Configuration comes from the environment (PORT, DATABASE_URL, DATA_DIR, ...); see the README.",
-    "versions and download are clients of a depot server: --server or DEPOT_URL, --token or DEPOT_TOKEN.",
+    "publish, versions and download are clients of a depot server: --server or DEPOT_URL, --token or DEPOT_TOKEN.",
   ].join("\n");
 }
 

@@ -6,8 +6,8 @@ import { Upload } from "tus-js-client";
 import { uploads, versions } from "../src/db/schema/index.ts";
 import { sweepExpiredUploads } from "../src/features/uploads/service.ts";
 import { bearer, readJson, startTestApp, type TestApp } from "./helpers/app.ts";
-import { startDroppingProxy } from "./helpers/dropping-proxy.ts";
 import { createBenefit, createOption, createProduct, createUser, tokenFor } from "./helpers/factories.ts";
+import { startFaultyProxy } from "./helpers/faulty-proxy.ts";
 import { startS3, type TestS3 } from "./helpers/s3.ts";
 
 /**
@@ -195,13 +195,13 @@ describe.each(stores)("tus on $name", (store) => {
 
   test("the connection dropped mid-upload: tus-js-client asks the offset and sends only the rest", async () => {
     const bytes = randomBytes(4 * MiB);
-    const proxy = startDroppingProxy({ hostname: "127.0.0.1", port: Number(new URL(w.base).port) }, 2 * MiB);
+    const proxy = startFaultyProxy({ hostname: "127.0.0.1", port: Number(new URL(w.base).port) }, 2 * MiB);
     try {
       // One request for the whole file on disk (the disk keeps what arrived); 1 MiB requests on object
       // storage, where a request cut short keeps nothing.
       const chunkSize = store.name === "local disk" ? Number.POSITIVE_INFINITY : MiB;
       const { id, resumedAt } = await tusUpload(proxy.url, w.token, bytes, { chunkSize });
-      expect(proxy.dropped).toBe(true);
+      expect(proxy.faulted).toBe(true);
       expect(resumedAt.length).toBeGreaterThan(0);
       // Resumed from where the server had got to, not from the start.
       expect(resumedAt[0]).toBeGreaterThanOrEqual(MiB);

@@ -35,13 +35,18 @@ interface Pair {
 const STALL_MS = 300;
 
 /**
- * A TCP proxy that drops the connection carrying the `dropAfter`th byte sent towards the server, once,
- * as a flaky network does mid-upload (silent for STALL_MS first, then gone); connections after that pass untouched. `dropped` tells whether
- * it has happened.
+ * A TCP proxy with one fault, once, at the `at`th byte sent towards the server: `drop` drops that
+ * connection as a flaky network does mid-upload (silent for STALL_MS first, then gone); `corrupt`
+ * flips that byte and passes the rest. Connections after the fault pass untouched; `faulted` tells
+ * whether it has happened.
  */
-export function startDroppingProxy(target: { hostname: string; port: number }, dropAfter: number) {
+export function startFaultyProxy(
+  target: { hostname: string; port: number },
+  at: number,
+  fault: "drop" | "corrupt" = "drop",
+) {
   let forwarded = 0;
-  let dropped = false;
+  let faulted = false;
   const listener = Bun.listen<Pair>({
     hostname: "127.0.0.1",
     port: 0,
@@ -69,9 +74,18 @@ export function startDroppingProxy(target: { hostname: string; port: number }, d
       },
       data(client, chunk) {
         if (client.data.stalled) return;
-        if (!dropped && forwarded + chunk.byteLength >= dropAfter) {
+        if (!faulted && fault === "corrupt" && forwarded + chunk.byteLength >= at) {
+          faulted = true;
+          const bytes = new Uint8Array(chunk);
+          const index = at - forwarded - 1;
+          bytes[index] = (bytes[index] ?? 0) ^ 0xff;
+          forwarded += bytes.byteLength;
+          send(client.data.toServer, bytes);
+          return;
+        }
+        if (!faulted && forwarded + chunk.byteLength >= at) {
           // The line goes quiet, then dies: the server gets time to read what it was sent before.
-          dropped = true;
+          faulted = true;
           client.data.stalled = true;
           setTimeout(() => {
             client.data.toServer.socket?.terminate();
@@ -89,8 +103,8 @@ export function startDroppingProxy(target: { hostname: string; port: number }, d
   });
   return {
     url: `http://127.0.0.1:${listener.port}`,
-    get dropped() {
-      return dropped;
+    get faulted() {
+      return faulted;
     },
     stop: () => listener.stop(true),
   };
