@@ -8,7 +8,8 @@
 # holds it (exit 1, "in use"); `healthcheck`; SIGTERM exits 0; user:create / token:create --json
 # once stopped; demo:seed; the token authenticates GET /api/users/1 after a restart and its absence
 # gives 401; a product reads with the API's string types, a demo license validates, a multipart release
-# publishes and downloads whole and by range, and `depot versions` / `depot download` list and fetch
+# publishes and downloads whole and by range, `depot publish` (fetched from GET /client/depot) publishes
+# through resumable uploads, and `depot versions` / `depot download` list and fetch
 # it; /docs and the UI script it names (embedded in the binary, same-origin) answer 200; `backup`
 # while serve runs, `restore` into another directory and a server there that serves the release;
 # `healthcheck` fails once the server is gone.
@@ -154,12 +155,26 @@ cmp -s "$WORK/client-download.jar" "$WORK/release.jar" || fail "depot download: 
   fail "depot download: unexpected sha256 in $(cat "$WORK/out")"
 rm "$WORK/client-download.jar"
 
+step "the binary a CI job fetches from GET /client/depot publishes through resumable uploads"
+code="$(http_code "$BASE/client/depot")"
+[[ "$code" == "200" ]] && cmp -s "$WORK/body" "$BIN" || fail "GET /client/depot: HTTP $code or not the binary"
+mv "$WORK/body" "$WORK/depot-client" && chmod +x "$WORK/depot-client"
+head -c 3000000 /dev/urandom >"$WORK/release-10.jar"
+(cd "$WORK" && DEPOT_URL="$BASE" DEPOT_TOKEN="$vendor" ./depot-client publish release-10.jar --product "$product" \
+  --version 10.0.0 --title Resumable --changelog smoke --chunk-size 1048576 --json) >"$WORK/out" 2>"$WORK/err" || {
+  cat "$WORK/err" >&2
+  fail "depot publish exited non-zero"
+}
+[[ "$(json_path 'd.version.sha256' "$WORK/out")" == "$(sha256sum "$WORK/release-10.jar" | cut -d' ' -f1)" ]] ||
+  fail "depot publish: unexpected result $(cat "$WORK/out")"
+echo "  $(json_path 'd.status + " " + d.version.version_number + " (" + d.version.file_size + " bytes)"' "$WORK/out")"
+
 step "depot backup --json while serve runs (through its control socket)"
 depot backup "$WORK/backup.tar.gz" --json >"$WORK/out" 2>"$WORK/err" || {
   cat "$WORK/err" >&2
   fail "backup while serve runs exited non-zero"
 }
-[[ "$(json_field release_files <"$WORK/out")" == "1" ]] || fail "backup: expected 1 release file: $(cat "$WORK/out")"
+[[ "$(json_field release_files <"$WORK/out")" == "2" ]] || fail "backup: expected 2 release files (multipart and resumable): $(cat "$WORK/out")"
 echo "  $(wc -c <"$WORK/backup.tar.gz") bytes"
 
 step "GET /docs and the UI script it loads, embedded in the binary -> 200"
@@ -210,7 +225,7 @@ DATA_DIR="$WORK/restored" depot restore "$WORK/backup.tar.gz" --json >"$WORK/out
   cat "$WORK/err" >&2
   fail "restore exited non-zero"
 }
-[[ "$(json_field release_files <"$WORK/out")" == "1" ]] || fail "restore: expected 1 release file: $(cat "$WORK/out")"
+[[ "$(json_field release_files <"$WORK/out")" == "2" ]] || fail "restore: expected 2 release files: $(cat "$WORK/out")"
 mv "$WORK/data" "$WORK/original" # the restored server must not find the original by accident
 export DATA_DIR="$WORK/restored"
 start_server "$WORK/restored.log"

@@ -3,6 +3,7 @@ import { FormatRegistry } from "@sinclair/typebox";
 import { Elysia } from "elysia";
 import type { AppContext } from "./context.ts";
 import { apiKeyRoutes } from "./features/api-keys/routes.ts";
+import { clientRoutes } from "./features/client/routes.ts";
 import { healthRoutes } from "./features/health/routes.ts";
 import { licenseRoutes } from "./features/licenses/routes.ts";
 import { notificationRoutes } from "./features/notifications/routes.ts";
@@ -95,6 +96,7 @@ export function buildApp(ctx: AppContext) {
     )
     .use(docsAssetRoutes())
     .use(healthRoutes(ctx))
+    .use(clientRoutes())
     .use(metricsRoute(ctx))
     .use(userRoutes(ctx))
     .use(productRoutes(ctx))

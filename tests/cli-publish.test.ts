@@ -75,7 +75,7 @@ const versionArgs = (name: string) => [
   "--title",
   "T",
   "--changelog",
-  "c",
+  "- c",
 ];
 
 function jsonOf(result: CliResult) {
@@ -112,7 +112,7 @@ describe("depot publish", () => {
         file_name: "app-1.0.0.zip",
         file_size: bytes.length,
         sha256: sha256(bytes),
-        changelog: "c",
+        changelog: "- c", // a Markdown list item: a value that starts with a dash is still a value
       },
     });
     expect(result.stdout.trim().split("\n")).toHaveLength(1);
@@ -241,6 +241,14 @@ describe("depot publish on a bad network", () => {
     expect(result.code).toBe(3);
     expect(result.stdout).toBe("");
     expect(result.stderr).toContain("depot publish: gave up after 3 failed attempts in a row: cannot reach");
+  });
+});
+
+test("GET /client/depot: from the sources there is no binary to hand out (the smoke test fetches the real one)", async () => {
+  const response = await fetch(`${base}/client/depot`);
+  expect(response.status).toBe(404);
+  expect(await response.json()).toEqual({
+    message: "The depot client is served only by the compiled depot binary.",
   });
 });
 

@@ -40,6 +40,8 @@ const PUBLIC = new Set([
   "GET /docs/json",
   "GET /storage/*",
   "GET /products/:slug",
+  // The binary itself, for CI jobs (tests/cli-publish.test.ts; the smoke test downloads it).
+  "GET /client/depot",
   // tus capability discovery: what the server speaks, nothing about anyone's uploads.
   "OPTIONS /api/uploads",
   "OPTIONS /api/uploads/:id",

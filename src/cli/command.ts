@@ -41,7 +41,7 @@ export class UsageError extends Error {
 export function parseCommandArgs(command: Command, argv: string[]) {
   try {
     const { values, positionals } = parseArgs({
-      args: argv,
+      args: joinDashedValues(command.options, argv),
       options: { ...command.options, help: { type: "boolean", short: "h" } },
       strict: true,
       allowPositionals: command.positional !== undefined,
@@ -54,6 +54,37 @@ export function parseCommandArgs(command: Command, argv: string[]) {
     if (error instanceof UsageError) throw error;
     throw new UsageError((error as Error).message);
   }
+}
+
+/**
+ * `--changelog "- fixed a crash"`: node's parseArgs refuses a value that starts with a dash as
+ * ambiguous, yet a Markdown list does. A string option followed by anything that is not one of the
+ * command's options takes it as its value (`--changelog=- fixed a crash`).
+ */
+function joinDashedValues(options: OptionSpec, argv: string[]): string[] {
+  const known = new Set(["--help", "-h"]);
+  for (const [name, spec] of Object.entries(options)) {
+    known.add(`--${name}`);
+    if (spec.short) known.add(`-${spec.short}`);
+  }
+  const joined: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    const next = argv[i + 1];
+    const name = arg.startsWith("--") ? arg.slice(2) : null;
+    if (
+      name &&
+      options[name]?.type === "string" &&
+      next?.startsWith("-") &&
+      !known.has(next.split("=")[0] ?? next)
+    ) {
+      joined.push(`${arg}=${next}`);
+      i++;
+    } else {
+      joined.push(arg);
+    }
+  }
+  return joined;
 }
 
 /** Writes the result of a creating command: one JSON object with --json, readable lines otherwise. */

@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { isCompiledBinary } from "../compiled.ts";
 
 /** The argument that makes `depot` initialise an embedded database and exit (not a user command). */
 export const INIT_EMBEDDED = "__init-embedded-db";
@@ -31,8 +32,7 @@ export async function initialiseInChild(path: string): Promise<void> {
  * running src/main.ts (not `Bun.main`, which under `bun test` is the test file).
  */
 function depotCommand(): string[] {
-  const compiled = import.meta.url.includes("$bunfs") || import.meta.url.includes("~BUN");
-  return compiled
+  return isCompiledBinary
     ? [process.execPath]
     : [process.execPath, fileURLToPath(new URL("../main.ts", import.meta.url))];
 }
