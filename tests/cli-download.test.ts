@@ -259,28 +259,34 @@ describe("resuming", () => {
   test("a connection cut mid-download, then refused for a while: retried with backoff, resumed, verified", async () => {
     const port = Number(new URL(base).port);
     const proxy = await startTcpProxy({ hostname: "127.0.0.1", port });
-    const cut = proxy.cutAfter(MiB);
-    const running = download(["--json"], {
-      DEPOT_URL: `http://127.0.0.1:${proxy.port}`,
-      DEPOT_RETRIES: "8",
-      DEPOT_RETRY_DELAY_MS: "50",
-    });
-    await cut;
-    await Bun.sleep(300);
-    proxy.restore();
-    const result = await running;
-    const downloaded = jsonOf(result);
-    expect(downloaded).toMatchObject({ size: LATEST.byteLength, sha256: sha256(LATEST), resumed_from: 0 });
-    expect(sha256(fileIn("plugin-1.1.jar"))).toBe(sha256(LATEST));
-    expect(result.stderr).toMatch(/the (download broke off|connection closed) at \d+ /);
-    expect(result.stderr).toContain("retry 1 in");
-    const gets = (await requestsTo(`/versions/${latest.id}/download`)).filter((r) => r.method === "GET");
-    expect(gets[0]).toEqual({ method: "GET", status: 200, bytes: LATEST.byteLength });
-    // The retry asked only for what had not arrived.
-    const resumed = gets.at(-1);
-    expect(resumed?.status).toBe(206);
-    expect(resumed?.bytes).toBeGreaterThan(0);
-    expect(resumed?.bytes).toBeLessThan(LATEST.byteLength - MiB / 2);
+    try {
+      const cut = proxy.cutAfter(MiB);
+      const running = download(["--json"], {
+        DEPOT_URL: `http://127.0.0.1:${proxy.port}`,
+        DEPOT_RETRIES: "8",
+        DEPOT_RETRY_DELAY_MS: "50",
+      });
+      await cut;
+      await Bun.sleep(300);
+      proxy.restore();
+      const result = await running;
+      const downloaded = jsonOf(result);
+      expect(downloaded).toMatchObject({ size: LATEST.byteLength, sha256: sha256(LATEST), resumed_from: 0 });
+      expect(sha256(fileIn("plugin-1.1.jar"))).toBe(sha256(LATEST));
+      expect(result.stderr).toMatch(/the (download broke off|connection closed) at \d+ /);
+      expect(result.stderr).toContain("retry 1 in");
+      // While the proxy was cut the server could not be reached at all: those attempts were retried too.
+      expect(result.stderr).toContain(`cannot reach http://127.0.0.1:${proxy.port}/`);
+      const gets = (await requestsTo(`/versions/${latest.id}/download`)).filter((r) => r.method === "GET");
+      expect(gets[0]).toEqual({ method: "GET", status: 200, bytes: LATEST.byteLength });
+      // The retry asked only for what had not arrived.
+      const resumed = gets.at(-1);
+      expect(resumed?.status).toBe(206);
+      expect(resumed?.bytes).toBeGreaterThan(0);
+      expect(resumed?.bytes).toBeLessThan(LATEST.byteLength - MiB / 2);
+    } finally {
+      proxy.cut();
+    }
   });
 });
 

@@ -1,49 +1,15 @@
 import { rename, rm } from "node:fs/promises";
 import { Progress } from "../cli/progress.ts";
-import { type DepotClient, REQUEST_TIMEOUT_MS, retryNotice } from "./depot-client.ts";
+import { type DepotClient, retryNotice } from "./depot-client.ts";
 import { ClientFailure, EXIT, Refused } from "./failures.ts";
-import { fileNameOf, sha256OfReprDigest } from "./file-headers.ts";
+import { sha256OfReprDigest } from "./file-headers.ts";
+import { IdleTimer } from "./idle-timer.ts";
 import { PartFile } from "./part-file.ts";
+import type { RemoteFile } from "./remote-file.ts";
 import { Retryable, withRetries } from "./retry.ts";
 
 /** A transfer that sends nothing for this long is given up on (and retried, resuming). */
 const IDLE_TIMEOUT_MS = 30_000;
-
-/** What a HEAD of the download says about the file, before a byte of it is written. */
-export interface RemoteFile {
-  size: number;
-  /** The strong ETag, sent back as If-Range when resuming. */
-  etag: string | null;
-  /** From Repr-Digest (hex). */
-  sha256: string | null;
-  /** From Content-Disposition, already reduced to a plain file name. */
-  fileName: string | null;
-}
-
-export async function remoteFile(client: DepotClient, path: string): Promise<RemoteFile> {
-  const response = await client.request(path, { method: "HEAD" }).catch(async (error) => {
-    // A refused HEAD has no body to say why: ask for one byte to hear the message (not retried).
-    if (!(error instanceof Refused)) throw error;
-    const signal = AbortSignal.timeout(REQUEST_TIMEOUT_MS);
-    throw await client.send(path, { headers: { range: "bytes=0-0" }, signal }).then(
-      async (answered) => {
-        await answered.body?.cancel();
-        return error;
-      },
-      (answer) => (answer instanceof Refused ? answer : error),
-    );
-  });
-  const size = Number(response.headers.get("content-length") ?? Number.NaN);
-  if (!Number.isSafeInteger(size) || size < 0) {
-    throw new Refused(`${client.url(path)} did not say how large the file is (no Content-Length)`);
-  }
-  return {
-    size,
-    etag: response.headers.get("etag"),
-    sha256: sha256OfReprDigest(response.headers.get("repr-digest")),
-    fileName: fileNameOf(response.headers.get("content-disposition")),
-  };
-}
 
 /** A digest the finished file must have, and who said so (for the message when it does not). */
 export interface ExpectedDigest {
@@ -190,32 +156,5 @@ async function verify(partPath: string, sha256: string, digests: ExpectedDigest[
       `the downloaded file's SHA-256 is ${sha256}, but ${wrong.source} says ${wrong.sha256}: ` +
         `deleted ${partPath}; run the command again to download it from the start`,
     );
-  }
-}
-
-/** Aborts the request when no byte has arrived for `ms`; `touch` on every chunk. */
-class IdleTimer {
-  readonly #controller = new AbortController();
-  #timer: Timer | undefined;
-  fired = false;
-
-  constructor(private readonly ms: number) {
-    this.touch();
-  }
-
-  get signal() {
-    return this.#controller.signal;
-  }
-
-  touch() {
-    clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => {
-      this.fired = true;
-      this.#controller.abort(new DOMException(`no data for ${this.ms / 1000} s`, "TimeoutError"));
-    }, this.ms);
-  }
-
-  stop() {
-    clearTimeout(this.#timer);
   }
 }

@@ -7,19 +7,24 @@ import { basename } from "node:path";
  */
 export function fileNameOf(header: string | null): string | null {
   if (header === null) return null;
-  const extended = /filename\*\s*=\s*UTF-8''([^;]+)/i.exec(header)?.[1];
-  const plain =
-    /filename\s*=\s*"((?:[^"\\]|\\.)*)"/i.exec(header)?.[1] ?? /filename\s*=\s*([^;"]+)/i.exec(header)?.[1];
-  let name: string | undefined;
-  try {
-    name = extended === undefined ? plain : decodeURIComponent(extended.trim());
-  } catch {
-    name = plain;
-  }
-  return safeFileName(name?.trim().replace(/\\(.)/g, "$1"));
+  const extended = /filename\*\s*=\s*UTF-8''([^;\s]+)/i.exec(header)?.[1];
+  const quoted = /filename\s*=\s*"((?:[^"\\]|\\.)*)"/i.exec(header)?.[1]?.replace(/\\(.)/g, "$1");
+  const plain = quoted ?? /filename\s*=\s*([^;"\s]+)/i.exec(header)?.[1];
+  return safeFileName(extended === undefined ? plain : (percentDecoded(extended) ?? plain));
 }
 
-/** `name` as one path segment: no directories, no control characters, not `.` or `..`. */
+const percentDecoded = (text: string) => {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * `name` as one path segment: no directories (a backslash counts as a separator too, as it would on
+ * Windows), no control characters, not `.` or `..`.
+ */
 export function safeFileName(name: string | undefined): string | null {
   if (name === undefined) return null;
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is removed
