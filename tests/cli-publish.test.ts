@@ -4,9 +4,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { uploads, versions } from "../src/db/schema/index.ts";
 import { bearer, recordingLogger, startTestApp, type TestApp } from "./helpers/app.ts";
+import { randomBytes, sha256 } from "./helpers/bytes.ts";
 import { type CliResult, depot } from "./helpers/cli.ts";
 import { createBenefit, createOption, createProduct, createUser, tokenFor } from "./helpers/factories.ts";
-import { startFaultyProxy } from "./helpers/faulty-proxy.ts";
+import { startTcpProxy } from "./helpers/tcp-proxy.ts";
 
 /**
  * `depot publish` as a CI pipeline runs it (README, Client commands): its own process, no terminal,
@@ -19,14 +20,6 @@ import { startFaultyProxy } from "./helpers/faulty-proxy.ts";
 setDefaultTimeout(30_000);
 
 const MiB = 1024 * 1024;
-const randomBytes = (size: number) => {
-  const bytes = new Uint8Array(size);
-  for (let offset = 0; offset < size; offset += 65536)
-    crypto.getRandomValues(bytes.subarray(offset, Math.min(size, offset + 65536)));
-  return bytes;
-};
-const sha256 = (bytes: Uint8Array | ArrayBuffer) =>
-  new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
 
 const recorder = recordingLogger("info");
 let t: TestApp;
@@ -184,10 +177,11 @@ describe("depot publish", () => {
 describe("depot publish on a bad network", () => {
   test("the connection dropped mid-upload: it asks the server's offset and sends only the rest", async () => {
     const bytes = randomBytes(4 * MiB);
-    const proxy = startFaultyProxy({ hostname: "127.0.0.1", port: Number(new URL(base).port) }, 2 * MiB);
+    const proxy = await startTcpProxy({ hostname: "127.0.0.1", port: Number(new URL(base).port) });
+    proxy.faultTowardsServer(2 * MiB, "drop");
     try {
       const result = await publish([fileOf("dropped.zip", bytes), ...versionArgs("2.0.0"), "--json"], {
-        DEPOT_URL: proxy.url,
+        DEPOT_URL: `http://127.0.0.1:${proxy.port}`,
       });
       const out = jsonOf(result);
       expect(proxy.faulted).toBe(true);
@@ -201,20 +195,17 @@ describe("depot publish on a bad network", () => {
       const [row] = (await t.ctx.db.select().from(uploads)).filter((u) => u.id === out.upload_id);
       expect(row?.received).toBe(bytes.length);
     } finally {
-      proxy.stop();
+      proxy.cut();
     }
   });
 
   test("a chunk damaged on the way fails its checksum (460) and is sent again", async () => {
     const bytes = randomBytes(2 * MiB);
-    const proxy = startFaultyProxy(
-      { hostname: "127.0.0.1", port: Number(new URL(base).port) },
-      MiB,
-      "corrupt",
-    );
+    const proxy = await startTcpProxy({ hostname: "127.0.0.1", port: Number(new URL(base).port) });
+    proxy.faultTowardsServer(MiB, "corrupt");
     try {
       const result = await publish([fileOf("damaged.zip", bytes), ...versionArgs("3.0.0"), "--json"], {
-        DEPOT_URL: proxy.url,
+        DEPOT_URL: `http://127.0.0.1:${proxy.port}`,
       });
       const out = jsonOf(result);
       expect(proxy.faulted).toBe(true);
@@ -225,7 +216,7 @@ describe("depot publish on a bad network", () => {
       expect(out.version.sha256).toBe(sha256(bytes));
       expect(await downloaded(out.version)).toBe(sha256(bytes));
     } finally {
-      proxy.stop();
+      proxy.cut();
     }
   });
 

@@ -7,6 +7,7 @@ import { eq, inArray } from "drizzle-orm";
 import { ConfigError, loadConfig } from "../src/config.ts";
 import { versions } from "../src/db/schema/index.ts";
 import { bearer, readJson, recordingLogger, startTestApp, type TestApp } from "./helpers/app.ts";
+import { randomBytes, sha256 } from "./helpers/bytes.ts";
 import { depot, stderrLines } from "./helpers/cli.ts";
 import { createProduct, createUser, tokenFor } from "./helpers/factories.ts";
 import { publishMultipart } from "./helpers/publish.ts";
@@ -33,14 +34,6 @@ let token: string;
 let product: { id: number };
 const recorder = recordingLogger("info");
 
-const randomBytes = (size: number) => {
-  const bytes = new Uint8Array(size);
-  for (let offset = 0; offset < size; offset += 65536)
-    crypto.getRandomValues(bytes.subarray(offset, Math.min(size, offset + 65536)));
-  return bytes;
-};
-const sha256 = (bytes: Uint8Array | ArrayBuffer) =>
-  new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
 const reprDigest = (bytes: Uint8Array) =>
   `sha-256=:${Buffer.from(new Bun.CryptoHasher("sha256").update(bytes).digest()).toString("base64")}:`;
 

@@ -6,9 +6,10 @@ import { Upload } from "tus-js-client";
 import { uploads, versions } from "../src/db/schema/index.ts";
 import { sweepExpiredUploads } from "../src/features/uploads/service.ts";
 import { bearer, readJson, startTestApp, type TestApp } from "./helpers/app.ts";
+import { randomBytes, sha256 } from "./helpers/bytes.ts";
 import { createBenefit, createOption, createProduct, createUser, tokenFor } from "./helpers/factories.ts";
-import { startFaultyProxy } from "./helpers/faulty-proxy.ts";
 import { startS3, type TestS3 } from "./helpers/s3.ts";
+import { startTcpProxy } from "./helpers/tcp-proxy.ts";
 
 /**
  * Resumable uploads (tus 1.0.0) through listening servers, on local disk and on object storage (s3rver):
@@ -24,14 +25,6 @@ const KiB = 1024;
 const MiB = 1024 * KiB;
 const MAX_UPLOAD = 16 * MiB;
 
-const randomBytes = (size: number) => {
-  const bytes = new Uint8Array(size);
-  for (let offset = 0; offset < size; offset += 65536)
-    crypto.getRandomValues(bytes.subarray(offset, Math.min(size, offset + 65536)));
-  return bytes;
-};
-const sha256 = (bytes: Uint8Array | ArrayBuffer) =>
-  new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
 const base64Sha256 = (bytes: Uint8Array) =>
   Buffer.from(new Bun.CryptoHasher("sha256").update(bytes).digest()).toString("base64");
 const TUS = { "tus-resumable": "1.0.0" };
@@ -195,12 +188,15 @@ describe.each(stores)("tus on $name", (store) => {
 
   test("the connection dropped mid-upload: tus-js-client asks the offset and sends only the rest", async () => {
     const bytes = randomBytes(4 * MiB);
-    const proxy = startFaultyProxy({ hostname: "127.0.0.1", port: Number(new URL(w.base).port) }, 2 * MiB);
+    const proxy = await startTcpProxy({ hostname: "127.0.0.1", port: Number(new URL(w.base).port) });
+    proxy.faultTowardsServer(2 * MiB, "drop");
     try {
       // One request for the whole file on disk (the disk keeps what arrived); 1 MiB requests on object
       // storage, where a request cut short keeps nothing.
       const chunkSize = store.name === "local disk" ? Number.POSITIVE_INFINITY : MiB;
-      const { id, resumedAt } = await tusUpload(proxy.url, w.token, bytes, { chunkSize });
+      const { id, resumedAt } = await tusUpload(`http://127.0.0.1:${proxy.port}`, w.token, bytes, {
+        chunkSize,
+      });
       expect(proxy.faulted).toBe(true);
       expect(resumedAt.length).toBeGreaterThan(0);
       // Resumed from where the server had got to, not from the start.
@@ -216,7 +212,7 @@ describe.each(stores)("tus on $name", (store) => {
       });
       expect(sha256(await download.arrayBuffer())).toBe(sha256(bytes));
     } finally {
-      proxy.stop();
+      proxy.cut();
     }
   });
 

@@ -1,10 +1,13 @@
 import type { Socket, TCPSocketListener } from "bun";
 
+/** How long a connection dropped by `faultTowardsServer` stays silent before it goes. */
+const STALL_MS = 300;
+
 /**
  * A TCP proxy in front of PostgreSQL (or any server). `cut()` drops every connection and refuses new
  * ones, as a database restart or network partition would, without touching the shared server;
  * `restore()` heals it. `cutAfter(n)` cuts once `n` more bytes have reached the clients: a download
- * broken off in the middle.
+ * broken off in the middle. `faultTowardsServer` drops or damages one upload in the middle.
  */
 export async function startTcpProxy(target: { hostname: string; port: number }) {
   const open = new Set<Socket<unknown>>();
@@ -12,6 +15,8 @@ export async function startTcpProxy(target: { hostname: string; port: number }) 
   let port = 0;
   /** Bytes clients may still receive before the armed cut, and what to call then (cutAfter). */
   let budget: { left: number; done: () => void } | null = null;
+  /** The armed fault on the way to the server (faultTowardsServer): at which byte, and what. */
+  let fault: { at: number; kind: "drop" | "corrupt"; seen: number; happened: boolean } | null = null;
 
   interface Pair {
     upstream: Socket<Pair> | null;
@@ -21,8 +26,10 @@ export async function startTcpProxy(target: { hostname: string; port: number }) 
     backlog: Uint8Array[];
     /** The other side closed: end this one once its backlog is out. */
     ending: boolean;
+    /** Past an armed drop: nothing more is forwarded until the connection is dropped. */
+    stalled: boolean;
   }
-  const pair = (): Pair => ({ upstream: null, pending: [], backlog: [], ending: false });
+  const pair = (): Pair => ({ upstream: null, pending: [], backlog: [], ending: false, stalled: false });
 
   const cut = () => {
     listener?.stop(true);
@@ -77,6 +84,28 @@ export async function startTcpProxy(target: { hostname: string; port: number }) 
     }, 50);
   };
 
+  /** Towards the server: the armed fault happens at its byte; null when nothing is to be forwarded. */
+  const towardsServer = (client: Socket<Pair>, chunk: Uint8Array): Uint8Array | null => {
+    if (client.data.stalled) return null;
+    if (fault === null || fault.happened || fault.seen + chunk.byteLength < fault.at) {
+      if (fault && !fault.happened) fault.seen += chunk.byteLength;
+      return chunk;
+    }
+    fault.happened = true;
+    if (fault.kind === "corrupt") {
+      const index = fault.at - fault.seen - 1;
+      chunk[index] = (chunk[index] ?? 0) ^ 0xff;
+      return chunk;
+    }
+    // The line goes quiet, then dies: the server gets time to read what it was sent before.
+    client.data.stalled = true;
+    setTimeout(() => {
+      client.data.upstream?.terminate();
+      client.terminate();
+    }, STALL_MS);
+    return null;
+  };
+
   const listen = () =>
     Bun.listen<Pair>({
       hostname: "127.0.0.1",
@@ -103,8 +132,10 @@ export async function startTcpProxy(target: { hostname: string; port: number }) 
           }).catch(() => void client.end());
         },
         data(client, chunk) {
-          if (client.data.upstream) send(client.data.upstream, new Uint8Array(chunk));
-          else client.data.pending.push(new Uint8Array(chunk));
+          const bytes = towardsServer(client, new Uint8Array(chunk));
+          if (bytes === null) return;
+          if (client.data.upstream) send(client.data.upstream, bytes);
+          else client.data.pending.push(bytes);
         },
         drain,
         close: (client) => void (client.data.upstream && endWhenDrained(client.data.upstream)),
@@ -119,6 +150,17 @@ export async function startTcpProxy(target: { hostname: string; port: number }) 
     cut,
     restore() {
       listener ??= listen();
+    },
+    /**
+     * One fault, once, at the `at`th byte clients send from now on: `drop` drops that connection as
+     * a flaky network does mid-upload (silent for STALL_MS, then gone), `corrupt` flips that byte and
+     * passes the rest. Later connections pass untouched; `faulted` says whether it has happened.
+     */
+    faultTowardsServer(at: number, kind: "drop" | "corrupt") {
+      fault = { at, kind, seen: 0, happened: false };
+    },
+    get faulted() {
+      return fault?.happened === true;
     },
     /** Cuts (as `cut()`) once `bytes` more bytes have been sent to clients; resolves when it has. */
     cutAfter(bytes: number): Promise<void> {

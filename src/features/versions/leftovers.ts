@@ -1,7 +1,7 @@
 import { inArray } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { uploads, versions } from "../../db/schema/index.ts";
-import { errorFields } from "../../log-errors.ts";
+import { everyInterval } from "../../jobs/periodic.ts";
 import { LEFTOVER_AGE_MS } from "../../storage/leftovers.ts";
 
 /** Which of `keys` a version or a finished upload points at. */
@@ -18,17 +18,9 @@ async function keptStorageKeys(ctx: Pick<AppContext, "db">, keys: string[]): Pro
  * background; returns the function that stops it.
  */
 export function sweepReleaseLeftovers(ctx: Pick<AppContext, "db" | "releases" | "log">): () => void {
-  const sweep = async () => {
-    try {
-      const removed = await ctx.releases.sweepLeftovers((keys) => keptStorageKeys(ctx, keys));
-      if (removed.temporary > 0 || removed.orphans > 0)
-        ctx.log.info("release leftovers removed", { ...removed });
-    } catch (error) {
-      ctx.log.warn("release leftovers not swept", { error: errorFields(error) });
-    }
-  };
-  void sweep();
-  const timer = setInterval(() => void sweep(), LEFTOVER_AGE_MS);
-  timer.unref();
-  return () => clearInterval(timer);
+  return everyInterval(ctx.log, LEFTOVER_AGE_MS, "release leftovers not swept", async () => {
+    const removed = await ctx.releases.sweepLeftovers((keys) => keptStorageKeys(ctx, keys));
+    if (removed.temporary > 0 || removed.orphans > 0)
+      ctx.log.info("release leftovers removed", { ...removed });
+  });
 }
