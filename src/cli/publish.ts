@@ -2,10 +2,9 @@ import { constants } from "node:fs";
 import { access, readFile, stat } from "node:fs/promises";
 import { basename } from "node:path";
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, tokenClient } from "../client/connection.ts";
-import type { DepotClient } from "../client/depot-client.ts";
 import { Refused } from "../client/failures.ts";
 import { DEFAULT_CHUNK_BYTES, FileDigests, type LocalFile, uploadFile } from "../client/tus-upload.ts";
-import { forBenefit, type Version, versionsOf } from "../client/versions.ts";
+import { findVersionNamed, type Version } from "../client/versions.ts";
 import { type Command, optionalId, printResult, requireId, requireString, UsageError } from "./command.ts";
 import { Progress } from "./progress.ts";
 
@@ -58,7 +57,7 @@ export const publishCommand: Command = {
     const json = values.json === true;
 
     const digests = new FileDigests(file.path, file.size, chunkBytes);
-    const existing = await versionNamed(client, productId, benefitId, fields.version_name);
+    const existing = await findVersionNamed(client, productId, benefitId, fields.version_name);
     if (existing) return alreadyThere(existing, await digests.whole, json);
 
     const progress = new Progress("upload", file.size, { plainLines: true });
@@ -156,14 +155,6 @@ function chunkSizeOf(raw: unknown): number {
     throw new UsageError(`--chunk-size must be a number of bytes, at least 1048576, got "${raw}"`);
   }
   return bytes;
-}
-
-/** The version of that name, if the product (or benefit) has one already. */
-async function versionNamed(client: DepotClient, productId: number, benefitId: number | null, name: string) {
-  for await (const version of versionsOf(client, productId)) {
-    if (version.version_number === name && forBenefit(version, benefitId)) return version;
-  }
-  return null;
 }
 
 /** A re-run pipeline: the same name and file is success without sending a byte; another file is refused. */

@@ -3,13 +3,10 @@ import { Progress } from "../cli/progress.ts";
 import { type DepotClient, retryNotice } from "./depot-client.ts";
 import { ClientFailure, EXIT, Refused } from "./failures.ts";
 import { sha256OfReprDigest } from "./file-headers.ts";
-import { IdleTimer } from "./idle-timer.ts";
+import { IDLE_TIMEOUT_MS, IdleTimer } from "./idle-timer.ts";
 import { PartFile } from "./part-file.ts";
 import type { RemoteFile } from "./remote-file.ts";
 import { Retryable, withRetries } from "./retry.ts";
-
-/** A transfer that sends nothing for this long is given up on (and retried, resuming). */
-const IDLE_TIMEOUT_MS = 30_000;
 
 /** A digest the finished file must have, and who said so (for the message when it does not). */
 export interface ExpectedDigest {

@@ -1,3 +1,6 @@
+/** A transfer that moves no byte for this long is given up on (and retried, resuming). */
+export const IDLE_TIMEOUT_MS = 30_000;
+
 /** Aborts the request when no byte has arrived for `ms`; `touch` on every chunk. */
 export class IdleTimer {
   readonly #controller = new AbortController();

@@ -1,6 +1,7 @@
 import type { Progress } from "../cli/progress.ts";
 import { type DepotClient, retryNotice } from "./depot-client.ts";
 import { Refused } from "./failures.ts";
+import { IDLE_TIMEOUT_MS, IdleTimer } from "./idle-timer.ts";
 import { Retryable, withRetries } from "./retry.ts";
 
 const TUS = { "tus-resumable": "1.0.0" };
@@ -62,17 +63,26 @@ export async function uploadFile(
         }
         while (offset < file.size) {
           const end = Math.min(file.size, offset + options.chunkBytes);
-          const response = await client.send(path, {
-            method: "PATCH",
-            headers: {
-              ...TUS,
-              "content-type": CHUNK_TYPE,
-              "upload-offset": String(offset),
-              "upload-checksum": `sha256 ${await digests.range(offset, end)}`,
-            },
-            body: countedSlice(file.path, offset, end, progress),
-          });
-          offset = Number(response.headers.get("upload-offset"));
+          const checksum = `sha256 ${await digests.range(offset, end)}`;
+          // A link that takes no byte for IDLE_TIMEOUT_MS is dropped and the upload resumed; once
+          // the body is out, the server may take its time (the last request finishes the file).
+          const idle = new IdleTimer(IDLE_TIMEOUT_MS);
+          try {
+            const response = await client.send(path, {
+              method: "PATCH",
+              headers: {
+                ...TUS,
+                "content-type": CHUNK_TYPE,
+                "upload-offset": String(offset),
+                "upload-checksum": checksum,
+              },
+              body: countedSlice(file.path, offset, end, progress, idle),
+              signal: idle.signal,
+            });
+            offset = Number(response.headers.get("upload-offset"));
+          } finally {
+            idle.stop();
+          }
         }
       } catch (error) {
         inSync = false;
@@ -105,15 +115,18 @@ function countedSlice(
   start: number,
   end: number,
   progress: Progress,
+  idle: IdleTimer,
 ): ReadableStream<Uint8Array> {
   const reader = Bun.file(path).slice(start, end).stream().getReader();
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       const { done, value } = await reader.read();
       if (done) {
+        idle.stop();
         controller.close();
         return;
       }
+      idle.touch();
       progress.advance(value.byteLength);
       controller.enqueue(value);
     },

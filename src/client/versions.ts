@@ -41,11 +41,23 @@ export async function versionNamed(
   benefitId: number | null,
   name: string,
 ): Promise<Version> {
+  const version = await findVersionNamed(client, productId, benefitId, name);
+  if (version) return version;
+  const of = benefitId === null ? `product ${productId}` : `benefit ${benefitId} of product ${productId}`;
+  throw new Refused(`${of} has no version named "${name}"`);
+}
+
+/** Like versionNamed, but null when there is none (publish asks whether the name is taken). */
+export async function findVersionNamed(
+  client: DepotClient,
+  productId: number,
+  benefitId: number | null,
+  name: string,
+): Promise<Version | null> {
   for await (const version of versionsOf(client, productId)) {
     if (version.version_number === name && forBenefit(version, benefitId)) return version;
   }
-  const of = benefitId === null ? `product ${productId}` : `benefit ${benefitId} of product ${productId}`;
-  throw new Refused(`${of} has no version named "${name}"`);
+  return null;
 }
 
 export async function versionById(client: DepotClient, productId: number, versionId: number) {
