@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { existsSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
 import { Upload } from "tus-js-client";
@@ -452,6 +452,23 @@ describe("the protocol's refusals", () => {
     expect(Object.keys((await readJson(both)).errors).sort()).toEqual(["title", "upload_id"]);
     expect(await w.t.ctx.db.select().from(versions)).toEqual([]);
     expect(existsSync(join(w.t.ctx.config.storageDir, "products"))).toBe(false);
+  });
+
+  test("bytes that are gone (a restored backup holds published releases only): PATCH 404, publish 422", async () => {
+    const dir = w.t.ctx.config.storageDir;
+    const unfinished = await create(w, 100);
+    rmSync(join(dir, ".uploads", unfinished.split("/").at(-1) ?? ""));
+    const patched = await patch(w, unfinished, 0, randomBytes(10));
+    expect(patched.status).toBe(404);
+    expect(await readJson(patched)).toEqual({ message: "Upload not found." });
+
+    const finished = await tusUpload(w.base, w.token, randomBytes(100));
+    rmSync(join(dir, "uploads", finished.id));
+    const published = await publishFromUpload(w, finished.id, { version_name: "8.0.0" });
+    expect(published.status).toBe(422);
+    expect((await readJson(published)).errors).toEqual({
+      upload_id: ["The upload's file is gone; upload it again."],
+    });
   });
 
   test("a refused publish leaves the upload as it was; fixed, it publishes, also as a benefit's version", async () => {

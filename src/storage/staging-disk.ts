@@ -1,6 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { open, rm } from "node:fs/promises";
 import { join } from "node:path";
+import { NotFound } from "../errors.ts";
 import { hashFile, type ReleaseStore, writeStream } from "./releases.ts";
 import type { StagedChunk, UploadStaging } from "./staging.ts";
 import type { ReceivedFile } from "./storage.ts";
@@ -39,9 +40,7 @@ export class DiskUploadStaging implements UploadStaging {
     options: { limit: number; hash: boolean },
   ): Promise<StagedChunk> {
     const path = this.#path(id);
-    const file = await open(path, "r+").catch((error: unknown) => {
-      throw this.store.failure(error, "open", path);
-    });
+    const file = await this.#open(path);
     try {
       const hash = options.hash ? new Bun.CryptoHasher("sha256") : null;
       const written = await writeStream(file, source, offset, {
@@ -64,13 +63,22 @@ export class DiskUploadStaging implements UploadStaging {
     }
   }
 
+  /**
+   * The upload's staged file. Gone (an installation restored from a backup, which holds published
+   * releases only, or a STORAGE_DIR not shared with the instance that started it), the upload is too.
+   */
+  #open(path: string) {
+    return open(path, "r+").catch((error: unknown) => {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") throw new NotFound("Upload");
+      throw this.store.failure(error, "open", path);
+    });
+  }
+
   async drop(): Promise<void> {}
 
   async finish(id: string, _pieces: string[], size: number, key: string): Promise<ReceivedFile> {
     const path = this.#path(id);
-    const file = await open(path, "r+").catch((error: unknown) => {
-      throw this.store.failure(error, "open", path);
-    });
+    const file = await this.#open(path);
     let sha256: string;
     try {
       const stored = (await file.stat()).size;

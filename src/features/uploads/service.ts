@@ -178,6 +178,10 @@ export async function uploadedFile(ctx: UploadsContext, actor: Actor, raw: unkno
   const finished = await finishIfComplete(ctx, row);
   if (finished.storageKey === null || finished.sha256 === null)
     throw new Error("finished upload without a file");
+  // Not there (a restored backup holds published releases only): the version would be a 410.
+  if (finished.consumedAt === null && (await ctx.releases.size(finished.storageKey)) !== finished.length) {
+    throw invalid("The upload's file is gone; upload it again.");
+  }
   return {
     key: finished.storageKey,
     size: finished.length,
