@@ -8,10 +8,13 @@ import type { ReceivedFile } from "./storage.ts";
 
 /**
  * Resumable uploads on local disk: one file per upload in STORAGE_DIR/.uploads, each request's bytes
- * written at their offsets. Bytes past the committed offset (a request that lost a race or failed its
- * checksum) are overwritten by the next request and cut off at the end, so there is nothing to drop;
- * a request that breaks off keeps what reached the disk. Finishing reads the file back to hash it —
- * the same read the one-request upload does to verify — and renames it into place.
+ * written at their offsets. Bytes past the committed offset (a request that failed its checksum)
+ * are overwritten by the next request and cut off at the end, so there is nothing to drop; a request
+ * that breaks off keeps what reached the disk. Two requests racing for one offset (a client resuming
+ * while its old request is still being read) both write the file's same bytes there; should a client
+ * send different bytes for one offset at once, only its own upload suffers, and its digest, computed
+ * from the disk when the upload finishes, says what was kept. Finishing reads the file back to hash
+ * it — the same read the one-request upload does to verify — and renames it into place.
  */
 export class DiskUploadStaging implements UploadStaging {
   readonly #root: string;
