@@ -31,7 +31,9 @@ export async function buildDashboard(): Promise<DashboardBuild> {
     // One script, no lazy chunks: the shell and sign-in are the whole first load, and one request
     // is simplest to embed, cache and measure against the size budget.
     splitting: false,
-    naming: { entry: "[name]-[hash].[ext]", asset: "[name]-[hash].[ext]" },
+    // Named below by a hash of the content alone: Bun's [hash] also varies with the directory it
+    // runs in, and instances started from different directories must agree on the names.
+    naming: { entry: "[name].[ext]", asset: "[name].[ext]" },
     define: { "process.env.NODE_ENV": JSON.stringify("production") },
     throw: false,
   });
@@ -40,9 +42,14 @@ export async function buildDashboard(): Promise<DashboardBuild> {
   }
   const assets = await Promise.all(
     result.outputs.map(async (output): Promise<DashboardAsset> => {
-      const name = output.path.split("/").pop() ?? output.path;
-      const extension = name.split(".").pop() ?? "";
-      return { name, contentType: CONTENT_TYPES[extension] ?? output.type, text: await output.text() };
+      const [stem = "main", extension = ""] = (output.path.split("/").pop() ?? "").split(".");
+      const text = await output.text();
+      const hash = new Bun.CryptoHasher("sha256").update(text).digest("hex").slice(0, 12);
+      return {
+        name: `${stem}-${hash}.${extension}`,
+        contentType: CONTENT_TYPES[extension] ?? output.type,
+        text,
+      };
     }),
   );
   const script = assets.find((asset) => asset.name.endsWith(".js"));
