@@ -2,7 +2,9 @@
 //
 // The binary carries everything it needs: the code, the PGlite WASM modules and data bundle
 // (imported `with { type: "file" }` in src/db/client.ts) and the migrations
-// (src/db/migrations.gen.ts), so it runs from an empty directory.
+// (src/db/migrations.gen.ts) and the dashboard's script and stylesheet (bundled here first and written
+// into src/dashboard/prebuilt.ts in the compile's view only: the file on disk stays null), so it runs
+// from an empty directory.
 //
 // Autoload is off on purpose: by default a compiled Bun binary reads
 // `.env` and `bunfig.toml` from whatever directory it is started in. depot's configuration comes
@@ -12,6 +14,7 @@
 import { mkdirSync, rmSync, statSync } from "node:fs";
 import { relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import { buildDashboard } from "../src/dashboard/bundle.ts";
 
 const root = fileURLToPath(new URL("../", import.meta.url));
 const entry = `${root}src/main.ts`;
@@ -21,6 +24,8 @@ mkdirSync(`${root}dist`, { recursive: true });
 rmSync(outfile, { force: true });
 
 const started = performance.now();
+// The compiled binary has no sources to bundle at run time: it gets the dashboard already bundled.
+const dashboard = await buildDashboard();
 const result = await Bun.build({
   entrypoints: [entry],
   target: "bun",
@@ -37,6 +42,9 @@ const result = await Bun.build({
   // and lines even with no .map beside it. Bun also writes dist/depot.map; it is removed below so
   // dist/ holds the one file that ships.
   sourcemap: "linked",
+  files: {
+    [`${root}src/dashboard/prebuilt.ts`]: `export const prebuilt = ${JSON.stringify(dashboard)};\n`,
+  },
   throw: false,
   compile: {
     outfile,
@@ -57,6 +65,10 @@ rmSync(`${outfile}.map`, { force: true });
 
 const size = statSync(outfile).size;
 const seconds = ((performance.now() - started) / 1000).toFixed(1);
+const gzipped = (text: string) => `${(Bun.gzipSync(text).length / 1024).toFixed(1)} KiB gzipped`;
+console.log(
+  `dashboard: ${dashboard.script.name} ${gzipped(dashboard.script.text)}, ${dashboard.stylesheet.name} ${gzipped(dashboard.stylesheet.text)}`,
+);
 console.log(
   `wrote ${relative(process.cwd(), outfile) || outfile} (${(size / 1024 / 1024).toFixed(1)} MiB, ${size} bytes) in ${seconds} s`,
 );

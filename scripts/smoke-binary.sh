@@ -10,7 +10,8 @@
 # gives 401; a product reads with the API's string types, a demo license validates, a multipart release
 # publishes and downloads whole and by range, `depot publish` (fetched from GET /client/depot) publishes
 # through resumable uploads, and `depot versions` / `depot download` list and fetch
-# it; /docs and the UI script it names (embedded in the binary, same-origin) answer 200; `backup`
+# it; /docs and the UI script it names (embedded in the binary, same-origin) answer 200, and so do the
+# dashboard at / and its script and stylesheet; `backup`
 # while serve runs, `restore` into another directory and a server there that serves the release;
 # `healthcheck` fails once the server is gone.
 set -euo pipefail
@@ -191,6 +192,22 @@ code="$(http_code "$BASE$ui_script" -D "$WORK/headers")"
 grep -qi '^content-type: text/javascript' "$WORK/headers" || fail "GET $ui_script: not JavaScript"
 (($(wc -c <"$WORK/body") > 1000000)) || fail "GET $ui_script: only $(wc -c <"$WORK/body") bytes"
 echo "  $ui_script: $(wc -c <"$WORK/body") bytes"
+
+step "GET / (the dashboard) and the script and stylesheet it names, embedded in the binary -> 200"
+code="$(http_code "$BASE/" -D "$WORK/headers")"
+[[ "$code" == "200" ]] || fail "GET /: HTTP $code"
+grep -qi "^content-security-policy: default-src 'self'" "$WORK/headers" || fail "GET /: no self-only CSP"
+if grep -Eo '(src|href)="[^"]*"' "$WORK/body" | grep -Ev '="/[^/]'; then
+  fail "GET /: the page loads something from another host (above)"
+fi
+dashboard_assets="$(grep -Eo '(src|href)="/dashboard/assets/[^"]+"' "$WORK/body" | cut -d'"' -f2)"
+[[ "$(wc -l <<<"$dashboard_assets")" == "2" ]] || fail "GET /: expected a script and a stylesheet: $dashboard_assets"
+for asset in $dashboard_assets; do
+  code="$(http_code "$BASE$asset" -D "$WORK/headers")"
+  [[ "$code" == "200" ]] || fail "GET $asset: HTTP $code"
+  grep -Eqi '^content-type: text/(javascript|css)' "$WORK/headers" || fail "GET $asset: neither JavaScript nor CSS"
+  echo "  $asset: $(wc -c <"$WORK/body") bytes"
+done
 
 step "GET /api/users/1 with the token -> 200 with the admin's e-mail"
 code="$(http_code "$BASE/api/users/1" -H "Authorization: Bearer $token" -H "Accept: application/json")"

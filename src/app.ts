@@ -2,6 +2,7 @@ import { openapi } from "@elysiajs/openapi";
 import { FormatRegistry } from "@sinclair/typebox";
 import { Elysia } from "elysia";
 import type { AppContext } from "./context.ts";
+import { dashboardRoutes } from "./dashboard/routes.ts";
 import { apiKeyRoutes } from "./features/api-keys/routes.ts";
 import { clientRoutes } from "./features/client/routes.ts";
 import { healthRoutes } from "./features/health/routes.ts";
@@ -111,7 +112,9 @@ export function buildApp(ctx: AppContext) {
     .use(roleRoutes(ctx))
     .use(tokenRoutes(ctx))
     .use(apiKeyRoutes(ctx))
-    .use(optionRoutes(ctx));
+    .use(optionRoutes(ctx))
+    // Last: the dashboard's pages are at a few fixed paths outside /api, /docs and /storage.
+    .use(dashboardRoutes());
   routes.push(...app.routes);
   return app;
 }

@@ -48,6 +48,13 @@ const PUBLIC = new Set([
   // A HEAD answer has no body for the matrix to read: tests/resumable-uploads.test.ts checks its
   // 401, 403 and another user's 404.
   "HEAD /api/uploads/:id",
+  // The dashboard's HTML shell and its hashed script and stylesheet: the same public page for everyone,
+  // which then signs in through the API (tests/dashboard.test.ts).
+  "GET /",
+  "GET /sign-in",
+  "GET /dashboard",
+  "GET /dashboard/*",
+  "GET /dashboard/assets/:file",
 ]);
 /** The docs UI's bundle is served under its versioned name. */
 const isPublic = (route: string) => PUBLIC.has(route) || /^GET \/docs\/assets\//.test(route);

@@ -1,0 +1,62 @@
+// Which page to show: the session decides first (signed out → sign-in), then the path.
+import { useEffect, useState } from "preact/hooks";
+import { NetworkError, onUnauthorized } from "./api.ts";
+import { Home } from "./pages/home.tsx";
+import { NotFound } from "./pages/not-found.tsx";
+import { SignIn } from "./pages/sign-in.tsx";
+import { navigate, usePath } from "./router.ts";
+import { currentUser, type User } from "./session.ts";
+
+export const SIGN_IN_PATH = "/sign-in";
+
+type Session =
+  | { state: "checking" }
+  | { state: "signed-out"; notice?: string }
+  | { state: "signed-in"; user: User };
+
+export function App() {
+  const path = usePath();
+  const [session, setSession] = useState<Session>({ state: "checking" });
+
+  useEffect(() => {
+    // Any API call answered 401 later (an expired session) ends up here.
+    onUnauthorized(() => setSession({ state: "signed-out" }));
+    currentUser().then(
+      (user) => setSession(user ? { state: "signed-in", user } : { state: "signed-out" }),
+      (error) =>
+        setSession({
+          state: "signed-out",
+          notice: error instanceof NetworkError ? error.message : "Your session could not be checked.",
+        }),
+    );
+  }, []);
+
+  const signedOutElsewhere = session.state === "signed-out" && path !== SIGN_IN_PATH;
+  const signedInOnSignIn = session.state === "signed-in" && path === SIGN_IN_PATH;
+  useEffect(() => {
+    if (signedOutElsewhere) navigate(SIGN_IN_PATH, { replace: true });
+    if (signedInOnSignIn) navigate("/", { replace: true });
+  }, [signedOutElsewhere, signedInOnSignIn]);
+
+  if (session.state === "checking" || signedOutElsewhere || signedInOnSignIn) {
+    return (
+      <main class="page">
+        <p aria-live="polite">Loading…</p>
+      </main>
+    );
+  }
+  if (session.state === "signed-out") {
+    return (
+      <SignIn
+        notice={session.notice}
+        onSignedIn={(user) => {
+          setSession({ state: "signed-in", user });
+          navigate("/");
+        }}
+      />
+    );
+  }
+  if (path === "/")
+    return <Home user={session.user} onSignedOut={() => setSession({ state: "signed-out" })} />;
+  return <NotFound />;
+}

@@ -1,0 +1,99 @@
+import { useState } from "preact/hooks";
+import { ApiError, NetworkError } from "../api.ts";
+import { signIn, type User } from "../session.ts";
+import { PageHeading } from "./heading.tsx";
+
+interface Props {
+  /** Why the reader is here, e.g. the session check could not reach depot. */
+  notice?: string;
+  onSignedIn(user: User): void;
+}
+
+export function SignIn({ notice, onSignedIn }: Props) {
+  const [email, setEmail] = useState("");
+  const [password, setPassword] = useState("");
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(notice ?? null);
+  const [fields, setFields] = useState<Record<string, string[]>>({});
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    setFields({});
+    try {
+      onSignedIn(await signIn(email, password));
+    } catch (failure) {
+      if (failure instanceof ApiError) {
+        // The 422 and 429 messages are the server's own ("These credentials do not match…",
+        // "Too many sign-in attempts. Please try again in N seconds.").
+        setError(failure.message);
+        setFields(failure.fields);
+      } else if (failure instanceof NetworkError) {
+        setError(failure.message);
+      } else {
+        setError("Signing in failed unexpectedly. Please try again.");
+      }
+      setBusy(false);
+    }
+  };
+
+  /** A field's errors, except one that only repeats the message shown above the form. */
+  const fieldError = (name: string) => {
+    const messages = (fields[name] ?? []).filter((message) => message !== error);
+    return messages.length > 0 ? messages.join(" ") : null;
+  };
+  const emailError = fieldError("email");
+  const passwordError = fieldError("password");
+
+  return (
+    <main class="page narrow">
+      <p class="brand">depot</p>
+      <PageHeading>Sign in</PageHeading>
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      <form onSubmit={submit}>
+        <label for="email">Email</label>
+        <input
+          id="email"
+          name="email"
+          type="email"
+          autocomplete="username"
+          required
+          value={email}
+          onInput={(event) => setEmail(event.currentTarget.value)}
+          aria-invalid={emailError || fields.email ? true : undefined}
+          aria-describedby={emailError ? "email-error" : undefined}
+        />
+        {emailError && (
+          <p id="email-error" class="field-error">
+            {emailError}
+          </p>
+        )}
+        <label for="password">Password</label>
+        <input
+          id="password"
+          name="password"
+          type="password"
+          autocomplete="current-password"
+          required
+          value={password}
+          onInput={(event) => setPassword(event.currentTarget.value)}
+          aria-invalid={passwordError ? true : undefined}
+          aria-describedby={passwordError ? "password-error" : undefined}
+        />
+        {passwordError && (
+          <p id="password-error" class="field-error">
+            {passwordError}
+          </p>
+        )}
+        <button type="submit" disabled={busy}>
+          {busy ? "Signing in…" : "Sign in"}
+        </button>
+      </form>
+    </main>
+  );
+}

@@ -1,0 +1,46 @@
+// The signed-in user, as the auth endpoints describe them (README, HTTP API).
+import { ApiError, get, post, setCsrfToken } from "./api.ts";
+
+export interface User {
+  id: number;
+  name: string;
+  email: string;
+  role: { id: number; name: string; permissions: string[] };
+}
+
+interface SessionAnswer {
+  data: { user: User; csrf_token: string };
+}
+
+/** The current session's user, or null when there is none (401, or no auth endpoint to ask). */
+export async function currentUser(): Promise<User | null> {
+  try {
+    const answer = await get<SessionAnswer>("/api/auth/session", { quietUnauthorized: true });
+    setCsrfToken(answer.data.csrf_token);
+    return answer.data.user;
+  } catch (error) {
+    // Any refusal means "not signed in"; the sign-in page then reports what signing in answers.
+    if (error instanceof ApiError) return null;
+    throw error;
+  }
+}
+
+export async function signIn(email: string, password: string): Promise<User> {
+  const answer = await post<SessionAnswer>(
+    "/api/auth/sign-in",
+    { email, password },
+    { quietUnauthorized: true },
+  );
+  setCsrfToken(answer.data.csrf_token);
+  return answer.data.user;
+}
+
+export async function signOut(): Promise<void> {
+  try {
+    await post("/api/auth/sign-out", undefined, { quietUnauthorized: true });
+  } catch (error) {
+    // A session that already ended is signed out all the same.
+    if (!(error instanceof ApiError && error.status === 401)) throw error;
+  }
+  setCsrfToken(null);
+}

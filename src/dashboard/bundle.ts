@@ -1,0 +1,63 @@
+// Bundles the dashboard's browser code (app/) into one minified script and one stylesheet, in memory.
+// scripts/build.ts runs this before compiling and embeds the result in the binary (prebuilt.ts);
+// run from the sources, routes.ts runs it once, on the first request for the dashboard.
+import { fileURLToPath } from "node:url";
+
+export interface DashboardAsset {
+  /** File name with its content hash, e.g. `main-1a2b3c4d.js`: served under ASSETS_PATH forever. */
+  name: string;
+  contentType: string;
+  text: string;
+}
+
+export interface DashboardBuild {
+  script: DashboardAsset;
+  stylesheet: DashboardAsset;
+}
+
+const ENTRY = fileURLToPath(new URL("./app/main.tsx", import.meta.url));
+
+const CONTENT_TYPES: Record<string, string> = {
+  js: "text/javascript; charset=utf-8",
+  css: "text/css; charset=utf-8",
+};
+
+export async function buildDashboard(): Promise<DashboardBuild> {
+  const result = await Bun.build({
+    entrypoints: [ENTRY],
+    target: "browser",
+    format: "esm",
+    minify: true,
+    // One script, no lazy chunks: the shell and sign-in are the whole first load, and one request
+    // is simplest to embed, cache and measure against the size budget.
+    splitting: false,
+    // Named below by a hash of the content alone: Bun's [hash] also varies with the directory it
+    // runs in, and instances started from different directories must agree on the names.
+    naming: { entry: "[name].[ext]", asset: "[name].[ext]" },
+    define: { "process.env.NODE_ENV": JSON.stringify("production") },
+    throw: false,
+  });
+  if (!result.success) {
+    throw new AggregateError(result.logs, `the dashboard did not build: ${result.logs.join("; ")}`);
+  }
+  const assets = await Promise.all(
+    result.outputs.map(async (output): Promise<DashboardAsset> => {
+      const [stem = "main", extension = ""] = (output.path.split("/").pop() ?? "").split(".");
+      const text = await output.text();
+      const hash = new Bun.CryptoHasher("sha256").update(text).digest("hex").slice(0, 12);
+      return {
+        name: `${stem}-${hash}.${extension}`,
+        contentType: CONTENT_TYPES[extension] ?? output.type,
+        text,
+      };
+    }),
+  );
+  const script = assets.find((asset) => asset.name.endsWith(".js"));
+  const stylesheet = assets.find((asset) => asset.name.endsWith(".css"));
+  if (!script || !stylesheet || assets.length !== 2) {
+    throw new Error(
+      `the dashboard build wrote ${assets.map((a) => a.name).join(", ")}: one .js and one .css expected`,
+    );
+  }
+  return { script, stylesheet };
+}
