@@ -48,6 +48,13 @@ const PUBLIC = new Set([
   // A HEAD answer has no body for the matrix to read: tests/resumable-uploads.test.ts checks its
   // 401, 403 and another user's 404.
   "HEAD /api/uploads/:id",
+  // Dashboard sign-in: the e-mail and password are the credential.
+  "POST /api/auth/sign-in",
+  // Guarded by the depot_session cookie (and CSRF), which the bearer matrix cannot send:
+  // tests/sessions.test.ts checks their 401 without or with a dead session, 403 and 419.
+  "GET /api/auth/session",
+  "POST /api/auth/sign-out",
+  "POST /api/auth/sign-out-everywhere",
 ]);
 /** The docs UI's bundle is served under its versioned name. */
 const isPublic = (route: string) => PUBLIC.has(route) || /^GET \/docs\/assets\//.test(route);
