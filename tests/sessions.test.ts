@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq, sql } from "drizzle-orm";
 import { sessions } from "../src/db/schema/index.ts";
 import { sha256Hex } from "../src/features/auth/secrets.ts";
+import { deleteExpiredSessions } from "../src/features/sessions/service.ts";
 import { readJson, startTestApp, type TestApp } from "./helpers/app.ts";
 import { createUser } from "./helpers/factories.ts";
 import { sessionCookieOf, signIn, userWithPassword } from "./helpers/sessions.ts";
@@ -267,6 +268,21 @@ describe("GET /api/auth/session", () => {
     const response = await currentSession(cookie);
     expect(response.status).toBe(401);
     expect(await readJson(response)).toEqual(UNAUTHENTICATED);
+  }, 30_000);
+
+  test("the sweep deletes expired sessions and only those", async () => {
+    const live = await signIn(base, ada.email, PASSWORD, fromNewAddress());
+    const dead = await signIn(base, ada.email, PASSWORD, fromNewAddress());
+    const idOf = (cookie: string) => sha256Hex(cookie.split("=")[1] ?? "");
+    await t.ctx.db
+      .update(sessions)
+      .set({ expiresAt: sql`now() - interval '1 second'` })
+      .where(eq(sessions.id, idOf(dead.cookie)));
+    expect(await deleteExpiredSessions(t.ctx)).toBeGreaterThanOrEqual(1);
+    const left = await t.ctx.db.select({ id: sessions.id }).from(sessions);
+    expect(left.map((row) => row.id)).toContain(idOf(live.cookie));
+    expect(left.map((row) => row.id)).not.toContain(idOf(dead.cookie));
+    expect(await deleteExpiredSessions(t.ctx)).toBe(0);
   }, 30_000);
 
   test("sliding expiry: use after a minute moves expires_at on and sends the cookie again", async () => {

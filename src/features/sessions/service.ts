@@ -80,3 +80,12 @@ export async function endSession(ctx: Pick<AppContext, "db">, sessionId: string)
 export async function endEverySession(ctx: Pick<AppContext, "db">, userId: number): Promise<void> {
   await ctx.db.delete(sessions).where(eq(sessions.userId, userId));
 }
+
+/** Deletes every expired session (they already answer 401; this only keeps the table small). */
+export async function deleteExpiredSessions(ctx: Pick<AppContext, "db">): Promise<number> {
+  const deleted = await ctx.db
+    .delete(sessions)
+    .where(lte(sessions.expiresAt, sql`now()`))
+    .returning({ id: sessions.id });
+  return deleted.length;
+}
