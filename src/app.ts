@@ -13,6 +13,7 @@ import { publicProductRoutes } from "./features/products/public-routes.ts";
 import { productRoutes } from "./features/products/routes.ts";
 import { purchaseRoutes } from "./features/purchases/routes.ts";
 import { roleRoutes } from "./features/roles/routes.ts";
+import { sessionRoutes } from "./features/sessions/routes.ts";
 import { signingKeyRoutes } from "./features/signing/routes.ts";
 import { tokenRoutes } from "./features/tokens/routes.ts";
 import { uploadRoutes } from "./features/uploads/routes.ts";
@@ -90,6 +91,12 @@ export function buildApp(ctx: AppContext) {
                 description: "Personal access token `id|secret`",
               },
               apiKey: { type: "apiKey", in: "header", name: "x-api-key" },
+              sessionCookie: {
+                type: "apiKey",
+                in: "cookie",
+                name: "depot_session",
+                description: "Dashboard session from POST /api/auth/sign-in; changes also need X-CSRF-Token",
+              },
             },
           },
         },
@@ -99,6 +106,7 @@ export function buildApp(ctx: AppContext) {
     .use(healthRoutes(ctx))
     .use(clientRoutes())
     .use(metricsRoute(ctx))
+    .use(sessionRoutes(ctx))
     .use(userRoutes(ctx))
     .use(productRoutes(ctx))
     .use(publicProductRoutes(ctx))

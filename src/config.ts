@@ -29,6 +29,8 @@ export interface Config {
   /** How often a running instance looks for a signing key rotated elsewhere. */
   readonly signingKeyRefreshSeconds: number;
   readonly trustProxy: boolean;
+  /** How long a dashboard session lasts since it was last used (sliding). */
+  readonly sessionLifetimeHours: number;
   /** Let webhooks point at loopback and private addresses (tests, a receiver on the same network). */
   readonly webhookAllowPrivate: boolean;
   readonly smtpUrl: string | null;
@@ -114,6 +116,10 @@ export function loadConfig(env: Env = process.env): Config {
       { min: 1, max: 86_400 },
     ),
     trustProxy: boolean("TRUST_PROXY", read("TRUST_PROXY"), false),
+    sessionLifetimeHours: integer("SESSION_LIFETIME_HOURS", read("SESSION_LIFETIME_HOURS"), 12, {
+      min: 1,
+      max: 8760,
+    }),
     webhookAllowPrivate: boolean("WEBHOOK_ALLOW_PRIVATE", read("WEBHOOK_ALLOW_PRIVATE"), false),
     smtpUrl,
     mailFrom: read("MAIL_FROM") ?? "depot@localhost",

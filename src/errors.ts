@@ -29,6 +29,20 @@ export class Forbidden extends AppError {
   }
 }
 
+/** A state-changing request made with a session cookie from another site (auth/csrf.ts). */
+export class CrossSiteRefused extends AppError {
+  constructor() {
+    super(403, "Cross-site request refused.");
+  }
+}
+
+/** Laravel's 419: a session-authenticated change without the session's `X-CSRF-Token`. */
+export class CsrfMismatch extends AppError {
+  constructor() {
+    super(419, "CSRF token mismatch.");
+  }
+}
+
 /** `new NotFound("Product")` → 404 `{"message":"Product not found."}` */
 export class NotFound extends AppError {
   constructor(thing = "Resource") {
@@ -45,6 +59,15 @@ export class PayloadTooLarge extends AppError {
 export class TooManyAttempts extends AppError {
   constructor(retryAfterSeconds?: number) {
     super(429, "Too Many Attempts.", retryAfterSeconds ? { "retry-after": String(retryAfterSeconds) } : {});
+  }
+}
+
+/** Sign-in's own 429, which tells the person how long to wait (sessions/sign-in-throttle.ts). */
+export class TooManySignInAttempts extends AppError {
+  constructor(retryAfterSeconds: number) {
+    super(429, `Too many sign-in attempts. Please try again in ${retryAfterSeconds} seconds.`, {
+      "retry-after": String(retryAfterSeconds),
+    });
   }
 }
 

@@ -14,6 +14,7 @@ import { restoreCommand } from "./cli/restore.ts";
 import { serveCommand } from "./cli/serve.ts";
 import { tokenCreateCommand } from "./cli/token-create.ts";
 import { userCreateCommand } from "./cli/user-create.ts";
+import { userPasswordCommand } from "./cli/user-password.ts";
 import { versionsCommand } from "./cli/versions.ts";
 import { workerCommand } from "./cli/worker.ts";
 import { ClientFailure } from "./client/failures.ts";
@@ -28,6 +29,7 @@ const commands: Command[] = [
   workerCommand,
   migrateCommand,
   userCreateCommand,
+  userPasswordCommand,
   tokenCreateCommand,
   apiKeyCreateCommand,
   demoSeedCommand,

@@ -24,6 +24,7 @@ describe("loadConfig", () => {
       maxJsonUploadBytes: 64 * 1024 ** 2,
       licenseDefaultMaxIps: 1,
       trustProxy: false,
+      sessionLifetimeHours: 12,
       smtpUrl: null,
       logLevel: "info",
     });
@@ -58,6 +59,7 @@ describe("loadConfig", () => {
     ["MAX_UPLOAD_BYTES", "1e9"],
     ["LICENSE_DEFAULT_MAX_IPS", "0"],
     ["TRUST_PROXY", "maybe"],
+    ["SESSION_LIFETIME_HOURS", "0"],
     ["LOG_LEVEL", "loud"],
     ["APP_KEY", "short"],
     ["SMTP_URL", "http://mail"],

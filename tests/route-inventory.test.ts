@@ -55,6 +55,13 @@ const PUBLIC = new Set([
   "GET /dashboard",
   "GET /dashboard/*",
   "GET /dashboard/assets/:file",
+  // Dashboard sign-in: the e-mail and password are the credential.
+  "POST /api/auth/sign-in",
+  // Guarded by the depot_session cookie (and CSRF), which the bearer matrix cannot send:
+  // tests/sessions.test.ts checks their 401 without or with a dead session, 403 and 419.
+  "GET /api/auth/session",
+  "POST /api/auth/sign-out",
+  "POST /api/auth/sign-out-everywhere",
 ]);
 /** The docs UI's bundle is served under its versioned name. */
 const isPublic = (route: string) => PUBLIC.has(route) || /^GET \/docs\/assets\//.test(route);

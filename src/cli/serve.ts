@@ -2,6 +2,7 @@ import { count } from "drizzle-orm";
 import { buildApp } from "../app.ts";
 import { startControlSocket } from "../backup/control-socket.ts";
 import { users } from "../db/schema/index.ts";
+import { sweepExpiredSessionsEvery } from "../features/sessions/sweep.ts";
 import { sweepExpiredUploadsEvery } from "../features/uploads/sweep.ts";
 import { sweepReleaseLeftovers } from "../features/versions/leftovers.ts";
 import { createLogger } from "../log.ts";
@@ -44,6 +45,7 @@ export const serveCommand: Command = {
     await printFirstStepsIfEmpty(runtime);
     const stopSweepingLeftovers = sweepReleaseLeftovers(runtime);
     const stopSweepingUploads = sweepExpiredUploadsEvery(runtime);
+    const stopSweepingSessions = sweepExpiredSessionsEvery(runtime);
     // On the embedded database `depot backup` takes its snapshot through this process (README: Backups).
     const closeControlSocket = startControlSocket(runtime);
 
@@ -51,6 +53,7 @@ export const serveCommand: Command = {
     log.info("shutting down", { signal });
     stopSweepingLeftovers();
     stopSweepingUploads();
+    stopSweepingSessions();
     metricsServer?.stop(true);
     closeControlSocket();
     const drained = server.stop(false);

@@ -8,6 +8,8 @@ import m5 from "../../drizzle/0005_versions.sql" with { type: "text" };
 import m6 from "../../drizzle/0006_notifications.sql" with { type: "text" };
 import m7 from "../../drizzle/0007_signing_keys.sql" with { type: "text" };
 import m8 from "../../drizzle/0008_uploads.sql" with { type: "text" };
+import m9 from "../../drizzle/0009_user_passwords.sql" with { type: "text" };
+import m10 from "../../drizzle/0010_sessions.sql" with { type: "text" };
 
 import type { Migration } from "./migrate.ts";
 
@@ -21,4 +23,6 @@ export const migrations: Migration[] = [
   { tag: "0006_notifications", createdAt: 1795321926987, sql: m6 },
   { tag: "0007_signing_keys", createdAt: 1795406663218, sql: m7 },
   { tag: "0008_uploads", createdAt: 1795415325162, sql: m8 },
+  { tag: "0009_user_passwords", createdAt: 1795418228363, sql: m9 },
+  { tag: "0010_sessions", createdAt: 1795418442385, sql: m10 },
 ];

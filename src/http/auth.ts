@@ -7,6 +7,7 @@ import type { Actor, ApiKeyActor } from "../features/auth/actor.ts";
 import { allows, type Grant } from "../features/auth/permissions.ts";
 import { authenticateToken } from "../features/tokens/service.ts";
 import { annotateRequest } from "./request-id.ts";
+import { authenticateSession } from "./session-auth.ts";
 
 // Credentials are checked in `transform`, which Elysia runs before body validation, so an anonymous
 // caller gets 401, not a 422 describing the body it may not send. `resolve` then hands the result on.
@@ -26,8 +27,10 @@ const bearerScheme = new Elysia({ name: "http.bearer-scheme" }).onRequest(({ req
 });
 
 /**
- * Bearer personal access tokens. A route declares what it needs and receives `actor`:
- * `{ auth: true }` any valid token, `{ auth: "versions.publish" }` a token that may do that.
+ * Bearer personal access tokens, or (Sanctum-style) the dashboard's session cookie when no
+ * Authorization header is sent: a header, even a bad one, always decides on its own. A route declares
+ * what it needs and receives `actor`: `{ auth: true }` anyone signed in, `{ auth: "versions.publish" }`
+ * a caller who may do that. A session's state-changing requests are CSRF-checked first (403, 419).
  */
 export const bearerAuth = (ctx: AppContext) =>
   new Elysia()
@@ -35,9 +38,11 @@ export const bearerAuth = (ctx: AppContext) =>
     .use(bearer())
     .macro({
       auth: (needed: Grant | true) => ({
-        detail: { security: [{ bearerAuth: [] }] },
-        async transform({ bearer: token, request }) {
-          const actor = await authenticateToken(ctx, token);
+        detail: { security: [{ bearerAuth: [] }, { sessionCookie: [] }] },
+        async transform({ bearer: token, request, set }) {
+          const actor = request.headers.has("authorization")
+            ? await authenticateToken(ctx, token)
+            : await sessionActor(ctx, request, set as { headers: Record<string, string | number> });
           if (!actor) throw new Unauthenticated();
           annotateRequest(request, { user_id: actor.user.id });
           if (needed !== true && !allows(actor.permissions, needed)) throw new Forbidden();
@@ -46,6 +51,17 @@ export const bearerAuth = (ctx: AppContext) =>
         resolve: ({ request }) => ({ actor: authenticated(actors, request) }),
       }),
     });
+
+async function sessionActor(
+  ctx: AppContext,
+  request: Request,
+  set: { headers: Record<string, string | number> },
+): Promise<Actor | null> {
+  const signedIn = await authenticateSession(ctx, request, set);
+  if (!signedIn) return null;
+  const { user, role } = signedIn;
+  return { user, role, via: "session", tokenId: null, permissions: new Set(role.permissions) };
+}
 
 /** License API keys in `x-api-key`. A route with `{ apiKey: true }` receives `apiKey`. */
 export const apiKeyAuth = (ctx: AppContext) =>

@@ -19,15 +19,20 @@ export function cliEnv(env: Record<string, string | undefined>): Record<string, 
   return Object.fromEntries(Object.entries(base).filter((e): e is [string, string] => e[1] !== undefined));
 }
 
-/** Runs `depot <args>` as its own process, the way users and scripts do (in `cwd` if given). */
+/**
+ * Runs `depot <args>` as its own process, the way users and scripts do (in `cwd` if given). `stdin` is
+ * piped to it (`echo … | depot …`); without it stdin is empty.
+ */
 export async function depot(
   args: string[],
   env: Record<string, string | undefined> = {},
   cwd?: string,
+  stdin?: string,
 ): Promise<CliResult> {
   const proc = Bun.spawn([process.execPath, MAIN, ...args], {
     env: cliEnv(env),
     cwd,
+    stdin: stdin === undefined ? "ignore" : new TextEncoder().encode(stdin),
     stdout: "pipe",
     stderr: "pipe",
   });

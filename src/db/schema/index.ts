@@ -11,6 +11,7 @@ export * from "./products.ts";
 export * from "./purchase-benefits.ts";
 export * from "./purchases.ts";
 export * from "./roles.ts";
+export * from "./sessions.ts";
 export * from "./signing-keys.ts";
 export * from "./uploads.ts";
 export * from "./users.ts";

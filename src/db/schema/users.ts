@@ -9,6 +9,8 @@ export const users = pgTable(
     id: id(),
     name: text("name").notNull(),
     email: text("email").notNull(),
+    /** argon2id (PHC string) for dashboard sign-in; null: this user signs in with tokens only. */
+    passwordHash: text("password_hash"),
     roleId: ref("role_id")
       .notNull()
       .references(() => roles.id),

@@ -1,10 +1,15 @@
 import type { Role, User } from "../../db/schema/index.ts";
 
-/** Who is making a bearer-authenticated request, and what they may do with this token. */
+/**
+ * Who is making an authenticated request, and what they may do with it: a bearer token (its abilities
+ * ∩ the role's permissions) or the dashboard's session cookie (the role's permissions).
+ */
 export interface Actor {
   user: User;
   role: Role;
-  tokenId: number;
+  via: "token" | "session";
+  /** The personal access token; null for a session. */
+  tokenId: number | null;
   permissions: Set<string>;
 }
 

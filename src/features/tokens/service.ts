@@ -46,6 +46,7 @@ export async function authenticateToken(
   return {
     user: row.users,
     role: row.roles,
+    via: "token",
     tokenId: id,
     permissions: effectivePermissions(row.roles.permissions, token.abilities),
   };

@@ -34,16 +34,31 @@ async function checkNewUser(ctx: Pick<AppContext, "db">, input: Partial<CreateUs
 
 checkBodyWith(CreateUserBody, (ctx, fields) => checkNewUser(ctx, fields));
 
-export async function createUser(ctx: Pick<AppContext, "db">, input: CreateUserInput): Promise<UserWithRole> {
+/** `passwordHash` (argon2id, see auth/passwords.ts) lets the user sign in to the dashboard. */
+export async function createUser(
+  ctx: Pick<AppContext, "db">,
+  input: CreateUserInput,
+  passwordHash: string | null = null,
+): Promise<UserWithRole> {
   const role = await checkNewUser(ctx, input);
   // The unique index on lower(email) still guards a race between the check and the insert.
   const [user] = await ctx.db
     .insert(users)
-    .values({ name: input.name, email: input.email, roleId: role.id })
+    .values({ name: input.name, email: input.email, roleId: role.id, passwordHash })
     .onConflictDoNothing()
     .returning();
   if (!user) throw new Invalid({ email: ["The email has already been taken."] });
   return { user, role };
+}
+
+/** Sets the password of the user with this e-mail (any case); false when there is no such user. */
+export async function setPassword(ctx: Pick<AppContext, "db">, email: string, passwordHash: string) {
+  const updated = await ctx.db
+    .update(users)
+    .set({ passwordHash })
+    .where(sql`lower(${users.email}) = lower(${email})`)
+    .returning({ id: users.id });
+  return updated.length > 0;
 }
 
 /**

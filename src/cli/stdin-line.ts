@@ -1,0 +1,24 @@
+/**
+ * The first line of stdin, without its line ending; null when stdin ends before any character.
+ * Reading stops at the first newline, so `echo pw | depot …` and a typed line ended by Enter both work,
+ * and a password never has to appear in the process list or shell history as an argument.
+ */
+export async function readStdinLine(
+  stream: ReadableStream<Uint8Array> = Bun.stdin.stream(),
+): Promise<string | null> {
+  const decoder = new TextDecoder();
+  let text = "";
+  const reader = stream.getReader();
+  try {
+    while (!text.includes("\n")) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+    }
+  } finally {
+    reader.releaseLock();
+  }
+  text += decoder.decode();
+  if (text === "") return null;
+  return (text.split("\n")[0] ?? "").replace(/\r$/, "");
+}

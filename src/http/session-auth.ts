@@ -1,0 +1,57 @@
+import { Elysia } from "elysia";
+import type { AppContext } from "../context.ts";
+import { Unauthenticated } from "../errors.ts";
+import { cookieIsSecure, readSessionCookie, sessionCookie } from "../features/sessions/cookie.ts";
+import { findSession, lifetimeSeconds, type SignedIn } from "../features/sessions/service.ts";
+import { changesState, refuseCrossSite, requireCsrfToken } from "./csrf.ts";
+import { annotateRequest } from "./request-id.ts";
+
+type Headers = Record<string, string | number>;
+
+/**
+ * The dashboard's session behind the request's `depot_session` cookie, or null. A state-changing
+ * request must also come from our own site (403) and carry the session's CSRF token (419). When the
+ * sliding expiry moved on, the cookie is sent again so the browser keeps it as long as we do.
+ */
+export async function authenticateSession(
+  ctx: Pick<AppContext, "db" | "config">,
+  request: Request,
+  set: { headers: Headers },
+): Promise<SignedIn | null> {
+  const signedIn = await findSession(ctx, readSessionCookie(request));
+  if (!signedIn) return null;
+  annotateRequest(request, { user_id: signedIn.user.id, via: "session" });
+  if (changesState(request)) {
+    refuseCrossSite(request, ctx.config.appUrl);
+    requireCsrfToken(request, signedIn.session.csrfToken);
+  }
+  if (signedIn.renewed) {
+    const cookie = readSessionCookie(request) ?? "";
+    set.headers["set-cookie"] = sessionCookie(
+      cookie,
+      lifetimeSeconds(ctx),
+      cookieIsSecure(ctx.config.appUrl),
+    );
+  }
+  return signedIn;
+}
+
+const signedInByRequest = new WeakMap<Request, SignedIn>();
+
+/** Routes about the session itself (`{ session: true }`): only the cookie counts, never a bearer token. */
+export const sessionAuth = (ctx: AppContext) =>
+  new Elysia().macro({
+    session: (_: true) => ({
+      detail: { security: [{ sessionCookie: [] }] },
+      async transform({ request, set }) {
+        const signedIn = await authenticateSession(ctx, request, set as { headers: Headers });
+        if (!signedIn) throw new Unauthenticated();
+        signedInByRequest.set(request, signedIn);
+      },
+      resolve: ({ request }) => {
+        const signedIn = signedInByRequest.get(request);
+        if (!signedIn) throw new Unauthenticated();
+        return { signedIn };
+      },
+    }),
+  });
