@@ -11,6 +11,9 @@
 //   --s3              object-storage mode: depot stores the releases in a bucket of s3rver, run in its
 //                     own process with its objects in the work directory (bench/lib/s3.ts), instead of
 //                     STORAGE_DIR; the same uploads, the same memory measurements (issue 13)
+//   --tus             also publish the 1 GiB file N times through `depot publish` (the resumable tus
+//                     path: the same binary as a client process, default chunk size), each right after
+//                     a multipart upload, and compare the two (issue 14)
 //
 // What it does, everything on ONE file system (the work directory holds the generated files,
 // DATA_DIR, STORAGE_DIR and dd's file; the script refuses tmpfs):
@@ -29,8 +32,14 @@
 //    or the same user); during it VmRSS is sampled every 50 ms; after it VmHWM is read (the kernel's
 //    peak since the reset, so a spike between two samples is not missed). The response must be 201
 //    with the sha256 and file_size of the file sent. Throughput is the file's size over curl's
-//    time_total. Also reported: depot's CPU time over the upload, and the cores every other process
-//    (curl included) kept busy meanwhile, from /proc/stat; this is a shared machine.
+//    time_total. Also reported: depot's CPU time over the upload, curl's own CPU time, and the cores
+//    every other process (curl included) kept busy meanwhile, from /proc/stat; this is a shared machine.
+// 5. --tus: after each 1 GiB multipart upload, `depot publish big-1g.bin --product P --version tus-N
+//    … --server http://127.0.0.1:PORT --token T --json` with the default chunk size, measured the same
+//    way (sync, VmHWM reset, VmRSS sampled, depot's CPU), with the client's wall time from spawn to
+//    exit as its time and its CPU from its rusage. Its JSON must say "published" with the file's
+//    sha256 and size. Reported: the ratio of the tus median to the multipart median (target ≥ 0.8)
+//    and the worst peak RSS over idle (target < 150 MiB).
 // The work directory (about 9 GiB at the end), the database and the processes are gone when this
 // exits, however it exits.
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -45,7 +54,7 @@ import { run, runMain, stop, track } from "./lib/processes.ts";
 import { cpuSeconds, memoryMiB, othersMeter, sumCpu } from "./lib/procfs.ts";
 import { ReleaseBench } from "./lib/releases.ts";
 import { startS3 } from "./lib/s3.ts";
-import { freePort, GiB, log, MiB, median } from "./lib.ts";
+import { freePort, GiB, log, MiB, median, secondsSince } from "./lib.ts";
 
 const SAMPLE_MS = 50;
 /** Several in a row: does the RSS a base64 publish leaves behind keep growing? */
@@ -54,6 +63,8 @@ const BASE64_RUNS = 6;
 const SETTLE_MS = 10_000;
 const TARGET_RSS_MIB = 150;
 const TARGET_DD_SHARE = 0.5;
+/** `depot publish` (tus) against multipart throughput, medians of the same run (issue 14). */
+const TARGET_TUS_RATIO = 0.8;
 
 const { values: opts } = parseArgs({
   options: {
@@ -63,6 +74,7 @@ const { values: opts } = parseArgs({
     binary: { type: "string" },
     bare: { type: "boolean", default: false },
     s3: { type: "boolean", default: false },
+    tus: { type: "boolean", default: false },
   },
 });
 const runs = Math.max(1, Number.parseInt(opts.runs ?? "3", 10) || 3);
@@ -152,6 +164,8 @@ interface Upload {
   hwm: number;
   after: number;
   serverCpuS: number;
+  /** The client's own CPU seconds (curl, or `depot publish`), all its threads. */
+  clientCpuS: number;
   /** Cores busy with other work (other processes, including curl) during the upload. */
   othersCores: number;
   perSecond: number[];
@@ -171,7 +185,7 @@ async function upload(
   const sampler = rssSampler(serverPid);
   const cpu0 = processCpu(serverPid);
   const others = othersMeter(() => sumCpu([serverPid]));
-  const { out } = await run([
+  const { out, cpuS: clientCpuS } = await run([
     "curl",
     "-sS",
     "-o",
@@ -200,14 +214,101 @@ async function upload(
   }
   const seconds = Number(total);
   const bytes = expect?.bytes ?? data.file_size;
-  const result = { label, bytes, seconds, mibPerS: bytes / MiB / seconds, serverCpuS, othersCores, ...mem };
+  const result = {
+    label,
+    bytes,
+    seconds,
+    mibPerS: bytes / MiB / seconds,
+    serverCpuS,
+    clientCpuS,
+    othersCores,
+    ...mem,
+  };
+  logUpload(result);
+  return result;
+}
+
+function logUpload(u: Upload, extra = "") {
   log(
-    `${label}: ${seconds.toFixed(2)} s, ${result.mibPerS.toFixed(0)} MiB/s; RSS idle ${mem.idle.toFixed(0)}, ` +
-      `peak sampled ${mem.peak.toFixed(0)} at ${mem.peakAtS.toFixed(1)} s, VmHWM ${mem.hwm.toFixed(0)}, ` +
-      `after ${mem.after.toFixed(0)} MiB; depot CPU ${serverCpuS.toFixed(2)} s; ` +
-      `other processes ${othersCores.toFixed(2)} cores; sha256 ok` +
-      `\n  RSS per second: ${mem.perSecond.map((n) => n.toFixed(0)).join(" ")}`,
+    `${u.label}: ${u.seconds.toFixed(2)} s, ${u.mibPerS.toFixed(0)} MiB/s; RSS idle ${u.idle.toFixed(0)}, ` +
+      `peak sampled ${u.peak.toFixed(0)} at ${u.peakAtS.toFixed(1)} s, VmHWM ${u.hwm.toFixed(0)}, ` +
+      `after ${u.after.toFixed(0)} MiB; depot CPU ${u.serverCpuS.toFixed(2)} s, client CPU ` +
+      `${u.clientCpuS.toFixed(2)} s; other processes ${u.othersCores.toFixed(2)} cores; sha256 ok${extra}` +
+      `\n  RSS per second: ${u.perSecond.map((n) => n.toFixed(0)).join(" ")}`,
   );
+}
+
+/** What `depot publish --json` prints (src/cli/publish.ts), as far as the benchmark checks it. */
+interface PublishResult {
+  status: string;
+  seconds: number;
+  version: { sha256: string; file_size: number };
+}
+
+/**
+ * --tus: one `depot publish` of `path` as version `version`, measured as `upload` measures curl. Its
+ * time is the client process's, spawn to exit: that includes starting the binary, listing the
+ * product's versions, creating the upload and the publish request after the bytes, which a user of
+ * the command waits for too (the client's own upload-only seconds are logged beside it).
+ */
+async function publish(
+  label: string,
+  serverPid: number,
+  cli: { origin: string; token: string; productId: number },
+  path: string,
+  version: string,
+  expect: { bytes: number; sha256: string },
+): Promise<Upload> {
+  await run(["sync"]);
+  const sampler = rssSampler(serverPid);
+  const cpu0 = processCpu(serverPid);
+  // The client is started after this; it counts among the other processes, as curl does.
+  const others = othersMeter(() => sumCpu([serverPid]));
+  const t0 = performance.now();
+  const { out, cpuS: clientCpuS } = await run(
+    [
+      binary,
+      "publish",
+      path,
+      "--product",
+      String(cli.productId),
+      "--version",
+      version,
+      "--title",
+      "t",
+      "--changelog",
+      "c",
+      "--server",
+      cli.origin,
+      "--token",
+      cli.token,
+      "--json",
+    ],
+    { cwd: workDir },
+  );
+  const seconds = secondsSince(t0);
+  const serverCpuS = processCpu(serverPid) - cpu0;
+  const othersCores = others();
+  const mem = await sampler.stop();
+  const answer = JSON.parse(out) as PublishResult;
+  const { sha256, file_size } = answer.version;
+  if (answer.status !== "published" || sha256 !== expect.sha256 || file_size !== expect.bytes) {
+    throw new Error(
+      `${label}: depot publish answered ${answer.status} with sha256 ${sha256} (${file_size} bytes), ` +
+        `sha256sum says ${expect.sha256} (${expect.bytes} bytes)`,
+    );
+  }
+  const result = {
+    label,
+    bytes: expect.bytes,
+    seconds,
+    mibPerS: expect.bytes / MiB / seconds,
+    serverCpuS,
+    clientCpuS,
+    othersCores,
+    ...mem,
+  };
+  logUpload(result, `; the client's own upload phase ${answer.seconds.toFixed(2)} s`);
   return result;
 }
 
@@ -412,7 +513,7 @@ async function machine(): Promise<string[]> {
 }
 
 async function main(): Promise<number> {
-  if (!builtBinary(binary, "npm run build && bun bench/upload.ts")) return 1;
+  if (!builtBinary(binary, `npm run build && bun bench/upload.ts${opts.tus ? " --tus" : ""}`)) return 1;
   mkdirSync(filesDir);
   const header = await machine();
   for (const line of header) log(line);
@@ -478,8 +579,11 @@ async function main(): Promise<number> {
   void warm;
 
   // 3 and 4. dd, the 1 GiB uploads with dd between them, the 2 GiB upload, the base64 uploads.
+  // With --tus each multipart upload is followed by a publish of the same file: the two alternate,
+  // so that a slow spell of the shared disk or CPU falls on both rather than on one of them.
   const dd: number[] = [await ddReference()];
   const oneGiB: Upload[] = [];
+  const tus: Upload[] = [];
   for (let i = 0; i < runs; i++) {
     oneGiB.push(
       await upload(`1 GiB multipart ${i + 1}/${runs}`, server.proc.pid, publishUrl, token, multipart(big1), {
@@ -487,6 +591,18 @@ async function main(): Promise<number> {
         sha256: sha1,
       }),
     );
+    if (opts.tus) {
+      tus.push(
+        await publish(
+          `1 GiB depot publish (tus) ${i + 1}/${runs}`,
+          server.proc.pid,
+          { origin: server.origin, token, productId },
+          big1,
+          `tus-${i + 1}`,
+          { bytes: GiB, sha256: sha1 },
+        ),
+      );
+    }
     dd.push(await ddReference());
   }
   const twoGiB = await upload("2 GiB multipart", server.proc.pid, publishUrl, token, multipart(big2), {
@@ -520,11 +636,14 @@ async function main(): Promise<number> {
   // Report.
   const ddMedian = median(dd);
   const upMedian = median(oneGiB.map((u) => u.mibPerS));
-  const worstGrowth = Math.max(...oneGiB.map((u) => Math.max(u.peak, u.hwm) - u.idle));
+  const growth = (u: Upload) => Math.max(u.peak, u.hwm) - u.idle;
+  const worstGrowth = Math.max(...oneGiB.map(growth));
   const row = (u: Upload) =>
     `| ${u.label} | ${u.seconds.toFixed(2)} s | ${u.mibPerS.toFixed(0)} MiB/s | ${u.idle.toFixed(0)} | ` +
-    `${u.peak.toFixed(0)} | ${u.hwm.toFixed(0)} | +${(Math.max(u.peak, u.hwm) - u.idle).toFixed(0)} | ` +
-    `${u.after.toFixed(0)} | ${u.serverCpuS.toFixed(1)} s | ${u.othersCores.toFixed(1)} |`;
+    `${u.peak.toFixed(0)} | ${u.hwm.toFixed(0)} | +${growth(u).toFixed(0)} | ` +
+    `${u.after.toFixed(0)} | ${u.serverCpuS.toFixed(1)} s | ${u.clientCpuS.toFixed(1)} s | ${u.othersCores.toFixed(1)} |`;
+  // Alternating rows, as they ran.
+  const oneGiBRows = oneGiB.flatMap((u, i) => (tus[i] ? [u, tus[i]] : [u]));
   const lines = [
     "",
     `depot upload${s3 ? " to object storage (--s3)" : ""} — Bun ${Bun.version} (bench), ${new Date().toISOString()}`,
@@ -533,9 +652,9 @@ async function main(): Promise<number> {
     `dd if=/dev/zero bs=1M count=1024 conv=fsync: ${dd.map((n) => n.toFixed(0)).join(", ")} MiB/s ` +
       `(median ${ddMedian.toFixed(0)})`,
     "",
-    "| upload | time (curl) | throughput | RSS idle MiB | peak sampled MiB | VmHWM MiB | peak − idle MiB | RSS after MiB | depot CPU | other load (cores) |",
-    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
-    ...oneGiB.map(row),
+    `| upload | time (${tus.length ? "curl; depot publish: spawn to exit" : "curl"}) | throughput | RSS idle MiB | peak sampled MiB | VmHWM MiB | peak − idle MiB | RSS after MiB | depot CPU | client CPU | other load (cores, client included) |`,
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ...oneGiBRows.map(row),
     row(twoGiB),
     ...base64.map(row),
     "",
@@ -550,6 +669,20 @@ async function main(): Promise<number> {
       `${Math.max(...base64.map((u) => Math.max(u.peak, u.hwm))).toFixed(0)} MiB; ${settled.toFixed(0)} MiB ` +
       `${SETTLE_MS / 1000} s after the last one`,
   ];
+  if (tus.length) {
+    const tusMedian = median(tus.map((u) => u.mibPerS));
+    const ratio = tusMedian / upMedian;
+    const tusGrowth = Math.max(...tus.map(growth));
+    lines.push(
+      `depot publish (tus) 1 GiB median ${tusMedian.toFixed(0)} MiB/s against multipart ${upMedian.toFixed(0)}: ` +
+        `${ratio.toFixed(2)} × (target ≥ ${TARGET_TUS_RATIO}): ${ratio >= TARGET_TUS_RATIO ? "met" : "MISSED"}` +
+        (s3 ? " — with --s3; the target is about the default disk mode" : ""),
+      `depot publish (tus) worst peak − idle ${tusGrowth.toFixed(0)} MiB (target < ${TARGET_RSS_MIB}): ` +
+        `${tusGrowth < TARGET_RSS_MIB ? "met" : "MISSED"}; median CPU per upload: depot ` +
+        `${median(tus.map((u) => u.serverCpuS)).toFixed(1)} s (multipart ${median(oneGiB.map((u) => u.serverCpuS)).toFixed(1)}), ` +
+        `client ${median(tus.map((u) => u.clientCpuS)).toFixed(1)} s (curl ${median(oneGiB.map((u) => u.clientCpuS)).toFixed(1)})`,
+    );
+  }
   if (bare) {
     lines.push(
       "",

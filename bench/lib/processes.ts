@@ -97,7 +97,10 @@ export async function runMain(
   process.exit(interrupted ? 130 : code);
 }
 
-/** Runs a command to completion; returns its stdout and stderr, throws with them on a non-zero exit. */
+/**
+ * Runs a command to completion; returns its stdout and stderr, and the CPU seconds it used (user +
+ * system, all its threads; NaN if Bun could not tell); throws with its output on a non-zero exit.
+ */
 export async function run(
   cmd: string[],
   options: { cwd?: string; env?: Record<string, string | undefined> } = {},
@@ -110,7 +113,9 @@ export async function run(
   ]);
   untrack(proc);
   if (code !== 0) throw new Error(`${cmd.join(" ")} exited ${code}:\n${(err || out).trim()}`);
-  return { out, err };
+  // Read once it has exited: a process gone from /proc still has its rusage here.
+  const cpuTime = proc.resourceUsage()?.cpuTime.total;
+  return { out, err, cpuS: cpuTime === undefined ? Number.NaN : Number(cpuTime) / 1e6 };
 }
 
 /**
