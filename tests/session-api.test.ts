@@ -82,6 +82,17 @@ describe("changing with a session", () => {
     expect(await productsNamed(name)).toBe(1);
   }, 30_000);
 
+  test("a page opened at the address the request went to (not APP_URL's) is still our own: 201", async () => {
+    const { cookie, csrf } = await signIn(base, admin.email, PASSWORD, { origin: new URL(base).origin });
+    const { response } = await createProductWith({
+      cookie,
+      "x-csrf-token": csrf,
+      origin: new URL(base).origin,
+      "sec-fetch-site": "same-origin",
+    });
+    expect(response.status).toBe(201);
+  }, 30_000);
+
   test.each([
     ["Origin of another site", { origin: "https://evil.example" }],
     ["Origin of our host on another scheme", { origin: "https://depot.test" }],

@@ -7,14 +7,18 @@ export const changesState = (request: Request) => !SAFE_METHODS.has(request.meth
 
 /**
  * A browser says where a request comes from: `Sec-Fetch-Site` (same-origin, or none when the person
- * typed it) and `Origin`. Either naming another site is refused. Clients that send neither (curl)
- * still need the CSRF token, which only a page of ours can read.
+ * typed it) and `Origin`. Either naming another site is refused. `Origin` may be APP_URL's origin or
+ * the one the request was addressed to (its Host, as Rails compares it): a page opened at another
+ * address of this server is still its own page, and the session cookie is per host anyway. Clients
+ * that send neither (curl) still need the CSRF token, which only a page of ours can read.
  */
 export function refuseCrossSite(request: Request, appUrl: string): void {
   const site = request.headers.get("sec-fetch-site");
   if (site !== null && site !== "same-origin" && site !== "none") throw new CrossSiteRefused();
   const origin = request.headers.get("origin");
-  if (origin !== null && origin !== new URL(appUrl).origin) throw new CrossSiteRefused();
+  if (origin !== null && origin !== new URL(appUrl).origin && origin !== new URL(request.url).origin) {
+    throw new CrossSiteRefused();
+  }
 }
 
 /** `X-CSRF-Token` must be the session's token (Laravel's 419 otherwise). */

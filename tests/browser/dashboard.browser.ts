@@ -1,13 +1,13 @@
 // The dashboard in a real browser at a phone's width: / lands on the sign-in form, a failed sign-in
 // shows an error, every request goes to depot itself and the first load's JavaScript stays within its
-// budget. The auth endpoints are another branch's work: the first test signs in against this server
-// as it is (whatever it answers must show as an error); the second plays the auth contract
-// (README, Dashboard) with page.route to walk through 422, 429, a network failure, sign-in and sign-out.
+// budget; the real sign-in shows 422, 429 and a network failure, signs in, keeps the session over a
+// reload and signs out with the session's CSRF token.
 // Same harness as docs-ui.browser.ts: Debian's chromium, other hosts aborted as if offline.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
+import { userWithPassword } from "../helpers/sessions.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 const CHROMIUM_FLAGS = [
@@ -92,7 +92,7 @@ test("/ lands on the sign-in form, a failed sign-in shows an error, nothing leav
     const password = w.page.getByLabel("Password", { exact: true });
     const submit = w.page.getByRole("button", { name: "Sign in", exact: true });
     await email.waitFor({ timeout: 10_000 });
-    // No session (this branch has no auth endpoints yet: the check answers 404): the sign-in page.
+    // No session (the check answers 401): the sign-in page.
     expect(new URL(w.page.url()).pathname).toBe("/sign-in");
     await expect(password.isVisible()).resolves.toBe(true);
     await expect(submit.isVisible()).resolves.toBe(true);
@@ -135,91 +135,65 @@ test("/ lands on the sign-in form, a failed sign-in shows an error, nothing leav
   }
 }, 30_000);
 
-const USER = {
-  id: 7,
-  name: "Vera Vendor",
-  email: "vera@example.com",
-  role: { id: 2, name: "vendor", permissions: ["products.publish"] },
-};
-const CSRF = "csrf-token-for-the-test";
-const json = (status: number, body: unknown, headers: Record<string, string> = {}) => ({
-  status,
-  contentType: "application/json",
-  headers,
-  body: JSON.stringify(body),
-});
+const PASSWORD = "correct horse battery";
 
-test("against the auth contract: 422, 429 and network errors shown; sign in, home, sign out with the CSRF token", async () => {
+test("against the real sign-in: 422, 429 and a network failure shown; sign in, home, reload, sign out", async () => {
+  const vera = await userWithPassword(t.ctx, PASSWORD, { role: "vendor" });
+  // Another account, throttled first (five failures from this address: the sixth try is refused).
+  const throttled = await userWithPassword(t.ctx, PASSWORD);
+  for (let attempt = 0; attempt < 5; attempt++) {
+    await fetch(`${base}/api/auth/sign-in`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: throttled.email, password: "wrong password" }),
+    });
+  }
   const w = await openPage();
-  let signedIn = false;
   const signOutHeaders: Record<string, string>[] = [];
-  let nextSignIn: "422" | "429" | "network" | "ok" = "422";
+  w.page.on("request", (request) => {
+    if (request.url() === `${base}/api/auth/sign-out`) signOutHeaders.push(request.headers());
+  });
   try {
-    await w.page.route(`${base}/api/auth/session`, (route) =>
-      route.fulfill(
-        signedIn
-          ? json(200, { data: { user: USER, csrf_token: CSRF } })
-          : json(401, { message: "Unauthenticated." }),
-      ),
-    );
-    await w.page.route(`${base}/api/auth/sign-in`, (route) => {
-      if (nextSignIn === "network") return route.abort("internetdisconnected");
-      if (nextSignIn === "429")
-        return route.fulfill(
-          json(
-            429,
-            { message: "Too many sign-in attempts. Please try again in 42 seconds." },
-            { "retry-after": "42" },
-          ),
-        );
-      if (nextSignIn === "422")
-        return route.fulfill(
-          json(422, {
-            message: "These credentials do not match our records.",
-            errors: { email: ["These credentials do not match our records."] },
-          }),
-        );
-      signedIn = true;
-      return route.fulfill(json(200, { data: { user: USER, csrf_token: CSRF } }));
-    });
-    await w.page.route(`${base}/api/auth/sign-out`, (route) => {
-      signOutHeaders.push(route.request().headers());
-      signedIn = false;
-      return route.fulfill({ status: 204 });
-    });
-
     await w.page.goto(`${base}/dashboard/anything`, { waitUntil: "networkidle" });
     const submit = w.page.getByRole("button", { name: "Sign in", exact: true });
     await submit.waitFor({ timeout: 10_000 });
     expect(new URL(w.page.url()).pathname).toBe("/sign-in");
-    await w.page.getByLabel("Email", { exact: true }).fill(USER.email);
-    await w.page.getByLabel("Password", { exact: true }).fill("secret");
+    const email = w.page.getByLabel("Email", { exact: true });
+    const password = w.page.getByLabel("Password", { exact: true });
     const alert = w.page.getByRole("alert");
 
+    await email.fill(vera.email);
+    await password.fill("not the password");
     await submit.click();
     await w.page.getByText("These credentials do not match our records.").waitFor({ timeout: 10_000 });
     // The field's error repeats the message: shown once, and the field is marked invalid.
     expect(await w.page.getByText("These credentials do not match our records.").count()).toBe(1);
-    expect(await w.page.getByLabel("Email", { exact: true }).getAttribute("aria-invalid")).toBe("true");
+    expect(await email.getAttribute("aria-invalid")).toBe("true");
 
-    nextSignIn = "429";
+    await email.fill(throttled.email);
+    await password.fill(PASSWORD);
     await submit.click();
-    await w.page.getByText("Too many sign-in attempts. Please try again in 42 seconds.").waitFor();
+    await w.page.getByText(/^Too many sign-in attempts\. Please try again in \d+ seconds\.$/).waitFor();
 
-    nextSignIn = "network";
+    // The network goes away for one request.
+    await w.page.route(`${base}/api/auth/sign-in`, (route) => route.abort("internetdisconnected"), {
+      times: 1,
+    });
+    await email.fill(vera.email);
     await submit.click();
     await w.page.getByText("depot could not be reached").waitFor();
     expect(await alert.isVisible()).toBe(true);
 
-    nextSignIn = "ok";
     await submit.click();
     const signOut = w.page.getByRole("button", { name: "Sign out", exact: true });
     await signOut.waitFor({ timeout: 10_000 });
     expect(new URL(w.page.url()).pathname).toBe("/");
     const text = (await w.page.locator("main").textContent()) ?? "";
-    expect(text).toContain(USER.name);
-    expect(text).toContain(USER.role.name);
+    expect(text).toContain(vera.name);
+    expect(text).toContain("vendor");
     expect(await fitsWidth(w.page)).toBe(true);
+    const [cookie] = (await w.context.cookies()).filter((c) => c.name === "depot_session");
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: "Lax", path: "/" });
 
     // A reload keeps the session (GET /api/auth/session decides).
     await w.page.reload({ waitUntil: "networkidle" });
@@ -229,7 +203,8 @@ test("against the auth contract: 422, 429 and network errors shown; sign in, hom
     await submit.waitFor({ timeout: 10_000 });
     expect(new URL(w.page.url()).pathname).toBe("/sign-in");
     expect(signOutHeaders).toHaveLength(1);
-    expect(signOutHeaders[0]?.["x-csrf-token"]).toBe(CSRF);
+    expect(signOutHeaders[0]?.["x-csrf-token"]).toMatch(/^\S{20,}$/);
+    expect((await w.context.cookies()).filter((c) => c.name === "depot_session")).toEqual([]);
 
     expect(offOrigin(w)).toEqual([]);
     expect(w.problems).toEqual([]);
