@@ -15,6 +15,7 @@ import { purchaseRoutes } from "./features/purchases/routes.ts";
 import { roleRoutes } from "./features/roles/routes.ts";
 import { sessionRoutes } from "./features/sessions/routes.ts";
 import { signingKeyRoutes } from "./features/signing/routes.ts";
+import { ownTokenRoutes } from "./features/tokens/own-routes.ts";
 import { tokenRoutes } from "./features/tokens/routes.ts";
 import { uploadRoutes } from "./features/uploads/routes.ts";
 import { userRoutes } from "./features/users/routes.ts";
@@ -119,6 +120,7 @@ export function buildApp(ctx: AppContext) {
     .use(webhookRoutes(ctx))
     .use(roleRoutes(ctx))
     .use(tokenRoutes(ctx))
+    .use(ownTokenRoutes(ctx))
     .use(apiKeyRoutes(ctx))
     .use(optionRoutes(ctx))
     // Last: the dashboard's pages are at a few fixed paths outside /api, /docs and /storage.

@@ -226,6 +226,9 @@ const ownerAndAdmin = (status: number) => () => [who("vendor", status), who("adm
 /** Own-only resources (notifications, webhooks): everyone else, the admin too, gets a 404. */
 const ownOnly = (thing: string) => () =>
   ["stranger", "admin"].map((name) => who(name, 404, `${thing} not found.`));
+/** Session-only routes: every bearer token, the admin's too, is told to use the dashboard. */
+const dashboardOnly = () =>
+  ["customer", "admin"].map((name) => who(name, 403, "Personal access tokens are managed in the dashboard."));
 const anyToken = (status: number) => () => [who("customer", status), who("admin", status)];
 /** The license API: another creator's key does not see the vendor's license. */
 const otherCreator = () => [who("otherCreatorKey", 404, "License not found.")];
@@ -295,6 +298,33 @@ const routes = (): GuardedRoute[] => [
     }),
     denied: notAdmins,
     allowed: adminOnly(204),
+  },
+  // Self-service tokens: listed with any credential; made and revoked only with the dashboard's
+  // session, which the matrix cannot send (tests/own-tokens.test.ts: 201, 204, 419, another user's 404).
+  {
+    route: "GET /api/tokens",
+    send: call("GET", () => "/api/tokens"),
+    denied: () => [],
+    allowed: anyToken(200),
+  },
+  {
+    route: "POST /api/tokens",
+    send: call(
+      "POST",
+      () => "/api/tokens",
+      () => ({ name: "minted", abilities: ["*"] }),
+    ),
+    denied: dashboardOnly,
+    allowed: () => [],
+  },
+  {
+    route: "DELETE /api/tokens/:id",
+    send: call(
+      "DELETE",
+      async () => `/api/tokens/${(await tokenFor(t.ctx, { id: ids.customer ?? 0 })).split("|")[0]}`,
+    ),
+    denied: dashboardOnly,
+    allowed: () => [],
   },
   {
     route: "POST /api/admin/api-keys",

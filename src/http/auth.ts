@@ -30,7 +30,8 @@ const bearerScheme = new Elysia({ name: "http.bearer-scheme" }).onRequest(({ req
  * Bearer personal access tokens, or (Sanctum-style) the dashboard's session cookie when no
  * Authorization header is sent: a header, even a bad one, always decides on its own. A route declares
  * what it needs and receives `actor`: `{ auth: true }` anyone signed in, `{ auth: "versions.publish" }`
- * a caller who may do that. A session's state-changing requests are CSRF-checked first (403, 419).
+ * a caller who may do that, `{ sessionOnly: "why" }` anyone signed in to the dashboard (a valid bearer
+ * token gets 403 with that message). A session's state-changing requests are CSRF-checked first (403, 419).
  */
 export const bearerAuth = (ctx: AppContext) =>
   new Elysia()
@@ -40,17 +41,38 @@ export const bearerAuth = (ctx: AppContext) =>
       auth: (needed: Grant | true) => ({
         detail: { security: [{ bearerAuth: [] }, { sessionCookie: [] }] },
         async transform({ bearer: token, request, set }) {
-          const actor = request.headers.has("authorization")
-            ? await authenticateToken(ctx, token)
-            : await sessionActor(ctx, request, set as { headers: Record<string, string | number> });
-          if (!actor) throw new Unauthenticated();
-          annotateRequest(request, { user_id: actor.user.id });
+          const actor = await identify(ctx, token, request, set);
           if (needed !== true && !allows(actor.permissions, needed)) throw new Forbidden();
           actors.set(request, actor);
         },
         resolve: ({ request }) => ({ actor: authenticated(actors, request) }),
       }),
+      sessionOnly: (tokenRefusal: string) => ({
+        detail: { security: [{ sessionCookie: [] }] },
+        async transform({ bearer: token, request, set }) {
+          const actor = await identify(ctx, token, request, set);
+          // A token is known good here: its holder learns why, rather than a bare 401.
+          if (actor.via !== "session") throw new Forbidden(tokenRefusal);
+          actors.set(request, actor);
+        },
+        resolve: ({ request }) => ({ actor: authenticated(actors, request) }),
+      }),
     });
+
+/** The caller behind the Authorization header, or else the session cookie; 401 for neither. */
+async function identify(
+  ctx: AppContext,
+  token: string | undefined,
+  request: Request,
+  set: unknown,
+): Promise<Actor> {
+  const actor = request.headers.has("authorization")
+    ? await authenticateToken(ctx, token)
+    : await sessionActor(ctx, request, set as { headers: Record<string, string | number> });
+  if (!actor) throw new Unauthenticated();
+  annotateRequest(request, { user_id: actor.user.id });
+  return actor;
+}
 
 async function sessionActor(
   ctx: AppContext,

@@ -1,4 +1,5 @@
 import { t } from "elysia";
+import { PageQuery, simplePageOf } from "../../http/pagination.ts";
 import { Int } from "../../validation/schemas.ts";
 import { PERMISSIONS } from "../auth/permissions.ts";
 
@@ -21,3 +22,17 @@ export const NewTokenJson = t.Object({
   abilities: t.Array(t.String()),
   token: t.String({ description: "`id|secret`, shown only once" }),
 });
+
+/** A token as its owner sees it in a list: never the secret, which exists only in the create answer. */
+export const TokenJson = t.Object({
+  id: Int(),
+  name: t.String(),
+  abilities: t.Array(t.String()),
+  last_used_at: t.Union([t.String({ format: "date-time" }), t.Null()], {
+    description: "when it last authenticated a request, to the minute; null if never",
+  }),
+  created_at: t.String({ format: "date-time" }),
+});
+
+export const TokenPageJson = simplePageOf(TokenJson);
+export const TokenListQuery = t.Object(PageQuery);

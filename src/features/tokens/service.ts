@@ -1,9 +1,10 @@
-import { eq, sql } from "drizzle-orm";
+import { and, desc, eq, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/client.ts";
 import { preparedOnce } from "../../db/prepared.ts";
-import { personalAccessTokens, roles, users } from "../../db/schema/index.ts";
+import { type PersonalAccessToken, personalAccessTokens, roles, users } from "../../db/schema/index.ts";
 import { NotFound } from "../../errors.ts";
+import type { PageRequest } from "../../pagination.ts";
 import type { Actor } from "../auth/actor.ts";
 import { lastUsedIsStale } from "../auth/last-used.ts";
 import { effectivePermissions } from "../auth/permissions.ts";
@@ -69,3 +70,35 @@ export async function deleteToken(ctx: Pick<AppContext, "db">, id: number): Prom
     .returning({ id: personalAccessTokens.id });
   if (deleted.length === 0) throw new NotFound("Token");
 }
+
+/** A page of the user's own tokens, newest first (`perPage + 1` rows: `simplePage` needs to see more). */
+export function listOwnTokens(
+  ctx: Pick<AppContext, "db">,
+  userId: number,
+  page: PageRequest,
+): Promise<PersonalAccessToken[]> {
+  return ctx.db
+    .select()
+    .from(personalAccessTokens)
+    .where(eq(personalAccessTokens.userId, userId))
+    .orderBy(desc(personalAccessTokens.id))
+    .limit(page.perPage + 1)
+    .offset(page.offset);
+}
+
+/** Revokes one of the user's own tokens; someone else's is as unknown as a missing one. */
+export async function deleteOwnToken(ctx: Pick<AppContext, "db">, userId: number, id: number) {
+  const deleted = await ctx.db
+    .delete(personalAccessTokens)
+    .where(and(eq(personalAccessTokens.id, id), eq(personalAccessTokens.userId, userId)))
+    .returning({ id: personalAccessTokens.id });
+  if (deleted.length === 0) throw new NotFound("Token");
+}
+
+export const toTokenJson = (row: PersonalAccessToken) => ({
+  id: row.id,
+  name: row.name,
+  abilities: row.abilities,
+  last_used_at: row.lastUsedAt?.toISOString() ?? null,
+  created_at: row.createdAt.toISOString(),
+});
