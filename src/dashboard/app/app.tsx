@@ -3,7 +3,10 @@ import { useEffect, useState } from "preact/hooks";
 import { NetworkError, onUnauthorized } from "./api.ts";
 import { Home } from "./pages/home.tsx";
 import { NotFound } from "./pages/not-found.tsx";
+import { Profile } from "./pages/profile.tsx";
 import { SignIn } from "./pages/sign-in.tsx";
+import { Tokens } from "./pages/tokens.tsx";
+import { PROFILE_PATH, TOKENS_PATH } from "./paths.ts";
 import { navigate, usePath } from "./router.ts";
 import { currentUser, type User } from "./session.ts";
 
@@ -56,7 +59,9 @@ export function App() {
       />
     );
   }
-  if (path === "/")
-    return <Home user={session.user} onSignedOut={() => setSession({ state: "signed-out" })} />;
+  const signedOut = () => setSession({ state: "signed-out" });
+  if (path === "/") return <Home user={session.user} onSignedOut={signedOut} />;
+  if (path === TOKENS_PATH) return <Tokens user={session.user} onSignedOut={signedOut} />;
+  if (path === PROFILE_PATH) return <Profile user={session.user} onSignedOut={signedOut} />;
   return <NotFound />;
 }

@@ -1,0 +1,89 @@
+import { useEffect, useState } from "preact/hooks";
+import { ApiError, NetworkError } from "../api.ts";
+import { TopNav } from "../nav.tsx";
+import type { User } from "../session.ts";
+import { listTokens, type NewToken, revokeToken, type Token } from "../tokens/api.ts";
+import { CreatedToken } from "../tokens/created.tsx";
+import { NewTokenForm } from "../tokens/form.tsx";
+import { TokenList } from "../tokens/list.tsx";
+import { PageHeading } from "./heading.tsx";
+
+type Listing =
+  | { state: "loading" }
+  | { state: "failed"; message: string }
+  | { state: "loaded"; tokens: Token[]; more: boolean };
+
+const messageOf = (failure: unknown, fallback: string) =>
+  failure instanceof ApiError || failure instanceof NetworkError ? failure.message : fallback;
+
+export function Tokens({ user, onSignedOut }: { user: User; onSignedOut: () => void }) {
+  const [listing, setListing] = useState<Listing>({ state: "loading" });
+  const [created, setCreated] = useState<NewToken | null>(null);
+  const [revoking, setRevoking] = useState<number | null>(null);
+  const [revokeError, setRevokeError] = useState<string | null>(null);
+
+  const load = () =>
+    listTokens().then(
+      ({ tokens, more }) => setListing({ state: "loaded", tokens, more }),
+      (failure) =>
+        setListing({ state: "failed", message: messageOf(failure, "The tokens could not be loaded.") }),
+    );
+  useEffect(() => {
+    void load();
+  }, []);
+
+  const revoke = async (token: Token) => {
+    if (!confirm(`Revoke “${token.name}”? Anything using it will be refused from now on.`)) return;
+    setRevoking(token.id);
+    setRevokeError(null);
+    try {
+      await revokeToken(token.id);
+      if (created?.id === token.id) setCreated(null);
+    } catch (failure) {
+      setRevokeError(messageOf(failure, "Revoking the token failed."));
+    }
+    setRevoking(null);
+    await load();
+  };
+
+  return (
+    <>
+      <TopNav onSignedOut={onSignedOut} />
+      <main class="page">
+        <PageHeading>Personal access tokens</PageHeading>
+        <p>
+          A token lets a CI job or a script call depot's API as you (<code>Authorization: Bearer …</code>),
+          with only the abilities you give it.
+        </p>
+        {created ? (
+          <CreatedToken token={created} onDone={() => setCreated(null)} />
+        ) : (
+          <NewTokenForm
+            user={user}
+            onCreated={(token) => {
+              setCreated(token);
+              void load();
+            }}
+          />
+        )}
+        <section aria-labelledby="token-list-heading" aria-busy={listing.state === "loading"}>
+          <h2 id="token-list-heading">Your tokens</h2>
+          {revokeError && (
+            <p class="error" role="alert">
+              {revokeError}
+            </p>
+          )}
+          {listing.state === "loading" && <p aria-live="polite">Loading tokens…</p>}
+          {listing.state === "failed" && (
+            <p class="error" role="alert">
+              {listing.message}
+            </p>
+          )}
+          {listing.state === "loaded" && (
+            <TokenList tokens={listing.tokens} more={listing.more} revoking={revoking} onRevoke={revoke} />
+          )}
+        </section>
+      </main>
+    </>
+  );
+}

@@ -1,0 +1,4 @@
+// The signed-in pages' paths, for the router (app.tsx) and the navigation (nav.tsx).
+export const HOME_PATH = "/";
+export const TOKENS_PATH = "/dashboard/tokens";
+export const PROFILE_PATH = "/dashboard/profile";

@@ -1,0 +1,115 @@
+// Create a token: a name and the abilities to give it; a 422 shows beside the field it is about.
+import { useState } from "preact/hooks";
+import { ApiError, NetworkError } from "../api.ts";
+import type { User } from "../session.ts";
+import { grantableAbilities } from "./abilities.ts";
+import { createToken, type NewToken } from "./api.ts";
+
+/** The 422's messages for `field` and its items (`abilities.0`…), joined for one line under it. */
+const messagesFor = (fields: Record<string, string[]>, field: string) =>
+  Object.entries(fields)
+    .filter(([key]) => key === field || key.startsWith(`${field}.`))
+    .flatMap(([, messages]) => messages)
+    .join(" ") || null;
+
+export function NewTokenForm({ user, onCreated }: { user: User; onCreated: (token: NewToken) => void }) {
+  const abilities = grantableAbilities(user);
+  const [name, setName] = useState("");
+  const [chosen, setChosen] = useState<string[]>([]);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [fields, setFields] = useState<Record<string, string[]>>({});
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    setFields({});
+    try {
+      onCreated(await createToken(name.trim(), chosen));
+      setName("");
+      setChosen([]);
+    } catch (failure) {
+      if (failure instanceof ApiError) {
+        setError(failure.message);
+        setFields(failure.fields);
+      } else {
+        setError(failure instanceof NetworkError ? failure.message : "Creating the token failed.");
+      }
+    }
+    setBusy(false);
+  };
+
+  const toggle = (ability: string, on: boolean) =>
+    setChosen((current) => (on ? [...current, ability] : current.filter((a) => a !== ability)));
+
+  const nameError = messagesFor(fields, "name");
+  const abilitiesError = messagesFor(fields, "abilities");
+  // A 422 about a field is shown beside it; only anything else goes in the alert above the form.
+  const generalError = error && !nameError && !abilitiesError ? error : null;
+
+  return (
+    <form onSubmit={submit} aria-labelledby="new-token-heading" class="panel" noValidate>
+      <h2 id="new-token-heading">New token</h2>
+      {generalError && (
+        <p class="error" role="alert">
+          {generalError}
+        </p>
+      )}
+      <label for="token-name">Name</label>
+      <input
+        id="token-name"
+        name="name"
+        required
+        maxLength={255}
+        autocomplete="off"
+        placeholder="e.g. GitHub Actions publish"
+        value={name}
+        onInput={(event) => setName(event.currentTarget.value)}
+        aria-invalid={nameError ? true : undefined}
+        aria-describedby={nameError ? "token-name-error" : undefined}
+      />
+      {nameError && (
+        <p id="token-name-error" class="field-error" role="alert">
+          {nameError}
+        </p>
+      )}
+      <fieldset aria-describedby={abilitiesError ? "token-abilities-error" : "token-abilities-hint"}>
+        <legend>Abilities</legend>
+        {abilities.length === 0 ? (
+          <p id="token-abilities-hint" class="hint">
+            Your role has no permissions to give; the token can read what any signed-in user can (your
+            purchases, notifications and tokens).
+          </p>
+        ) : (
+          <p id="token-abilities-hint" class="hint">
+            Give it only what it needs. None checked: it can read only what any signed-in user can.
+          </p>
+        )}
+        {abilities.map((ability) => (
+          <div class="check" key={ability.name}>
+            <input
+              type="checkbox"
+              id={`ability-${ability.name}`}
+              name="abilities"
+              value={ability.name}
+              checked={chosen.includes(ability.name)}
+              onChange={(event) => toggle(ability.name, event.currentTarget.checked)}
+            />
+            <label for={`ability-${ability.name}`}>
+              <code>{ability.name}</code> <span class="hint">{ability.description}</span>
+            </label>
+          </div>
+        ))}
+        {abilitiesError && (
+          <p id="token-abilities-error" class="field-error" role="alert">
+            {abilitiesError}
+          </p>
+        )}
+      </fieldset>
+      <button type="submit" disabled={busy}>
+        {busy ? "Creating…" : "Create token"}
+      </button>
+    </form>
+  );
+}
