@@ -1,7 +1,8 @@
 // The Tokens and Profile pages in a real browser at a phone's width, against the real API: a vendor
 // signs in, sees the unread badge, creates a versions.publish token (a 422 first, beside its field),
 // sees it once with a Copy button, uses it from here as a bearer, revokes it (it answers 401 and leaves
-// the list), then signs out everywhere from Profile and lands on sign-in.
+// the list), then signs out everywhere from Profile and lands on sign-in. A customer, whose role has
+// nothing to give, in a browser without a clipboard gets Copy's fallback.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { notifications, versions } from "../../src/db/schema/index.ts";
 import { bearer, readJson, startTestApp, type TestApp } from "../helpers/app.ts";
@@ -206,6 +207,42 @@ test("a vendor creates a token, sees it once, uses it, revokes it; Profile signs
     expect(other.status).toBe(401);
 
     expect(w.requests.filter((url) => new URL(url).origin !== origin)).toEqual([]);
+    expect(w.problems).toEqual([]);
+  } finally {
+    await w.context.close();
+  }
+}, 60_000);
+
+test("where the browser offers no clipboard, Copy selects the token and says how to copy it", async () => {
+  const customer = await userWithPassword(t.ctx, PASSWORD);
+  const w = await openPage(origin);
+  const { page } = w;
+  // As on plain http at another host, where browsers leave navigator.clipboard undefined.
+  await page.addInitScript(
+    "Object.defineProperty(Navigator.prototype, 'clipboard', { get: () => undefined })",
+  );
+  try {
+    await page.goto(`${base}/sign-in`, { waitUntil: "networkidle" });
+    await page.getByLabel("Email", { exact: true }).fill(customer.email);
+    await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await page.getByRole("navigation", { name: "Dashboard" }).waitFor({ timeout: 10_000 });
+    // No unread notifications: no badge.
+    expect(await page.locator(".badge").count()).toBe(0);
+    await page.getByRole("link", { name: "Tokens" }).click();
+    // A customer's role has no permissions to give: no checkboxes, and the page says so.
+    await page.getByText("Your role has no permissions to give").waitFor({ timeout: 10_000 });
+    expect(await page.getByRole("checkbox").count()).toBe(0);
+    await page.getByLabel("Name", { exact: true }).fill("script");
+    await page.getByRole("button", { name: "Create token" }).click();
+    const shown = page.getByLabel("Your new token");
+    await shown.waitFor({ timeout: 10_000 });
+    await page.getByRole("button", { name: "Copy", exact: true }).click();
+    await page.getByText(/Could not copy: the token is selected, press Ctrl\+C/).waitFor({ timeout: 5_000 });
+    const selected = await page.evaluate<string>(
+      "(({ value, selectionStart, selectionEnd }) => value.slice(selectionStart, selectionEnd))(document.getElementById('created-token'))",
+    );
+    expect(selected).toBe(await shown.inputValue());
     expect(w.problems).toEqual([]);
   } finally {
     await w.context.close();
