@@ -65,6 +65,8 @@ const PUBLIC = new Set([
   // Set-password links: the signed one-time token is the credential (tests/password-links.test.ts).
   "GET /api/auth/password-link",
   "POST /api/auth/set-password",
+  // The page such a link opens, before its user can sign in (tests/browser/dashboard.browser.ts).
+  "GET /set-password",
 ]);
 /** The docs UI's bundle is served under its versioned name. */
 const isPublic = (route: string) => PUBLIC.has(route) || /^GET \/docs\/assets\//.test(route);
