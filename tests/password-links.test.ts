@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
+import { selectRows } from "../src/db/rows.ts";
 import { users } from "../src/db/schema/index.ts";
 import { hashPassword } from "../src/features/auth/passwords.ts";
+import { sendPasswordLinkEmail } from "../src/features/password-links/email.ts";
 import { INVALID_LINK, issuePasswordLink } from "../src/features/password-links/service.ts";
 import { setPassword } from "../src/features/users/service.ts";
 import { bearer, readJson, startTestApp, type TestApp } from "./helpers/app.ts";
@@ -275,5 +277,24 @@ describe("POST /api/admin/users/{id}/password-link", () => {
     expect(message.mail.text).toContain("Hello Mia Mail,");
     expect(message.mail.text).toContain(data.url);
     expect(message.mail.html || "").toContain(`href="${Bun.escapeHTML(data.url)}"`);
+  }, 30_000);
+
+  test("the job holds the link's claims, not its token; a link spent before the job runs is not sent", async () => {
+    const user = await userWithPassword(t.ctx, OLD_PASSWORD);
+    const token = await linkTokenFor(user.id);
+    const jobs = await selectRows<{ data: Record<string, unknown> }>(
+      t.ctx.db,
+      sql`SELECT data FROM pgboss.job WHERE name = 'password-link.email' AND (data->>'user_id')::bigint = ${user.id}`,
+    );
+    expect(jobs).toHaveLength(1);
+    const data = jobs[0]?.data ?? {};
+    expect(Object.keys(data).sort()).toEqual(["expires", "fingerprint", "user_id"]);
+    expect(JSON.stringify(data)).not.toContain(token.split(".")[2] ?? "");
+    await until("the first e-mail", () => inbox.messages.find((m) => m.envelopeTo.includes(user.email)));
+
+    // Spent: the job, run again now (as a retry would), sends nothing more.
+    expect((await setPasswordWith({ token, password: NEW_PASSWORD })).status).toBe(204);
+    await sendPasswordLinkEmail(t.ctx, data as { user_id: number; expires: number; fingerprint: string });
+    expect(inbox.messages.filter((m) => m.envelopeTo.includes(user.email))).toHaveLength(1);
   }, 30_000);
 });
