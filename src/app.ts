@@ -9,6 +9,7 @@ import { healthRoutes } from "./features/health/routes.ts";
 import { licenseRoutes } from "./features/licenses/routes.ts";
 import { notificationRoutes } from "./features/notifications/routes.ts";
 import { optionRoutes } from "./features/options/routes.ts";
+import { passwordLinkRoutes } from "./features/password-links/routes.ts";
 import { publicProductRoutes } from "./features/products/public-routes.ts";
 import { productRoutes } from "./features/products/routes.ts";
 import { purchaseRoutes } from "./features/purchases/routes.ts";
@@ -109,6 +110,7 @@ export function buildApp(ctx: AppContext) {
     .use(metricsRoute(ctx))
     .use(sessionRoutes(ctx))
     .use(userRoutes(ctx))
+    .use(passwordLinkRoutes(ctx))
     .use(productRoutes(ctx))
     .use(publicProductRoutes(ctx))
     .use(purchaseRoutes(ctx))

@@ -93,7 +93,13 @@ describe("the dashboard shell", () => {
 
   test("client-side routes answer the same page; an unknown asset is a JSON 404", async () => {
     const shell = await (await fetch(`${base}/`)).text();
-    for (const path of ["/sign-in", "/dashboard", "/dashboard/products/12", "/dashboard/no/such/page"]) {
+    for (const path of [
+      "/sign-in",
+      "/set-password",
+      "/dashboard",
+      "/dashboard/products/12",
+      "/dashboard/no/such/page",
+    ]) {
       const response = await fetch(`${base}${path}`);
       expect(response.status).toBe(200);
       expect(response.headers.get("content-type")).toBe("text/html; charset=utf-8");

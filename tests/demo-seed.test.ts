@@ -94,6 +94,7 @@ describe("depot demo:seed --json", () => {
       email: expect.stringMatching(/@demo\.depot\.test$/),
       role,
       token: expect.stringMatching(/^\d+\|[A-Za-z0-9_-]{20,}$/),
+      password: expect.stringMatching(/^[a-z2-9]{4}-[a-z2-9]{4}-[a-z2-9]{4}$/),
     });
     expect(demo.users.admin).toEqual({ ...user("admin"), email: "admin@demo.depot.test" });
     expect(demo.users.vendors).toEqual([user("vendor"), user("vendor")]);
@@ -157,6 +158,25 @@ describe("depot demo:seed --json", () => {
     // APP_URL defaults to http://localhost:$PORT.
     const appUrl = () => `http://localhost:${server.port}`;
     const get = (path: string, token: string) => fetch(`${server.url}${path}`, { headers: bearer(token) });
+
+    test("every demo user signs in to the dashboard with the password it printed", async () => {
+      const everyone = [demo.users.admin, ...demo.users.vendors, ...demo.users.customers, demo.users.support];
+      expect(new Set(everyone.map((user) => user.password)).size).toBe(everyone.length);
+      for (const user of everyone) {
+        const response = await fetch(`${server.url}/api/auth/sign-in`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ email: user.email, password: user.password }),
+        });
+        expect(response.status).toBe(200);
+        expect(response.headers.get("set-cookie")).toStartWith("depot_session=");
+        expect((await readJson(response)).data.user).toMatchObject({
+          id: user.id,
+          email: user.email,
+          role: { name: user.role },
+        });
+      }
+    }, 30_000);
 
     test("the admin reads every product, the hidden one too", async () => {
       const response = await get(`/api/products/${n.ultra.id}`, demo.users.admin.token);
@@ -255,7 +275,13 @@ describe("depot demo:seed", () => {
       const result = await depot(["demo:seed"], target.env);
       expect(result.code).toBe(0);
       const lines = result.stdout.split("\n");
-      expect(lines[0]).toMatch(/^Admin token: 1\|[A-Za-z0-9_-]{20,}$/);
+      expect(lines[0]).toMatch(
+        /^Dashboard: http:\/\/localhost:\d+\/ \(sign in as admin@demo\.depot\.test, password [a-z2-9]{4}-[a-z2-9]{4}-[a-z2-9]{4}\)$/,
+      );
+      expect(lines[1]).toMatch(/^Admin token: 1\|[A-Za-z0-9_-]{20,}$/);
+      expect(result.stdout).toMatch(
+        / {2}vendor +\d+ {2}vera@demo\.depot\.test +[a-z2-9]{4}-[a-z2-9]{4}-[a-z2-9]{4} {2}\d+\|/,
+      );
       expect(result.stdout).toContain("beta-toolkit (hidden)");
       expect(result.stdout).toMatch(/ {2}all licenses +dpk_/);
     } finally {
@@ -271,6 +297,7 @@ describe("seedDemo", () => {
       const ctx = { db: database.db, config: loadConfig({ DATA_DIR: tmpdir() }) };
       // Taken before the seed gets to the vendors: the admin and the support role are already made then.
       await createUser(ctx, { email: "vera@demo.depot.test", role: "vendor" });
+      // (The seed hashes eight dashboard passwords first: argon2 takes its time.)
       const error = await seedDemo(ctx).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(Invalid);
       expect((error as Invalid).errors).toEqual({ email: ["The email has already been taken."] });
@@ -284,5 +311,5 @@ describe("seedDemo", () => {
     } finally {
       await drop();
     }
-  });
+  }, 30_000);
 });

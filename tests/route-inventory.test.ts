@@ -62,6 +62,11 @@ const PUBLIC = new Set([
   "GET /api/auth/session",
   "POST /api/auth/sign-out",
   "POST /api/auth/sign-out-everywhere",
+  // Set-password links: the signed one-time token is the credential (tests/password-links.test.ts).
+  "GET /api/auth/password-link",
+  "POST /api/auth/set-password",
+  // The page such a link opens, before its user can sign in (tests/browser/dashboard.browser.ts).
+  "GET /set-password",
 ]);
 /** The docs UI's bundle is served under its versioned name. */
 const isPublic = (route: string) => PUBLIC.has(route) || /^GET \/docs\/assets\//.test(route);
@@ -277,6 +282,12 @@ const routes = (): GuardedRoute[] => [
       () => "/api/admin/users",
       () => ({ name: "New", email: uniqueEmail() }),
     ),
+    denied: notAdmins,
+    allowed: adminOnly(201),
+  },
+  {
+    route: "POST /api/admin/users/:user/password-link",
+    send: call("POST", () => `/api/admin/users/${ids.customer}/password-link`),
     denied: notAdmins,
     allowed: adminOnly(201),
   },

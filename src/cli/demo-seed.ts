@@ -8,21 +8,25 @@ export const demoSeedCommand: Command = {
   options: { json: { type: "boolean" } },
   async run(config, values) {
     const demo = await withRuntime(config, (runtime) => seedDemo(runtime));
-    printResult(values.json === true, demo, describe(demo));
+    printResult(values.json === true, demo, describe(demo, config.appUrl));
     return 0;
   },
 };
 
-/** The readable form; the admin's token comes first because it is what a newcomer needs next. */
-function describe(demo: DemoSeed): string {
+/**
+ * The readable form: first where to sign in to the dashboard and as whom, then the admin's token,
+ * because those are what a newcomer needs next.
+ */
+function describe(demo: DemoSeed, appUrl: string): string {
   const { admin, vendors, customers, support } = demo.users;
   const person = (label: string, user: DemoUser) =>
-    `  ${label.padEnd(9)} ${String(user.id).padStart(3)}  ${user.email.padEnd(26)} ${user.token}`;
+    `  ${label.padEnd(9)} ${String(user.id).padStart(3)}  ${user.email.padEnd(26)} ${user.password}  ${user.token}`;
   const key = (scope: string, value: string) => `  ${scope.padEnd(30)} ${value}`;
   return [
+    `Dashboard: ${appUrl}/ (sign in as ${admin.email}, password ${admin.password})`,
     `Admin token: ${admin.token}`,
     "",
-    "Users (id, e-mail, token; tokens are shown only once):",
+    "Users (id, e-mail, dashboard password, token; passwords and tokens are shown only once):",
     person("admin", admin),
     ...vendors.map((user) => person("vendor", user)),
     ...customers.map((user) => person("customer", user)),

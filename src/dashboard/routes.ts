@@ -1,4 +1,4 @@
-// Serves the dashboard: its HTML shell at `/`, `/sign-in` and `/dashboard/*` (the browser routes from
+// Serves the dashboard: its HTML shell at `/`, `/sign-in`, `/set-password` and `/dashboard/*` (the browser routes from
 // there), and its script and stylesheet under hashed names. Everything else (/api, /docs, /storage…)
 // is untouched: the shell answers only these paths, so an unknown /api route is still a JSON 404.
 import { Elysia } from "elysia";
@@ -8,7 +8,7 @@ import { prebuilt } from "./prebuilt.ts";
 import { ASSETS_PATH, SECURITY_HEADERS, shellHtml } from "./shell.ts";
 
 /** The pages the browser code routes; any other path under /dashboard/ is its "page not found". */
-export const SHELL_PATHS = ["/", "/sign-in", "/dashboard", "/dashboard/*"];
+export const SHELL_PATHS = ["/", "/sign-in", "/set-password", "/dashboard", "/dashboard/*"];
 
 interface Served {
   html: string;

@@ -1,4 +1,5 @@
 import { notificationEmail } from "../features/mail/jobs.ts";
+import { passwordLinkEmail } from "../features/password-links/jobs.ts";
 import { versionPublished } from "../features/versions/jobs.ts";
 import { webhookDelivery } from "../features/webhooks/jobs.ts";
 import type { QueueDefinition } from "./registry.ts";
@@ -8,4 +9,9 @@ import type { QueueDefinition } from "./registry.ts";
  * (`defineQueue` in `src/features/<domain>/jobs.ts`) and list them here.
  */
 // biome-ignore lint/suspicious/noExplicitAny: a heterogeneous list; each entry is checked by defineQueue.
-export const queues: QueueDefinition<any>[] = [versionPublished, notificationEmail, webhookDelivery];
+export const queues: QueueDefinition<any>[] = [
+  versionPublished,
+  notificationEmail,
+  webhookDelivery,
+  passwordLinkEmail,
+];

@@ -4,6 +4,7 @@ import { NetworkError, onUnauthorized } from "./api.ts";
 import { Home } from "./pages/home.tsx";
 import { NotFound } from "./pages/not-found.tsx";
 import { Profile } from "./pages/profile.tsx";
+import { PASSWORD_SET_NOTICE, SET_PASSWORD_PATH, SetPassword } from "./pages/set-password.tsx";
 import { SignIn } from "./pages/sign-in.tsx";
 import { Tokens } from "./pages/tokens.tsx";
 import { PROFILE_PATH, TOKENS_PATH } from "./paths.ts";
@@ -14,7 +15,7 @@ export const SIGN_IN_PATH = "/sign-in";
 
 type Session =
   | { state: "checking" }
-  | { state: "signed-out"; notice?: string }
+  | { state: "signed-out"; notice?: string; confirmation?: string }
   | { state: "signed-in"; user: User };
 
 export function App() {
@@ -34,13 +35,23 @@ export function App() {
     );
   }, []);
 
-  const signedOutElsewhere = session.state === "signed-out" && path !== SIGN_IN_PATH;
+  // The set-password page needs no session: its link is the credential.
+  const signedOutElsewhere =
+    session.state === "signed-out" && path !== SIGN_IN_PATH && path !== SET_PASSWORD_PATH;
   const signedInOnSignIn = session.state === "signed-in" && path === SIGN_IN_PATH;
   useEffect(() => {
     if (signedOutElsewhere) navigate(SIGN_IN_PATH, { replace: true });
     if (signedInOnSignIn) navigate("/", { replace: true });
   }, [signedOutElsewhere, signedInOnSignIn]);
 
+  if (path === SET_PASSWORD_PATH) {
+    const passwordSet = () => {
+      // Setting the password ended the user's sessions: sign in afresh.
+      setSession({ state: "signed-out", confirmation: PASSWORD_SET_NOTICE });
+      navigate(SIGN_IN_PATH, { replace: true });
+    };
+    return <SetPassword onPasswordSet={passwordSet} />;
+  }
   if (session.state === "checking" || signedOutElsewhere || signedInOnSignIn) {
     return (
       <main class="page">
@@ -52,6 +63,7 @@ export function App() {
     return (
       <SignIn
         notice={session.notice}
+        confirmation={session.confirmation}
         onSignedIn={(user) => {
           setSession({ state: "signed-in", user });
           navigate("/");

@@ -7,6 +7,7 @@ import { users } from "../../db/schema/index.ts";
 import { withTransaction } from "../../db/transaction.ts";
 import { AppError } from "../../errors.ts";
 import { createApiKey } from "../api-keys/service.ts";
+import { hashPassword } from "../auth/passwords.ts";
 import { createLicense } from "../licenses/service.ts";
 import { createBenefit, createOption } from "../options/service.ts";
 import type { CreateProductInput } from "../products/schemas.ts";
@@ -130,6 +131,16 @@ export interface DemoUser {
   role: string;
   /** A personal access token with all of the role's permissions, shown only here. */
   token: string;
+  /** The dashboard password (a random one per user, so a demo left running is not open to all), shown only here. */
+  password: string;
+}
+
+const PASSWORD_ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789";
+/** `xxxx-xxxx-xxxx`: about 60 random bits, without look-alike characters, easy to type from a terminal. */
+function demoPassword(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(12));
+  const chars = [...bytes].map((byte) => PASSWORD_ALPHABET[byte % PASSWORD_ALPHABET.length]).join("");
+  return `${chars.slice(0, 4)}-${chars.slice(4, 8)}-${chars.slice(8)}`;
 }
 
 /** What `depot demo:seed --json` prints: every id, token and key it made. */
@@ -183,7 +194,21 @@ async function writePlaceholderImage(path: string) {
   });
 }
 
-function seedCatalogue(ctx: Pick<AppContext, "db" | "config">): Promise<DemoSeed> {
+/** A password and its hash for every demo user, hashed side by side (argon2 is slow on purpose). */
+async function demoPasswords(): Promise<Map<UserKey, { password: string; hash: string }>> {
+  const keys: UserKey[] = ["admin", ...VENDORS.map((v) => v.key), ...CUSTOMERS.map((c) => c.key), "support"];
+  const made = await Promise.all(
+    keys.map(async (key) => {
+      const password = demoPassword();
+      return [key, { password, hash: await hashPassword(password) }] as const;
+    }),
+  );
+  return new Map(made);
+}
+
+async function seedCatalogue(ctx: Pick<AppContext, "db" | "config">): Promise<DemoSeed> {
+  // Hashed before the transaction, so it is not held open meanwhile.
+  const passwords = await demoPasswords();
   return withTransaction(ctx, async (tx) => {
     const [existing] = await tx.db
       .select({ id: users.id })
@@ -194,9 +219,12 @@ function seedCatalogue(ctx: Pick<AppContext, "db" | "config">): Promise<DemoSeed
     await createRole(tx, SUPPORT_ROLE);
     const people = new Map<UserKey, DemoUser>();
     const addUser = async (key: UserKey, person: { name: string; email: string }, role: string) => {
-      const { user } = await createUser(tx, { ...person, role });
+      const credentials = passwords.get(key);
+      if (!credentials) throw new Error(`no demo password for "${key}"`);
+      const { password, hash } = credentials;
+      const { user } = await createUser(tx, { ...person, role }, hash);
       const { token } = await createToken(tx, user.id, { name: "demo" });
-      const made = { id: user.id, name: user.name, email: user.email, role, token };
+      const made = { id: user.id, name: user.name, email: user.email, role, token, password };
       people.set(key, made);
       return made;
     };

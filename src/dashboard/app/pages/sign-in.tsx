@@ -6,10 +6,12 @@ import { PageHeading } from "./heading.tsx";
 interface Props {
   /** Why the reader is here, e.g. the session check could not reach depot. */
   notice?: string;
+  /** Good news to show above the form, e.g. that the password was just set. */
+  confirmation?: string;
   onSignedIn(user: User): void;
 }
 
-export function SignIn({ notice, onSignedIn }: Props) {
+export function SignIn({ notice, confirmation, onSignedIn }: Props) {
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
   const [busy, setBusy] = useState(false);
@@ -50,6 +52,11 @@ export function SignIn({ notice, onSignedIn }: Props) {
     <main class="page narrow">
       <p class="brand">depot</p>
       <PageHeading>Sign in</PageHeading>
+      {confirmation && !error && (
+        <p class="notice" role="status">
+          {confirmation}
+        </p>
+      )}
       {error && (
         <p class="error" role="alert">
           {error}

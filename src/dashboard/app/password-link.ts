@@ -1,0 +1,19 @@
+// Set-password links (README, Dashboard sign-in and sessions): whom a link is for, and using it.
+import { get, post } from "./api.ts";
+
+export interface LinkInfo {
+  email: string;
+  expires_at: string;
+}
+
+/** Whom the link is for; an ApiError (422) when it is invalid, expired or used. */
+export async function readPasswordLink(token: string): Promise<LinkInfo> {
+  const answer = await get<{ data: LinkInfo }>(`/api/auth/password-link?token=${encodeURIComponent(token)}`, {
+    quietUnauthorized: true,
+  });
+  return answer.data;
+}
+
+export async function setPasswordWithLink(token: string, password: string): Promise<void> {
+  await post("/api/auth/set-password", { token, password }, { quietUnauthorized: true });
+}
