@@ -1,5 +1,5 @@
 import { useEffect, useState } from "preact/hooks";
-import { ApiError, NetworkError } from "../api.ts";
+import { ApiError, messageOf } from "../api.ts";
 import { Field } from "../field.tsx";
 import { type LinkInfo, readPasswordLink, setPasswordWithLink } from "../password-link.ts";
 import { PageHeading } from "./heading.tsx";
@@ -16,9 +16,6 @@ type Link =
   | { state: "checking" }
   | { state: "valid"; info: LinkInfo }
   | { state: "refused"; message: string };
-
-const messageOf = (failure: unknown, fallback: string) =>
-  failure instanceof ApiError || failure instanceof NetworkError ? failure.message : fallback;
 
 /** When the link stops working, in the reader's own time zone. */
 const until = (iso: string) =>
