@@ -2,89 +2,31 @@
 // shows an error, every request goes to depot itself and the first load's JavaScript stays within its
 // budget; the real sign-in shows 422, 429 and a network failure, signs in, keeps the session over a
 // reload and signs out with the session's CSRF token.
-// Same harness as docs-ui.browser.ts: Debian's chromium, other hosts aborted as if offline.
+// The harness is tests/helpers/browser.ts.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
+import { closeBrowser, fitsWidth, offOrigin, openPage } from "../helpers/browser.ts";
 import { userWithPassword } from "../helpers/sessions.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
-const CHROMIUM_FLAGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 /** The first load's JavaScript, gzip-compressed (README, Dashboard). */
 const FIRST_LOAD_JS_BUDGET = 200 * 1024;
-/** A small phone: the pages must work without sideways scrolling. */
-const PHONE = { width: 375, height: 740 };
 
 let t: TestApp;
 let base: string;
 let origin: string;
-let browser: Browser | undefined;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM))
-    throw new Error(`${CHROMIUM} is missing: apt-get install -y --no-install-recommends chromium`);
   t = await startTestApp();
   base = t.listen();
   origin = new URL(base).origin;
 });
 afterAll(async () => {
-  await browser?.close();
+  await closeBrowser();
   await t?.close();
 });
 
-interface Watched {
-  context: BrowserContext;
-  page: Page;
-  requests: string[];
-  /** Uncaught exceptions, and console messages about the Content-Security-Policy. */
-  problems: string[];
-  /** Each script the page loaded, by URL, with its gzip-compressed size. */
-  scripts: Map<string, number>;
-}
-
-async function openPage(): Promise<Watched> {
-  // Launched by the first test, not in beforeAll: the app's fresh database already takes most of
-  // the hook's time.
-  browser ??= await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
-  const context = await browser.newContext({ viewport: PHONE });
-  const requests: string[] = [];
-  const problems: string[] = [];
-  const scripts = new Map<string, number>();
-  context.on("request", (request) => requests.push(request.url()));
-  await context.route(
-    (url) => url.origin !== origin,
-    (route) => route.abort("internetdisconnected"),
-  );
-  const page = await context.newPage();
-  page.on("pageerror", (error) => problems.push(error.message));
-  page.on("console", (message) => {
-    if (/content.security.policy/i.test(message.text())) problems.push(message.text());
-  });
-  page.on("response", async (response) => {
-    if (response.request().resourceType() !== "script") return;
-    scripts.set(response.url(), Bun.gzipSync(new Uint8Array(await response.body())).length);
-  });
-  return { context, page, requests, problems, scripts };
-}
-
-const offOrigin = (w: Watched) => w.requests.filter((url) => new URL(url).origin !== origin);
-
-/** No sideways scrolling at the phone's width. */
-const fitsWidth = (page: Page) =>
-  page.evaluate<boolean>("document.documentElement.scrollWidth <= document.documentElement.clientWidth");
-
 test("/ lands on the sign-in form, a failed sign-in shows an error, nothing leaves depot", async () => {
-  const w = await openPage();
+  const w = await openPage(origin);
   try {
     const response = await w.page.goto(`${base}/`, { waitUntil: "networkidle" });
     expect(response?.status()).toBe(200);
@@ -148,7 +90,7 @@ test("against the real sign-in: 422, 429 and a network failure shown; sign in, h
       body: JSON.stringify({ email: throttled.email, password: "wrong password" }),
     });
   }
-  const w = await openPage();
+  const w = await openPage(origin);
   const signOutHeaders: Record<string, string>[] = [];
   w.page.on("request", (request) => {
     if (request.url() === `${base}/api/auth/sign-out`) signOutHeaders.push(request.headers());

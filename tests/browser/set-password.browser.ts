@@ -1,33 +1,27 @@
 // The set-password page in a real browser at a phone's width: a link made through the API greets its
 // user, a mismatch is caught before sending, the server's 422 shows beside its field, and the password
-// set there signs in. Same harness as dashboard.browser.ts: Debian's chromium, other hosts aborted.
+// set there signs in. The harness is tests/helpers/browser.ts.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { bearer, readJson, startTestApp, type TestApp } from "../helpers/app.ts";
+import { closeBrowser, fitsWidth, openPage } from "../helpers/browser.ts";
 import { createUser, tokenFor } from "../helpers/factories.ts";
 import { userWithPassword } from "../helpers/sessions.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
-const CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-sync"];
-const PHONE = { width: 375, height: 740 };
 const OLD_PASSWORD = "the old password";
 const NEW_PASSWORD = "a fresh password 2026";
 
 let t: TestApp;
 let base: string;
 let adminToken: string;
-let browser: Browser | undefined;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM))
-    throw new Error(`${CHROMIUM} is missing: apt-get install -y --no-install-recommends chromium`);
   t = await startTestApp();
   base = t.listen();
   adminToken = await tokenFor(t.ctx, await createUser(t.ctx, { role: "admin" }));
 });
 afterAll(async () => {
-  await browser?.close();
+  await closeBrowser();
   await t?.close();
 });
 
@@ -42,25 +36,14 @@ async function linkFor(userId: number): Promise<string> {
   return `${base}${url.pathname}${url.search}`;
 }
 
-const fitsWidth = (page: Page) =>
-  page.evaluate<boolean>("document.documentElement.scrollWidth <= document.documentElement.clientWidth");
 const isFocused = (page: Page, label: string) =>
   page.getByLabel(label, { exact: true }).evaluate((element) => element.matches(":focus"));
 
 test("a real link: greeting, mismatch, the server's 422, set, then sign in with the new password", async () => {
   const user = await userWithPassword(t.ctx, OLD_PASSWORD);
   const link = await linkFor(user.id);
-  browser ??= await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
-  const context = await browser.newContext({ viewport: PHONE });
-  const origin = new URL(base).origin;
-  await context.route(
-    (url) => url.origin !== origin,
-    (route) => route.abort("internetdisconnected"),
-  );
+  const { context, page, pageErrors } = await openPage(new URL(base).origin);
   const setPasswordCalls: string[] = [];
-  const problems: string[] = [];
-  const page = await context.newPage();
-  page.on("pageerror", (error) => problems.push(error.message));
   page.on("request", (request) => {
     if (request.url() === `${base}/api/auth/set-password`) setPasswordCalls.push(request.postData() ?? "");
   });
@@ -123,7 +106,7 @@ test("a real link: greeting, mismatch, the server's 422, set, then sign in with 
     await page.getByText("This password link is invalid or has expired.").waitFor({ timeout: 10_000 });
     expect(await page.getByRole("button", { name: "Set password" }).count()).toBe(0);
     expect(await fitsWidth(page)).toBe(true);
-    expect(problems).toEqual([]);
+    expect(pageErrors).toEqual([]);
   } finally {
     await context.close();
   }

@@ -1,9 +1,11 @@
-// The browser tests' harness (the same as tests/browser/dashboard.browser.ts): Debian's chromium,
-// a phone's width, other hosts aborted as if offline, and what the page requested or complained about.
+// The browser tests' harness: Debian's chromium (README, Development), never a downloaded browser;
+// a phone's width unless told otherwise, other hosts aborted as if offline, and what the page
+// requested, loaded or complained about.
 import { existsSync } from "node:fs";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 
 const CHROMIUM = "/usr/bin/chromium";
+/** playwright's launch adds a fresh, empty --user-data-dir of its own and removes it on close. */
 const CHROMIUM_FLAGS = [
   "--headless",
   "--no-sandbox",
@@ -18,34 +20,63 @@ const CHROMIUM_FLAGS = [
 export const PHONE = { width: 375, height: 740 };
 
 export interface Watched {
+  /** The one origin the page may reach. */
+  origin: string;
   context: BrowserContext;
   page: Page;
   requests: string[];
   /** Uncaught exceptions, and console messages about the Content-Security-Policy. */
   problems: string[];
+  /** Uncaught exceptions alone. */
+  pageErrors: string[];
+  /** Each script the page loaded, by URL, with its gzip-compressed size. */
+  scripts: Map<string, number>;
 }
 
 let browser: Browser | undefined;
 
-export async function openPage(origin: string, options: { permissions?: string[] } = {}): Promise<Watched> {
+/**
+ * A fresh context and page. The browser is launched by the first call, not in beforeAll: the app's
+ * fresh database already takes most of the hook's time. `viewport: null` keeps playwright's
+ * default (1280×720).
+ */
+export async function openPage(
+  origin: string,
+  options: { permissions?: string[]; viewport?: { width: number; height: number } | null } = {},
+): Promise<Watched> {
   if (!existsSync(CHROMIUM))
     throw new Error(`${CHROMIUM} is missing: apt-get install -y --no-install-recommends chromium`);
   browser ??= await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
-  const context = await browser.newContext({ viewport: PHONE, permissions: options.permissions });
+  const context = await browser.newContext({
+    ...(options.viewport === null ? {} : { viewport: options.viewport ?? PHONE }),
+    permissions: options.permissions,
+  });
   const requests: string[] = [];
   const problems: string[] = [];
+  const pageErrors: string[] = [];
+  const scripts = new Map<string, number>();
   context.on("request", (request) => requests.push(request.url()));
   await context.route(
     (url) => url.origin !== origin,
     (route) => route.abort("internetdisconnected"),
   );
   const page = await context.newPage();
-  page.on("pageerror", (error) => problems.push(error.message));
+  page.on("pageerror", (error) => {
+    problems.push(error.message);
+    pageErrors.push(error.message);
+  });
   page.on("console", (message) => {
     if (/content.security.policy/i.test(message.text())) problems.push(message.text());
   });
-  return { context, page, requests, problems };
+  page.on("response", async (response) => {
+    if (response.request().resourceType() !== "script") return;
+    scripts.set(response.url(), Bun.gzipSync(new Uint8Array(await response.body())).length);
+  });
+  return { origin, context, page, requests, problems, pageErrors, scripts };
 }
+
+/** What the page asked of any other origin (each was aborted). */
+export const offOrigin = (w: Watched) => w.requests.filter((url) => new URL(url).origin !== w.origin);
 
 export async function closeBrowser(): Promise<void> {
   await browser?.close();

@@ -23,6 +23,10 @@ export class NetworkError extends Error {
   }
 }
 
+/** What to show for a failed call: depot's own message, or `fallback` for anything unexpected. */
+export const messageOf = (failure: unknown, fallback: string) =>
+  failure instanceof ApiError || failure instanceof NetworkError ? failure.message : fallback;
+
 let csrfToken: string | null = null;
 /** Set from the sign-in and session answers; cleared on sign-out. */
 export function setCsrfToken(token: string | null): void {

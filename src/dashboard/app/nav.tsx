@@ -1,7 +1,7 @@
 // The signed-in pages' top bar: where to go, how many notifications are unread, and Sign out.
 import type { ComponentChildren } from "preact";
 import { useEffect, useState } from "preact/hooks";
-import { ApiError, NetworkError } from "./api.ts";
+import { messageOf } from "./api.ts";
 import { unreadBadge } from "./notifications.ts";
 import { HOME_PATH, PROFILE_PATH, TOKENS_PATH } from "./paths.ts";
 import { navigate, usePath } from "./router.ts";
@@ -51,11 +51,7 @@ export function TopNav({ onSignedOut }: { onSignedOut: () => void }) {
       await signOut();
       onSignedOut();
     } catch (failure) {
-      setError(
-        failure instanceof ApiError || failure instanceof NetworkError
-          ? failure.message
-          : "Signing out failed.",
-      );
+      setError(messageOf(failure, "Signing out failed."));
       setBusy(false);
     }
   };

@@ -1,6 +1,7 @@
 import { TopNav } from "../nav.tsx";
 import type { User } from "../session.ts";
 import { PageHeading } from "./heading.tsx";
+import { UserFacts } from "./user-facts.tsx";
 
 export function Home({ user, onSignedOut }: { user: User; onSignedOut: () => void }) {
   return (
@@ -8,14 +9,7 @@ export function Home({ user, onSignedOut }: { user: User; onSignedOut: () => voi
       <TopNav onSignedOut={onSignedOut} />
       <main class="page">
         <PageHeading>Welcome, {user.name}</PageHeading>
-        <dl class="facts">
-          <dt>Name</dt>
-          <dd>{user.name}</dd>
-          <dt>Email</dt>
-          <dd>{user.email}</dd>
-          <dt>Role</dt>
-          <dd>{user.role.name}</dd>
-        </dl>
+        <UserFacts user={user} />
       </main>
     </>
   );

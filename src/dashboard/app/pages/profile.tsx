@@ -1,8 +1,9 @@
 import { useState } from "preact/hooks";
-import { ApiError, NetworkError, post, setCsrfToken } from "../api.ts";
+import { messageOf, post, setCsrfToken } from "../api.ts";
 import { TopNav } from "../nav.tsx";
 import type { User } from "../session.ts";
 import { PageHeading } from "./heading.tsx";
+import { UserFacts } from "./user-facts.tsx";
 
 export function Profile({ user, onSignedOut }: { user: User; onSignedOut: () => void }) {
   const [busy, setBusy] = useState(false);
@@ -17,11 +18,7 @@ export function Profile({ user, onSignedOut }: { user: User; onSignedOut: () => 
       onSignedOut();
     } catch (failure) {
       // A 401 has already sent the reader to sign in (api.ts); anything else is shown here.
-      setError(
-        failure instanceof ApiError || failure instanceof NetworkError
-          ? failure.message
-          : "Signing out everywhere failed.",
-      );
+      setError(messageOf(failure, "Signing out everywhere failed."));
       setBusy(false);
     }
   };
@@ -31,14 +28,7 @@ export function Profile({ user, onSignedOut }: { user: User; onSignedOut: () => 
       <TopNav onSignedOut={onSignedOut} />
       <main class="page">
         <PageHeading>Profile</PageHeading>
-        <dl class="facts">
-          <dt>Name</dt>
-          <dd>{user.name}</dd>
-          <dt>Email</dt>
-          <dd>{user.email}</dd>
-          <dt>Role</dt>
-          <dd>{user.role.name}</dd>
-        </dl>
+        <UserFacts user={user} />
         <section class="panel" aria-labelledby="everywhere-heading">
           <h2 id="everywhere-heading">Sessions</h2>
           <p>

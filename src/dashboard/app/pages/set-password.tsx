@@ -1,5 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
-import { ApiError, NetworkError } from "../api.ts";
+import { ApiError, messageOf } from "../api.ts";
+import { Field } from "../field.tsx";
 import { type LinkInfo, readPasswordLink, setPasswordWithLink } from "../password-link.ts";
 import { PageHeading } from "./heading.tsx";
 
@@ -15,9 +16,6 @@ type Link =
   | { state: "checking" }
   | { state: "valid"; info: LinkInfo }
   | { state: "refused"; message: string };
-
-const messageOf = (failure: unknown, fallback: string) =>
-  failure instanceof ApiError || failure instanceof NetworkError ? failure.message : fallback;
 
 /** When the link stops working, in the reader's own time zone. */
 const until = (iso: string) =>
@@ -104,43 +102,30 @@ export function SetPassword({ onPasswordSet }: Props) {
               hidden
               readOnly
             />
-            <label for="new-password">New password</label>
-            <input
+            <Field
               id="new-password"
+              label="New password"
+              error={passwordError}
+              hint="8 to 1024 characters."
               name="password"
               type="password"
               autocomplete="new-password"
               required
               value={password}
               onInput={(event) => setPassword(event.currentTarget.value)}
-              aria-invalid={passwordError ? true : undefined}
-              aria-describedby={passwordError ? "new-password-error new-password-hint" : "new-password-hint"}
             />
-            <p id="new-password-hint" class="hint">
-              8 to 1024 characters.
-            </p>
-            {passwordError && (
-              <p id="new-password-error" class="field-error">
-                {passwordError}
-              </p>
-            )}
-            <label for="confirm-password">Confirm password</label>
-            <input
+            <Field
               id="confirm-password"
+              label="Confirm password"
+              error={confirmationError}
+              alert
               name="confirmation"
               type="password"
               autocomplete="new-password"
               required
               value={confirmation}
               onInput={(event) => setConfirmation(event.currentTarget.value)}
-              aria-invalid={confirmationError ? true : undefined}
-              aria-describedby={confirmationError ? "confirm-password-error" : undefined}
             />
-            {confirmationError && (
-              <p id="confirm-password-error" class="field-error" role="alert">
-                {confirmationError}
-              </p>
-            )}
             <button type="submit" disabled={busy}>
               {busy ? "Setting password…" : "Set password"}
             </button>

@@ -1,5 +1,6 @@
 import { useState } from "preact/hooks";
 import { ApiError, NetworkError } from "../api.ts";
+import { Field } from "../field.tsx";
 import { signIn, type User } from "../session.ts";
 import { PageHeading } from "./heading.tsx";
 
@@ -63,40 +64,29 @@ export function SignIn({ notice, confirmation, onSignedIn }: Props) {
         </p>
       )}
       <form onSubmit={submit}>
-        <label for="email">Email</label>
-        <input
+        <Field
           id="email"
+          label="Email"
+          error={emailError}
+          invalid={Boolean(fields.email)}
           name="email"
           type="email"
           autocomplete="username"
           required
           value={email}
           onInput={(event) => setEmail(event.currentTarget.value)}
-          aria-invalid={emailError || fields.email ? true : undefined}
-          aria-describedby={emailError ? "email-error" : undefined}
         />
-        {emailError && (
-          <p id="email-error" class="field-error">
-            {emailError}
-          </p>
-        )}
-        <label for="password">Password</label>
-        <input
+        <Field
           id="password"
+          label="Password"
+          error={passwordError}
           name="password"
           type="password"
           autocomplete="current-password"
           required
           value={password}
           onInput={(event) => setPassword(event.currentTarget.value)}
-          aria-invalid={passwordError ? true : undefined}
-          aria-describedby={passwordError ? "password-error" : undefined}
         />
-        {passwordError && (
-          <p id="password-error" class="field-error">
-            {passwordError}
-          </p>
-        )}
         <button type="submit" disabled={busy}>
           {busy ? "Signing in…" : "Sign in"}
         </button>

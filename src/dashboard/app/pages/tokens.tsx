@@ -1,5 +1,5 @@
 import { useEffect, useState } from "preact/hooks";
-import { ApiError, NetworkError } from "../api.ts";
+import { messageOf } from "../api.ts";
 import { TopNav } from "../nav.tsx";
 import type { User } from "../session.ts";
 import { listTokens, type NewToken, revokeToken, type Token } from "../tokens/api.ts";
@@ -12,9 +12,6 @@ type Listing =
   | { state: "loading" }
   | { state: "failed"; message: string }
   | { state: "loaded"; tokens: Token[]; more: boolean };
-
-const messageOf = (failure: unknown, fallback: string) =>
-  failure instanceof ApiError || failure instanceof NetworkError ? failure.message : fallback;
 
 export function Tokens({ user, onSignedOut }: { user: User; onSignedOut: () => void }) {
   const [listing, setListing] = useState<Listing>({ state: "loading" });

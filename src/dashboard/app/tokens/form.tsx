@@ -1,6 +1,7 @@
 // Create a token: a name and the abilities to give it; a 422 shows beside the field it is about.
 import { useState } from "preact/hooks";
 import { ApiError, NetworkError } from "../api.ts";
+import { Field } from "../field.tsx";
 import type { User } from "../session.ts";
 import { grantableAbilities } from "./abilities.ts";
 import { createToken, type NewToken } from "./api.ts";
@@ -56,9 +57,11 @@ export function NewTokenForm({ user, onCreated }: { user: User; onCreated: (toke
           {generalError}
         </p>
       )}
-      <label for="token-name">Name</label>
-      <input
+      <Field
         id="token-name"
+        label="Name"
+        error={nameError}
+        alert
         name="name"
         required
         maxLength={255}
@@ -66,14 +69,7 @@ export function NewTokenForm({ user, onCreated }: { user: User; onCreated: (toke
         placeholder="e.g. GitHub Actions publish"
         value={name}
         onInput={(event) => setName(event.currentTarget.value)}
-        aria-invalid={nameError ? true : undefined}
-        aria-describedby={nameError ? "token-name-error" : undefined}
       />
-      {nameError && (
-        <p id="token-name-error" class="field-error" role="alert">
-          {nameError}
-        </p>
-      )}
       <fieldset aria-describedby={abilitiesError ? "token-abilities-error" : "token-abilities-hint"}>
         <legend>Abilities</legend>
         {abilities.length === 0 ? (

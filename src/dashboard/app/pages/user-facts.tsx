@@ -1,0 +1,15 @@
+import type { User } from "../session.ts";
+
+/** Who is signed in: name, e-mail and role (Home and Profile). */
+export function UserFacts({ user }: { user: User }) {
+  return (
+    <dl class="facts">
+      <dt>Name</dt>
+      <dd>{user.name}</dd>
+      <dt>Email</dt>
+      <dd>{user.email}</dd>
+      <dt>Role</dt>
+      <dd>{user.role.name}</dd>
+    </dl>
+  );
+}
