@@ -2,6 +2,7 @@ import { Marked } from "marked";
 import sanitizeHtml from "sanitize-html";
 import type { VersionPublishedData } from "../../db/schema/index.ts";
 import { sanitiseChangelog } from "../versions/changelog.ts";
+import { htmlEmail } from "./html.ts";
 
 export interface VersionEmailInput {
   recipientName: string;
@@ -45,17 +46,14 @@ export function versionEmail(input: VersionEmailInput): Email {
   ].join("\n");
 
   const e = Bun.escapeHTML;
-  const html = `<!doctype html>
-<html>
-<head><meta charset="utf-8"><title>${e(subject)}</title></head>
-<body style="font-family: sans-serif; line-height: 1.5; max-width: 40em">
-<p>Hello ${e(input.recipientName)},</p>
+  const html = htmlEmail(
+    subject,
+    `<p>Hello ${e(input.recipientName)},</p>
 <h1 style="font-size: 1.3em">${e(subject)}</h1>
 ${data.benefit_name ? `<p>Part of your benefit: <strong>${e(data.benefit_name)}</strong></p>\n` : ""}${changelog.html ? `<h2 style="font-size: 1.1em">Changelog</h2>\n<div>${changelog.html}</div>\n` : ""}<p><a href="${e(data.download_url)}">Download ${e(product)} ${e(version)}</a></p>
 ${expires ? `<p style="color: #666">The link works until ${e(expires)}.</p>\n` : ""}<p style="color: #666">You receive this because you hold a license for this product.</p>
-</body>
-</html>
-`;
+`,
+  );
   return { subject, text, html };
 }
 

@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { users } from "../../db/schema/index.ts";
+import { htmlEmail } from "../mail/html.ts";
 import { sendMail } from "../mail/mailer.ts";
 import { passwordFingerprint, signLinkToken } from "./token.ts";
 
@@ -24,17 +25,14 @@ export function passwordLinkMessage(name: string, url: string, expiresAt: Date) 
     "If you did not expect this e-mail, ignore it: nothing changes until the link is used.",
   ].join("\n");
   const e = Bun.escapeHTML;
-  const html = `<!doctype html>
-<html>
-<head><meta charset="utf-8"><title>${e(subject)}</title></head>
-<body style="font-family: sans-serif; line-height: 1.5; max-width: 40em">
-<p>Hello ${e(name)},</p>
+  const html = htmlEmail(
+    subject,
+    `<p>Hello ${e(name)},</p>
 <p>Choose a password for the depot dashboard:</p>
 <p><a href="${e(url)}">Set your password</a></p>
 <p style="color: #666">It works once, until ${e(utc(expiresAt))}. If you did not expect this e-mail, ignore it: nothing changes until the link is used.</p>
-</body>
-</html>
-`;
+`,
+  );
   return { subject, text, html };
 }
 

@@ -6,7 +6,7 @@ import { dataOf, MessageJson, ValidationJson } from "../../http/schemas.ts";
 import { pageRequest } from "../../pagination.ts";
 import { pathId } from "../../validation/ids.ts";
 import { CreateTokenBody, NewTokenJson, TokenListQuery, TokenPageJson } from "./schemas.ts";
-import { createToken, deleteOwnToken, listOwnTokens, toTokenJson } from "./service.ts";
+import { createToken, deleteToken, listOwnTokens, toTokenJson } from "./service.ts";
 
 const tags = ["Tokens"];
 
@@ -60,7 +60,7 @@ export const ownTokenRoutes = (ctx: AppContext) =>
     .delete(
       "/api/tokens/:id",
       async ({ params, actor, set }) => {
-        await deleteOwnToken(ctx, actor.user.id, pathId(params.id, "Token"));
+        await deleteToken(ctx, pathId(params.id, "Token"), actor.user.id);
         set.status = 204;
       },
       {

@@ -63,10 +63,23 @@ const prepareTokenById = (db: Db) =>
     .where(eq(personalAccessTokens.id, sql.placeholder("id")))
     .prepare("token_by_id");
 
-export async function deleteToken(ctx: Pick<AppContext, "db">, id: number): Promise<void> {
+/**
+ * Revokes a token: any (the admin route), or with `ownerId` only one of that user's, someone else's
+ * being as unknown as a missing one.
+ */
+export async function deleteToken(
+  ctx: Pick<AppContext, "db">,
+  id: number,
+  ownerId: number | null = null,
+): Promise<void> {
   const deleted = await ctx.db
     .delete(personalAccessTokens)
-    .where(eq(personalAccessTokens.id, id))
+    .where(
+      and(
+        eq(personalAccessTokens.id, id),
+        ownerId === null ? undefined : eq(personalAccessTokens.userId, ownerId),
+      ),
+    )
     .returning({ id: personalAccessTokens.id });
   if (deleted.length === 0) throw new NotFound("Token");
 }
@@ -84,15 +97,6 @@ export function listOwnTokens(
     .orderBy(desc(personalAccessTokens.id))
     .limit(page.perPage + 1)
     .offset(page.offset);
-}
-
-/** Revokes one of the user's own tokens; someone else's is as unknown as a missing one. */
-export async function deleteOwnToken(ctx: Pick<AppContext, "db">, userId: number, id: number) {
-  const deleted = await ctx.db
-    .delete(personalAccessTokens)
-    .where(and(eq(personalAccessTokens.id, id), eq(personalAccessTokens.userId, userId)))
-    .returning({ id: personalAccessTokens.id });
-  if (deleted.length === 0) throw new NotFound("Token");
 }
 
 export const toTokenJson = (row: PersonalAccessToken) => ({

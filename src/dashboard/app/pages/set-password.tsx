@@ -1,7 +1,8 @@
 import { useEffect, useState } from "preact/hooks";
-import { ApiError, messageOf } from "../api.ts";
+import { messageOf } from "../api.ts";
 import { Field } from "../field.tsx";
 import { type LinkInfo, readPasswordLink, setPasswordWithLink } from "../password-link.ts";
+import { useSubmission } from "../submission.ts";
 import { PageHeading } from "./heading.tsx";
 
 export const SET_PASSWORD_PATH = "/set-password";
@@ -27,9 +28,9 @@ export function SetPassword({ onPasswordSet }: Props) {
   const [link, setLink] = useState<Link>({ state: "checking" });
   const [password, setPassword] = useState("");
   const [confirmation, setConfirmation] = useState("");
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const [fields, setFields] = useState<Record<string, string[]>>({});
+  const { busy, error, fields, setError, setFields, run } = useSubmission(
+    "Setting the password failed. Please try again.",
+  );
 
   useEffect(() => {
     readPasswordLink(token).then(
@@ -41,30 +42,20 @@ export function SetPassword({ onPasswordSet }: Props) {
 
   const submit = async (event: Event) => {
     event.preventDefault();
-    setError(null);
     // Checked here, before sending: the server only ever sees one copy of the password.
     if (password !== confirmation) {
+      setError(null);
       setFields({ confirmation: ["The two passwords do not match."] });
       return;
     }
-    setFields({});
-    setBusy(true);
-    try {
-      await setPasswordWithLink(token, password);
-      onPasswordSet();
-    } catch (failure) {
-      const fieldErrors = failure instanceof ApiError ? failure.fields : {};
-      // A token error has no field on this page: it is the page's message.
-      if (fieldErrors.token) setError(fieldErrors.token.join(" "));
-      else if (!fieldErrors.password)
-        setError(messageOf(failure, "Setting the password failed. Please try again."));
-      setFields(fieldErrors);
-      setBusy(false);
-    }
+    if (await run(() => setPasswordWithLink(token, password))) onPasswordSet();
   };
 
   const passwordError = fields.password?.join(" ") ?? null;
   const confirmationError = fields.confirmation?.join(" ") ?? null;
+  // A token error has no field on this page: it is the page's message; a password error is shown
+  // beside its field only.
+  const pageError = fields.token ? fields.token.join(" ") : passwordError ? null : error;
 
   return (
     <main class="page narrow">
@@ -87,9 +78,9 @@ export function SetPassword({ onPasswordSet }: Props) {
             Choose a password for <strong>{link.info.email}</strong>. This link works once, until{" "}
             {until(link.info.expires_at)}.
           </p>
-          {error && (
+          {pageError && (
             <p class="error" role="alert">
-              {error}
+              {pageError}
             </p>
           )}
           <form onSubmit={submit}>

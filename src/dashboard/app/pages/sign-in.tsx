@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
-import { ApiError, NetworkError } from "../api.ts";
 import { Field } from "../field.tsx";
 import { signIn, type User } from "../session.ts";
+import { useSubmission } from "../submission.ts";
 import { PageHeading } from "./heading.tsx";
 
 interface Props {
@@ -15,30 +15,16 @@ interface Props {
 export function SignIn({ notice, confirmation, onSignedIn }: Props) {
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(notice ?? null);
-  const [fields, setFields] = useState<Record<string, string[]>>({});
+  // The 422 and 429 messages are the server's own ("These credentials do not match…", "Too many
+  // sign-in attempts. Please try again in N seconds.").
+  const { busy, error, fields, run } = useSubmission(
+    "Signing in failed unexpectedly. Please try again.",
+    notice ?? null,
+  );
 
   const submit = async (event: Event) => {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
-    setFields({});
-    try {
-      onSignedIn(await signIn(email, password));
-    } catch (failure) {
-      if (failure instanceof ApiError) {
-        // The 422 and 429 messages are the server's own ("These credentials do not match…",
-        // "Too many sign-in attempts. Please try again in N seconds.").
-        setError(failure.message);
-        setFields(failure.fields);
-      } else if (failure instanceof NetworkError) {
-        setError(failure.message);
-      } else {
-        setError("Signing in failed unexpectedly. Please try again.");
-      }
-      setBusy(false);
-    }
+    await run(async () => onSignedIn(await signIn(email, password)));
   };
 
   /** A field's errors, except one that only repeats the message shown above the form. */

@@ -1,8 +1,8 @@
 // Create a token: a name and the abilities to give it; a 422 shows beside the field it is about.
 import { useState } from "preact/hooks";
-import { ApiError, NetworkError } from "../api.ts";
 import { Field } from "../field.tsx";
 import type { User } from "../session.ts";
+import { useSubmission } from "../submission.ts";
 import { grantableAbilities } from "./abilities.ts";
 import { createToken, type NewToken } from "./api.ts";
 
@@ -17,28 +17,15 @@ export function NewTokenForm({ user, onCreated }: { user: User; onCreated: (toke
   const abilities = grantableAbilities(user);
   const [name, setName] = useState("");
   const [chosen, setChosen] = useState<string[]>([]);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const [fields, setFields] = useState<Record<string, string[]>>({});
+  const { busy, error, fields, run } = useSubmission("Creating the token failed.");
 
   const submit = async (event: Event) => {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
-    setFields({});
-    try {
-      onCreated(await createToken(name.trim(), chosen));
+    const created = await run(async () => onCreated(await createToken(name.trim(), chosen)));
+    if (created) {
       setName("");
       setChosen([]);
-    } catch (failure) {
-      if (failure instanceof ApiError) {
-        setError(failure.message);
-        setFields(failure.fields);
-      } else {
-        setError(failure instanceof NetworkError ? failure.message : "Creating the token failed.");
-      }
     }
-    setBusy(false);
   };
 
   const toggle = (ability: string, on: boolean) =>
