@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type AddressInfo, createServer, type Socket } from "node:net";
 import { sql } from "drizzle-orm";
+import type { ParsedMail } from "mailparser";
 // mailparser 3.9.31 is pinned: 3.9.36 and later need an @zone-eu/mailsplit the registry here does not serve.
-import { type ParsedMail, simpleParser } from "mailparser";
-import { SMTPServer } from "smtp-server";
 import { selectRows } from "../src/db/rows.ts";
 import { licenses } from "../src/db/schema/index.ts";
 import { generateLicenseKey } from "../src/features/licenses/keys.ts";
@@ -17,6 +16,7 @@ import {
   createUser,
   tokenFor,
 } from "./helpers/factories.ts";
+import { type Inbox, type Received, startInbox, until } from "./helpers/inbox.ts";
 
 /**
  * Holder notifications (README, Notifications): the fan-out of a published version to in-app notifications
@@ -30,53 +30,7 @@ const SIGNED =
 const MAIL_FROM = "Depot Releases <releases@depot.test>";
 const DAY_S = 24 * 60 * 60;
 
-// --- a real SMTP server on loopback ---------------------------------------------------------------
-
-interface Received {
-  envelopeFrom: string | null;
-  envelopeTo: string[];
-  mail: ParsedMail;
-}
-
-interface Inbox {
-  port: number;
-  messages: Received[];
-  /** While set, every recipient is refused with a temporary 451. */
-  refuse: boolean;
-  /** Recipients refused so far. */
-  refused: string[];
-  close(): Promise<void>;
-}
-
-async function startInbox(): Promise<Inbox> {
-  const inbox: Inbox = { port: 0, messages: [], refuse: false, refused: [], close: async () => {} };
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ["STARTTLS"],
-    logger: false,
-    // A connection still open at close (a send cut short by the app's shutdown) is dropped after 1 s, not 30.
-    closeTimeout: 1000,
-    onRcptTo(address, _session, callback) {
-      if (!inbox.refuse) return callback();
-      inbox.refused.push(address.address);
-      callback(Object.assign(new Error("Mailbox busy, try again later"), { responseCode: 451 }));
-    },
-    onData(stream, session, callback) {
-      simpleParser(stream).then((mail) => {
-        inbox.messages.push({
-          envelopeFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : null,
-          envelopeTo: session.envelope.rcptTo.map((rcpt) => rcpt.address),
-          mail,
-        });
-        callback();
-      }, callback);
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  inbox.port = (server.server.address() as AddressInfo).port;
-  inbox.close = () => new Promise<void>((resolve) => server.close(() => resolve()));
-  return inbox;
-}
+// --- a mail relay that never answers ---------------------------------------------------------------
 
 /** A server that accepts SMTP connections and never says a word (a hung mail relay). */
 async function startSilentServer() {
@@ -103,17 +57,6 @@ async function startSilentServer() {
 }
 
 // --- helpers ------------------------------------------------------------------------------------
-
-/** Polls until `probe` returns something truthy; fails with `what` after `ms`. */
-async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, ms = 20_000) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(50);
-  }
-}
 
 interface JobRow {
   id: string;

@@ -2,23 +2,43 @@ import type { AddressInfo } from "node:net";
 import { type ParsedMail, simpleParser } from "mailparser";
 import { SMTPServer } from "smtp-server";
 
+export interface Received {
+  envelopeFrom: string | null;
+  envelopeTo: string[];
+  mail: ParsedMail;
+}
+
 /** A real SMTP server on loopback that keeps every message it accepts, parsed. */
 export interface Inbox {
   port: number;
-  messages: { envelopeTo: string[]; mail: ParsedMail }[];
+  messages: Received[];
+  /** While set, every recipient is refused with a temporary 451. */
+  refuse: boolean;
+  /** Recipients refused so far. */
+  refused: string[];
   close(): Promise<void>;
 }
 
 export async function startInbox(): Promise<Inbox> {
-  const inbox: Inbox = { port: 0, messages: [], close: async () => {} };
+  const inbox: Inbox = { port: 0, messages: [], refuse: false, refused: [], close: async () => {} };
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ["STARTTLS"],
     logger: false,
+    // A connection still open at close (a send cut short by the app's shutdown) is dropped after 1 s, not 30.
     closeTimeout: 1000,
+    onRcptTo(address, _session, callback) {
+      if (!inbox.refuse) return callback();
+      inbox.refused.push(address.address);
+      callback(Object.assign(new Error("Mailbox busy, try again later"), { responseCode: 451 }));
+    },
     onData(stream, session, callback) {
       simpleParser(stream).then((mail) => {
-        inbox.messages.push({ envelopeTo: session.envelope.rcptTo.map((rcpt) => rcpt.address), mail });
+        inbox.messages.push({
+          envelopeFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : null,
+          envelopeTo: session.envelope.rcptTo.map((rcpt) => rcpt.address),
+          mail,
+        });
         callback();
       }, callback);
     },
@@ -29,11 +49,15 @@ export async function startInbox(): Promise<Inbox> {
   return inbox;
 }
 
-/** Polls until `probe` returns something truthy; fails with `what` after `ms`. */
-export async function until<T>(what: string, probe: () => T | null | undefined | false, ms = 20_000) {
+/** Polls until `probe` returns (or resolves to) something truthy; fails with `what` after `ms`. */
+export async function until<T>(
+  what: string,
+  probe: () => T | null | undefined | false | Promise<T | null | undefined | false>,
+  ms = 20_000,
+) {
   const deadline = Date.now() + ms;
   for (;;) {
-    const value = probe();
+    const value = await probe();
     if (value) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await Bun.sleep(50);
