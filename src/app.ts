@@ -20,6 +20,7 @@ import { ownTokenRoutes } from "./features/tokens/own-routes.ts";
 import { tokenRoutes } from "./features/tokens/routes.ts";
 import { uploadRoutes } from "./features/uploads/routes.ts";
 import { userRoutes } from "./features/users/routes.ts";
+import { changelogRoutes } from "./features/versions/changelog-routes.ts";
 import { versionRoutes } from "./features/versions/routes.ts";
 import { webhookRoutes } from "./features/webhooks/routes.ts";
 import { bodyLimit } from "./http/body-limit.ts";
@@ -115,6 +116,7 @@ export function buildApp(ctx: AppContext) {
     .use(publicProductRoutes(ctx))
     .use(purchaseRoutes(ctx))
     .use(versionRoutes(ctx))
+    .use(changelogRoutes(ctx))
     .use(uploadRoutes(ctx))
     .use(licenseRoutes(ctx))
     .use(signingKeyRoutes(ctx))

@@ -310,6 +310,16 @@ const routes = (): GuardedRoute[] => [
     denied: notAdmins,
     allowed: adminOnly(204),
   },
+  {
+    route: "POST /api/changelog/preview",
+    send: call(
+      "POST",
+      () => "/api/changelog/preview",
+      () => ({ changelog: "# Fixed" }),
+    ),
+    denied: () => [],
+    allowed: anyToken(200),
+  },
   // Self-service tokens: listed with any credential; made and revoked only with the dashboard's
   // session, which the matrix cannot send (tests/own-tokens.test.ts: 201, 204, 419, another user's 404).
   {

@@ -238,7 +238,7 @@ test("where the browser offers no clipboard, Copy selects the token and says how
     const shown = page.getByLabel("Your new token");
     await shown.waitFor({ timeout: 10_000 });
     await page.getByRole("button", { name: "Copy", exact: true }).click();
-    await page.getByText(/Could not copy: the token is selected, press Ctrl\+C/).waitFor({ timeout: 5_000 });
+    await page.getByText(/Could not copy: it is selected, press Ctrl\+C/).waitFor({ timeout: 5_000 });
     const selected = await page.evaluate<string>(
       "(({ value, selectionStart, selectionEnd }) => value.slice(selectionStart, selectionEnd))(document.getElementById('created-token'))",
     );

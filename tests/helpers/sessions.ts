@@ -40,3 +40,10 @@ export async function signIn(
   const body = await readJson(response);
   return { response, cookie: sessionCookieOf(response), csrf: body.data.csrf_token };
 }
+
+/** The headers of a dashboard page's own request: the session cookie, its CSRF token, same-origin. */
+export const sessionHeaders = (session: { cookie: string; csrf: string }): Record<string, string> => ({
+  cookie: session.cookie,
+  "x-csrf-token": session.csrf,
+  "sec-fetch-site": "same-origin",
+});

@@ -1,14 +1,11 @@
 // Which page to show: the session decides first (signed out → sign-in), then the path.
 import { useEffect, useState } from "preact/hooks";
 import { NetworkError, onUnauthorized } from "./api.ts";
-import { Home } from "./pages/home.tsx";
 import { NotFound } from "./pages/not-found.tsx";
-import { Profile } from "./pages/profile.tsx";
 import { PASSWORD_SET_NOTICE, SET_PASSWORD_PATH, SetPassword } from "./pages/set-password.tsx";
 import { SignIn } from "./pages/sign-in.tsx";
-import { Tokens } from "./pages/tokens.tsx";
-import { PROFILE_PATH, TOKENS_PATH } from "./paths.ts";
-import { navigate, usePath } from "./router.ts";
+import { PAGES } from "./pages.ts";
+import { matchPath, navigate, usePath } from "./router.ts";
 import { currentUser, type User } from "./session.ts";
 
 export const SIGN_IN_PATH = "/sign-in";
@@ -72,8 +69,10 @@ export function App() {
     );
   }
   const signedOut = () => setSession({ state: "signed-out" });
-  if (path === "/") return <Home user={session.user} onSignedOut={signedOut} />;
-  if (path === TOKENS_PATH) return <Tokens user={session.user} onSignedOut={signedOut} />;
-  if (path === PROFILE_PATH) return <Profile user={session.user} onSignedOut={signedOut} />;
+  for (const { path: pattern, page: Page } of PAGES) {
+    const params = matchPath(pattern, path);
+    // Keyed by path: another product's page starts afresh rather than showing the last one's state.
+    if (params) return <Page key={path} user={session.user} params={params} onSignedOut={signedOut} />;
+  }
   return <NotFound />;
 }

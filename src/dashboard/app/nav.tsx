@@ -5,11 +5,22 @@ import { messageOf } from "./api.ts";
 import { unreadBadge } from "./notifications.ts";
 import { HOME_PATH, PROFILE_PATH, TOKENS_PATH } from "./paths.ts";
 import { navigate, usePath } from "./router.ts";
-import { signOut } from "./session.ts";
+import { signOut, type User } from "./session.ts";
 
-/** A link the router follows without reloading; a modified click (new tab…) is left to the browser. */
-function NavLink({ href, children }: { href: string; children: ComponentChildren }) {
-  const current = usePath() === href;
+/** The top bar's links in order; `shows` hides a link from whom the page has nothing for. */
+const LINKS: { href: string; label: string; shows?: (user: User) => boolean }[] = [
+  { href: HOME_PATH, label: "Home" },
+  { href: TOKENS_PATH, label: "Tokens" },
+  { href: PROFILE_PATH, label: "Profile" },
+];
+
+/**
+ * A link the router follows without reloading; a modified click (new tab…) is left to the browser.
+ * It is the current page's link at `href` and below it (a product's page is under Products).
+ */
+export function NavLink({ href, children }: { href: string; children: ComponentChildren }) {
+  const path = usePath();
+  const current = path === href || (href !== "/" && path.startsWith(`${href}/`));
   return (
     <a
       href={href}
@@ -40,7 +51,7 @@ function UnreadBadge() {
   );
 }
 
-export function TopNav({ onSignedOut }: { onSignedOut: () => void }) {
+export function TopNav({ user, onSignedOut }: { user: User; onSignedOut: () => void }) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
 
@@ -61,15 +72,11 @@ export function TopNav({ onSignedOut }: { onSignedOut: () => void }) {
       <span class="brand">depot</span>
       <nav aria-label="Dashboard">
         <ul>
-          <li>
-            <NavLink href={HOME_PATH}>Home</NavLink>
-          </li>
-          <li>
-            <NavLink href={TOKENS_PATH}>Tokens</NavLink>
-          </li>
-          <li>
-            <NavLink href={PROFILE_PATH}>Profile</NavLink>
-          </li>
+          {LINKS.filter((link) => link.shows?.(user) ?? true).map((link) => (
+            <li key={link.href}>
+              <NavLink href={link.href}>{link.label}</NavLink>
+            </li>
+          ))}
         </ul>
       </nav>
       <UnreadBadge />

@@ -25,3 +25,27 @@ export function usePath(): string {
   }, []);
   return path;
 }
+
+/**
+ * The path's parameters if it matches `pattern` (`/dashboard/products/:product`), else null. A
+ * parameter matches one non-empty segment, decoded.
+ */
+export function matchPath(pattern: string, path: string): Record<string, string> | null {
+  const want = pattern.split("/");
+  const have = path.replace(/\/+$/, "").split("/");
+  if (path === "/") have.push("");
+  if (want.length !== have.length) return null;
+  const params: Record<string, string> = {};
+  for (const [index, segment] of want.entries()) {
+    const actual = have[index] ?? "";
+    if (segment.startsWith(":")) {
+      if (!actual) return null;
+      try {
+        params[segment.slice(1)] = decodeURIComponent(actual);
+      } catch {
+        return null;
+      }
+    } else if (segment !== actual) return null;
+  }
+  return params;
+}

@@ -44,3 +44,10 @@ export async function signOut(): Promise<void> {
   }
   setCsrfToken(null);
 }
+
+/** Whether the user's role grants `permission` (an admin's `*` grants everything). */
+export const can = (user: User, permission: string): boolean =>
+  user.role.permissions.includes("*") || user.role.permissions.includes(permission);
+
+/** An admin: the role grants everything. */
+export const isAdmin = (user: User): boolean => user.role.permissions.includes("*");

@@ -1,7 +1,6 @@
-import { Marked } from "marked";
 import sanitizeHtml from "sanitize-html";
 import type { VersionPublishedData } from "../../db/schema/index.ts";
-import { sanitiseChangelog } from "../versions/changelog.ts";
+import { renderChangelog } from "../versions/changelog.ts";
 import { htmlEmail } from "./html.ts";
 
 export interface VersionEmailInput {
@@ -17,9 +16,6 @@ export interface Email {
   text: string;
   html: string;
 }
-
-// Our own instance, so nothing else in the process can change how changelogs render.
-const markdown = new Marked({ gfm: true, breaks: false });
 
 /** The e-mail announcing a published version to one holder: `Ultra Perms 2.0.0: Web editor`. */
 export function versionEmail(input: VersionEmailInput): Email {
@@ -57,20 +53,11 @@ ${expires ? `<p style="color: #666">The link works until ${e(expires)}.</p>\n` :
   return { subject, text, html };
 }
 
-/**
- * Markdown is rendered for the HTML part and kept as written for the text part. Rendered markdown may
- * carry raw HTML, so it is sanitised like an HTML changelog; HTML changelogs were sanitised at publish
- * and are sanitised again here (idempotent, and rows written by other means are covered too).
- */
+/** Markdown is kept as written for the text part; HTML is turned into readable text. */
 function changelogParts(changelog: string, format: "markdown" | "html") {
   if (changelog.trim() === "") return { text: "", html: "" };
-  if (format === "markdown") {
-    return {
-      text: changelog.trim(),
-      html: sanitiseChangelog(markdown.parse(changelog, { async: false })),
-    };
-  }
-  return { text: htmlToText(changelog), html: sanitiseChangelog(changelog) };
+  const text = format === "markdown" ? changelog.trim() : htmlToText(changelog);
+  return { text, html: renderChangelog(changelog, format) };
 }
 
 /**

@@ -1,3 +1,4 @@
+import { Marked } from "marked";
 import sanitizeHtml from "sanitize-html";
 
 /**
@@ -15,4 +16,17 @@ export function sanitiseChangelog(html: string): string {
     allowedSchemes: ["http", "https", "mailto"],
     allowProtocolRelative: false,
   });
+}
+
+// Our own instance, so nothing else in the process can change how changelogs render.
+const markdown = new Marked({ gfm: true, breaks: false });
+
+/**
+ * A changelog as HTML that is safe to show: Markdown is rendered, and since it may carry raw HTML it
+ * is sanitised like an HTML changelog; HTML changelogs were sanitised at publish and are sanitised
+ * again (idempotent, and rows written by other means are covered too).
+ */
+export function renderChangelog(changelog: string, format: "markdown" | "html"): string {
+  if (changelog.trim() === "") return "";
+  return sanitiseChangelog(format === "markdown" ? markdown.parse(changelog, { async: false }) : changelog);
 }

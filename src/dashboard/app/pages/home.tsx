@@ -1,16 +1,11 @@
-import { TopNav } from "../nav.tsx";
-import type { User } from "../session.ts";
-import { PageHeading } from "./heading.tsx";
+import { Layout } from "../layout.tsx";
+import type { PageProps } from "../pages.ts";
 import { UserFacts } from "./user-facts.tsx";
 
-export function Home({ user, onSignedOut }: { user: User; onSignedOut: () => void }) {
+export function Home({ user, onSignedOut }: PageProps) {
   return (
-    <>
-      <TopNav onSignedOut={onSignedOut} />
-      <main class="page">
-        <PageHeading>Welcome, {user.name}</PageHeading>
-        <UserFacts user={user} />
-      </main>
-    </>
+    <Layout user={user} title={`Welcome, ${user.name}`} onSignedOut={onSignedOut}>
+      <UserFacts user={user} />
+    </Layout>
   );
 }

@@ -1,11 +1,10 @@
 import { useState } from "preact/hooks";
 import { messageOf, post, setCsrfToken } from "../api.ts";
-import { TopNav } from "../nav.tsx";
-import type { User } from "../session.ts";
-import { PageHeading } from "./heading.tsx";
+import { Layout } from "../layout.tsx";
+import type { PageProps } from "../pages.ts";
 import { UserFacts } from "./user-facts.tsx";
 
-export function Profile({ user, onSignedOut }: { user: User; onSignedOut: () => void }) {
+export function Profile({ user, onSignedOut }: PageProps) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
 
@@ -24,27 +23,23 @@ export function Profile({ user, onSignedOut }: { user: User; onSignedOut: () => 
   };
 
   return (
-    <>
-      <TopNav onSignedOut={onSignedOut} />
-      <main class="page">
-        <PageHeading>Profile</PageHeading>
-        <UserFacts user={user} />
-        <section class="panel" aria-labelledby="everywhere-heading">
-          <h2 id="everywhere-heading">Sessions</h2>
-          <p>
-            Signs you out of the dashboard in every browser, this one too. Personal access tokens keep
-            working; revoke those on the Tokens page.
+    <Layout user={user} title="Profile" onSignedOut={onSignedOut}>
+      <UserFacts user={user} />
+      <section class="panel" aria-labelledby="everywhere-heading">
+        <h2 id="everywhere-heading">Sessions</h2>
+        <p>
+          Signs you out of the dashboard in every browser, this one too. Personal access tokens keep working;
+          revoke those on the Tokens page.
+        </p>
+        {error && (
+          <p class="error" role="alert">
+            {error}
           </p>
-          {error && (
-            <p class="error" role="alert">
-              {error}
-            </p>
-          )}
-          <button type="button" onClick={signOutEverywhere} disabled={busy}>
-            {busy ? "Signing out…" : "Sign out everywhere"}
-          </button>
-        </section>
-      </main>
-    </>
+        )}
+        <button type="button" onClick={signOutEverywhere} disabled={busy}>
+          {busy ? "Signing out…" : "Sign out everywhere"}
+        </button>
+      </section>
+    </Layout>
   );
 }

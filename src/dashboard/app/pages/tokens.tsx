@@ -1,19 +1,18 @@
 import { useEffect, useState } from "preact/hooks";
 import { messageOf } from "../api.ts";
-import { TopNav } from "../nav.tsx";
-import type { User } from "../session.ts";
+import { Layout } from "../layout.tsx";
+import type { PageProps } from "../pages.ts";
 import { listTokens, type NewToken, revokeToken, type Token } from "../tokens/api.ts";
 import { CreatedToken } from "../tokens/created.tsx";
 import { NewTokenForm } from "../tokens/form.tsx";
 import { TokenList } from "../tokens/list.tsx";
-import { PageHeading } from "./heading.tsx";
 
 type Listing =
   | { state: "loading" }
   | { state: "failed"; message: string }
   | { state: "loaded"; tokens: Token[]; more: boolean };
 
-export function Tokens({ user, onSignedOut }: { user: User; onSignedOut: () => void }) {
+export function Tokens({ user, onSignedOut }: PageProps) {
   const [listing, setListing] = useState<Listing>({ state: "loading" });
   const [created, setCreated] = useState<NewToken | null>(null);
   const [revoking, setRevoking] = useState<number | null>(null);
@@ -44,43 +43,39 @@ export function Tokens({ user, onSignedOut }: { user: User; onSignedOut: () => v
   };
 
   return (
-    <>
-      <TopNav onSignedOut={onSignedOut} />
-      <main class="page">
-        <PageHeading>Personal access tokens</PageHeading>
-        <p>
-          A token lets a CI job or a script call depot's API as you (<code>Authorization: Bearer …</code>),
-          with only the abilities you give it.
-        </p>
-        {created ? (
-          <CreatedToken token={created} onDone={() => setCreated(null)} />
-        ) : (
-          <NewTokenForm
-            user={user}
-            onCreated={(token) => {
-              setCreated(token);
-              void load();
-            }}
-          />
+    <Layout user={user} title="Personal access tokens" onSignedOut={onSignedOut}>
+      <p>
+        A token lets a CI job or a script call depot's API as you (<code>Authorization: Bearer …</code>), with
+        only the abilities you give it.
+      </p>
+      {created ? (
+        <CreatedToken token={created} onDone={() => setCreated(null)} />
+      ) : (
+        <NewTokenForm
+          user={user}
+          onCreated={(token) => {
+            setCreated(token);
+            void load();
+          }}
+        />
+      )}
+      <section aria-labelledby="token-list-heading" aria-busy={listing.state === "loading"}>
+        <h2 id="token-list-heading">Your tokens</h2>
+        {revokeError && (
+          <p class="error" role="alert">
+            {revokeError}
+          </p>
         )}
-        <section aria-labelledby="token-list-heading" aria-busy={listing.state === "loading"}>
-          <h2 id="token-list-heading">Your tokens</h2>
-          {revokeError && (
-            <p class="error" role="alert">
-              {revokeError}
-            </p>
-          )}
-          {listing.state === "loading" && <p aria-live="polite">Loading tokens…</p>}
-          {listing.state === "failed" && (
-            <p class="error" role="alert">
-              {listing.message}
-            </p>
-          )}
-          {listing.state === "loaded" && (
-            <TokenList tokens={listing.tokens} more={listing.more} revoking={revoking} onRevoke={revoke} />
-          )}
-        </section>
-      </main>
-    </>
+        {listing.state === "loading" && <p aria-live="polite">Loading tokens…</p>}
+        {listing.state === "failed" && (
+          <p class="error" role="alert">
+            {listing.message}
+          </p>
+        )}
+        {listing.state === "loaded" && (
+          <TokenList tokens={listing.tokens} more={listing.more} revoking={revoking} onRevoke={revoke} />
+        )}
+      </section>
+    </Layout>
   );
 }
