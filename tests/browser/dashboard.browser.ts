@@ -96,7 +96,7 @@ test("against the real sign-in: 422, 429 and a network failure shown; sign in, h
     if (request.url() === `${base}/api/auth/sign-out`) signOutHeaders.push(request.headers());
   });
   try {
-    await w.page.goto(`${base}/dashboard/anything`, { waitUntil: "networkidle" });
+    await w.page.goto(`${base}/`, { waitUntil: "networkidle" });
     const submit = w.page.getByRole("button", { name: "Sign in", exact: true });
     await submit.waitFor({ timeout: 10_000 });
     expect(new URL(w.page.url()).pathname).toBe("/sign-in");

@@ -10,6 +10,16 @@ import { currentUser, type User } from "./session.ts";
 
 export const SIGN_IN_PATH = "/sign-in";
 
+/** The sign-in page, remembering the page the reader was sent from (a bookmark, a shared link). */
+const signInFrom = (path: string) =>
+  path === "/" ? SIGN_IN_PATH : `${SIGN_IN_PATH}?next=${encodeURIComponent(path + location.search)}`;
+
+/** Where signing in leads: the remembered page if it is one of ours (a path, never `//host`), else home. */
+function pathAfterSignIn(): string {
+  const next = new URLSearchParams(location.search).get("next");
+  return next && /^\/(?![/\\])/.test(next) ? next : "/";
+}
+
 type Session =
   | { state: "checking" }
   | { state: "signed-out"; notice?: string; confirmation?: string }
@@ -37,8 +47,8 @@ export function App() {
     session.state === "signed-out" && path !== SIGN_IN_PATH && path !== SET_PASSWORD_PATH;
   const signedInOnSignIn = session.state === "signed-in" && path === SIGN_IN_PATH;
   useEffect(() => {
-    if (signedOutElsewhere) navigate(SIGN_IN_PATH, { replace: true });
-    if (signedInOnSignIn) navigate("/", { replace: true });
+    if (signedOutElsewhere) navigate(signInFrom(location.pathname), { replace: true });
+    if (signedInOnSignIn) navigate(pathAfterSignIn(), { replace: true });
   }, [signedOutElsewhere, signedInOnSignIn]);
 
   if (path === SET_PASSWORD_PATH) {
@@ -63,12 +73,16 @@ export function App() {
         confirmation={session.confirmation}
         onSignedIn={(user) => {
           setSession({ state: "signed-in", user });
-          navigate("/");
+          navigate(pathAfterSignIn());
         }}
       />
     );
   }
-  const signedOut = () => setSession({ state: "signed-out" });
+  const signedOut = () => {
+    // Signing out on purpose is no detour: the next sign-in starts at home.
+    navigate(SIGN_IN_PATH);
+    setSession({ state: "signed-out" });
+  };
   for (const { path: pattern, page: Page } of PAGES) {
     const params = matchPath(pattern, path);
     // Keyed by path: another product's page starts afresh rather than showing the last one's state.
