@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { licenseIps, licenses } from "../src/db/schema/index.ts";
+import { licenseIps, licenses, products } from "../src/db/schema/index.ts";
 import { bearer, readJson, startTestApp, type TestApp } from "./helpers/app.ts";
 import { apiKeyFor, createProduct, createRole, createUser, tokenFor } from "./helpers/factories.ts";
 import { sessionHeaders, signIn, userWithPassword } from "./helpers/sessions.ts";
@@ -230,6 +230,20 @@ describe("POST /api/products/{product}/licenses", () => {
     const garbage = await fetch(`${base}/api/products/abc/licenses`, withSession("POST", body));
     expect(garbage.status).toBe(404);
     expect(await count()).toBe(before);
+  });
+
+  test("a deleted product gets no new licenses (404, as publishing), but its owner still lists them", async () => {
+    const gone = await createProduct(t.ctx, vendor);
+    const before = await newLicense(gone.id, customer);
+    await t.ctx.db.update(products).set({ deletedAt: new Date() }).where(eq(products.id, gone.id));
+    const count0 = await count();
+    const response = await fetch(licensesOf(gone.id), withSession("POST", { owner_email: customer.email }));
+    expect(response.status).toBe(404);
+    expect(await readJson(response)).toEqual(PRODUCT_NOT_FOUND);
+    expect(await count()).toBe(count0);
+    const listed = await fetch(licensesOf(gone.id), withSession("GET"));
+    expect(listed.status).toBe(200);
+    expect((await readJson(listed)).data.map((l: { id: string }) => l.id)).toEqual([before.id]);
   });
 
   test("the session without its CSRF token: 419, nothing made", async () => {

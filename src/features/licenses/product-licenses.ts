@@ -1,7 +1,7 @@
 import { and, desc, eq, ilike, like, or, type SQL, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { type License, licenseIps, licenses, type Product, users } from "../../db/schema/index.ts";
-import { FieldErrors, Forbidden } from "../../errors.ts";
+import { FieldErrors, Forbidden, NotFound } from "../../errors.ts";
 import type { PageRequest } from "../../pagination.ts";
 import { checkBodyWith } from "../../validation/body-checks.ts";
 import type { Actor } from "../auth/actor.ts";
@@ -103,6 +103,8 @@ export async function createProductLicense(
   product: Product,
   input: CreateProductLicenseInput,
 ): Promise<ProductLicenseRow> {
+  // As publishing: a deleted product's licenses stay manageable, but it gets no new ones.
+  if (product.deletedAt !== null) throw new NotFound("Product");
   const { owner, expires } = await checkedFields(ctx, input);
   if (!owner) throw new Error("owner_email is required by the schema");
   const license = await insertLicense(ctx, {

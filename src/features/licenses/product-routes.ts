@@ -7,6 +7,7 @@ import { publicUrl, simplePage, simplePageOf } from "../../http/pagination.ts";
 import { dataOf, MessageJson, ValidationJson } from "../../http/schemas.ts";
 import { pageRequest } from "../../pagination.ts";
 import { pathId } from "../../validation/ids.ts";
+import type { Actor } from "../auth/actor.ts";
 import {
   createProductLicense,
   listProductLicenses,
@@ -42,7 +43,7 @@ const WHO =
  */
 export const productLicenseRoutes = (ctx: AppContext) => {
   /** The product's scope once the caller may manage it; a license of another product is then a 404. */
-  const scopeOf = async (actor: Parameters<typeof managedProduct>[1], raw: string) => {
+  const scopeOf = async (actor: Actor, raw: string) => {
     const product = await managedProduct(ctx, actor, pathId(raw, "Product"));
     return { product, scope: { productId: product.id } };
   };

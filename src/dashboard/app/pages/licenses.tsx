@@ -1,4 +1,4 @@
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { messageOf } from "../api.ts";
 import { Field } from "../field.tsx";
 import { Layout } from "../layout.tsx";
@@ -35,6 +35,12 @@ function ProductLicenses({ productId }: { productId: string }) {
     "The licenses could not be loaded.",
     [search],
   );
+  // The server decides who may manage the product's licenses: the form appears once it has listed
+  // them (a 403 leaves only its message).
+  const [mayManage, setMayManage] = useState(false);
+  useEffect(() => {
+    if (loading.state === "loaded") setMayManage(true);
+  }, [loading.state]);
 
   const revoke = async (license: License) => {
     if (!confirm(`Revoke the license of ${license.owner.email}? It stops working at once.`)) return;
@@ -54,36 +60,40 @@ function ProductLicenses({ productId }: { productId: string }) {
       {created ? (
         <CreatedLicense license={created} onDone={() => setCreated(null)} />
       ) : (
-        <NewLicenseForm
-          productId={productId}
-          onCreated={(license) => {
-            setCreated(license);
-            void reload();
-          }}
-        />
+        mayManage && (
+          <NewLicenseForm
+            productId={productId}
+            onCreated={(license) => {
+              setCreated(license);
+              void reload();
+            }}
+          />
+        )
       )}
       <section aria-labelledby="license-list-heading" aria-busy={loading.state === "loading"}>
         <h2 id="license-list-heading">Licenses</h2>
-        <form
-          class="search"
-          aria-label="Search licenses"
-          onSubmit={(event) => {
-            event.preventDefault();
-            setSearch(typed.trim());
-          }}
-        >
-          <Field
-            id="license-search"
-            label="Search by key or owner"
-            error={null}
-            type="search"
-            name="search"
-            maxLength={255}
-            value={typed}
-            onInput={(event) => setTyped(event.currentTarget.value)}
-          />
-          <button type="submit">Search</button>
-        </form>
+        {mayManage && (
+          <form
+            class="search"
+            aria-label="Search licenses"
+            onSubmit={(event) => {
+              event.preventDefault();
+              setSearch(typed.trim());
+            }}
+          >
+            <Field
+              id="license-search"
+              label="Search by key or owner"
+              error={null}
+              type="search"
+              name="search"
+              maxLength={255}
+              value={typed}
+              onInput={(event) => setTyped(event.currentTarget.value)}
+            />
+            <button type="submit">Search</button>
+          </form>
+        )}
         {revokeError && (
           <p class="error" role="alert">
             {revokeError}

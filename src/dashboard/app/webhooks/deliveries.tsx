@@ -21,7 +21,14 @@ function lastResponse(delivery: Delivery): string {
   return last.error ?? "No answer";
 }
 
-export function Deliveries({ id, webhookId }: { id: string; webhookId: number }) {
+interface Props {
+  id: string;
+  webhookId: number;
+  /** A 410 disabled the endpoint: nothing can be sent to it, so there is no "Send again". */
+  disabled: boolean;
+}
+
+export function Deliveries({ id, webhookId, disabled }: Props) {
   const { loading, reload } = useLoad(() => listDeliveries(webhookId), "The deliveries could not be loaded.");
   const [sending, setSending] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
@@ -80,14 +87,16 @@ export function Deliveries({ id, webhookId }: { id: string; webhookId: number })
                       <dt>Last response</dt>
                       <dd class="last-response">{lastResponse(delivery)}</dd>
                     </dl>
-                    <button
-                      type="button"
-                      class="secondary"
-                      onClick={() => resend(delivery)}
-                      disabled={sending !== null}
-                    >
-                      {sending === delivery.id ? "Sending…" : "Send again"}
-                    </button>
+                    {!disabled && (
+                      <button
+                        type="button"
+                        class="secondary"
+                        onClick={() => resend(delivery)}
+                        disabled={sending !== null}
+                      >
+                        {sending === delivery.id ? "Sending…" : "Send again"}
+                      </button>
+                    )}
                   </li>
                 ))}
               </ul>

@@ -57,7 +57,9 @@ export function WebhookList({ webhooks, deleting, onDelete }: Props) {
                 {deleting === webhook.id ? "Deleting…" : "Delete"}
               </button>
             </div>
-            {open === webhook.id && <Deliveries id={deliveriesId} webhookId={webhook.id} />}
+            {open === webhook.id && (
+              <Deliveries id={deliveriesId} webhookId={webhook.id} disabled={webhook.disabled_at !== null} />
+            )}
           </li>
         );
       })}
