@@ -346,7 +346,7 @@ describe("GET /api/products/{product}/licenses", () => {
     expect((await readJson(own)).data).toEqual([]);
   });
 
-  test("a bad page or per_page is a 422 naming it; an over-long search too", async () => {
+  test("a bad page or per_page is a 422 naming it; an over-long search or one with a NUL too", async () => {
     const response = await fetch(licensesOf(product2.id, "?per_page=1000"), withSession("GET"));
     expect(response.status).toBe(422);
     const body = await readJson(response);
@@ -354,6 +354,13 @@ describe("GET /api/products/{product}/licenses", () => {
     const long = await fetch(licensesOf(product2.id, `?search=${"a".repeat(300)}`), withSession("GET"));
     expect(long.status).toBe(422);
     expect(Object.keys((await readJson(long)).errors)).toEqual(["search"]);
+    // A NUL character PostgreSQL could not take: a 422 on search, not a failed query's 500.
+    const nul = await fetch(licensesOf(product2.id, "?search=a%00b"), withSession("GET"));
+    expect(nul.status).toBe(422);
+    expect(await readJson(nul)).toEqual({
+      message: "The search field must not contain NUL characters.",
+      errors: { search: ["The search field must not contain NUL characters."] },
+    });
   });
 });
 

@@ -1,7 +1,7 @@
 import { and, desc, eq, ilike, like, or, type SQL, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { type License, licenseIps, licenses, type Product, users } from "../../db/schema/index.ts";
-import { FieldErrors, Forbidden, NotFound } from "../../errors.ts";
+import { FieldErrors, Forbidden, Invalid, NotFound } from "../../errors.ts";
 import type { PageRequest } from "../../pagination.ts";
 import { checkBodyWith } from "../../validation/body-checks.ts";
 import type { Actor } from "../auth/actor.ts";
@@ -50,6 +50,9 @@ const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 function matching(search: string | undefined): SQL | undefined {
   const term = search?.trim();
   if (!term) return undefined;
+  // PostgreSQL text cannot hold one, so it is the client's mistake rather than a failed query.
+  if (term.includes("\0"))
+    throw new Invalid({ search: ["The search field must not contain NUL characters."] });
   return or(
     like(licenses.key, `${escapeLike(normaliseLicenseKey(term))}%`),
     ilike(users.email, `%${escapeLike(term)}%`),
