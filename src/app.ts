@@ -6,6 +6,7 @@ import { dashboardRoutes } from "./dashboard/routes.ts";
 import { apiKeyRoutes } from "./features/api-keys/routes.ts";
 import { clientRoutes } from "./features/client/routes.ts";
 import { healthRoutes } from "./features/health/routes.ts";
+import { productLicenseRoutes } from "./features/licenses/product-routes.ts";
 import { licenseRoutes } from "./features/licenses/routes.ts";
 import { notificationRoutes } from "./features/notifications/routes.ts";
 import { optionRoutes } from "./features/options/routes.ts";
@@ -119,6 +120,7 @@ export function buildApp(ctx: AppContext) {
     .use(changelogRoutes(ctx))
     .use(uploadRoutes(ctx))
     .use(licenseRoutes(ctx))
+    .use(productLicenseRoutes(ctx))
     .use(signingKeyRoutes(ctx))
     .use(notificationRoutes(ctx))
     .use(webhookRoutes(ctx))

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { notifications, versions } from "../src/db/schema/index.ts";
+import { notifications, versions, webhookDeliveries } from "../src/db/schema/index.ts";
 import { deleteApiKey } from "../src/features/api-keys/service.ts";
 import { createLicense } from "../src/features/licenses/service.ts";
 import { createWebhook } from "../src/features/webhooks/service.ts";
@@ -79,6 +79,7 @@ const ids: Record<string, number> = {};
 let license: { id: string; key: string };
 let notificationId: string;
 let deletedApiKey: string;
+let customerEmail: string;
 
 beforeAll(async () => {
   t = await startTestApp({ jobs: "send", env: { WEBHOOK_ALLOW_PRIVATE: "true" } });
@@ -87,6 +88,7 @@ beforeAll(async () => {
   const vendor = await createUser(t.ctx, { role: "vendor" });
   const stranger = await createUser(t.ctx, { role: "vendor" });
   const customer = await createUser(t.ctx);
+  customerEmail = customer.email;
   const viewer = await createUser(t.ctx, { role: (await createRole(t.ctx, ["users.view"])).name });
   as.admin = await tokenFor(t.ctx, admin);
   // An admin whose token was narrowed to one ability is not an admin for that request.
@@ -635,6 +637,77 @@ const routes = (): GuardedRoute[] => [
     send: apiKeyCall("DELETE", async () => `/api/v1/licenses/${license.id}/ips/${await registeredIp()}`),
     denied: otherCreator,
     allowed: creatorAndGlobal(204),
+  },
+  // A product's licenses for the dashboard (tests/vendor-licenses.test.ts: 403 for a listed product,
+  // products.manage, the session's 419): the owner and the admin; the hidden product is 404 to others.
+  {
+    route: "GET /api/products/:product/licenses",
+    send: call("GET", () => `/api/products/${ids.product}/licenses`),
+    denied: hiddenFrom("customer", "stranger"),
+    allowed: ownerAndAdmin(200),
+  },
+  {
+    route: "POST /api/products/:product/licenses",
+    send: call(
+      "POST",
+      () => `/api/products/${ids.product}/licenses`,
+      () => ({ owner_email: customerEmail }),
+    ),
+    denied: hiddenFrom("customer", "stranger"),
+    allowed: ownerAndAdmin(201),
+  },
+  {
+    route: "DELETE /api/products/:product/licenses/:license",
+    send: call("DELETE", async () => {
+      const made = await createLicense(
+        t.ctx,
+        { id: 0, creatorId: null },
+        { ownerId: String(ids.customer), creatorId: String(ids.vendor), productId: String(ids.product) },
+      );
+      return `/api/products/${ids.product}/licenses/${made.id}`;
+    }),
+    denied: hiddenFrom("customer", "stranger"),
+    allowed: ownerAndAdmin(204),
+  },
+  {
+    route: "GET /api/products/:product/licenses/:license/ips",
+    send: call("GET", () => `/api/products/${ids.product}/licenses/${license.id}/ips`),
+    denied: hiddenFrom("customer", "stranger"),
+    allowed: ownerAndAdmin(200),
+  },
+  {
+    route: "DELETE /api/products/:product/licenses/:license/ips",
+    send: call("DELETE", () => `/api/products/${ids.product}/licenses/${license.id}/ips`),
+    denied: hiddenFrom("customer", "stranger"),
+    allowed: ownerAndAdmin(204),
+  },
+  {
+    route: "DELETE /api/products/:product/licenses/:license/ips/:ip",
+    send: call(
+      "DELETE",
+      async () => `/api/products/${ids.product}/licenses/${license.id}/ips/${await registeredIp()}`,
+    ),
+    denied: hiddenFrom("customer", "stranger"),
+    allowed: ownerAndAdmin(204),
+  },
+  // Send a delivery again: the endpoint's owner only (tests/webhook-resend.test.ts).
+  {
+    route: "POST /api/webhooks/:id/deliveries/:delivery/resend",
+    send: call("POST", async () => {
+      const webhookId = await webhookOf("customer");
+      const deliveryId = crypto.randomUUID();
+      await t.ctx.db.insert(webhookDeliveries).values({
+        id: deliveryId,
+        webhookId,
+        event: "version.published",
+        subjectId: ++serial,
+        payload: { type: "version.published" },
+        status: "failed",
+      });
+      return `/api/webhooks/${webhookId}/deliveries/${deliveryId}/resend`;
+    }),
+    denied: ownOnly("Webhook"),
+    allowed: () => [who("customer", 202)],
   },
 ];
 

@@ -3,7 +3,7 @@ import type { ComponentChildren } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { messageOf } from "./api.ts";
 import { unreadBadge } from "./notifications.ts";
-import { HOME_PATH, PROFILE_PATH, TOKENS_PATH } from "./paths.ts";
+import { HOME_PATH, PROFILE_PATH, TOKENS_PATH, WEBHOOKS_PATH } from "./paths.ts";
 import { navigate, usePath } from "./router.ts";
 import { signOut, type User } from "./session.ts";
 
@@ -12,6 +12,8 @@ const LINKS: { href: string; label: string; shows?: (user: User) => boolean }[] 
   { href: HOME_PATH, label: "Home" },
   { href: TOKENS_PATH, label: "Tokens" },
   { href: PROFILE_PATH, label: "Profile" },
+  // Everyone: a holder's endpoints hear of their products' versions as an owner's do.
+  { href: WEBHOOKS_PATH, label: "Webhooks" },
 ];
 
 /**

@@ -1,4 +1,5 @@
 import { t } from "elysia";
+import { PageQuery } from "../../http/pagination.ts";
 import { Int } from "../../validation/schemas.ts";
 
 /** A license as the API shows it, with `key`, `createdAt`, `updatedAt`. Ids are strings. */
@@ -22,10 +23,10 @@ export const LicensePageJson = t.Object({
 
 /** A user or product id as clients send it: a string of digits (a JSON integer is taken too). */
 const IdRef = t.Union([t.String({ minLength: 1, maxLength: 32 }), Int()]);
-const Expires = t.Union([t.String({ maxLength: 64 }), t.Null()], {
+export const Expires = t.Union([t.String({ maxLength: 64 }), t.Null()], {
   description: "ISO 8601 date-time; null or absent: never expires",
 });
-const MaxIps = Int({ minimum: 1, maximum: 10_000 });
+export const MaxIps = Int({ minimum: 1, maximum: 10_000 });
 
 export const CreateLicenseBody = t.Object(
   {
@@ -116,4 +117,51 @@ export const CheckoutResultJson = t.Object({
     t.String({ description: "only when valid: the signed license file (a JWS between armour lines)" }),
   ),
   license_file_expires_at: t.Optional(t.String({ format: "date-time" })),
+});
+
+// --- the vendor face: /api/products/{product}/licenses (session or bearer, snake_case) -------------
+
+export const LICENSE_STATUSES = ["active", "expired", "revoked"] as const;
+
+export const ProductLicenseJson = t.Object({
+  id: t.String({ format: "uuid" }),
+  key: t.String(),
+  owner: t.Object({ id: Int(), name: t.String(), email: t.String() }),
+  expires: t.Union([t.String({ format: "date-time" }), t.Null()], { description: "null: never expires" }),
+  revoked: t.Boolean(),
+  status: t.UnionEnum(LICENSE_STATUSES, { description: "revoked wins over expired" }),
+  max_ips: Int(),
+  ip_count: Int({ description: "addresses registered now" }),
+  created_at: t.String({ format: "date-time" }),
+});
+export type ProductLicenseJson = typeof ProductLicenseJson.static;
+
+export const ProductLicenseListQuery = t.Object({
+  ...PageQuery,
+  search: t.Optional(
+    t.String({
+      maxLength: 255,
+      description: "a key (exact or its beginning), or part of the owner's e-mail or name (any case)",
+    }),
+  ),
+});
+
+export const CreateProductLicenseBody = t.Object(
+  {
+    owner_email: t.String({ minLength: 1, maxLength: 255, description: "an existing user's e-mail" }),
+    expires: t.Optional(Expires),
+    max_ips: t.Optional(MaxIps),
+  },
+  { additionalProperties: false },
+);
+export type CreateProductLicenseInput = typeof CreateProductLicenseBody.static;
+
+export const ProductLicenseIpsJson = t.Object({
+  data: t.Array(
+    t.Object({
+      ip: t.String(),
+      first_seen_at: t.String({ format: "date-time" }),
+      last_seen_at: t.String({ format: "date-time" }),
+    }),
+  ),
 });

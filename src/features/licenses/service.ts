@@ -18,9 +18,17 @@ import {
 
 export const LICENSES_PER_PAGE = 50;
 
-/** A key with a creator acts only for that creator's licenses. */
-export const mayActFor = (apiKey: ApiKeyActor, license: Pick<License, "creatorId">) =>
-  apiKey.creatorId === null || apiKey.creatorId === license.creatorId;
+/**
+ * Whom a license operation acts for: an API key (a key with a creator: that creator's licenses only),
+ * or one product's licenses (the dashboard's face, once the caller was allowed to manage the product).
+ */
+export type LicenseScope = Pick<ApiKeyActor, "creatorId"> | { productId: number };
+
+/** Whether `scope` may act for `license`. */
+export const mayActFor = (scope: LicenseScope, license: Pick<License, "creatorId" | "productId">) =>
+  "productId" in scope
+    ? scope.productId === license.productId
+    : scope.creatorId === null || scope.creatorId === license.creatorId;
 
 /**
  * A key with a creator licenses only that creator's own products (`user_id` or `vendor_id`), hidden
@@ -43,14 +51,28 @@ export async function createLicense(
     throw new Forbidden("This API key may only create licenses for its own creator.");
   }
   if (product) assertMayLicense(apiKey, product);
+  return insertLicense(ctx, {
+    userId: fields.userId as number,
+    creatorId,
+    productId: fields.productId as number,
+    expires: fields.expires,
+    maxIps: fields.maxIps,
+  });
+}
+
+/** The one place a license row is made, for both faces: a fresh key, the default `maxIps` if none. */
+export async function insertLicense(
+  ctx: Pick<AppContext, "db" | "config">,
+  fields: { userId: number; creatorId: number; productId: number; expires?: Date | null; maxIps?: number },
+): Promise<License> {
   const [license] = await ctx.db
     .insert(licenses)
     .values({
       id: Bun.randomUUIDv7(),
       key: generateLicenseKey(),
-      userId: fields.userId as number,
-      creatorId,
-      productId: fields.productId as number,
+      userId: fields.userId,
+      creatorId: fields.creatorId,
+      productId: fields.productId,
       expires: fields.expires ?? null,
       maxIps: fields.maxIps ?? ctx.config.licenseDefaultMaxIps,
     })
@@ -62,15 +84,15 @@ export async function createLicense(
 /** Whether `raw` can be a license id at all (a UUID); anything else is a 404 without a query. */
 export const isLicenseId = (raw: string) => isUuid(raw);
 
-/** The license with id `raw` if `apiKey` may act for it; anything else is the same 404. */
+/** The license with id `raw` if `scope` may act for it; anything else is the same 404. */
 export async function findLicense(
   ctx: Pick<AppContext, "db">,
-  apiKey: ApiKeyActor,
+  scope: LicenseScope,
   raw: string,
 ): Promise<License> {
   if (!isLicenseId(raw)) throw new NotFound("License");
   const [license] = await ctx.db.select().from(licenses).where(eq(licenses.id, raw.toLowerCase()));
-  if (!license || !mayActFor(apiKey, license)) throw new NotFound("License");
+  if (!license || !mayActFor(scope, license)) throw new NotFound("License");
   return license;
 }
 
@@ -101,7 +123,7 @@ export async function updateLicense(
   return withTransaction(ctx, async (tx) => {
     const current = await findLicense(tx, apiKey, id);
     if (Object.keys(fields).length === 0) return current;
-    if (fields.creatorId !== undefined && !mayActFor(apiKey, { creatorId: fields.creatorId })) {
+    if (fields.creatorId !== undefined && !mayActFor(apiKey, { ...current, creatorId: fields.creatorId })) {
       throw new Forbidden("This API key may only assign licenses to its own creator.");
     }
     if (product) assertMayLicense(apiKey, product);
@@ -124,15 +146,15 @@ async function forgetLeastRecentIps(ctx: Pick<AppContext, "db">, licenseId: stri
 }
 
 /** Revoking keeps the row (validation answers REVOKED) but ends validity and holding at once. */
-export async function revokeLicense(ctx: Pick<AppContext, "db">, apiKey: ApiKeyActor, id: string) {
-  const license = await findLicense(ctx, apiKey, id);
+export async function revokeLicense(ctx: Pick<AppContext, "db">, scope: LicenseScope, id: string) {
+  const license = await findLicense(ctx, scope, id);
   if (license.revokedAt === null) {
     await ctx.db.update(licenses).set({ revokedAt: new Date() }).where(eq(licenses.id, license.id));
   }
 }
 
-export async function listIps(ctx: Pick<AppContext, "db">, apiKey: ApiKeyActor, id: string) {
-  const license = await findLicense(ctx, apiKey, id);
+export async function listIps(ctx: Pick<AppContext, "db">, scope: LicenseScope, id: string) {
+  const license = await findLicense(ctx, scope, id);
   const rows = await ctx.db
     .select()
     .from(licenseIps)
@@ -145,14 +167,14 @@ export async function listIps(ctx: Pick<AppContext, "db">, apiKey: ApiKeyActor, 
   }));
 }
 
-/** Forgets one of the license's addresses, or all of them (`ip` null), if `apiKey` may act for it. */
+/** Forgets one of the license's addresses, or all of them (`ip` null), if `scope` may act for it. */
 export async function forgetLicenseIps(
   ctx: Pick<AppContext, "db">,
-  apiKey: ApiKeyActor,
+  scope: LicenseScope,
   id: string,
   ip: string | null,
 ) {
-  await forgetIps(ctx, (await findLicense(ctx, apiKey, id)).id, ip);
+  await forgetIps(ctx, (await findLicense(ctx, scope, id)).id, ip);
 }
 
 /** Forgets one registered address, or all of them when `ip` is null. 404 for an address not registered. */
@@ -208,11 +230,7 @@ async function checkedFields(
     return row;
   });
   fields.productId = product?.id;
-  if (input.expires !== undefined) {
-    const expires = input.expires === null ? null : parseDateTime(input.expires);
-    if (expires === undefined) errors.add("expires", "The expires field must be a valid ISO 8601 date-time.");
-    else fields.expires = expires;
-  }
+  fields.expires = checkedExpires(input.expires, errors);
   if (input.maxIps !== undefined) fields.maxIps = input.maxIps;
   errors.throwIfAny();
   const defined = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
@@ -221,6 +239,17 @@ async function checkedFields(
 
 checkBodyWith(CreateLicenseBody, (ctx, fields) => checkedFields(ctx, fields));
 checkBodyWith(UpdateLicenseBody, (ctx, fields) => checkedFields(ctx, fields));
+
+/**
+ * An `expires` as both faces take it: absent (undefined), null (never expires) or an ISO 8601
+ * date-time; anything else is recorded on `errors` under `expires`.
+ */
+export function checkedExpires(raw: string | null | undefined, errors: FieldErrors): Date | null | undefined {
+  if (raw === undefined || raw === null) return raw;
+  const expires = parseDateTime(raw);
+  if (expires === undefined) errors.add("expires", "The expires field must be a valid ISO 8601 date-time.");
+  return expires;
+}
 
 const ISO_DATE_TIME = /^\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:\.\d{1,9})?)?(Z|[+-]\d\d:?\d\d)?)?$/i;
 

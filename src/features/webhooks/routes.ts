@@ -5,10 +5,12 @@ import { publicUrl, simplePage } from "../../http/pagination.ts";
 import { dataOf, MessageJson, ValidationJson } from "../../http/schemas.ts";
 import { pageRequest } from "../../pagination.ts";
 import { pathId } from "../../validation/ids.ts";
+import { resendDelivery } from "./resend.ts";
 import {
   CreateWebhookBody,
   ListQuery,
   NewWebhookJson,
+  WebhookDeliveryJson,
   WebhookDeliveryPageJson,
   WebhookPageJson,
 } from "./schemas.ts";
@@ -86,5 +88,23 @@ export const webhookRoutes = (ctx: AppContext) =>
         query: ListQuery,
         response: { 200: WebhookDeliveryPageJson, 401: MessageJson, 404: MessageJson, 422: ValidationJson },
         detail: { summary: "An endpoint's deliveries, newest first, each with every attempt", tags },
+      },
+    )
+    .post(
+      "/api/webhooks/:id/deliveries/:delivery/resend",
+      async ({ params, actor, set }) => {
+        const row = await resendDelivery(ctx, actor.user.id, pathId(params.id, "Webhook"), params.delivery);
+        set.status = 202;
+        return { data: toDeliveryJson(row) };
+      },
+      {
+        auth: true,
+        response: { 202: dataOf(WebhookDeliveryJson), 401: MessageJson, 404: MessageJson, 409: MessageJson },
+        detail: {
+          summary: "Send a delivery again: the same delivery (same webhook-id) is queued once more",
+          description:
+            "202 with the delivery, `pending` again; its next attempt is listed under it. A disabled endpoint: 409.",
+          tags,
+        },
       },
     );

@@ -2,9 +2,9 @@ import { t } from "elysia";
 import { PageQuery, simplePageOf } from "../../http/pagination.ts";
 import { Int } from "../../validation/schemas.ts";
 
-/** The events an endpoint can subscribe to. */
-export const WEBHOOK_EVENTS = ["version.published"] as const;
-export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+import { WEBHOOK_EVENTS } from "./events.ts";
+
+export { WEBHOOK_EVENTS, type WebhookEvent } from "./events.ts";
 
 export const MAX_URL_LENGTH = 2048;
 

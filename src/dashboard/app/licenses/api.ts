@@ -1,0 +1,61 @@
+// A product's licenses as its vendor manages them (README, HTTP API: /api/products/{product}/licenses).
+import { api, get, post } from "../api.ts";
+
+export interface License {
+  id: string;
+  key: string;
+  owner: { id: number; name: string; email: string };
+  expires: string | null;
+  revoked: boolean;
+  status: "active" | "expired" | "revoked";
+  max_ips: number;
+  ip_count: number;
+  created_at: string;
+}
+
+export interface LicenseIp {
+  ip: string;
+  first_seen_at: string;
+  last_seen_at: string;
+}
+
+export interface NewLicense {
+  owner_email: string;
+  /** ISO 8601; absent: never expires. */
+  expires?: string;
+  max_ips?: number;
+}
+
+/** The newest licenses first; past a page of them the page says there are more (search narrows). */
+export const LISTED = 100;
+
+const base = (productId: string) => `/api/products/${encodeURIComponent(productId)}/licenses`;
+
+export async function productName(productId: string): Promise<string> {
+  return (await get<{ data: { name: string } }>(`/api/products/${encodeURIComponent(productId)}`)).data.name;
+}
+
+export async function listLicenses(productId: string, search: string) {
+  const query = new URLSearchParams({ per_page: String(LISTED) });
+  if (search) query.set("search", search);
+  const page = await get<{ data: License[]; links: { next: string | null } }>(`${base(productId)}?${query}`);
+  return { licenses: page.data, more: page.links.next !== null };
+}
+
+export async function createLicense(productId: string, body: NewLicense): Promise<License> {
+  return (await post<{ data: License }>(base(productId), body)).data;
+}
+
+export async function revokeLicense(productId: string, licenseId: string): Promise<void> {
+  await api("DELETE", `${base(productId)}/${licenseId}`);
+}
+
+export async function listIps(productId: string, licenseId: string): Promise<LicenseIp[]> {
+  return (await get<{ data: LicenseIp[] }>(`${base(productId)}/${licenseId}/ips`)).data;
+}
+
+/** Forgets one address, or every one of the license's when `ip` is null. */
+export async function forgetIps(productId: string, licenseId: string, ip: string | null): Promise<void> {
+  const path = ip === null ? "" : `/${encodeURIComponent(ip)}`;
+  await api("DELETE", `${base(productId)}/${licenseId}/ips${path}`);
+}

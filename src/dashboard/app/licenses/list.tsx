@@ -1,0 +1,103 @@
+// The product's licenses: the key (with Copy), the owner, status, expiry and addresses in use, with
+// "IPs" to open the addresses and "Revoke" (after a confirm) per license.
+import { useState } from "preact/hooks";
+import { CopyField } from "../copy-field.tsx";
+import { formatDate } from "../dates.ts";
+import type { License } from "./api.ts";
+import { LicenseIps } from "./ips.tsx";
+
+const STATUS_LABELS: Record<License["status"], string> = {
+  active: "Active",
+  expired: "Expired",
+  revoked: "Revoked",
+};
+
+interface Props {
+  productId: string;
+  licenses: License[];
+  /** More than one page exists: only the newest are listed. */
+  more: boolean;
+  search: string;
+  revoking: string | null;
+  onRevoke: (license: License) => void;
+  onChanged: () => void;
+}
+
+export function LicenseList({ productId, licenses, more, search, revoking, onRevoke, onChanged }: Props) {
+  const [open, setOpen] = useState<string | null>(null);
+  if (licenses.length === 0) {
+    return search ? (
+      <p class="empty">
+        No license matches “{search}”. Search by the start of a key, or part of an e-mail or name.
+      </p>
+    ) : (
+      <p class="empty">No licenses yet. Create one above with the customer's e-mail.</p>
+    );
+  }
+  return (
+    <>
+      <ul class="items">
+        {licenses.map((license) => {
+          const ipsId = `license-ips-${license.id}`;
+          const describedBy = `license-owner-${license.id}`;
+          return (
+            <li key={license.id} class="item">
+              <CopyField id={`license-key-${license.id}`} label="Key" value={license.key} />
+              <dl class="item-facts">
+                <dt>Owner</dt>
+                <dd id={describedBy}>
+                  {license.owner.name} <span class="hint">{license.owner.email}</span>
+                </dd>
+                <dt>Status</dt>
+                <dd>
+                  <span class={`status status-${license.status}`}>{STATUS_LABELS[license.status]}</span>
+                </dd>
+                <dt>Expires</dt>
+                <dd>
+                  {license.expires ? (
+                    <time dateTime={license.expires}>{formatDate(license.expires)}</time>
+                  ) : (
+                    "Never"
+                  )}
+                </dd>
+                <dt>IPs</dt>
+                <dd>
+                  {license.ip_count}/{license.max_ips}
+                </dd>
+              </dl>
+              <div class="actions">
+                <button
+                  type="button"
+                  class="secondary"
+                  aria-expanded={open === license.id}
+                  aria-controls={ipsId}
+                  aria-describedby={describedBy}
+                  onClick={() => setOpen(open === license.id ? null : license.id)}
+                >
+                  IPs
+                </button>
+                {!license.revoked && (
+                  <button
+                    type="button"
+                    class="danger"
+                    aria-describedby={describedBy}
+                    onClick={() => onRevoke(license)}
+                    disabled={revoking === license.id}
+                  >
+                    {revoking === license.id ? "Revoking…" : "Revoke"}
+                  </button>
+                )}
+              </div>
+              {open === license.id && (
+                <LicenseIps id={ipsId} productId={productId} license={license} onChanged={onChanged} />
+              )}
+            </li>
+          );
+        })}
+      </ul>
+      {more && (
+        <p class="hint">Only the newest {licenses.length} licenses are listed: search to find others.</p>
+      )}
+    </>
+  );
+}

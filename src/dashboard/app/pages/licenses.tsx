@@ -1,0 +1,118 @@
+import { useEffect, useState } from "preact/hooks";
+import { messageOf } from "../api.ts";
+import { Field } from "../field.tsx";
+import { Layout } from "../layout.tsx";
+import { type License, listLicenses, productName, revokeLicense } from "../licenses/api.ts";
+import { CreatedLicense } from "../licenses/created.tsx";
+import { NewLicenseForm } from "../licenses/form.tsx";
+import { LicenseList } from "../licenses/list.tsx";
+import { useLoad } from "../load.ts";
+import { Loaded } from "../loaded.tsx";
+import type { PageProps } from "../pages.ts";
+
+/** A product's licenses (`/dashboard/products/:product/licenses`), reached from the product's page. */
+export function Licenses({ user, params, onSignedOut }: PageProps) {
+  const productId = params.product ?? "";
+  const product = useLoad(() => productName(productId), "The product could not be loaded.");
+  const name = product.loading.state === "loaded" ? product.loading.data : null;
+  return (
+    <Layout user={user} title={name ? `Licenses of ${name}` : "Licenses"} onSignedOut={onSignedOut}>
+      <Loaded loading={product.loading} label="Loading the product…">
+        {() => <ProductLicenses productId={productId} />}
+      </Loaded>
+    </Layout>
+  );
+}
+
+function ProductLicenses({ productId }: { productId: string }) {
+  const [typed, setTyped] = useState("");
+  const [search, setSearch] = useState("");
+  const [created, setCreated] = useState<License | null>(null);
+  const [revoking, setRevoking] = useState<string | null>(null);
+  const [revokeError, setRevokeError] = useState<string | null>(null);
+  const { loading, reload } = useLoad(
+    () => listLicenses(productId, search),
+    "The licenses could not be loaded.",
+    [search],
+  );
+  // The server decides who may manage the product's licenses: the form appears once it has listed
+  // them (a 403 leaves only its message).
+  const [mayManage, setMayManage] = useState(false);
+  useEffect(() => {
+    if (loading.state === "loaded") setMayManage(true);
+  }, [loading.state]);
+
+  const revoke = async (license: License) => {
+    if (!confirm(`Revoke the license of ${license.owner.email}? It stops working at once.`)) return;
+    setRevoking(license.id);
+    setRevokeError(null);
+    try {
+      await revokeLicense(productId, license.id);
+    } catch (failure) {
+      setRevokeError(messageOf(failure, "Revoking the license failed."));
+    }
+    setRevoking(null);
+    await reload();
+  };
+
+  return (
+    <>
+      {created ? (
+        <CreatedLicense license={created} onDone={() => setCreated(null)} />
+      ) : (
+        mayManage && (
+          <NewLicenseForm
+            productId={productId}
+            onCreated={(license) => {
+              setCreated(license);
+              void reload();
+            }}
+          />
+        )
+      )}
+      <section aria-labelledby="license-list-heading" aria-busy={loading.state === "loading"}>
+        <h2 id="license-list-heading">Licenses</h2>
+        {mayManage && (
+          <form
+            class="search"
+            aria-label="Search licenses"
+            onSubmit={(event) => {
+              event.preventDefault();
+              setSearch(typed.trim());
+            }}
+          >
+            <Field
+              id="license-search"
+              label="Search by key or owner"
+              error={null}
+              type="search"
+              name="search"
+              maxLength={255}
+              value={typed}
+              onInput={(event) => setTyped(event.currentTarget.value)}
+            />
+            <button type="submit">Search</button>
+          </form>
+        )}
+        {revokeError && (
+          <p class="error" role="alert">
+            {revokeError}
+          </p>
+        )}
+        <Loaded loading={loading} label="Loading licenses…">
+          {({ licenses, more }) => (
+            <LicenseList
+              productId={productId}
+              licenses={licenses}
+              more={more}
+              search={search}
+              revoking={revoking}
+              onRevoke={revoke}
+              onChanged={() => void reload()}
+            />
+          )}
+        </Loaded>
+      </section>
+    </>
+  );
+}

@@ -1,0 +1,62 @@
+import { useState } from "preact/hooks";
+import { messageOf } from "../api.ts";
+import { Layout } from "../layout.tsx";
+import { useLoad } from "../load.ts";
+import { Loaded } from "../loaded.tsx";
+import type { PageProps } from "../pages.ts";
+import { deleteWebhook, listWebhooks, type NewWebhook, type Webhook } from "../webhooks/api.ts";
+import { CreatedWebhook } from "../webhooks/created.tsx";
+import { NewWebhookForm } from "../webhooks/form.tsx";
+import { WebhookList } from "../webhooks/list.tsx";
+
+/** The user's webhook endpoints (`/dashboard/webhooks`): anyone signed in may have them. */
+export function Webhooks({ user, onSignedOut }: PageProps) {
+  const { loading, reload } = useLoad(listWebhooks, "The endpoints could not be loaded.");
+  const [created, setCreated] = useState<NewWebhook | null>(null);
+  const [deleting, setDeleting] = useState<number | null>(null);
+  const [deleteError, setDeleteError] = useState<string | null>(null);
+
+  const remove = async (webhook: Webhook) => {
+    if (!confirm(`Delete the endpoint ${webhook.url} and its deliveries?`)) return;
+    setDeleting(webhook.id);
+    setDeleteError(null);
+    try {
+      await deleteWebhook(webhook.id);
+      if (created?.id === webhook.id) setCreated(null);
+    } catch (failure) {
+      setDeleteError(messageOf(failure, "Deleting the endpoint failed."));
+    }
+    setDeleting(null);
+    await reload();
+  };
+
+  return (
+    <Layout user={user} title="Webhooks" onSignedOut={onSignedOut}>
+      <p>
+        depot POSTs a signed JSON event to your endpoints when a version of a product you own or hold is
+        published.
+      </p>
+      {created ? (
+        <CreatedWebhook webhook={created} onDone={() => setCreated(null)} />
+      ) : (
+        <NewWebhookForm
+          onCreated={(webhook) => {
+            setCreated(webhook);
+            void reload();
+          }}
+        />
+      )}
+      <section aria-labelledby="webhook-list-heading" aria-busy={loading.state === "loading"}>
+        <h2 id="webhook-list-heading">Your endpoints</h2>
+        {deleteError && (
+          <p class="error" role="alert">
+            {deleteError}
+          </p>
+        )}
+        <Loaded loading={loading} label="Loading endpoints…">
+          {(webhooks) => <WebhookList webhooks={webhooks} deleting={deleting} onDelete={remove} />}
+        </Loaded>
+      </section>
+    </Layout>
+  );
+}

@@ -1,0 +1,214 @@
+// A vendor's license and webhook pages in a real browser at a phone's width, against the real API, the
+// real job worker and a real receiving server: the vendor signs in, opens a product's licenses page
+// directly, creates a license (a 422 first for an unknown e-mail), sees its key, finds it by the
+// customer's e-mail, sees an address registered by a validation, forgets it, revokes the license; then
+// registers a webhook endpoint (its secret shown once), publishes a version, sees the delivery and
+// sends it again: the receiver hears it twice.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { readJson, startTestApp, type TestApp } from "../helpers/app.ts";
+import { closeBrowser, fitsWidth, offOrigin, openPage } from "../helpers/browser.ts";
+import { apiKeyFor, createProduct, createUser, tokenFor } from "../helpers/factories.ts";
+import { publishedVersion } from "../helpers/publish.ts";
+import { userWithPassword } from "../helpers/sessions.ts";
+
+const PASSWORD = "correct horse battery";
+const KEY = /^[0-9A-Z]{5}(-[0-9A-Z]{5}){4}$/;
+let t: TestApp;
+let base: string;
+let origin: string;
+let receiver: ReturnType<typeof Bun.serve>;
+const received: { id: string | null; body: string }[] = [];
+
+beforeAll(async () => {
+  t = await startTestApp({ env: { WEBHOOK_ALLOW_PRIVATE: "true" }, jobs: "workers" });
+  base = t.listen();
+  origin = new URL(base).origin;
+  receiver = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    async fetch(request) {
+      received.push({ id: request.headers.get("webhook-id"), body: await request.text() });
+      return new Response(null, { status: 204 });
+    },
+  });
+}, 60_000);
+afterAll(async () => {
+  await closeBrowser();
+  await receiver?.stop(true);
+  await t?.close();
+});
+
+async function eventually(check: () => boolean | Promise<boolean>, ms = 15_000): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (await check()) return true;
+    await Bun.sleep(100);
+  }
+  return check();
+}
+
+test("a vendor manages a product's licenses and sends a webhook delivery again", async () => {
+  const vendor = await userWithPassword(t.ctx, PASSWORD, { role: "vendor" });
+  const customer = await createUser(t.ctx, { name: "Carla Customer" });
+  const product = await createProduct(t.ctx, vendor, { name: "Ultra Perms" });
+  const apiKey = (await apiKeyFor(t.ctx)).key;
+  const w = await openPage(origin);
+  const { page } = w;
+  const dialogs: string[] = [];
+  page.on("dialog", (dialog) => {
+    dialogs.push(dialog.message());
+    void dialog.accept();
+  });
+  try {
+    await page.goto(`${base}/sign-in`, { waitUntil: "networkidle" });
+    await page.getByLabel("Email", { exact: true }).fill(vendor.email);
+    await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await page.getByRole("navigation", { name: "Dashboard" }).waitFor({ timeout: 10_000 });
+
+    // The licenses page, opened directly: the product's name in the heading, the empty state.
+    await page.goto(`${base}/dashboard/products/${product.id}/licenses`, { waitUntil: "networkidle" });
+    await page
+      .getByRole("heading", { name: "Licenses of Ultra Perms", level: 1 })
+      .waitFor({ timeout: 10_000 });
+    await page.getByText("No licenses yet.").waitFor({ timeout: 10_000 });
+    expect(await fitsWidth(page)).toBe(true);
+
+    // An unknown e-mail: the server's 422 beside the field.
+    const owner = page.getByLabel("Owner email", { exact: true });
+    await owner.fill("nobody@example.com");
+    await page.getByRole("button", { name: "Create license" }).click();
+    const ownerError = page.locator("#license-owner-error");
+    await ownerError.waitFor({ timeout: 10_000 });
+    expect(await ownerError.textContent()).toBe("No user has this e-mail address.");
+    expect(await owner.getAttribute("aria-invalid")).toBe("true");
+
+    await owner.fill(customer.email);
+    await page.getByLabel("Expires", { exact: true }).fill("2030-06-30");
+    await page.getByLabel("Max IPs", { exact: true }).fill("2");
+    await page.getByRole("button", { name: "Create license" }).click();
+    const shown = page.getByLabel("New license key");
+    await shown.waitFor({ timeout: 10_000 });
+    const key = await shown.inputValue();
+    expect(key).toMatch(KEY);
+    expect(await fitsWidth(page)).toBe(true);
+    await page.getByRole("button", { name: "Done" }).click();
+
+    // Search by the customer's e-mail finds it; the row shows the owner, status, expiry and IPs.
+    const search = page.getByLabel("Search by key or owner");
+    await search.fill(customer.email);
+    await page.getByRole("button", { name: "Search", exact: true }).click();
+    const row = page.locator("li.item").filter({ hasText: "Carla Customer" });
+    await row.waitFor({ timeout: 10_000 });
+    expect(await page.locator("li.item").count()).toBe(1);
+    expect(await row.getByLabel("Key").inputValue()).toBe(key);
+    const rowText = (await row.textContent()) ?? "";
+    expect(rowText).toContain("Active");
+    expect(rowText).toContain("0/2");
+    const expiry = row.locator("time");
+    expect(await expiry.getAttribute("datetime")).toMatch(/^2030-0[67]-\d\dT/);
+    // A search that matches nothing says so.
+    await search.fill("nothing-like-this");
+    await page.getByRole("button", { name: "Search", exact: true }).click();
+    await page.getByText("No license matches “nothing-like-this”.").waitFor({ timeout: 10_000 });
+
+    // An address registered by the customer's software (as a shop's server vouches for it).
+    const validation = await fetch(`${base}/api/v1/licenses/validate`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-key": apiKey },
+      body: JSON.stringify({ key, productId: String(product.id), ip: "203.0.113.9" }),
+    });
+    expect((await readJson(validation)).code).toBe("VALID");
+    await search.fill(key.slice(0, 11).toLowerCase());
+    await page.getByRole("button", { name: "Search", exact: true }).click();
+    await row.getByText("1/2").waitFor({ timeout: 10_000 });
+    const ipsButton = row.getByRole("button", { name: "IPs" });
+    await ipsButton.click();
+    expect(await ipsButton.getAttribute("aria-expanded")).toBe("true");
+    await row.getByText("203.0.113.9").waitFor({ timeout: 10_000 });
+    expect(await row.locator(".expanded time").count()).toBe(2);
+    expect(await fitsWidth(page)).toBe(true);
+    await row.getByRole("button", { name: "Forget 203.0.113.9" }).click();
+    await row.getByText("No addresses registered").waitFor({ timeout: 10_000 });
+    await row.getByText("0/2").waitFor({ timeout: 10_000 });
+
+    // Revoke, after a confirm: the license stays listed, as revoked, and validation says so.
+    await row.getByRole("button", { name: "Revoke" }).click();
+    await row.getByText("Revoked").waitFor({ timeout: 10_000 });
+    expect(await row.getByRole("button", { name: "Revoke" }).count()).toBe(0);
+    expect(dialogs).toEqual([
+      expect.stringContaining("203.0.113.9"),
+      expect.stringContaining(customer.email),
+    ]);
+    const revoked = await fetch(`${base}/api/v1/licenses/validate`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ key }),
+    });
+    expect((await readJson(revoked)).code).toBe("REVOKED");
+
+    // Webhooks, from the navigation: the empty state, then a new endpoint and its secret, once.
+    const nav = page.getByRole("navigation", { name: "Dashboard" });
+    await nav.getByRole("link", { name: "Webhooks" }).click();
+    await page.getByRole("heading", { name: "Webhooks", level: 1 }).waitFor({ timeout: 10_000 });
+    await page.getByText("No endpoints yet.").waitFor({ timeout: 10_000 });
+    const url = `http://127.0.0.1:${receiver.port}/depot`;
+    await page.getByLabel("URL", { exact: true }).fill(url);
+    expect(await page.getByRole("checkbox", { name: /version\.published/ }).isChecked()).toBe(true);
+    await page.getByRole("button", { name: "Create endpoint" }).click();
+    const secret = page.getByLabel("Signing secret");
+    await secret.waitFor({ timeout: 10_000 });
+    expect(await secret.inputValue()).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(await fitsWidth(page)).toBe(true);
+    await page.getByRole("button", { name: "Done" }).click();
+    const endpoint = page.locator("li.item").filter({ hasText: url });
+    await endpoint.waitFor({ timeout: 10_000 });
+    expect(await page.getByLabel("Signing secret").count()).toBe(0);
+
+    // A publish makes a delivery; the worker sends it.
+    await publishedVersion(base, await tokenFor(t.ctx, vendor), product.id, {
+      name: "2.0.0",
+      bytes: "release",
+    });
+    expect(await eventually(() => received.length === 1)).toBe(true);
+    const deliveriesButton = endpoint.getByRole("button", { name: "Deliveries" });
+    await deliveriesButton.click();
+    expect(await deliveriesButton.getAttribute("aria-expanded")).toBe("true");
+    const delivery = endpoint.locator("li.row");
+    await delivery.waitFor({ timeout: 10_000 });
+    // The status may still be on its way from the worker to the database: refresh until it shows.
+    expect(
+      await eventually(async () => {
+        if (((await delivery.textContent()) ?? "").includes("Succeeded")) return true;
+        await endpoint.getByRole("button", { name: "Refresh" }).click();
+        await Bun.sleep(200);
+        return false;
+      }),
+    ).toBe(true);
+    const deliveryText = (await delivery.textContent()) ?? "";
+    expect(deliveryText).toContain("version.published");
+    expect(await delivery.locator(".last-response").textContent()).toBe("204");
+    expect(await delivery.locator("time").count()).toBe(1);
+    expect(await fitsWidth(page)).toBe(true);
+
+    // Send again: the receiver hears the same delivery a second time.
+    await delivery.getByRole("button", { name: "Send again" }).click();
+    await endpoint.getByText("Queued: it is sent again in a moment.").waitFor({ timeout: 10_000 });
+    expect(await eventually(() => received.length === 2)).toBe(true);
+    expect(received[1]?.id).toBe(received[0]?.id ?? "");
+    expect(received[1]?.body).toBe(received[0]?.body ?? "");
+    expect(
+      await eventually(async () => {
+        await endpoint.getByRole("button", { name: "Refresh" }).click();
+        await Bun.sleep(200);
+        const text = (await delivery.textContent()) ?? "";
+        return text.includes("Succeeded") && /Attempts\s*2/.test(text);
+      }),
+    ).toBe(true);
+
+    expect(offOrigin(w)).toEqual([]);
+    expect(w.problems).toEqual([]);
+  } finally {
+    await w.context.close();
+  }
+}, 90_000);
