@@ -636,6 +636,13 @@ const routes = (): GuardedRoute[] => [
     denied: otherCreator,
     allowed: creatorAndGlobal(204),
   },
+  // The products list: every caller gets their own (tests/products-list.test.ts: who sees which).
+  {
+    route: "GET /api/products",
+    send: call("GET", () => "/api/products"),
+    denied: () => [],
+    allowed: () => [who("customer", 200), who("vendor", 200), who("admin", 200)],
+  },
 ];
 
 describe("the route inventory", () => {
