@@ -672,6 +672,13 @@ const routes = (): GuardedRoute[] => [
     denied: hiddenFrom("customer", "stranger"),
     allowed: ownerAndAdmin(200),
   },
+  // The products list: every caller gets their own (tests/products-list.test.ts: who sees which).
+  {
+    route: "GET /api/products",
+    send: call("GET", () => "/api/products"),
+    denied: () => [],
+    allowed: () => [who("customer", 200), who("vendor", 200), who("admin", 200)],
+  },
 ];
 
 describe("the route inventory", () => {
