@@ -218,6 +218,35 @@ test("an admin creates a vendor, their product, a purchase and an API key; the v
     const refused = await licenses();
     expect(refused.status).toBe(401);
     expect(await readJson(refused)).toEqual({ message: "Invalid API key." });
+
+    // Roles: a support role with two permissions, then Cleo gets it; the admin cannot demote themself,
+    // being the only admin, and is told why beside the select.
+    await nav.getByRole("link", { name: "Roles" }).click();
+    await page.getByRole("heading", { name: "Roles", level: 1 }).waitFor({ timeout: 10_000 });
+    const roleForm = page.getByRole("form", { name: "New role" });
+    await roleForm.getByLabel("Name", { exact: true }).fill("support");
+    await roleForm.getByRole("checkbox", { name: /users\.view/ }).check();
+    await roleForm.getByRole("checkbox", { name: /purchases\.view/ }).check();
+    await roleForm.getByRole("button", { name: "Create role" }).click();
+    const support = page.getByRole("listitem").filter({ hasText: "support" });
+    await support.waitFor({ timeout: 10_000 });
+    expect(await support.textContent()).toContain("users.view, purchases.view");
+    expect(await support.textContent()).toContain("0 users");
+    expect(await fitsWidth(page)).toBe(true);
+
+    await nav.getByRole("link", { name: "Users" }).click();
+    const cleo = page.getByRole("listitem").filter({ hasText: customer.email });
+    await cleo.waitFor({ timeout: 10_000 });
+    await cleo.getByLabel("Change role", { exact: true }).selectOption("support");
+    await cleo.getByRole("button", { name: "Save the role of Cleo Customer" }).click();
+    await cleo.getByText("Role: support").waitFor({ timeout: 10_000 });
+    const me = page.getByRole("listitem").filter({ hasText: admin.email });
+    await me.getByLabel("Change role", { exact: true }).selectOption("vendor");
+    await me.getByRole("button", { name: `Save the role of ${admin.name}` }).click();
+    await page.locator(`#user-${admin.id}-role-error`).getByText("depot needs at least one admin").waitFor({
+      timeout: 10_000,
+    });
+    expect(await me.textContent()).toContain("Role: admin");
     expectClean(w);
 
     // The vendor signs in with the password they set: no admin links, and the Users page refuses them.
