@@ -5,7 +5,9 @@
 // creates an API key that works against the license API until it is revoked. The vendor's session
 // then sees no admin links and is refused the Users page.
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { eq } from "drizzle-orm";
 import type { Page } from "playwright-core";
+import { users } from "../../src/db/schema/index.ts";
 import { readJson, startTestApp, type TestApp } from "../helpers/app.ts";
 import { closeBrowser, fitsWidth, offOrigin, openPage, type Watched } from "../helpers/browser.ts";
 import { createUser } from "../helpers/factories.ts";
@@ -129,13 +131,17 @@ test("an admin creates a vendor, their product, a purchase and an API key; the v
     await productForm.getByRole("button", { name: "Create product" }).click();
     const productPath = await waitForPath(page, /^\/dashboard\/products\/\d+$/);
     const productId = Number(productPath.split("/").pop());
-    const product = await (
-      await fetch(`${base}/api/products/${productId}`, { headers: { cookie: await cookieOf(w) } })
-    ).json();
+    const product = await readJson(
+      await fetch(`${base}/api/products/${productId}`, { headers: { cookie: await cookieOf(w) } }),
+    );
+    const [vendor] = await t.ctx.db.select().from(users).where(eq(users.email, vendorEmail));
     expect(product.data).toMatchObject({
       name: "Vera's Plugin",
-      user_id: expect.any(Number),
+      user_id: vendor?.id,
       slug: "vera-s-plugin",
+      description: "Does things.",
+      hidden: "0",
+      disabled: "0",
     });
 
     // Its settings: an option (a price with three decimals refused beside Price), then a benefit.
