@@ -10,7 +10,7 @@ import type { Page } from "playwright-core";
 import { users } from "../../src/db/schema/index.ts";
 import { readJson, startTestApp, type TestApp } from "../helpers/app.ts";
 import { closeBrowser, fitsWidth, offOrigin, openPage, type Watched } from "../helpers/browser.ts";
-import { createUser } from "../helpers/factories.ts";
+import { createProduct, createUser } from "../helpers/factories.ts";
 import { userWithPassword } from "../helpers/sessions.ts";
 
 const PASSWORD = "correct horse battery";
@@ -169,13 +169,42 @@ test("an admin creates a vendor, their product, a purchase and an API key; the v
       .waitFor({ timeout: 10_000 });
     expect(await fitsWidth(page)).toBe(true);
 
+    // Details: a taken slug is refused beside Slug; a new name is saved and becomes the heading.
+    const details = page.getByRole("form", { name: "Details" });
+    const taken = await createProduct(t.ctx, admin, { name: "Taken" });
+    await details.getByLabel("Slug", { exact: true }).fill(taken.slug);
+    await details.getByRole("button", { name: "Save changes" }).click();
+    await page.locator("#settings-slug-error").getByText("The slug has already been taken.").waitFor({
+      timeout: 10_000,
+    });
+    await details.getByLabel("Slug", { exact: true }).fill("veras-plugin");
+    await details.getByLabel("Name", { exact: true }).fill("Vera's Plugin Pro");
+    await details.getByRole("button", { name: "Save changes" }).click();
+    await page.getByRole("heading", { name: "Settings of Vera's Plugin Pro", level: 1 }).waitFor({
+      timeout: 10_000,
+    });
+    await details.getByText("Saved.").waitFor();
+
+    // Deleting another product: a confirm, then the products list; the product is soft-deleted.
+    const doomed = await createProduct(t.ctx, admin, { name: "Doomed" });
+    await page.goto(`${base}/dashboard/products/${doomed.id}/settings`, { waitUntil: "networkidle" });
+    await page.getByRole("button", { name: "Delete product" }).click();
+    await waitForPath(page, /^\/dashboard\/products$/);
+    expect(dialogs).toEqual([expect.stringContaining("Delete “Doomed”?")]);
+    dialogs.length = 0;
+    const deleted = await readJson(
+      await fetch(`${base}/api/products/${doomed.id}`, { headers: { cookie: await cookieOf(w) } }),
+    );
+    expect(deleted.data.deleted_at).toMatch(/^\d{4}-\d\d-\d\dT/);
+
     // Purchases: an unknown customer is refused beside the e-mail; then the customer's purchase.
-    await nav.getByRole("link", { name: "Purchases" }).click();
+    // (By address: the products list, where the delete went, is another page's, with or without a nav.)
+    await page.goto(`${base}/dashboard/purchases`, { waitUntil: "networkidle" });
     await page.getByRole("heading", { name: "Purchases", level: 1 }).waitFor({ timeout: 10_000 });
     await page.getByText("No purchases yet.").waitFor({ timeout: 10_000 });
     const purchaseForm = page.getByRole("form", { name: "New purchase" });
     await purchaseForm.getByLabel("Customer e-mail", { exact: true }).fill("nobody@example.com");
-    await purchaseForm.getByLabel("Product", { exact: true }).selectOption({ label: "Vera's Plugin" });
+    await purchaseForm.getByLabel("Product", { exact: true }).selectOption({ label: "Vera's Plugin Pro" });
     const optionSelect = purchaseForm.getByLabel("Option", { exact: true });
     await optionSelect
       .locator("option", { hasText: "Premium" })
@@ -189,7 +218,7 @@ test("an admin creates a vendor, their product, a purchase and an API key; the v
     });
     await purchaseForm.getByLabel("Customer e-mail", { exact: true }).fill(customer.email);
     await purchaseForm.getByRole("button", { name: "Record purchase" }).click();
-    const purchase = page.getByRole("listitem").filter({ hasText: "Vera's Plugin · Premium" });
+    const purchase = page.getByRole("listitem").filter({ hasText: "Vera's Plugin Pro · Premium" });
     await purchase.waitFor({ timeout: 10_000 });
     const purchaseText = (await purchase.textContent()) ?? "";
     expect(purchaseText).toContain(`Bought by Cleo Customer (${customer.email})`);
@@ -272,7 +301,7 @@ test("an admin creates a vendor, their product, a purchase and an API key; the v
     await vendorNav.getByRole("link", { name: "Purchases" }).click();
     await vp
       .getByRole("listitem")
-      .filter({ hasText: "Vera's Plugin · Premium" })
+      .filter({ hasText: "Vera's Plugin Pro · Premium" })
       .waitFor({ timeout: 10_000 });
     expect(await vp.getByRole("form", { name: "New purchase" }).count()).toBe(0);
     expectClean(vendorPage);
