@@ -16,6 +16,7 @@ import {
   createUser,
   tokenFor,
 } from "./helpers/factories.ts";
+import { sessionHeaders, signIn, userWithPassword } from "./helpers/sessions.ts";
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const FORBIDDEN = { message: "This action is unauthorized." };
@@ -178,6 +179,34 @@ describe("PATCH /api/admin/users/:user", () => {
     expect(response.status).toBe(403);
     expect(await readJson(response)).toEqual(FORBIDDEN);
     expect((await readJson(await get(`/api/users/${user.id}`))).data.role.name).toBe("customer");
+  });
+});
+
+describe("with an admin's dashboard session", () => {
+  test("lists with the cookie; a change needs the session's CSRF token (419 without, nothing changed)", async () => {
+    const sessionAdmin = await userWithPassword(t.ctx, "a long admin password", { role: "admin" });
+    const session = await signIn(base, sessionAdmin.email, "a long admin password");
+    const listed = await fetch(`${base}/api/admin/users?search=${encodeURIComponent(sessionAdmin.email)}`, {
+      headers: { cookie: session.cookie },
+    });
+    expect(listed.status).toBe(200);
+    expect((await readJson(listed)).data.map((u: { id: number }) => u.id)).toEqual([sessionAdmin.id]);
+
+    const user = await createUser(t.ctx, { name: "Session Target" });
+    const change = (headers: Record<string, string>) =>
+      fetch(`${base}/api/admin/users/${user.id}`, {
+        method: "PATCH",
+        headers: { "content-type": "application/json", ...headers },
+        body: JSON.stringify({ role: "vendor" }),
+      });
+    const withoutToken = await change({ cookie: session.cookie, "sec-fetch-site": "same-origin" });
+    expect(withoutToken.status).toBe(419);
+    expect(await readJson(withoutToken)).toEqual({ message: "CSRF token mismatch." });
+    expect((await readJson(await get(`/api/users/${user.id}`))).data.role.name).toBe("customer");
+
+    const changed = await change(sessionHeaders(session));
+    expect(changed.status).toBe(200);
+    expect((await readJson(changed)).data.role.name).toBe("vendor");
   });
 });
 
