@@ -275,6 +275,12 @@ test("an admin creates a vendor, their product, a purchase and an API key; the v
     await cleo.getByLabel("Change role", { exact: true }).selectOption("support");
     await cleo.getByRole("button", { name: "Save the role of Cleo Customer" }).click();
     await cleo.getByText("Role: support").waitFor({ timeout: 10_000 });
+    // A fresh set-password link for Cleo, beside her in the list.
+    await cleo.getByRole("button", { name: "Set-password link for Cleo Customer" }).click();
+    const cleoLink = cleo.getByLabel(`Set-password link for ${customer.email}`);
+    await cleoLink.waitFor({ timeout: 10_000 });
+    expect(await cleoLink.inputValue()).toMatch(/^http:\/\/depot\.test\/set-password\?token=/);
+    expect(await fitsWidth(page)).toBe(true);
     const me = page.getByRole("listitem").filter({ hasText: admin.email });
     await me.getByLabel("Change role", { exact: true }).selectOption("vendor");
     await me.getByRole("button", { name: `Save the role of ${admin.name}` }).click();
