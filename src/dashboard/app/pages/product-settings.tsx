@@ -3,6 +3,7 @@ import { messageOf } from "../api.ts";
 import { Layout } from "../layout.tsx";
 import { useLoad } from "../load.ts";
 import { Loaded } from "../loaded.tsx";
+import { NavLink } from "../nav.tsx";
 import type { PageProps } from "../pages.ts";
 import { PRODUCTS_LIST_PATH, productPagePath } from "../paths.ts";
 import { deleteProduct, type Product, readProduct } from "../product-admin/api.ts";
@@ -11,7 +12,7 @@ import { ProductSettingsForm } from "../product-admin/settings-form.tsx";
 import { navigate } from "../router.ts";
 import { isAdmin } from "../session.ts";
 
-/** A product's settings: admins change them (the admin API); anyone else who may see the product reads. */
+/** A product's settings, which the admin API changes: for admins; anyone else is told so. */
 export function ProductSettings({ user, params, onSignedOut }: PageProps) {
   // A 404 (unknown, or not the reader's to see) arrives as depot's "Product not found.".
   const { loading } = useLoad(() => readProduct(params.product ?? ""), "The product could not be loaded.");
@@ -30,15 +31,7 @@ export function ProductSettings({ user, params, onSignedOut }: PageProps) {
           return (
             <>
               <p>
-                <a
-                  href={productPagePath(shown.id)}
-                  onClick={(event) => {
-                    event.preventDefault();
-                    navigate(productPagePath(shown.id));
-                  }}
-                >
-                  Back to {shown.name}
-                </a>
+                <NavLink href={productPagePath(shown.id)}>Back to {shown.name}</NavLink>
               </p>
               <ProductSettingsForm product={shown} onSaved={setSaved} />
               <ProductOptions productId={shown.id} />
