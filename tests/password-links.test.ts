@@ -84,7 +84,9 @@ describe("the whole flow", () => {
     expect(issued.status).toBe(201);
     expect(issued.headers.get("content-type")).toContain("application/json");
     const { data } = await readJson(issued);
-    expect(Object.keys(data).sort()).toEqual(["expires_at", "url"]);
+    expect(Object.keys(data).sort()).toEqual(["emailed", "expires_at", "url"]);
+    // SMTP_URL is set here: the answer says the link is on its way to the user too.
+    expect(data.emailed).toBe(true);
     expect(data.url).toMatch(LINK);
     expect(data.expires_at).toMatch(ISO);
     const lifetime = Date.parse(data.expires_at) - Date.now();

@@ -709,6 +709,49 @@ const routes = (): GuardedRoute[] => [
     denied: ownOnly("Webhook"),
     allowed: () => [who("customer", 202)],
   },
+  // The admin pages' lists and changes (tests/admin-lists.test.ts)
+  {
+    route: "GET /api/admin/users",
+    send: call("GET", () => "/api/admin/users"),
+    denied: () => ["vendor", "customer"].map((name) => who(name, 403, FORBIDDEN)),
+    // users.view reads every account, so it may list them; the admin token narrowed to it too.
+    allowed: () => [who("viewer", 200), who("narrowedAdmin", 200), who("admin", 200)],
+  },
+  {
+    route: "PATCH /api/admin/users/:user",
+    send: call(
+      "PATCH",
+      () => `/api/admin/users/${ids.customer}`,
+      () => ({ name: "Renamed" }),
+    ),
+    denied: () => [...notAdmins(), who("viewer", 403, FORBIDDEN)],
+    allowed: adminOnly(200),
+  },
+  {
+    route: "GET /api/admin/roles",
+    send: call("GET", () => "/api/admin/roles"),
+    denied: notAdmins,
+    allowed: adminOnly(200),
+  },
+  {
+    route: "GET /api/admin/api-keys",
+    send: call("GET", () => "/api/admin/api-keys"),
+    denied: notAdmins,
+    allowed: adminOnly(200),
+  },
+  {
+    route: "GET /api/products/:product/options",
+    send: call("GET", () => `/api/products/${ids.product}/options`),
+    denied: hiddenFrom("customer", "stranger"),
+    allowed: ownerAndAdmin(200),
+  },
+  // The products list: every caller gets their own (tests/products-list.test.ts: who sees which).
+  {
+    route: "GET /api/products",
+    send: call("GET", () => "/api/products"),
+    denied: () => [],
+    allowed: () => [who("customer", 200), who("vendor", 200), who("admin", 200)],
+  },
 ];
 
 describe("the route inventory", () => {

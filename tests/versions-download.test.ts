@@ -13,6 +13,7 @@ import {
   createUser,
   tokenFor,
 } from "./helpers/factories.ts";
+import { signIn, userWithPassword } from "./helpers/sessions.ts";
 
 /**
  * Downloading a version's file (README, Releases) through a listening server: who may download (bearer
@@ -51,6 +52,7 @@ interface Published {
   file_name: string;
   file_size: number;
   sha256: string;
+  downloads: string;
 }
 /** Whole-product version: 20 bytes of "0123456789ABCDEFGHIJ". */
 let whole: Published;
@@ -549,6 +551,39 @@ describe("download: the counter and large files", () => {
     expect((await readJson(shown)).data.downloads).toBe("3");
   });
 
+  test("each version counts its own downloads (a decimal string), which add up to the product's", async () => {
+    const counted = await createProduct(t.ctx, owner);
+    const first = await publish(`/api/products/${counted.id}/versions`, { bytes: CONTENT, name: "a.jar" });
+    const second = await publish(`/api/products/${counted.id}/versions`, {
+      bytes: new TextEncoder().encode("other bytes"),
+      name: "b.jar",
+    });
+    expect(first.downloads).toBe("0");
+    for (let i = 0; i < 2; i++) await expectWhole(await download(first, { token: ownerToken }));
+    const other = await download(second, { token: ownerToken });
+    expect(other.status).toBe(200);
+    await other.arrayBuffer();
+    await t.ctx.downloads.flush();
+
+    const listed = await fetch(`${base}/api/products/${counted.id}/versions`, {
+      headers: bearer(ownerToken),
+    });
+    const counts = (await readJson(listed)).data.map((v: { id: number; downloads: string }) => [
+      v.id,
+      v.downloads,
+    ]);
+    expect(counts).toEqual([
+      [second.id, "1"],
+      [first.id, "2"],
+    ]);
+    const one = await fetch(`${base}/api/products/${counted.id}/versions/${first.id}`, {
+      headers: bearer(ownerToken),
+    });
+    expect((await readJson(one)).data.downloads).toBe("2");
+    const product = await fetch(`${base}/api/products/${counted.id}`, { headers: bearer(ownerToken) });
+    expect((await readJson(product)).data.downloads).toBe("3");
+  });
+
   test("a 5 MiB file downloads byte-identical, whole and in a range", async () => {
     const bytes = crypto.getRandomValues(new Uint8Array(5 * MiB));
     const version = await publish(`/api/products/${product.id}/versions`, { bytes, name: "big.jar" });
@@ -715,5 +750,63 @@ describe("download: a missing release file", () => {
       ["GET", 410],
       ["HEAD", 410],
     ]);
+  });
+});
+
+describe("download: the dashboard's session cookie (its Download links)", () => {
+  test("downloads as its user's token would: the owner's 200, another user's 404 or 403, a dead cookie is none", async () => {
+    const PASSWORD = "correct horse battery";
+    const vendor = await userWithPassword(t.ctx, PASSWORD, { role: "vendor" });
+    const own = await createProduct(t.ctx, vendor, { hidden: true });
+    const vendorToken = await tokenFor(t.ctx, vendor);
+    const form = new FormData();
+    form.append("version_name", "1.0.0");
+    form.append("title", "t");
+    form.append("changelog", "c");
+    form.append("file", new File([CONTENT], "own.jar"));
+    const published = await fetch(`${base}/api/products/${own.id}/versions`, {
+      method: "POST",
+      headers: bearer(vendorToken),
+      body: form,
+    });
+    const version = (await readJson(published)).data;
+    const path = `/api/products/${own.id}/versions/${version.id}/download`;
+
+    const session = await signIn(base, vendor.email, PASSWORD);
+    const ok = await fetch(`${base}${path}`, { headers: { cookie: session.cookie } });
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get("content-disposition")).toContain("own.jar");
+    expect(new Uint8Array(await ok.arrayBuffer())).toEqual(CONTENT);
+
+    // Someone else's session: the hidden product does not exist for them; a listed one is 403.
+    const customer = await userWithPassword(t.ctx, PASSWORD);
+    const theirs = await signIn(base, customer.email, PASSWORD);
+    const hidden = await fetch(`${base}${path}`, { headers: { cookie: theirs.cookie } });
+    expect(hidden.status).toBe(404);
+    expect(await readJson(hidden)).toEqual({ message: "Product not found." });
+    const listed = await fetch(`${base}/api/products/${product.id}/versions/${whole.id}/download`, {
+      headers: { cookie: theirs.cookie },
+    });
+    expect(listed.status).toBe(403);
+    expect(await readJson(listed)).toEqual({ message: "This action is unauthorized." });
+
+    // A signed-out cookie is no credential at all; a bearer header still decides on its own.
+    await fetch(`${base}/api/auth/sign-out`, {
+      method: "POST",
+      headers: { cookie: session.cookie, "x-csrf-token": session.csrf, "sec-fetch-site": "same-origin" },
+    });
+    // (As with no credential: the hidden product is unknown, a listed one asks for credentials.)
+    const dead = await fetch(`${base}${path}`, { headers: { cookie: session.cookie } });
+    expect(dead.status).toBe(404);
+    const deadListed = await fetch(`${base}/api/products/${product.id}/versions/${whole.id}/download`, {
+      headers: { cookie: session.cookie },
+    });
+    expect(deadListed.status).toBe(401);
+    expect(await readJson(deadListed)).toEqual({ message: "Unauthenticated." });
+    const alive = await signIn(base, vendor.email, PASSWORD);
+    const byStranger = await fetch(`${base}${path}`, {
+      headers: { cookie: alive.cookie, ...bearer(strangerToken) },
+    });
+    expect(byStranger.status).toBe(404);
   });
 });

@@ -199,6 +199,7 @@ function expectVersion(
     file_name: expected.file.name,
     file_size: expected.file.bytes.byteLength,
     sha256: sha256(expected.file.bytes),
+    downloads: "0",
     created_at: expect.stringMatching(ISO),
     updated_at: expect.stringMatching(ISO),
   });

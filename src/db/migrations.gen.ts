@@ -10,6 +10,7 @@ import m7 from "../../drizzle/0007_signing_keys.sql" with { type: "text" };
 import m8 from "../../drizzle/0008_uploads.sql" with { type: "text" };
 import m9 from "../../drizzle/0009_user_passwords.sql" with { type: "text" };
 import m10 from "../../drizzle/0010_sessions.sql" with { type: "text" };
+import m11 from "../../drizzle/0011_version_downloads.sql" with { type: "text" };
 
 import type { Migration } from "./migrate.ts";
 
@@ -25,4 +26,5 @@ export const migrations: Migration[] = [
   { tag: "0008_uploads", createdAt: 1795415325162, sql: m8 },
   { tag: "0009_user_passwords", createdAt: 1795418228363, sql: m9 },
   { tag: "0010_sessions", createdAt: 1795418442385, sql: m10 },
+  { tag: "0011_version_downloads", createdAt: 1795425137029, sql: m11 },
 ];

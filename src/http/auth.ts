@@ -3,7 +3,7 @@ import { Elysia } from "elysia";
 import type { AppContext } from "../context.ts";
 import { Forbidden, Unauthenticated } from "../errors.ts";
 import { authenticateApiKey } from "../features/api-keys/service.ts";
-import type { Actor, ApiKeyActor } from "../features/auth/actor.ts";
+import { type Actor, type ApiKeyActor, sessionActorOf } from "../features/auth/actor.ts";
 import { allows, type Grant } from "../features/auth/permissions.ts";
 import { authenticateToken } from "../features/tokens/service.ts";
 import { annotateRequest } from "./request-id.ts";
@@ -80,9 +80,7 @@ async function sessionActor(
   set: { headers: Record<string, string | number> },
 ): Promise<Actor | null> {
   const signedIn = await authenticateSession(ctx, request, set);
-  if (!signedIn) return null;
-  const { user, role } = signedIn;
-  return { user, role, via: "session", tokenId: null, permissions: new Set(role.permissions) };
+  return signedIn && sessionActorOf(signedIn);
 }
 
 /** License API keys in `x-api-key`. A route with `{ apiKey: true }` receives `apiKey`. */

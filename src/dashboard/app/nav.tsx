@@ -3,9 +3,18 @@ import type { ComponentChildren } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { messageOf } from "./api.ts";
 import { unreadBadge } from "./notifications.ts";
-import { HOME_PATH, PROFILE_PATH, TOKENS_PATH, WEBHOOKS_PATH } from "./paths.ts";
+import {
+  API_KEYS_PATH,
+  HOME_PATH,
+  PROFILE_PATH,
+  PURCHASES_PATH,
+  ROLES_PATH,
+  TOKENS_PATH,
+  USERS_PATH,
+  WEBHOOKS_PATH,
+} from "./paths.ts";
 import { navigate, usePath } from "./router.ts";
-import { signOut, type User } from "./session.ts";
+import { isAdmin, signOut, type User } from "./session.ts";
 
 /** The top bar's links in order; `shows` hides a link from whom the page has nothing for. */
 const LINKS: { href: string; label: string; shows?: (user: User) => boolean }[] = [
@@ -14,6 +23,10 @@ const LINKS: { href: string; label: string; shows?: (user: User) => boolean }[] 
   { href: PROFILE_PATH, label: "Profile" },
   // Everyone: a holder's endpoints hear of their products' versions as an owner's do.
   { href: WEBHOOKS_PATH, label: "Webhooks" },
+  { href: USERS_PATH, label: "Users", shows: isAdmin },
+  { href: ROLES_PATH, label: "Roles", shows: isAdmin },
+  { href: API_KEYS_PATH, label: "API keys", shows: isAdmin },
+  { href: PURCHASES_PATH, label: "Purchases" },
 ];
 
 /**

@@ -1,11 +1,29 @@
 // Every signed-in page, by path: the app shows the first whose pattern matches (router.ts matchPath).
 import type { JSX } from "preact";
+import { ApiKeys } from "./pages/api-keys.tsx";
 import { Home } from "./pages/home.tsx";
 import { Licenses } from "./pages/licenses.tsx";
+import { NewProduct } from "./pages/new-product.tsx";
+import { ProductSettings } from "./pages/product-settings.tsx";
 import { Profile } from "./pages/profile.tsx";
+import { Purchases } from "./pages/purchases.tsx";
+import { Roles } from "./pages/roles.tsx";
 import { Tokens } from "./pages/tokens.tsx";
+import { Users } from "./pages/users.tsx";
 import { Webhooks } from "./pages/webhooks.tsx";
-import { HOME_PATH, PRODUCT_LICENSES_PATH, PROFILE_PATH, TOKENS_PATH, WEBHOOKS_PATH } from "./paths.ts";
+import {
+  API_KEYS_PATH,
+  HOME_PATH,
+  NEW_PRODUCT_PATH,
+  PRODUCT_LICENSES_PATH,
+  PRODUCT_SETTINGS_PATH,
+  PROFILE_PATH,
+  PURCHASES_PATH,
+  ROLES_PATH,
+  TOKENS_PATH,
+  USERS_PATH,
+  WEBHOOKS_PATH,
+} from "./paths.ts";
 import type { User } from "./session.ts";
 
 export interface PageProps {
@@ -21,4 +39,11 @@ export const PAGES: { path: string; page: (props: PageProps) => JSX.Element }[] 
   { path: PROFILE_PATH, page: Profile },
   { path: PRODUCT_LICENSES_PATH, page: Licenses },
   { path: WEBHOOKS_PATH, page: Webhooks },
+  { path: USERS_PATH, page: Users },
+  { path: ROLES_PATH, page: Roles },
+  { path: API_KEYS_PATH, page: ApiKeys },
+  { path: PURCHASES_PATH, page: Purchases },
+  // Before any `/dashboard/products/:product`: the first match wins, and "new" is not a product id.
+  { path: NEW_PRODUCT_PATH, page: NewProduct },
+  { path: PRODUCT_SETTINGS_PATH, page: ProductSettings },
 ];

@@ -27,3 +27,19 @@ export function useSubmission(fallback: string, initialError: string | null = nu
 
   return { busy, error, fields, setError, setFields, run };
 }
+
+/** The 422's messages for `field` and its items (`abilities.0`…), joined for one line under it; null for none. */
+export const messagesFor = (fields: Record<string, string[]>, field: string): string | null =>
+  Object.entries(fields)
+    .filter(([key]) => key === field || key.startsWith(`${field}.`))
+    .flatMap(([, messages]) => messages)
+    .join(" ") || null;
+
+/**
+ * The form-level alert: the refusal's message unless every field it names is shown beside its own
+ * input (`shown`), where repeating it above the form would only add noise.
+ */
+export function formError(error: string | null, fields: Record<string, string[]>, shown: string[]) {
+  const named = Object.keys(fields).map((key) => key.split(".")[0] ?? key);
+  return error && (named.length === 0 || named.some((field) => !shown.includes(field))) ? error : null;
+}

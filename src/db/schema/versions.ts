@@ -30,6 +30,8 @@ export const versions = pgTable(
     /** Where the file lives, relative to STORAGE_DIR. */
     storageKey: text("storage_key").notNull(),
     publishedBy: ref("published_by").references(() => users.id),
+    /** Whole downloads of this version's file (the product's `downloads` counts them all). */
+    downloads: bigint("downloads", { mode: "number" }).notNull().default(0),
     ...timestamps,
   },
   (table) => [

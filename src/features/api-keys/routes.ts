@@ -1,14 +1,29 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context.ts";
 import { bearerAuth } from "../../http/auth.ts";
+import { publicUrl, simplePage } from "../../http/pagination.ts";
 import { dataOf, MessageJson, ValidationJson } from "../../http/schemas.ts";
+import { pageRequest } from "../../pagination.ts";
 import { bodyId, pathId } from "../../validation/ids.ts";
-import { CreateApiKeyBody, NewApiKeyJson } from "./schemas.ts";
-import { createApiKey, deleteApiKey } from "./service.ts";
+import { ApiKeyListQuery, ApiKeyPageJson, CreateApiKeyBody, NewApiKeyJson } from "./schemas.ts";
+import { createApiKey, deleteApiKey, listApiKeys } from "./service.ts";
 
 export const apiKeyRoutes = (ctx: AppContext) =>
   new Elysia()
     .use(bearerAuth(ctx))
+    .get(
+      "/api/admin/api-keys",
+      async ({ query, request }) => {
+        const page = pageRequest(query);
+        return simplePage(await listApiKeys(ctx, page), page, publicUrl(request.url, ctx.config.appUrl));
+      },
+      {
+        auth: "*",
+        query: ApiKeyListQuery,
+        response: { 200: ApiKeyPageJson, 401: MessageJson, 403: MessageJson, 422: ValidationJson },
+        detail: { summary: "List the license API keys, newest first (never the keys)", tags: ["Admin"] },
+      },
+    )
     .post(
       "/api/admin/api-keys",
       async ({ body, set }) => {

@@ -13,6 +13,15 @@ export interface Actor {
   permissions: Set<string>;
 }
 
+/** The dashboard session's user as an actor: exactly the role's permissions. */
+export const sessionActorOf = ({ user, role }: { user: User; role: Role }): Actor => ({
+  user,
+  role,
+  via: "session",
+  tokenId: null,
+  permissions: new Set(role.permissions),
+});
+
 /** Who is calling the license API. A key with a creator acts only for that creator's licenses. */
 export interface ApiKeyActor {
   id: number;

@@ -1,10 +1,16 @@
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
 import { bearerAuth } from "../../http/auth.ts";
 import { dataOf, MessageJson, ValidationJson } from "../../http/schemas.ts";
 import { pathId } from "../../validation/ids.ts";
-import { BenefitJson, CreateBenefitBody, CreateOptionBody, OptionJson } from "./schemas.ts";
-import { createBenefit, createOption, toBenefitJson, toOptionJson } from "./service.ts";
+import {
+  BenefitJson,
+  CreateBenefitBody,
+  CreateOptionBody,
+  OptionJson,
+  OptionWithBenefitsJson,
+} from "./schemas.ts";
+import { createBenefit, createOption, listOptions, toBenefitJson, toOptionJson } from "./service.ts";
 
 const errors = { 401: MessageJson, 403: MessageJson, 404: MessageJson, 422: ValidationJson };
 
@@ -12,6 +18,20 @@ const errors = { 401: MessageJson, 403: MessageJson, 404: MessageJson, 422: Vali
 export const optionRoutes = (ctx: AppContext) =>
   new Elysia()
     .use(bearerAuth(ctx))
+    .get(
+      "/api/products/:product/options",
+      async ({ params, actor }) => ({
+        data: await listOptions(ctx, actor, pathId(params.product, "Product")),
+      }),
+      {
+        auth: true,
+        response: { 200: dataOf(t.Array(OptionWithBenefitsJson)), 401: MessageJson, 404: MessageJson },
+        detail: {
+          summary: "A product's options with their benefits (for whoever may see the product)",
+          tags: ["Products"],
+        },
+      },
+    )
     .post(
       "/api/admin/products/:product/options",
       async ({ params, body, set }) => {

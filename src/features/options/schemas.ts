@@ -37,3 +37,11 @@ export const BenefitJson = t.Object({
   option_id: Int(),
   name: t.String(),
 });
+
+/** An option with the benefits it includes, as the product's option list shows it. */
+export const OptionWithBenefitsJson = t.Object({
+  id: Int(),
+  name: t.String(),
+  price: t.Number(),
+  benefits: t.Array(t.Object({ id: Int(), name: t.String() })),
+});

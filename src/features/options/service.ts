@@ -1,4 +1,4 @@
-import { and, eq } from "drizzle-orm";
+import { and, asc, eq } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import {
   type ProductOption,
@@ -9,7 +9,8 @@ import {
 import { Invalid } from "../../errors.ts";
 import { checkBodyWith } from "../../validation/body-checks.ts";
 import { invalidId, requiredBodyId } from "../../validation/ids.ts";
-import { findLiveProduct } from "../products/service.ts";
+import type { Actor } from "../auth/actor.ts";
+import { findLiveProduct, findVisibleProduct } from "../products/service.ts";
 import { type CreateBenefitInput, CreateOptionBody, type CreateOptionInput, centsError } from "./schemas.ts";
 
 /** Laravel's `decimal:0,2` on the price: a check the schema cannot express. */
@@ -70,3 +71,31 @@ export const toBenefitJson = (benefit: PurchaseBenefit) => ({
   option_id: benefit.optionId,
   name: benefit.name,
 });
+
+/**
+ * The product's options, oldest first, each with its benefits: for whoever may see the product (its
+ * visibility rules, so an unlisted product of someone else's is a 404).
+ */
+export async function listOptions(ctx: Pick<AppContext, "db">, actor: Actor, productId: number) {
+  await findVisibleProduct(ctx, actor, productId);
+  const [options, benefits] = await Promise.all([
+    ctx.db
+      .select()
+      .from(productOptions)
+      .where(eq(productOptions.productId, productId))
+      .orderBy(asc(productOptions.id)),
+    ctx.db
+      .select()
+      .from(purchaseBenefits)
+      .where(eq(purchaseBenefits.productId, productId))
+      .orderBy(asc(purchaseBenefits.id)),
+  ]);
+  return options.map((option) => ({
+    id: option.id,
+    name: option.name,
+    price: Number(option.price),
+    benefits: benefits
+      .filter((benefit) => benefit.optionId === option.id)
+      .map((benefit) => ({ id: benefit.id, name: benefit.name })),
+  }));
+}

@@ -16,7 +16,7 @@ export const passwordLinkRoutes = (ctx: AppContext) =>
       async ({ params, set }) => {
         const link = await issuePasswordLink(ctx, pathId(params.user, "User"));
         set.status = 201;
-        return { data: { url: link.url, expires_at: link.expiresAt.toISOString() } };
+        return { data: { url: link.url, expires_at: link.expiresAt.toISOString(), emailed: link.emailed } };
       },
       {
         auth: "*",

@@ -4,6 +4,7 @@ import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "../auth/passwords.ts";
 export const PasswordLinkJson = t.Object({
   url: t.String(),
   expires_at: t.String({ format: "date-time" }),
+  emailed: t.Boolean({ description: "queued for e-mailing to the user (SMTP_URL is set)" }),
 });
 
 export const PasswordLinkInfoJson = t.Object({

@@ -24,6 +24,8 @@ type LinkContext = Pick<AppContext, "db" | "appKey" | "config">;
 export interface PasswordLink {
   url: string;
   expiresAt: Date;
+  /** Queued for e-mailing (SMTP_URL is set), so the admin knows whether to pass it on themself. */
+  emailed: boolean;
 }
 
 /** A link for `user` as it is now; `now` is a parameter so tests can issue one that has already expired. */
@@ -56,7 +58,7 @@ export async function issuePasswordLink(
       fingerprint: passwordFingerprint(user.passwordHash),
     });
   }
-  return { url: link.url, expiresAt: link.expiresAt };
+  return { url: link.url, expiresAt: link.expiresAt, emailed: Boolean(ctx.config.smtpUrl) };
 }
 
 /** The user a token names and when it expires, if it is untampered, unexpired and unused; otherwise the one 422. */

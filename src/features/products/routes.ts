@@ -1,11 +1,27 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context.ts";
+import { validateAll } from "../../errors.ts";
 import { bearerAuth } from "../../http/auth.ts";
+import { publicUrl, simplePage } from "../../http/pagination.ts";
 import { dataOf, MessageJson, ValidationJson } from "../../http/schemas.ts";
+import { pageRequest } from "../../pagination.ts";
 import { pathId } from "../../validation/ids.ts";
 import { toProductJson } from "./json.ts";
-import { CreateProductBody, ProductJson, UpdateProductBody } from "./schemas.ts";
-import { createProduct, deleteProduct, readProduct, updateProduct } from "./service.ts";
+import {
+  CreateProductBody,
+  ProductJson,
+  ProductListQuery,
+  ProductPageJson,
+  UpdateProductBody,
+} from "./schemas.ts";
+import {
+  createProduct,
+  deleteProduct,
+  listProducts,
+  productFilters,
+  readProduct,
+  updateProduct,
+} from "./service.ts";
 
 export const productRoutes = (ctx: AppContext) => {
   const json = ({ product, purchases }: Awaited<ReturnType<typeof createProduct>>) => ({
@@ -13,6 +29,32 @@ export const productRoutes = (ctx: AppContext) => {
   });
   return new Elysia()
     .use(bearerAuth(ctx))
+    .get(
+      "/api/products",
+      async ({ query, actor, request }) => {
+        const [page, filters] = await validateAll(
+          () => pageRequest(query),
+          () => productFilters(query),
+        );
+        const rows = await listProducts(ctx, actor, filters, page);
+        return simplePage(
+          rows.map(({ product, purchases }) => toProductJson(product, purchases, ctx.config.appUrl)),
+          page,
+          publicUrl(request.url, ctx.config.appUrl),
+        );
+      },
+      {
+        auth: true,
+        query: ProductListQuery,
+        response: { 200: ProductPageJson, 401: MessageJson, 422: ValidationJson },
+        detail: {
+          summary:
+            "List products by name: all with products.manage (hidden and disabled too), else your own; " +
+            "?search= on the name, ?deleted=1 with soft-deleted ones",
+          tags: ["Products"],
+        },
+      },
+    )
     .get(
       "/api/products/:product",
       async ({ params, actor }) => json(await readProduct(ctx, actor, pathId(params.product, "Product"))),

@@ -1,4 +1,5 @@
 import { t } from "elysia";
+import { PageQuery, simplePageOf } from "../../http/pagination.ts";
 import { BodyId } from "../../validation/ids.ts";
 import { Int } from "../../validation/schemas.ts";
 
@@ -78,3 +79,15 @@ export const UpdateProductBody = t.Partial(t.Object(productFields), { additional
 
 export type CreateProductInput = typeof CreateProductBody.static;
 export type UpdateProductInput = typeof UpdateProductBody.static;
+
+export const ProductPageJson = simplePageOf(ProductJson);
+
+/** `GET /api/products`: a page, a name to look for, and whether soft-deleted products are listed. */
+export const ProductListQuery = t.Object({
+  ...PageQuery,
+  search: t.Optional(t.String({ maxLength: 255, description: "part of the name, any case" })),
+  deleted: t.Optional(
+    t.String({ description: '"1" lists soft-deleted products too (default "0": only live ones)' }),
+  ),
+});
+export type ProductListQuery = typeof ProductListQuery.static;

@@ -1,13 +1,19 @@
-import { and, count, eq, isNull, like, or, type SQL } from "drizzle-orm";
+import { and, asc, count, eq, ilike, isNull, like, or, type SQL, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { isUniqueViolation } from "../../db/errors.ts";
 import { type NewProduct, type Product, products, purchases, users } from "../../db/schema/index.ts";
 import { FieldErrors, Invalid, NotFound } from "../../errors.ts";
+import type { PageRequest } from "../../pagination.ts";
 import { checkBodyWith } from "../../validation/body-checks.ts";
 import { invalidIdMessage, requiredBodyId, toId } from "../../validation/ids.ts";
 import type { Actor } from "../auth/actor.ts";
 import { allows } from "../auth/permissions.ts";
-import { CreateProductBody, type CreateProductInput, type UpdateProductInput } from "./schemas.ts";
+import {
+  CreateProductBody,
+  type CreateProductInput,
+  type ProductListQuery,
+  type UpdateProductInput,
+} from "./schemas.ts";
 
 /** The product's owner is its seller (`user_id`) or its vendor (`vendor_id`); both have the same rights. */
 export const ownsProduct = (userId: number, product: Pick<Product, "userId" | "vendorId">) =>
@@ -54,6 +60,58 @@ export async function findLiveProduct(ctx: Pick<AppContext, "db">, id: number): 
     .where(and(eq(products.id, id), isNull(products.deletedAt)));
   if (!product) throw new NotFound("Product");
   return product;
+}
+
+/** What `GET /api/products` filters by, checked. */
+export interface ProductFilters {
+  search: string | null;
+  withDeleted: boolean;
+}
+
+/** `?search=` and `?deleted=` as filters; `deleted` is "0" or "1" (empty counts as absent). */
+export function productFilters(query: ProductListQuery): ProductFilters {
+  const deleted = query.deleted ?? "";
+  if (!["", "0", "1"].includes(deleted))
+    throw new Invalid({ deleted: ["The deleted field must be 0 or 1."] });
+  const search = query.search?.trim() ?? "";
+  return { search: search === "" ? null : search, withDeleted: deleted === "1" };
+}
+
+/** `%`, `_` and the escape character itself match only themselves in a LIKE pattern. */
+const likeLiteral = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/**
+ * The products `actor` manages, by name: every product with `products.manage` (hidden and disabled
+ * too), else those they own (`user_id` or `vendor_id`). Soft-deleted ones only when asked for.
+ */
+export async function listProducts(
+  ctx: Pick<AppContext, "db">,
+  actor: Actor,
+  filters: ProductFilters,
+  page: PageRequest,
+) {
+  const me = actor.user.id;
+  const conditions = [
+    allows(actor.permissions, "products.manage")
+      ? undefined
+      : or(eq(products.userId, me), eq(products.vendorId, me)),
+    filters.withDeleted ? undefined : isNull(products.deletedAt),
+    filters.search === null ? undefined : ilike(products.name, `%${likeLiteral(filters.search)}%`),
+  ];
+  return ctx.db
+    .select({
+      product: products,
+      // Counted for this page's rows only. Spelt out: inside a selected sql`` drizzle leaves columns
+      // unqualified, which would compare purchases.product_id with purchases.id.
+      purchases: sql<number>`(select count(*) from purchases p where p.product_id = products.id)`.mapWith(
+        Number,
+      ),
+    })
+    .from(products)
+    .where(and(...conditions))
+    .orderBy(asc(products.name), asc(products.id))
+    .limit(page.perPage + 1)
+    .offset(page.offset);
 }
 
 async function countPurchases(ctx: Pick<AppContext, "db">, productId: number): Promise<number> {

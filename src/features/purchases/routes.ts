@@ -5,7 +5,15 @@ import { bearerAuth } from "../../http/auth.ts";
 import { publicUrl, simplePage } from "../../http/pagination.ts";
 import { dataOf, MessageJson, ValidationJson } from "../../http/schemas.ts";
 import { pageRequest } from "../../pagination.ts";
-import { CreatePurchaseBody, filterIds, PurchaseJson, PurchasePageJson, PurchaseQuery } from "./schemas.ts";
+import { detailsOf } from "./details.ts";
+import {
+  CreatePurchaseBody,
+  filterIds,
+  PurchaseJson,
+  PurchasePageJson,
+  PurchaseQuery,
+  wantsDetails,
+} from "./schemas.ts";
 import { assertFiltersExist, createPurchase, listPurchases, toPurchaseJson } from "./service.ts";
 
 export const purchaseRoutes = (ctx: AppContext) =>
@@ -14,13 +22,21 @@ export const purchaseRoutes = (ctx: AppContext) =>
     .get(
       "/api/purchases",
       async ({ query, actor, request }) => {
-        const [page, filters] = await validateAll(
+        const [page, filters, details] = await validateAll(
           () => pageRequest(query),
           () => filterIds(query),
+          () => wantsDetails(query.details),
         );
         const rows = await listPurchases(ctx, actor, filters, page);
         if (rows.length === 0) await assertFiltersExist(ctx, filters);
-        return simplePage(rows.map(toPurchaseJson), page, publicUrl(request.url, ctx.config.appUrl));
+        const detailOf = details
+          ? await detailsOf(
+              ctx,
+              rows.map((row) => row.purchase),
+            )
+          : null;
+        const json = rows.map((row) => ({ ...toPurchaseJson(row), ...detailOf?.(row.purchase) }));
+        return simplePage(json, page, publicUrl(request.url, ctx.config.appUrl));
       },
       {
         auth: true,

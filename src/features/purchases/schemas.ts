@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { FieldErrors } from "../../errors.ts";
+import { FieldErrors, Invalid } from "../../errors.ts";
 import { PageQuery, simplePageOf } from "../../http/pagination.ts";
 import { BodyId, toId } from "../../validation/ids.ts";
 import { Int } from "../../validation/schemas.ts";
@@ -22,6 +22,10 @@ export const PurchaseJson = t.Object({
   original_unit_price: t.Number(),
   currency_rate: t.Number(),
   formatted_price: t.String({ description: 'the unit price with its currency symbol, e.g. "$19.99"' }),
+  // Only with `?details=1` (the dashboard's list); the interface's purchase has none of them.
+  product: t.Optional(t.Object({ id: Int(), name: t.String() })),
+  option: t.Optional(t.Union([t.Object({ id: Int(), name: t.String() }), t.Null()])),
+  buyer: t.Optional(t.Object({ id: Int(), name: t.String(), email: t.String() })),
 });
 
 /** A page of purchases (Laravel simple pagination). */
@@ -31,6 +35,11 @@ export const PurchasePageJson = simplePageOf(PurchaseJson);
 export const PurchaseQuery = t.Object({
   user_id: t.Optional(t.String({ description: "only this buyer's purchases" })),
   product_id: t.Optional(t.String({ description: "only purchases of this product" })),
+  details: t.Optional(
+    t.String({
+      description: '"1": add product {id, name}, option {id, name} | null and buyer {id, name, email}',
+    }),
+  ),
   ...PageQuery,
 });
 
@@ -65,4 +74,11 @@ export function filterIds(query: { user_id?: string; product_id?: string }): Pur
   const ids = { userId: id("user_id"), productId: id("product_id") };
   errors.throwIfAny();
   return ids;
+}
+
+/** `?details=1` asks for the names; "0" or empty for none; anything else is a 422 on `details`. */
+export function wantsDetails(raw: string | undefined): boolean {
+  if (raw === undefined || raw === "" || raw === "0") return false;
+  if (raw === "1") return true;
+  throw new Invalid({ details: ["The details field must be 0 or 1."] });
 }

@@ -1,5 +1,7 @@
 import { t } from "elysia";
+import { Int } from "../../validation/schemas.ts";
 import { PERMISSIONS } from "../auth/permissions.ts";
+import { RoleJson } from "../users/schemas.ts";
 
 export const CreateRoleBody = t.Object(
   {
@@ -12,3 +14,6 @@ export const CreateRoleBody = t.Object(
   { additionalProperties: false },
 );
 export type CreateRoleInput = typeof CreateRoleBody.static;
+
+/** A role in the admin list: the role, and how many users have it. */
+export const RoleWithCountJson = t.Composite([RoleJson, t.Object({ users_count: Int() })]);

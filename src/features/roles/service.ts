@@ -1,6 +1,6 @@
-import { eq } from "drizzle-orm";
+import { asc, count, eq } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
-import { type Role, roles } from "../../db/schema/index.ts";
+import { type Role, roles, users } from "../../db/schema/index.ts";
 import { Invalid } from "../../errors.ts";
 import { checkBodyWith } from "../../validation/body-checks.ts";
 import { CreateRoleBody, type CreateRoleInput } from "./schemas.ts";
@@ -22,4 +22,14 @@ export async function createRole(ctx: Pick<AppContext, "db">, input: CreateRoleI
     .returning();
   if (!role) throw nameTaken();
   return role;
+}
+
+/** Every role, by name, with how many users have it (one grouped query). */
+export async function listRoles(ctx: Pick<AppContext, "db">): Promise<{ role: Role; users: number }[]> {
+  return ctx.db
+    .select({ role: roles, users: count(users.id) })
+    .from(roles)
+    .leftJoin(users, eq(users.roleId, roles.id))
+    .groupBy(roles.id)
+    .orderBy(asc(roles.name));
 }

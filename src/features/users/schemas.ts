@@ -1,4 +1,5 @@
 import { t } from "elysia";
+import { PageQuery, simplePageOf } from "../../http/pagination.ts";
 import { Int } from "../../validation/schemas.ts";
 
 export const CreateUserBody = t.Object(
@@ -27,3 +28,21 @@ export const UserJson = t.Object({
   email: t.String(),
   role: RoleJson,
 });
+
+/** The admin list's filters; strings so an empty `?role=` from a form filters nothing. */
+export const UserListQuery = t.Object({
+  search: t.Optional(t.String({ maxLength: 255, description: "part of the name or e-mail, any case" })),
+  role: t.Optional(t.String({ maxLength: 64, description: "only users with this role (its name)" })),
+  ...PageQuery,
+});
+
+export const UserPageJson = simplePageOf(UserJson);
+
+export const UpdateUserBody = t.Object(
+  {
+    name: t.Optional(t.String({ minLength: 1, maxLength: 255 })),
+    role: t.Optional(t.String({ minLength: 1, maxLength: 64, description: "the new role's name" })),
+  },
+  { additionalProperties: false },
+);
+export type UpdateUserInput = typeof UpdateUserBody.static;

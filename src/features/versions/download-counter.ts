@@ -1,16 +1,23 @@
 import { eq, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
-import { products } from "../../db/schema/index.ts";
+import { products, versions } from "../../db/schema/index.ts";
 import type { Logger } from "../../log.ts";
 import { errorFields } from "../../log-errors.ts";
 
+/** What was counted for one version since the last write (its product's count goes up by as much). */
+interface Pending {
+  productId: number;
+  count: number;
+}
+
 /**
- * Download counts, added up in memory and written once every few seconds per product: a popular
- * release downloaded by thousands at once costs one UPDATE per interval, not a row lock per request.
- * A crash loses at most one interval's counts, which a counter can afford.
+ * Download counts, added up in memory and written once every few seconds per version: a popular
+ * release downloaded by thousands at once costs two UPDATEs per interval (the version's count and its
+ * product's total), not a row lock per request. A crash loses at most one interval's counts, which a
+ * counter can afford.
  */
 export class DownloadCounter {
-  readonly #pending = new Map<number, number>();
+  readonly #pending = new Map<number, Pending>();
   #timer: Timer | null = null;
 
   constructor(
@@ -19,12 +26,17 @@ export class DownloadCounter {
     private readonly intervalMs = 5000,
   ) {}
 
-  add(productId: number): void {
-    this.#pending.set(productId, (this.#pending.get(productId) ?? 0) + 1);
+  add(productId: number, versionId: number): void {
+    this.#keep(versionId, productId, 1);
     if (!this.#timer) {
       this.#timer = setTimeout(() => void this.flush(), this.intervalMs);
       this.#timer.unref();
     }
+  }
+
+  #keep(versionId: number, productId: number, count: number): void {
+    const pending = this.#pending.get(versionId);
+    this.#pending.set(versionId, { productId, count: (pending?.count ?? 0) + count });
   }
 
   /** Writes what has been counted so far (also on shutdown). */
@@ -33,16 +45,27 @@ export class DownloadCounter {
     this.#timer = null;
     const batch = [...this.#pending];
     this.#pending.clear();
-    for (const [productId, count] of batch) {
+    for (const [versionId, { productId, count }] of batch) {
       try {
-        await this.db
-          .update(products)
-          .set({ downloads: sql`${products.downloads} + ${count}` })
-          .where(eq(products.id, productId));
+        // One transaction, so the product's total and its versions' counts never drift apart.
+        await this.db.transaction(async (tx) => {
+          await tx
+            .update(versions)
+            .set({ downloads: sql`${versions.downloads} + ${count}` })
+            .where(eq(versions.id, versionId));
+          await tx
+            .update(products)
+            .set({ downloads: sql`${products.downloads} + ${count}` })
+            .where(eq(products.id, productId));
+        });
       } catch (error) {
         // Keep the counts for the next try (the database may be briefly away).
-        this.#pending.set(productId, (this.#pending.get(productId) ?? 0) + count);
-        this.log.warn("download counts not written", { product_id: productId, error: errorFields(error) });
+        this.#keep(versionId, productId, count);
+        this.log.warn("download counts not written", {
+          product_id: productId,
+          version_id: versionId,
+          error: errorFields(error),
+        });
       }
     }
   }

@@ -3,11 +3,12 @@ import type { AppContext } from "../../context.ts";
 import { type Product, products } from "../../db/schema/index.ts";
 import { Forbidden, NotFound, Unauthenticated } from "../../errors.ts";
 import { checkSignedUrl, type SignatureCheck } from "../../signed-url.ts";
-import type { Actor } from "../auth/actor.ts";
+import { type Actor, sessionActorOf } from "../auth/actor.ts";
 import { allows } from "../auth/permissions.ts";
 import { holderByKey, isHolder } from "../licenses/holders.ts";
 import { normaliseLicenseKey } from "../licenses/keys.ts";
 import { isListed, ownsProduct } from "../products/service.ts";
+import { findSession } from "../sessions/service.ts";
 import { authenticateToken } from "../tokens/service.ts";
 import { findVersion, type VersionRow } from "./service.ts";
 
@@ -16,24 +17,27 @@ export interface DownloadCredentials {
   url: URL;
   bearer: string | undefined;
   licenseKey: string | null;
+  /** The dashboard's `depot_session` cookie, used when nothing else was sent (its Download links). */
+  sessionCookie: string | null;
 }
 
-/** Who is asking, by the one credential they brought (a signature, a token or a license key). */
+/** Who is asking, by the one credential they brought (a signature, a token or session, or a license key). */
 type Caller =
   | { by: "signature"; check: SignatureCheck }
+  /** A bearer token, or the dashboard's session: a user, with the same rights either way. */
   | { by: "token"; actor: Actor }
   /** The key, and the owner of a live license of this product with it (null for any other key). */
   | { by: "license"; key: string; holderId: number | null }
   | { by: "nothing" };
 
 /**
- * The version, if the caller may download it: a valid signed URL; or a bearer token of the product's
- * owner, an admin or a holder; or an `X-License-Key` that is live for this product. For a benefit
+ * The version, if the caller may download it: a valid signed URL; or a bearer token (or, with no other
+ * credential, the dashboard's session cookie) of the product's owner, an admin or a holder; or an `X-License-Key` that is live for this product. For a benefit
  * version a holder must also have the benefit. A hidden, disabled or deleted product is as unknown
  * (404) to a caller who could not read it as a product that does not exist, whatever they sent.
  */
 export async function downloadableVersion(
-  ctx: Pick<AppContext, "db" | "appKey">,
+  ctx: Pick<AppContext, "db" | "appKey" | "config">,
   productId: number,
   versionId: number,
   credentials: DownloadCredentials,
@@ -50,7 +54,7 @@ export async function downloadableVersion(
 }
 
 async function identify(
-  ctx: Pick<AppContext, "db" | "appKey">,
+  ctx: Pick<AppContext, "db" | "appKey" | "config">,
   product: Product,
   credentials: DownloadCredentials,
 ): Promise<Caller> {
@@ -66,6 +70,9 @@ async function identify(
     const key = normaliseLicenseKey(credentials.licenseKey);
     return { by: "license", key, holderId: await holderByKey(ctx, key, product.id, null) };
   }
+  // A GET changes nothing, so no CSRF token is asked for (a link cannot send one); a dead cookie is no credential.
+  const signedIn = await findSession(ctx, credentials.sessionCookie);
+  if (signedIn) return { by: "token", actor: sessionActorOf(signedIn) };
   return { by: "nothing" };
 }
 

@@ -11,6 +11,7 @@ import { pageRequest } from "../../pagination.ts";
 import { newStorageKey } from "../../storage/storage.ts";
 import { pathId, toId } from "../../validation/ids.ts";
 import type { Actor } from "../auth/actor.ts";
+import { readSessionCookie } from "../sessions/cookie.ts";
 import { downloadableVersion } from "./download.ts";
 import { contentDisposition, fileResponse } from "./file-response.ts";
 import {
@@ -92,6 +93,7 @@ export const versionRoutes = (ctx: AppContext) => {
         url: publicUrl(request.url, ctx.config.appUrl),
         bearer,
         licenseKey: request.headers.get("x-license-key"),
+        sessionCookie: readSessionCookie(request),
       },
     );
     if (userId !== null) annotateRequest(request, { user_id: userId });
@@ -119,7 +121,7 @@ export const versionRoutes = (ctx: AppContext) => {
         : null;
     if (presigned !== null) {
       // The bucket serves the bytes (and Range); only a request for the whole file counts.
-      if (!request.headers.has("range")) ctx.downloads.add(product.id);
+      if (!request.headers.has("range")) ctx.downloads.add(product.id, version.id);
       return new Response(null, {
         status: 302,
         headers: { location: presigned, "cache-control": "no-store" },
@@ -132,7 +134,7 @@ export const versionRoutes = (ctx: AppContext) => {
       fileName: version.fileName,
       contentType,
     });
-    if (counts && request.method === "GET") ctx.downloads.add(product.id);
+    if (counts && request.method === "GET") ctx.downloads.add(product.id, version.id);
     if (request.method === "GET") ctx.metrics?.download(response);
     return response;
   };

@@ -4,7 +4,10 @@ import { Int } from "../../validation/schemas.ts";
 
 const DateTime = t.String({ format: "date-time" });
 
-/** A version (note `product_id` is a string) with `changelog_format`, `file_size`, `sha256`. */
+/**
+ * A version (note `product_id` is a string) with `changelog_format`, `file_size`, `sha256`, and
+ * `downloads`, a count as a decimal string like the product's.
+ */
 export const VersionJson = t.Object({
   id: Int(),
   product_id: t.String(),
@@ -19,6 +22,7 @@ export const VersionJson = t.Object({
   file_name: t.String(),
   file_size: Int(),
   sha256: t.String({ pattern: "^[0-9a-f]{64}$" }),
+  downloads: t.String({ pattern: "^\\d+$", description: "whole downloads of the file, as a decimal string" }),
   created_at: DateTime,
   updated_at: DateTime,
 });

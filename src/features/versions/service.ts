@@ -305,6 +305,7 @@ export const toVersionJson = ({ version, benefit }: VersionRow, appUrl: string) 
   file_name: version.fileName,
   file_size: version.fileSize,
   sha256: version.sha256,
+  downloads: String(version.downloads),
   created_at: version.createdAt.toISOString(),
   updated_at: version.updatedAt.toISOString(),
 });

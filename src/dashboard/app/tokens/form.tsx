@@ -2,16 +2,9 @@
 import { useState } from "preact/hooks";
 import { Field } from "../field.tsx";
 import type { User } from "../session.ts";
-import { useSubmission } from "../submission.ts";
+import { messagesFor, useSubmission } from "../submission.ts";
 import { grantableAbilities } from "./abilities.ts";
 import { createToken, type NewToken } from "./api.ts";
-
-/** The 422's messages for `field` and its items (`abilities.0`…), joined for one line under it. */
-const messagesFor = (fields: Record<string, string[]>, field: string) =>
-  Object.entries(fields)
-    .filter(([key]) => key === field || key.startsWith(`${field}.`))
-    .flatMap(([, messages]) => messages)
-    .join(" ") || null;
 
 export function NewTokenForm({ user, onCreated }: { user: User; onCreated: (token: NewToken) => void }) {
   const abilities = grantableAbilities(user);

@@ -1,0 +1,1 @@
+ALTER TABLE "versions" ADD COLUMN "downloads" bigint DEFAULT 0 NOT NULL;
