@@ -452,23 +452,24 @@ const routes = (): GuardedRoute[] => [
       allowed: ownerAndAdmin(201),
     }),
   ),
+  // Reading versions: the customer holds a license of the hidden product, so may list what to download.
   {
     route: "GET /api/products/:product/versions",
     send: call("GET", () => `/api/products/${ids.product}/versions`),
-    denied: hiddenFrom("customer", "stranger"),
-    allowed: ownerAndAdmin(200),
+    denied: hiddenFrom("stranger"),
+    allowed: () => [who("customer", 200), ...ownerAndAdmin(200)()],
   },
   {
     route: "GET /api/products/:product/versions/latest",
     send: call("GET", () => `/api/products/${ids.product}/versions/latest`),
-    denied: hiddenFrom("customer", "stranger"),
-    allowed: ownerAndAdmin(200),
+    denied: hiddenFrom("stranger"),
+    allowed: () => [who("customer", 200), ...ownerAndAdmin(200)()],
   },
   {
     route: "GET /api/products/:product/versions/:version",
     send: call("GET", async () => `/api/products/${ids.product}/versions/${await newVersion()}`),
-    denied: hiddenFrom("customer", "stranger"),
-    allowed: ownerAndAdmin(200),
+    denied: hiddenFrom("stranger"),
+    allowed: () => [who("customer", 200), ...ownerAndAdmin(200)()],
   },
   {
     route: "DELETE /api/products/:product/versions/:version",
@@ -635,6 +636,44 @@ const routes = (): GuardedRoute[] => [
     send: apiKeyCall("DELETE", async () => `/api/v1/licenses/${license.id}/ips/${await registeredIp()}`),
     denied: otherCreator,
     allowed: creatorAndGlobal(204),
+  },
+  // A customer's own licenses and downloads: any credential of theirs, only their own
+  // (tests/my-licenses.test.ts, tests/downloads-api.test.ts).
+  {
+    route: "GET /api/licenses",
+    send: call("GET", () => "/api/licenses"),
+    denied: () => [],
+    allowed: anyToken(200),
+  },
+  {
+    route: "GET /api/downloads",
+    send: call("GET", () => "/api/downloads"),
+    denied: () => [],
+    allowed: anyToken(200),
+  },
+  // Profile: the dashboard's session only, which the matrix cannot send (tests/profile.test.ts:
+  // 200, 204, 419, 422); every bearer token, the admin's too, is told so.
+  {
+    route: "PATCH /api/profile",
+    send: call(
+      "PATCH",
+      () => "/api/profile",
+      () => ({ name: "Renamed" }),
+    ),
+    denied: () =>
+      ["customer", "admin"].map((name) => who(name, 403, "Your profile is changed in the dashboard.")),
+    allowed: () => [],
+  },
+  {
+    route: "POST /api/profile/password",
+    send: call(
+      "POST",
+      () => "/api/profile/password",
+      () => ({ current_password: "x", password: "a new password", password_confirmation: "a new password" }),
+    ),
+    denied: () =>
+      ["customer", "admin"].map((name) => who(name, 403, "Your profile is changed in the dashboard.")),
+    allowed: () => [],
   },
 ];
 

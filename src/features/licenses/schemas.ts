@@ -117,3 +117,26 @@ export const CheckoutResultJson = t.Object({
   ),
   license_file_expires_at: t.Optional(t.String({ format: "date-time" })),
 });
+
+/** One of the caller's own licenses, as the dashboard's Licenses page shows it (`GET /api/licenses`). */
+export const OwnLicenseJson = t.Object({
+  id: t.String({ format: "uuid" }),
+  key: t.String(),
+  product: t.Object({ id: Int(), name: t.String() }),
+  expires: t.Union([t.String({ format: "date-time" }), t.Null()], { description: "null: never expires" }),
+  revoked: t.Boolean(),
+  status: t.UnionEnum(["active", "expired", "revoked"]),
+  max_ips: Int(),
+  ips: t.Array(
+    t.Object({
+      ip: t.String(),
+      first_seen_at: t.String({ format: "date-time" }),
+      last_seen_at: t.String({ format: "date-time" }),
+    }),
+  ),
+  ip_resets_left: Int({
+    description: "self-service resets (DELETE /api/licenses/{id}/ips) left in the last 24 hours",
+  }),
+  created_at: t.String({ format: "date-time" }),
+});
+export type OwnLicenseJson = typeof OwnLicenseJson.static;
