@@ -175,12 +175,13 @@ describe("downloading with the dashboard's session", () => {
 
   test("no cookie, a dead session, or a bad Authorization header beside a good cookie: 401", async () => {
     const path = `${base}${downloadPath(listed, "listedNew")}`;
-    for (const headers of [
+    const cases: Record<string, string>[] = [
       {},
       { cookie: "depot_session=not-a-session" },
       { cookie: holderSession.cookie, authorization: "Bearer garbled" },
       { cookie: holderSession.cookie, authorization: "Basic dXNlcjpwYXNz" },
-    ]) {
+    ];
+    for (const headers of cases) {
       const response = await fetch(path, { headers });
       expect(response.status).toBe(401);
       expect(await readJson(response)).toEqual({ message: "Unauthenticated." });

@@ -171,7 +171,12 @@ describe("GET /api/licenses", () => {
         per_page: ["The per page field must be an integer between 1 and 100."],
       },
     });
-    for (const headers of [{}, bearer("garbled"), { cookie: "depot_session=not-a-session" }]) {
+    const refused: Record<string, string>[] = [
+      {},
+      bearer("garbled"),
+      { cookie: "depot_session=not-a-session" },
+    ];
+    for (const headers of refused) {
       const response = await fetch(`${base}/api/licenses`, { headers });
       expect(response.status).toBe(401);
       expect(response.headers.get("www-authenticate")).toBe("Bearer");
