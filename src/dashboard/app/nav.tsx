@@ -2,8 +2,15 @@
 import type { ComponentChildren } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { messageOf } from "./api.ts";
-import { unreadBadge } from "./notifications.ts";
-import { HOME_PATH, PROFILE_PATH, TOKENS_PATH } from "./paths.ts";
+import { onNotificationsChanged, unreadBadge } from "./notifications.ts";
+import {
+  DOWNLOADS_PATH,
+  HOME_PATH,
+  LICENSES_PATH,
+  NOTIFICATIONS_PATH,
+  PROFILE_PATH,
+  TOKENS_PATH,
+} from "./paths.ts";
 import { navigate, usePath } from "./router.ts";
 import { signOut, type User } from "./session.ts";
 
@@ -12,6 +19,9 @@ const LINKS: { href: string; label: string; shows?: (user: User) => boolean }[] 
   { href: HOME_PATH, label: "Home" },
   { href: TOKENS_PATH, label: "Tokens" },
   { href: PROFILE_PATH, label: "Profile" },
+  { href: LICENSES_PATH, label: "Licenses" },
+  { href: DOWNLOADS_PATH, label: "Downloads" },
+  { href: NOTIFICATIONS_PATH, label: "Notifications" },
 ];
 
 /**
@@ -40,7 +50,10 @@ function UnreadBadge() {
   const [badge, setBadge] = useState<string | null>(null);
   useEffect(() => {
     // A badge is a nicety: if the count cannot be read, the bar simply shows none.
-    unreadBadge().then(setBadge, () => setBadge(null));
+    const read = () => unreadBadge().then(setBadge, () => setBadge(null));
+    void read();
+    // Marking notifications read on any page counts again.
+    return onNotificationsChanged(read);
   }, []);
   if (!badge) return null;
   return (
