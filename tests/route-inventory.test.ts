@@ -34,6 +34,8 @@ const PUBLIC = new Set([
   "POST /api/v1/licenses/checkout",
   "GET /.well-known/jwks.json",
   "GET /api/v1/keys",
+  // Downloads also take a bearer token or the dashboard's session, each checked by
+  // tests/versions-download.test.ts and tests/downloads-api.test.ts (401, 403, a hidden product's 404).
   "GET /api/products/:product/versions/:version/download",
   "HEAD /api/products/:product/versions/:version/download",
   "GET /docs",

@@ -3,7 +3,7 @@
 // and resets it (the count drops to 0, a reset is used up); on Downloads sees the newest version's
 // changelog rendered from Markdown (no script), downloads the file through the page (its SHA-256
 // matches) and opens the older versions; on Notifications marks one read, then all, and the nav
-// badge follows; on Profile renames themself. Nothing is asked of another host, nothing fails.
+// badge follows; on Profile renames themself and changes their password. Nothing is asked of another host, nothing fails.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
@@ -146,7 +146,7 @@ test("a customer sees and copies their license, resets its IPs, downloads, marks
       dialogs.push(dialog.message());
       void dialog.accept();
     });
-    await page.getByRole("button", { name: "Reset IPs" }).click();
+    await page.getByRole("button", { name: "Reset IPs of Ultra Perms" }).click();
     await page.getByRole("heading", { name: "IP addresses in use: 0 of 3" }).waitFor({ timeout: 10_000 });
     await page.getByText("2 resets left today.").waitFor({ timeout: 10_000 });
     await page.getByText("The addresses were forgotten.").waitFor();
@@ -182,7 +182,17 @@ test("a customer sees and copies their license, resets its IPs, downloads, marks
     // Older versions, loaded when opened, each with its changelog and its own link.
     const older = page.getByRole("button", { name: "Older versions of Ultra Perms" });
     expect(await older.getAttribute("aria-expanded")).toBe("false");
-    await older.click();
+    // By keyboard: it takes the visible focus ring, and Enter opens it.
+    await older.focus();
+    await page.keyboard.press("Shift+Tab");
+    await page.keyboard.press("Tab");
+    expect(await older.evaluate((element) => element.matches(":focus-visible"))).toBe(true);
+    expect(
+      await older.evaluate(
+        (element) => element.ownerDocument.defaultView?.getComputedStyle(element).outlineWidth,
+      ),
+    ).toBe("3px");
+    await page.keyboard.press("Enter");
     const first = page.getByRole("article", { name: "Release 1.0.0 1.0.0" });
     await first.waitFor({ timeout: 10_000 });
     expect(await older.getAttribute("aria-expanded")).toBe("true");
@@ -205,7 +215,7 @@ test("a customer sees and copies their license, resets its IPs, downloads, marks
         .getByRole("link", { name: /^Download/ })
         .getAttribute("href"),
     ).toBe(`/api/products/${product.id}/versions/${latest.id}/download`);
-    await page.getByRole("button", { name: "Mark Ultra Perms 1.1.0 as read" }).click();
+    await page.getByRole("button", { name: /^Mark as read\W+Ultra Perms 1\.1\.0$/ }).click();
     await page.getByText("1 unread.").waitFor({ timeout: 10_000 });
     await page.waitForFunction("document.querySelector('.badge')?.textContent === '1 unread notifications'");
     expect(await items.nth(0).textContent()).not.toContain("Unread");
@@ -225,8 +235,30 @@ test("a customer sees and copies their license, resets its IPs, downloads, marks
     await name.fill("Casey Renamed");
     await page.getByRole("button", { name: "Save name" }).click();
     await page.getByText("Your name is saved.").waitFor({ timeout: 10_000 });
+
+    // Change password: a wrong current password is refused beside its field, then the change succeeds
+    // and this browser stays signed in.
+    await page.getByLabel("Current password").fill("not my password");
+    await page.getByLabel("New password").fill("a brand new password");
+    await page.getByLabel("Confirm password").fill("a brand new password");
+    await page.getByRole("button", { name: "Change password" }).click();
+    const currentError = page.locator("#current-password-error");
+    await currentError.waitFor({ timeout: 10_000 });
+    expect(await currentError.textContent()).toBe("The password is incorrect.");
+    expect(await page.getByLabel("Current password").getAttribute("aria-invalid")).toBe("true");
+    await page.getByLabel("Current password").fill(PASSWORD);
+    await page.getByRole("button", { name: "Change password" }).click();
+    await page.getByText("Your password is changed.").waitFor({ timeout: 10_000 });
+    expect(await fitsWidth(page)).toBe(true);
+
     await nav.getByRole("link", { name: "Home" }).click();
     await page.getByRole("heading", { name: "Welcome, Casey Renamed" }).waitFor({ timeout: 10_000 });
+    const signIn = await fetch(`${base}/api/auth/sign-in`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: customer.email, password: "a brand new password" }),
+    });
+    expect(signIn.status).toBe(200);
 
     expect(offOrigin(w)).toEqual([]);
     expect(w.problems).toEqual([]);

@@ -39,7 +39,7 @@ export function LicenseCard({ license, onChanged }: { license: OwnLicense; onCha
     const question =
       `Forget the ${license.ips.length} address${license.ips.length === 1 ? "" : "es"} using ` +
       `${license.product.name}'s license? Use this after moving to another server. ` +
-      resetsLeft(license.ip_resets_left - 1).replace("today", "today after this one");
+      `It uses one of your ${license.ip_resets_left} resets left today.`;
     if (!confirm(question)) return;
     setBusy(true);
     setError(null);
@@ -96,6 +96,7 @@ export function LicenseCard({ license, onChanged }: { license: OwnLicense; onCha
           aria-describedby={`license-${license.id}-resets`}
         >
           {busy ? "Resetting…" : "Reset IPs"}
+          <span class="visually-hidden"> of {license.product.name}</span>
         </button>
         <span id={`license-${license.id}-resets`} class="hint">
           {resetsLeft(license.ip_resets_left)}

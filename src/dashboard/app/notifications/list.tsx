@@ -40,9 +40,9 @@ export function NotificationList({ notifications, marking, onMarkRead }: Props) 
                   class="secondary"
                   onClick={() => onMarkRead(notification)}
                   disabled={marking === notification.id}
-                  aria-label={`Mark ${what} as read`}
                 >
                   {marking === notification.id ? "Marking…" : "Mark as read"}
+                  <span class="visually-hidden">: {what}</span>
                 </button>
               )}
             </div>
