@@ -204,6 +204,25 @@ describe("POST /api/profile/password", () => {
     expect(await hashOf(user.id)).toBe(before);
   }, 30_000);
 
+  test("guessing the current password is throttled as sign-in is: 5 wrong a minute, then 429", async () => {
+    const user = await userWithPassword(t.ctx, PASSWORD);
+    const here = await signIn(base, user.email, PASSWORD);
+    const before = await hashOf(user.id);
+    // A mismatch with the right current password is not a guess, and does not count.
+    const mismatch = { current_password: PASSWORD, password: NEW, password_confirmation: "other password" };
+    for (let i = 0; i < 6; i++) expect((await changePassword(here, mismatch)).status).toBe(422);
+    const guess = { current_password: "wrong guess", password: NEW, password_confirmation: NEW };
+    for (let i = 0; i < 5; i++) expect((await changePassword(here, guess)).status).toBe(422);
+    const right = { current_password: PASSWORD, password: NEW, password_confirmation: NEW };
+    const refused = await changePassword(here, right);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect((await readJson(refused)).message).toMatch(
+      /^Too many sign-in attempts\. Please try again in \d+ seconds\.$/,
+    );
+    expect(await hashOf(user.id)).toBe(before);
+  }, 30_000);
+
   test("a bearer token is told to use the dashboard; no credentials 401; no CSRF token 419", async () => {
     const user = await userWithPassword(t.ctx, PASSWORD);
     const here = await signIn(base, user.email, PASSWORD);

@@ -1,9 +1,12 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context.ts";
+import { Invalid } from "../../errors.ts";
 import { bearerAuth } from "../../http/auth.ts";
+import { clientIpOf } from "../../http/request-id.ts";
 import { dataOf, MessageJson, ValidationJson } from "../../http/schemas.ts";
 import { sha256Hex } from "../auth/secrets.ts";
 import { readSessionCookie } from "../sessions/cookie.ts";
+import { SignInThrottle } from "../sessions/sign-in-throttle.ts";
 import { UserJson } from "../users/schemas.ts";
 import { toUserJson } from "../users/service.ts";
 import { ChangePasswordBody, UpdateProfileBody } from "./schemas.ts";
@@ -15,8 +18,11 @@ const tags = ["Dashboard"];
 export const PROFILE_IN_DASHBOARD = "Your profile is changed in the dashboard.";
 
 /** The signed-in user's own name and password (the dashboard's Profile page); the session only. */
-export const profileRoutes = (ctx: AppContext) =>
-  new Elysia()
+export const profileRoutes = (ctx: AppContext) => {
+  // Guessing the current password is guessing a sign-in: the same limits (5 a minute per user, 20
+  // per address), so a session left open cannot be used to find the password it was opened with.
+  const throttle = new SignInThrottle();
+  return new Elysia()
     .use(bearerAuth(ctx))
     .patch(
       "/api/profile",
@@ -39,16 +45,33 @@ export const profileRoutes = (ctx: AppContext) =>
       async ({ body, actor, request, set }) => {
         // sessionOnly let only a live session cookie through: it is the session to keep.
         const current = sha256Hex(readSessionCookie(request) ?? "");
-        await changePassword(ctx, actor.user.id, current, body);
+        const ip = clientIpOf(request);
+        throttle.begin(actor.user.email, ip);
+        try {
+          await changePassword(ctx, actor.user.id, current, body);
+        } catch (error) {
+          // Only a wrong current password counts as a failed attempt.
+          if (!(error instanceof Invalid && error.errors.current_password))
+            throttle.succeeded(actor.user.email, ip);
+          throw error;
+        }
+        throttle.succeeded(actor.user.email, ip);
         set.status = 204;
       },
       {
         sessionOnly: PROFILE_IN_DASHBOARD,
         body: ChangePasswordBody,
-        response: { 401: MessageJson, 403: MessageJson, 419: MessageJson, 422: ValidationJson },
+        response: {
+          401: MessageJson,
+          403: MessageJson,
+          419: MessageJson,
+          422: ValidationJson,
+          429: MessageJson,
+        },
         detail: {
           summary: "Change your password (dashboard session); your other sessions end, this one stays",
           tags,
         },
       },
     );
+};
