@@ -106,12 +106,32 @@ describe("GET /api/licenses", () => {
       );
     expect((await find()).ips.map((ip: { ip: string }) => ip.ip)).toEqual(["198.51.100.4"]);
 
-    const reset = await fetch(`${base}/api/licenses/${license.id}/ips`, {
-      method: "DELETE",
-      headers: { cookie: session.cookie, "x-csrf-token": session.csrf, "sec-fetch-site": "same-origin" },
-    });
-    expect(reset.status).toBe(204);
+    const reset = () =>
+      fetch(`${base}/api/licenses/${license.id}/ips`, {
+        method: "DELETE",
+        headers: { cookie: session.cookie, "x-csrf-token": session.csrf, "sec-fetch-site": "same-origin" },
+      });
+    expect((await reset()).status).toBe(204);
     expect(await find()).toMatchObject({ ips: [], ip_resets_left: 2 });
+    // Another license's count is its own.
+    expect(
+      (await readJson(await listWithSession("?per_page=100"))).data.filter(
+        (l: { ip_resets_left: number }) => l.ip_resets_left !== 3,
+      ),
+    ).toHaveLength(1);
+
+    expect((await reset()).status).toBe(204);
+    expect((await reset()).status).toBe(204);
+    expect((await find()).ip_resets_left).toBe(0);
+    // The fourth in 24 hours is refused, and the count stays at none left.
+    await validateFrom(license.key, "198.51.100.5");
+    const refused = await reset();
+    expect(refused.status).toBe(429);
+    expect(await readJson(refused)).toEqual({ message: "Too Many Attempts." });
+    expect(await find()).toMatchObject({
+      ip_resets_left: 0,
+      ips: [expect.objectContaining({ ip: "198.51.100.5" })],
+    });
   }, 30_000);
 
   test("expired and revoked licenses say so; a deleted product's license keeps its name", async () => {
