@@ -3,7 +3,8 @@
 // and resets it (the count drops to 0, a reset is used up); on Downloads sees the newest version's
 // changelog rendered from Markdown (no script), downloads the file through the page (its SHA-256
 // matches) and opens the older versions; on Notifications marks one read, then all, and the nav
-// badge follows; on Profile renames themself and changes their password. Nothing is asked of another host, nothing fails.
+// badge follows; on Profile renames themself and changes their password. Nothing is asked of
+// another host, nothing fails. Someone holding nothing sees each page's empty state.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";

@@ -6,7 +6,7 @@ import { NotFound, TooManyAttempts } from "../../errors.ts";
 import type { Actor } from "../auth/actor.ts";
 import { forgetIps, isLicenseId } from "./service.ts";
 
-export const RESETS_PER_DAY = 3;
+const RESETS_PER_DAY = 3;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**

@@ -30,10 +30,11 @@ type Caller =
   | { by: "nothing" };
 
 /**
- * The version, if the caller may download it: a valid signed URL; or a bearer token of the product's
- * owner, an admin or a holder (or their dashboard session); or an `X-License-Key` that is live for this product. For a benefit
- * version a holder must also have the benefit. A hidden, disabled or deleted product is as unknown
- * (404) to a caller who could not read it as a product that does not exist, whatever they sent.
+ * The version, if the caller may download it: a valid signed URL; or a bearer token (or the dashboard
+ * session) of the product's owner, an admin or a holder; or an `X-License-Key` that is live for this
+ * product. For a benefit version a holder must also have the benefit. A hidden, disabled or deleted
+ * product is as unknown (404) to a caller who could not read it as a product that does not exist,
+ * whatever they sent.
  */
 export async function downloadableVersion(
   ctx: Pick<AppContext, "db" | "appKey">,

@@ -146,7 +146,8 @@ export const versionRoutes = (ctx: AppContext) => {
     tags,
     summary: "Download a version's file",
     description:
-      "Bearer token or the dashboard's session cookie (owner, admin or holder), `X-License-Key`, or a signed URL (`expires`, `signature`). " +
+      "Bearer token or the dashboard's session cookie (owner, admin or holder), `X-License-Key`, " +
+      "or a signed URL (`expires`, `signature`). " +
       "Strong ETag, If-None-Match → 304, one byte range → 206 (416 past the end), Repr-Digest. " +
       "With object storage and STORAGE_DOWNLOADS=redirect: 302 to a presigned URL valid for 5 minutes.",
   };
