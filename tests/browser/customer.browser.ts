@@ -81,7 +81,8 @@ test("a customer sees and copies their license, resets its IPs, downloads, marks
     vendorToken,
     product.id,
     "1.1.0",
-    "## Fixed\n\n- The **crash** on start\n\n<script>window.pwned = true</script>",
+    "## Fixed\n\n- The **crash** on start\n\n<script>window.pwned = true</script>\n\n" +
+      "![Screenshot](https://cdn.example.com/shot.png)",
     newBytes,
   );
 
@@ -164,6 +165,11 @@ test("a customer sees and copies their license, resets its IPs, downloads, marks
     expect(await changelog.locator("strong").textContent()).toBe("crash");
     expect(await changelog.locator("script").count()).toBe(0);
     expect(await page.evaluate("window.pwned")).toBeUndefined();
+    // An image from another host would break the page's promise to ask nothing of other hosts: a link.
+    expect(await changelog.locator("img").count()).toBe(0);
+    expect(await changelog.getByRole("link", { name: "Screenshot" }).getAttribute("href")).toBe(
+      "https://cdn.example.com/shot.png",
+    );
     const entry = page.getByRole("article", { name: "Release 1.1.0 1.1.0" });
     const facts = (await entry.locator(".hint").textContent()) ?? "";
     expect(facts).toContain("plugin-1.1.0.jar");

@@ -19,10 +19,30 @@ export function formatSize(bytes: number): string {
   return unit === 0 ? `${bytes} bytes` : `${size.toFixed(size < 10 ? 1 : 0)} ${UNITS[unit]}`;
 }
 
+/**
+ * A changelog may show images from other hosts, which the dashboard's CSP (`default-src 'self'`) would
+ * refuse (and report): such an image becomes a link to it instead. DOMParser's document is inert, so
+ * nothing is fetched while the HTML is rewritten.
+ */
+function withoutForeignImages(html: string): string {
+  const document = new DOMParser().parseFromString(html, "text/html");
+  for (const image of Array.from(document.images)) {
+    const src = image.getAttribute("src") ?? "";
+    if (new URL(src, location.origin).origin === location.origin) continue;
+    const link = document.createElement("a");
+    link.href = src;
+    link.textContent = image.alt || "Image";
+    image.replaceWith(link);
+  }
+  return document.body.innerHTML;
+}
+
 function Changelog({ version }: { version: Version }) {
-  const { loading } = useLoad(() => renderChangelog(version), "The changelog could not be shown.", [
-    version.id,
-  ]);
+  const { loading } = useLoad(
+    async () => withoutForeignImages(await renderChangelog(version)),
+    "The changelog could not be shown.",
+    [version.id],
+  );
   return (
     <Loaded loading={loading} label="Loading the changelog…">
       {/* Sanitised by the server (POST /api/changelog/preview): the same HTML the e-mails carry. */}
