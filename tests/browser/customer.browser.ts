@@ -13,7 +13,7 @@ import { signUrl } from "../../src/signed-url.ts";
 import { bearer, readJson, startTestApp, type TestApp } from "../helpers/app.ts";
 import { closeBrowser, fitsWidth, offOrigin, openPage } from "../helpers/browser.ts";
 import { apiKeyFor, createProduct, createUser, tokenFor } from "../helpers/factories.ts";
-import { userWithPassword } from "../helpers/sessions.ts";
+import { sessionHeaders, signIn, userWithPassword } from "../helpers/sessions.ts";
 
 const PASSWORD = "correct horse battery";
 const sha256 = (bytes: string | Uint8Array) => createHash("sha256").update(bytes).digest("hex");
@@ -291,6 +291,73 @@ test("someone holding nothing sees the empty states, saying what to do next", as
     await page.getByText("Nothing to download yet").waitFor({ timeout: 10_000 });
     await nav.getByRole("link", { name: "Notifications" }).click();
     await page.getByText("No notifications yet.").waitFor({ timeout: 10_000 });
+    expect(await fitsWidth(page)).toBe(true);
+    expect(offOrigin(w)).toEqual([]);
+    expect(w.problems).toEqual([]);
+  } finally {
+    await w.context.close();
+  }
+}, 60_000);
+
+test("a reset refused by the server (429) shows its message; loading states show while lists load", async () => {
+  const vendor = await createUser(t.ctx, { role: "vendor" });
+  const product = await createProduct(t.ctx, vendor, { name: "Busy Plugin" });
+  const customer = await userWithPassword(t.ctx, PASSWORD);
+  const apiKey = (await apiKeyFor(t.ctx)).key;
+  const created = await fetch(`${base}/api/v1/licenses`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-api-key": apiKey },
+    body: JSON.stringify({
+      ownerId: String(customer.id),
+      creatorId: String(vendor.id),
+      productId: String(product.id),
+    }),
+  });
+  const license = await readJson(created);
+  // Two of today's three resets used elsewhere (another browser).
+  const elsewhere = await signIn(base, customer.email, PASSWORD);
+  const resetElsewhere = () =>
+    fetch(`${base}/api/licenses/${license.id}/ips`, { method: "DELETE", headers: sessionHeaders(elsewhere) });
+  for (let i = 0; i < 2; i++) expect((await resetElsewhere()).status).toBe(204);
+
+  const w = await openPage(origin);
+  const { page } = w;
+  try {
+    await page.goto(`${base}/sign-in`, { waitUntil: "networkidle" });
+    await page.getByLabel("Email", { exact: true }).fill(customer.email);
+    await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    const nav = page.getByRole("navigation", { name: "Dashboard" });
+    await nav.waitFor({ timeout: 10_000 });
+
+    // The loading state while the list is on its way.
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await page.route(
+      (url) => url.pathname === "/api/licenses",
+      async (route) => {
+        await held;
+        await route.continue();
+      },
+      { times: 1 },
+    );
+    await nav.getByRole("link", { name: "Licenses" }).click();
+    await page.getByText("Loading licenses…").waitFor({ timeout: 10_000 });
+    release();
+    await page.getByText("1 reset left today.").waitFor({ timeout: 10_000 });
+
+    // The last one is used elsewhere meanwhile: this page's reset is refused, in the server's words.
+    expect((await resetElsewhere()).status).toBe(204);
+    page.once("dialog", (dialog) => void dialog.accept());
+    await page.getByRole("button", { name: "Reset IPs of Busy Plugin" }).click();
+    const alert = page.getByRole("alert");
+    await alert.waitFor({ timeout: 10_000 });
+    expect(await alert.textContent()).toBe("Too Many Attempts.");
+    // The list was read again: none left, and the button says so by being off.
+    await page.getByText("No resets left today.").waitFor({ timeout: 10_000 });
+    expect(await page.getByRole("button", { name: "Reset IPs of Busy Plugin" }).isDisabled()).toBe(true);
     expect(await fitsWidth(page)).toBe(true);
     expect(offOrigin(w)).toEqual([]);
     expect(w.problems).toEqual([]);
