@@ -1,6 +1,6 @@
 // What the signed-in user may download (README, HTTP API: GET /api/downloads), a product's older
 // versions, and a changelog rendered by the server (sanitised, as the e-mails show it).
-import { get, post } from "../api.ts";
+import { firstPage, get, post } from "../api.ts";
 
 /** A version as the versions API shows it. */
 export interface Version {
@@ -29,14 +29,10 @@ export async function listDownloads(): Promise<Download[]> {
   return (await get<{ data: Download[] }>("/api/downloads")).data;
 }
 
-/** One page of a product's versions is plenty to look back through; the page says when there are more. */
-export const OLDER_LISTED = 100;
-
+/** A product's versions, newest first (benefits' too: the caller keeps the release line it shows). */
 export async function listVersions(productId: number): Promise<{ versions: Version[]; more: boolean }> {
-  const page = await get<{ data: Version[]; links: { next: string | null } }>(
-    `/api/products/${productId}/versions?per_page=${OLDER_LISTED}`,
-  );
-  return { versions: page.data, more: page.links.next !== null };
+  const { items, more } = await firstPage<Version>(`/api/products/${productId}/versions`);
+  return { versions: items, more };
 }
 
 /** The changelog as sanitised HTML, ready to insert. */

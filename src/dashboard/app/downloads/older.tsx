@@ -1,7 +1,7 @@
 // "Older versions" of one product or benefit: loaded when first opened, from the versions API (which
 // lists the whole product, so only this release line's are kept, without the latest shown above).
 import { useState } from "preact/hooks";
-import { messageOf } from "../api.ts";
+import { LISTED, messageOf } from "../api.ts";
 import { listVersions, type Version } from "./api.ts";
 import { type HeadingLevel, VersionEntry } from "./version.tsx";
 
@@ -66,7 +66,7 @@ export function OlderVersions({ productId, benefitId, latest, of, level }: Props
             older.versions.map((version) => <VersionEntry key={version.id} version={version} level={level} />)
           ))}
         {older.state === "loaded" && older.more && (
-          <p class="hint">Only versions among the newest 100 of the product are listed.</p>
+          <p class="hint">Only versions among the newest {LISTED} of the product are listed.</p>
         )}
       </div>
     </div>

@@ -1,5 +1,5 @@
 // The signed-in user's own licenses (README, HTTP API: GET /api/licenses) and their IP reset.
-import { api, get } from "../api.ts";
+import { api, firstPage } from "../api.ts";
 
 export interface LicenseIp {
   ip: string;
@@ -20,14 +20,10 @@ export interface OwnLicense {
   created_at: string;
 }
 
-/** The newest first; more than a page of them is unusual, so the page says when there are more. */
-export const LISTED = 100;
-
+/** The newest first. */
 export async function listLicenses(): Promise<{ licenses: OwnLicense[]; more: boolean }> {
-  const page = await get<{ data: OwnLicense[]; links: { next: string | null } }>(
-    `/api/licenses?per_page=${LISTED}`,
-  );
-  return { licenses: page.data, more: page.links.next !== null };
+  const { items, more } = await firstPage<OwnLicense>("/api/licenses");
+  return { licenses: items, more };
 }
 
 /** Forgets every address the license was validated from (3 times in 24 hours; then a 429). */

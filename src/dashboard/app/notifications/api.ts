@@ -1,5 +1,5 @@
 // The signed-in user's notifications (README, Notifications): listing them and marking them read.
-import { get, post } from "../api.ts";
+import { firstPage, post } from "../api.ts";
 import { notificationsChanged } from "../notifications.ts";
 
 export interface Notification {
@@ -18,14 +18,10 @@ export interface Notification {
   created_at: string;
 }
 
-/** The newest first; a page of 100 is plenty to read through, and the page says when there are more. */
-export const LISTED = 100;
-
+/** The newest first. */
 export async function listNotifications(): Promise<{ notifications: Notification[]; more: boolean }> {
-  const page = await get<{ data: Notification[]; links: { next: string | null } }>(
-    `/api/notifications?per_page=${LISTED}`,
-  );
-  return { notifications: page.data, more: page.links.next !== null };
+  const { items, more } = await firstPage<Notification>("/api/notifications");
+  return { notifications: items, more };
 }
 
 /** Marks one read; the navigation's badge counts again. */
