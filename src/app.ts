@@ -5,7 +5,9 @@ import type { AppContext } from "./context.ts";
 import { dashboardRoutes } from "./dashboard/routes.ts";
 import { apiKeyRoutes } from "./features/api-keys/routes.ts";
 import { clientRoutes } from "./features/client/routes.ts";
+import { downloadRoutes } from "./features/downloads/routes.ts";
 import { healthRoutes } from "./features/health/routes.ts";
+import { ownLicenseRoutes } from "./features/licenses/own-routes.ts";
 import { productLicenseRoutes } from "./features/licenses/product-routes.ts";
 import { licenseRoutes } from "./features/licenses/routes.ts";
 import { notificationRoutes } from "./features/notifications/routes.ts";
@@ -13,6 +15,7 @@ import { optionRoutes } from "./features/options/routes.ts";
 import { passwordLinkRoutes } from "./features/password-links/routes.ts";
 import { publicProductRoutes } from "./features/products/public-routes.ts";
 import { productRoutes } from "./features/products/routes.ts";
+import { profileRoutes } from "./features/profile/routes.ts";
 import { purchaseRoutes } from "./features/purchases/routes.ts";
 import { roleRoutes } from "./features/roles/routes.ts";
 import { sessionRoutes } from "./features/sessions/routes.ts";
@@ -129,6 +132,9 @@ export function buildApp(ctx: AppContext) {
     .use(ownTokenRoutes(ctx))
     .use(apiKeyRoutes(ctx))
     .use(optionRoutes(ctx))
+    .use(ownLicenseRoutes(ctx))
+    .use(downloadRoutes(ctx))
+    .use(profileRoutes(ctx))
     // Last: the dashboard's pages are at a few fixed paths outside /api, /docs and /storage.
     .use(dashboardRoutes());
   routes.push(...app.routes);

@@ -34,6 +34,8 @@ const PUBLIC = new Set([
   "POST /api/v1/licenses/checkout",
   "GET /.well-known/jwks.json",
   "GET /api/v1/keys",
+  // Downloads also take a bearer token or the dashboard's session, each checked by
+  // tests/versions-download.test.ts and tests/downloads-api.test.ts (401, 403, a hidden product's 404).
   "GET /api/products/:product/versions/:version/download",
   "HEAD /api/products/:product/versions/:version/download",
   "GET /docs",
@@ -454,23 +456,24 @@ const routes = (): GuardedRoute[] => [
       allowed: ownerAndAdmin(201),
     }),
   ),
+  // Reading versions: the customer holds a license of the hidden product, so may list what to download.
   {
     route: "GET /api/products/:product/versions",
     send: call("GET", () => `/api/products/${ids.product}/versions`),
-    denied: hiddenFrom("customer", "stranger"),
-    allowed: ownerAndAdmin(200),
+    denied: hiddenFrom("stranger"),
+    allowed: () => [who("customer", 200), ...ownerAndAdmin(200)()],
   },
   {
     route: "GET /api/products/:product/versions/latest",
     send: call("GET", () => `/api/products/${ids.product}/versions/latest`),
-    denied: hiddenFrom("customer", "stranger"),
-    allowed: ownerAndAdmin(200),
+    denied: hiddenFrom("stranger"),
+    allowed: () => [who("customer", 200), ...ownerAndAdmin(200)()],
   },
   {
     route: "GET /api/products/:product/versions/:version",
     send: call("GET", async () => `/api/products/${ids.product}/versions/${await newVersion()}`),
-    denied: hiddenFrom("customer", "stranger"),
-    allowed: ownerAndAdmin(200),
+    denied: hiddenFrom("stranger"),
+    allowed: () => [who("customer", 200), ...ownerAndAdmin(200)()],
   },
   {
     route: "DELETE /api/products/:product/versions/:version",
@@ -751,6 +754,44 @@ const routes = (): GuardedRoute[] => [
     send: call("GET", () => "/api/products"),
     denied: () => [],
     allowed: () => [who("customer", 200), who("vendor", 200), who("admin", 200)],
+  },
+  // A customer's own licenses and downloads: any credential of theirs, only their own
+  // (tests/my-licenses.test.ts, tests/downloads-api.test.ts).
+  {
+    route: "GET /api/licenses",
+    send: call("GET", () => "/api/licenses"),
+    denied: () => [],
+    allowed: anyToken(200),
+  },
+  {
+    route: "GET /api/downloads",
+    send: call("GET", () => "/api/downloads"),
+    denied: () => [],
+    allowed: anyToken(200),
+  },
+  // Profile: the dashboard's session only, which the matrix cannot send (tests/profile.test.ts:
+  // 200, 204, 419, 422); every bearer token, the admin's too, is told so.
+  {
+    route: "PATCH /api/profile",
+    send: call(
+      "PATCH",
+      () => "/api/profile",
+      () => ({ name: "Renamed" }),
+    ),
+    denied: () =>
+      ["customer", "admin"].map((name) => who(name, 403, "Your profile is changed in the dashboard.")),
+    allowed: () => [],
+  },
+  {
+    route: "POST /api/profile/password",
+    send: call(
+      "POST",
+      () => "/api/profile/password",
+      () => ({ current_password: "x", password: "a new password", password_confirmation: "a new password" }),
+    ),
+    denied: () =>
+      ["customer", "admin"].map((name) => who(name, 403, "Your profile is changed in the dashboard.")),
+    allowed: () => [],
   },
 ];
 

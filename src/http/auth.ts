@@ -74,7 +74,8 @@ async function identify(
   return actor;
 }
 
-async function sessionActor(
+/** The actor behind the request's session cookie (CSRF-checked when it changes state), or null. */
+export async function sessionActor(
   ctx: AppContext,
   request: Request,
   set: { headers: Record<string, string | number> },

@@ -78,10 +78,13 @@ test("a vendor creates a token, sees it once, uses it, revokes it; Profile signs
     await nav.waitFor({ timeout: 10_000 });
     expect(await nav.getByRole("link").allTextContents()).toEqual([
       "Home",
+      "Licenses",
+      "Downloads",
+      "Notifications",
+      "Purchases",
+      "Webhooks",
       "Tokens",
       "Profile",
-      "Webhooks",
-      "Purchases",
     ]);
     expect(await nav.getByRole("link", { name: "Home" }).getAttribute("aria-current")).toBe("page");
     const badge = page.locator(".badge");

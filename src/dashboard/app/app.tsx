@@ -86,7 +86,16 @@ export function App() {
   for (const { path: pattern, page: Page } of PAGES) {
     const params = matchPath(pattern, path);
     // Keyed by path: another product's page starts afresh rather than showing the last one's state.
-    if (params) return <Page key={path} user={session.user} params={params} onSignedOut={signedOut} />;
+    if (params)
+      return (
+        <Page
+          key={path}
+          user={session.user}
+          params={params}
+          onSignedOut={signedOut}
+          onUserChanged={(user) => setSession({ state: "signed-in", user })}
+        />
+      );
   }
   return <NotFound />;
 }

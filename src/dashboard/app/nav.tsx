@@ -2,10 +2,13 @@
 import type { ComponentChildren } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { messageOf } from "./api.ts";
-import { unreadBadge } from "./notifications.ts";
+import { onNotificationsChanged, unreadBadge } from "./notifications.ts";
 import {
   API_KEYS_PATH,
+  DOWNLOADS_PATH,
   HOME_PATH,
+  LICENSES_PATH,
+  NOTIFICATIONS_PATH,
   PROFILE_PATH,
   PURCHASES_PATH,
   ROLES_PATH,
@@ -19,14 +22,17 @@ import { isAdmin, signOut, type User } from "./session.ts";
 /** The top bar's links in order; `shows` hides a link from whom the page has nothing for. */
 const LINKS: { href: string; label: string; shows?: (user: User) => boolean }[] = [
   { href: HOME_PATH, label: "Home" },
-  { href: TOKENS_PATH, label: "Tokens" },
-  { href: PROFILE_PATH, label: "Profile" },
+  { href: LICENSES_PATH, label: "Licenses" },
+  { href: DOWNLOADS_PATH, label: "Downloads" },
+  { href: NOTIFICATIONS_PATH, label: "Notifications" },
+  { href: PURCHASES_PATH, label: "Purchases" },
   // Everyone: a holder's endpoints hear of their products' versions as an owner's do.
   { href: WEBHOOKS_PATH, label: "Webhooks" },
   { href: USERS_PATH, label: "Users", shows: isAdmin },
   { href: ROLES_PATH, label: "Roles", shows: isAdmin },
   { href: API_KEYS_PATH, label: "API keys", shows: isAdmin },
-  { href: PURCHASES_PATH, label: "Purchases" },
+  { href: TOKENS_PATH, label: "Tokens" },
+  { href: PROFILE_PATH, label: "Profile" },
 ];
 
 /**
@@ -55,7 +61,10 @@ function UnreadBadge() {
   const [badge, setBadge] = useState<string | null>(null);
   useEffect(() => {
     // A badge is a nicety: if the count cannot be read, the bar simply shows none.
-    unreadBadge().then(setBadge, () => setBadge(null));
+    const read = () => unreadBadge().then(setBadge, () => setBadge(null));
+    void read();
+    // Marking notifications read on any page counts again.
+    return onNotificationsChanged(read);
   }, []);
   if (!badge) return null;
   return (

@@ -15,3 +15,16 @@ export async function unreadBadge(): Promise<string | null> {
   if (page.data.length === 0) return null;
   return page.links.next || page.data.length >= COUNTED ? "99+" : String(page.data.length);
 }
+
+const listeners = new Set<() => void>();
+
+/** Calls `listener` whenever a page changed the user's notifications; returns how to stop. */
+export function onNotificationsChanged(listener: () => void): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+/** Tells the listeners (the navigation's badge) that notifications were marked read. */
+export function notificationsChanged(): void {
+  for (const listener of listeners) listener();
+}

@@ -1,9 +1,12 @@
 // Every signed-in page, by path: the app shows the first whose pattern matches (router.ts matchPath).
 import type { JSX } from "preact";
 import { ApiKeys } from "./pages/api-keys.tsx";
+import { Downloads } from "./pages/downloads.tsx";
 import { Home } from "./pages/home.tsx";
-import { Licenses } from "./pages/licenses.tsx";
+import { MyLicenses } from "./pages/my-licenses.tsx";
 import { NewProduct } from "./pages/new-product.tsx";
+import { Notifications } from "./pages/notifications.tsx";
+import { ProductLicenses } from "./pages/product-licenses.tsx";
 import { ProductSettings } from "./pages/product-settings.tsx";
 import { Profile } from "./pages/profile.tsx";
 import { Purchases } from "./pages/purchases.tsx";
@@ -13,8 +16,11 @@ import { Users } from "./pages/users.tsx";
 import { Webhooks } from "./pages/webhooks.tsx";
 import {
   API_KEYS_PATH,
+  DOWNLOADS_PATH,
   HOME_PATH,
+  LICENSES_PATH,
   NEW_PRODUCT_PATH,
+  NOTIFICATIONS_PATH,
   PRODUCT_LICENSES_PATH,
   PRODUCT_SETTINGS_PATH,
   PROFILE_PATH,
@@ -31,18 +37,23 @@ export interface PageProps {
   /** The path's parameters (`:product` → `params.product`). */
   params: Record<string, string>;
   onSignedOut: () => void;
+  /** The user changed (their name on Profile): every page shows the new one from then on. */
+  onUserChanged: (user: User) => void;
 }
 
 export const PAGES: { path: string; page: (props: PageProps) => JSX.Element }[] = [
   { path: HOME_PATH, page: Home },
   { path: TOKENS_PATH, page: Tokens },
   { path: PROFILE_PATH, page: Profile },
-  { path: PRODUCT_LICENSES_PATH, page: Licenses },
+  { path: LICENSES_PATH, page: MyLicenses },
+  { path: DOWNLOADS_PATH, page: Downloads },
+  { path: NOTIFICATIONS_PATH, page: Notifications },
+  { path: PURCHASES_PATH, page: Purchases },
+  { path: PRODUCT_LICENSES_PATH, page: ProductLicenses },
   { path: WEBHOOKS_PATH, page: Webhooks },
   { path: USERS_PATH, page: Users },
   { path: ROLES_PATH, page: Roles },
   { path: API_KEYS_PATH, page: ApiKeys },
-  { path: PURCHASES_PATH, page: Purchases },
   // Before any `/dashboard/products/:product`: the first match wins, and "new" is not a product id.
   { path: NEW_PRODUCT_PATH, page: NewProduct },
   { path: PRODUCT_SETTINGS_PATH, page: ProductSettings },

@@ -15,3 +15,6 @@ export const PRODUCT_SETTINGS_PATH = "/dashboard/products/:product/settings";
 export const productPagePath = (id: number | string) => `/dashboard/products/${id}`;
 export const productSettingsPath = (id: number | string) => `/dashboard/products/${id}/settings`;
 export const PRODUCTS_LIST_PATH = "/dashboard/products";
+export const LICENSES_PATH = "/dashboard/licenses";
+export const DOWNLOADS_PATH = "/dashboard/downloads";
+export const NOTIFICATIONS_PATH = "/dashboard/notifications";

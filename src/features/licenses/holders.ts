@@ -2,6 +2,10 @@ import { and, eq, gt, isNull, or, type SQL, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { licenses, purchases } from "../../db/schema/index.ts";
 
+/** A license that still grants anything: not revoked, not expired. */
+export const liveLicense = (): SQL =>
+  and(isNull(licenses.revokedAt), or(isNull(licenses.expires), gt(licenses.expires, sql`now()`))) as SQL;
+
 /**
  * The holder rule, written once as a condition on a `licenses` row: a live license (not revoked, not
  * expired) for the product and, for a version of a benefit, a purchase of the product with the
@@ -11,8 +15,7 @@ import { licenses, purchases } from "../../db/schema/index.ts";
 export function holdsProduct(productId: number, optionId: number | null): SQL {
   return and(
     eq(licenses.productId, productId),
-    isNull(licenses.revokedAt),
-    or(isNull(licenses.expires), gt(licenses.expires, sql`now()`)),
+    liveLicense(),
     optionId === null
       ? undefined
       : sql`EXISTS (SELECT 1 FROM ${purchases}

@@ -1,4 +1,4 @@
-import { and, asc, eq, gt } from "drizzle-orm";
+import { and, asc, count, eq, gt, inArray } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { licenseIpResets, licenses } from "../../db/schema/index.ts";
 import { withTransaction } from "../../db/transaction.ts";
@@ -36,4 +36,21 @@ export function resetOwnLicenseIps(ctx: Pick<AppContext, "db">, actor: Actor, id
     await tx.db.insert(licenseIpResets).values({ licenseId: license.id, userId: actor.user.id });
     await forgetIps(tx, license.id, null);
   });
+}
+
+/** How many resets each license has left in the current 24 hours (the window the limit above counts). */
+export async function ipResetsLeft(
+  ctx: Pick<AppContext, "db">,
+  licenseIds: string[],
+): Promise<Map<string, number>> {
+  const left = new Map(licenseIds.map((id) => [id, RESETS_PER_DAY]));
+  if (licenseIds.length === 0) return left;
+  const since = new Date(Date.now() - DAY_MS);
+  const used = await ctx.db
+    .select({ licenseId: licenseIpResets.licenseId, n: count() })
+    .from(licenseIpResets)
+    .where(and(inArray(licenseIpResets.licenseId, licenseIds), gt(licenseIpResets.createdAt, since)))
+    .groupBy(licenseIpResets.licenseId);
+  for (const { licenseId, n } of used) left.set(licenseId, Math.max(0, RESETS_PER_DAY - n));
+  return left;
 }

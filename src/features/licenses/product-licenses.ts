@@ -14,6 +14,7 @@ import {
   type ProductLicenseJson,
 } from "./schemas.ts";
 import { checkedExpires, insertLicense } from "./service.ts";
+import { licenseStatus } from "./status.ts";
 
 /**
  * The dashboard's face of the license service: one product's licenses, for a session or a bearer
@@ -119,13 +120,6 @@ export async function createProductLicense(
   });
   return { license, owner, ipCount: 0 };
 }
-
-export const licenseStatus = (license: License, now = Date.now()): ProductLicenseJson["status"] =>
-  license.revokedAt !== null
-    ? "revoked"
-    : license.expires !== null && license.expires.getTime() <= now
-      ? "expired"
-      : "active";
 
 export const toProductLicenseJson = ({ license, owner, ipCount }: ProductLicenseRow): ProductLicenseJson => ({
   id: license.id,

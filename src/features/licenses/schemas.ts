@@ -156,12 +156,28 @@ export const CreateProductLicenseBody = t.Object(
 );
 export type CreateProductLicenseInput = typeof CreateProductLicenseBody.static;
 
-export const ProductLicenseIpsJson = t.Object({
-  data: t.Array(
-    t.Object({
-      ip: t.String(),
-      first_seen_at: t.String({ format: "date-time" }),
-      last_seen_at: t.String({ format: "date-time" }),
-    }),
-  ),
+/** A registered address, as the dashboard's license pages show it. */
+const LicenseIpJson = t.Object({
+  ip: t.String(),
+  first_seen_at: t.String({ format: "date-time" }),
+  last_seen_at: t.String({ format: "date-time" }),
 });
+
+export const ProductLicenseIpsJson = t.Object({ data: t.Array(LicenseIpJson) });
+
+/** One of the caller's own licenses, as the dashboard's Licenses page shows it (`GET /api/licenses`). */
+export const OwnLicenseJson = t.Object({
+  id: t.String({ format: "uuid" }),
+  key: t.String(),
+  product: t.Object({ id: Int(), name: t.String() }),
+  expires: t.Union([t.String({ format: "date-time" }), t.Null()], { description: "null: never expires" }),
+  revoked: t.Boolean(),
+  status: t.UnionEnum(LICENSE_STATUSES, { description: "revoked wins over expired" }),
+  max_ips: Int(),
+  ips: t.Array(LicenseIpJson),
+  ip_resets_left: Int({
+    description: "self-service resets (DELETE /api/licenses/{id}/ips) left in the last 24 hours",
+  }),
+  created_at: t.String({ format: "date-time" }),
+});
+export type OwnLicenseJson = typeof OwnLicenseJson.static;

@@ -3,12 +3,11 @@ import type { AppContext } from "../../context.ts";
 import { type Product, products } from "../../db/schema/index.ts";
 import { Forbidden, NotFound, Unauthenticated } from "../../errors.ts";
 import { checkSignedUrl, type SignatureCheck } from "../../signed-url.ts";
-import { type Actor, sessionActorOf } from "../auth/actor.ts";
+import type { Actor } from "../auth/actor.ts";
 import { allows } from "../auth/permissions.ts";
 import { holderByKey, isHolder } from "../licenses/holders.ts";
 import { normaliseLicenseKey } from "../licenses/keys.ts";
 import { isListed, ownsProduct } from "../products/service.ts";
-import { findSession } from "../sessions/service.ts";
 import { authenticateToken } from "../tokens/service.ts";
 import { findVersion, type VersionRow } from "./service.ts";
 
@@ -17,24 +16,25 @@ export interface DownloadCredentials {
   url: URL;
   bearer: string | undefined;
   licenseKey: string | null;
-  /** The dashboard's `depot_session` cookie, used when nothing else was sent (its Download links). */
-  sessionCookie: string | null;
+  /** The dashboard's session, looked up only when nothing else was sent (a header decides on its own). */
+  session: () => Promise<Actor | null>;
 }
 
-/** Who is asking, by the one credential they brought (a signature, a token or session, or a license key). */
+/** Who is asking, by the one credential they brought (a signature, a token or session, a license key). */
 type Caller =
   | { by: "signature"; check: SignatureCheck }
-  /** A bearer token, or the dashboard's session: a user, with the same rights either way. */
-  | { by: "token"; actor: Actor }
+  /** A bearer token or the dashboard's session cookie: the same rules for both. */
+  | { by: "user"; actor: Actor }
   /** The key, and the owner of a live license of this product with it (null for any other key). */
   | { by: "license"; key: string; holderId: number | null }
   | { by: "nothing" };
 
 /**
- * The version, if the caller may download it: a valid signed URL; or a bearer token (or, with no other
- * credential, the dashboard's session cookie) of the product's owner, an admin or a holder; or an `X-License-Key` that is live for this product. For a benefit
- * version a holder must also have the benefit. A hidden, disabled or deleted product is as unknown
- * (404) to a caller who could not read it as a product that does not exist, whatever they sent.
+ * The version, if the caller may download it: a valid signed URL; or a bearer token (or the dashboard
+ * session) of the product's owner, an admin or a holder; or an `X-License-Key` that is live for this
+ * product. For a benefit version a holder must also have the benefit. A hidden, disabled or deleted
+ * product is as unknown (404) to a caller who could not read it as a product that does not exist,
+ * whatever they sent.
  */
 export async function downloadableVersion(
   ctx: Pick<AppContext, "db" | "appKey" | "config">,
@@ -49,7 +49,7 @@ export async function downloadableVersion(
   const row = await findVersion(ctx, product.id, versionId);
   await authorize(ctx, caller, product, row);
   const userId =
-    caller.by === "token" ? caller.actor.user.id : caller.by === "license" ? caller.holderId : null;
+    caller.by === "user" ? caller.actor.user.id : caller.by === "license" ? caller.holderId : null;
   return { product, row, userId };
 }
 
@@ -64,16 +64,14 @@ async function identify(
   if (credentials.bearer !== undefined) {
     const actor = await authenticateToken(ctx, credentials.bearer);
     if (!actor) throw new Unauthenticated();
-    return { by: "token", actor };
+    return { by: "user", actor };
   }
   if (credentials.licenseKey !== null) {
     const key = normaliseLicenseKey(credentials.licenseKey);
     return { by: "license", key, holderId: await holderByKey(ctx, key, product.id, null) };
   }
-  // A GET changes nothing, so no CSRF token is asked for (a link cannot send one); a dead cookie is no credential.
-  const signedIn = await findSession(ctx, credentials.sessionCookie);
-  if (signedIn) return { by: "token", actor: sessionActorOf(signedIn) };
-  return { by: "nothing" };
+  const actor = await credentials.session();
+  return actor ? { by: "user", actor } : { by: "nothing" };
 }
 
 /** Whether the caller may know an unlisted product exists: the signature, its owners and admins, its holders. */
@@ -81,7 +79,7 @@ async function mayKnow(ctx: Pick<AppContext, "db">, caller: Caller, product: Pro
   switch (caller.by) {
     case "signature":
       return caller.check === "valid";
-    case "token":
+    case "user":
       return (
         allows(caller.actor.permissions, "products.manage") ||
         ownsProduct(caller.actor.user.id, product) ||
@@ -100,7 +98,7 @@ async function authorize(ctx: Pick<AppContext, "db">, caller: Caller, product: P
     case "signature":
       if (caller.check !== "valid") throw new Forbidden("Invalid signature.");
       return;
-    case "token": {
+    case "user": {
       const { actor } = caller;
       const allowed =
         allows(actor.permissions, "*") ||

@@ -2,7 +2,7 @@ import type { TSchema } from "@sinclair/typebox";
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
 import { AppError, Invalid } from "../../errors.ts";
-import { bearerAuth } from "../../http/auth.ts";
+import { bearerAuth, sessionActor } from "../../http/auth.ts";
 import { mediaTypeOrDefault } from "../../http/media-type.ts";
 import { publicUrl, simplePage } from "../../http/pagination.ts";
 import { annotateRequest } from "../../http/request-id.ts";
@@ -11,7 +11,6 @@ import { pageRequest } from "../../pagination.ts";
 import { newStorageKey } from "../../storage/storage.ts";
 import { pathId, toId } from "../../validation/ids.ts";
 import type { Actor } from "../auth/actor.ts";
-import { readSessionCookie } from "../sessions/cookie.ts";
 import { downloadableVersion } from "./download.ts";
 import { contentDisposition, fileResponse } from "./file-response.ts";
 import {
@@ -79,11 +78,15 @@ export const versionRoutes = (ctx: AppContext) => {
     return { status: created ? 201 : 200, body: { data: json(row) } };
   };
 
-  /** GET and HEAD of a version's file; no `auth` macro, since a signed URL or a license key may stand in for a token. */
+  /**
+   * GET and HEAD of a version's file; no `auth` macro, since a signed URL or a license key may stand in
+   * for a token. The dashboard's session cookie counts as a token does (its links are plain `<a>`s).
+   */
   const download = async (
     params: { product: string; version: string },
     request: Request,
     bearer: string | undefined,
+    set: { headers: Record<string, string | number> },
   ) => {
     const { product, row, userId } = await downloadableVersion(
       ctx,
@@ -93,7 +96,8 @@ export const versionRoutes = (ctx: AppContext) => {
         url: publicUrl(request.url, ctx.config.appUrl),
         bearer,
         licenseKey: request.headers.get("x-license-key"),
-        sessionCookie: readSessionCookie(request),
+        // An Authorization header, even one that is not Bearer, decides on its own (http/auth.ts).
+        session: async () => (request.headers.has("authorization") ? null : sessionActor(ctx, request, set)),
       },
     );
     if (userId !== null) annotateRequest(request, { user_id: userId });
@@ -142,7 +146,8 @@ export const versionRoutes = (ctx: AppContext) => {
     tags,
     summary: "Download a version's file",
     description:
-      "Bearer token (owner, admin or holder), `X-License-Key`, or a signed URL (`expires`, `signature`). " +
+      "Bearer token or the dashboard's session cookie (owner, admin or holder), `X-License-Key`, " +
+      "or a signed URL (`expires`, `signature`). " +
       "Strong ETag, If-None-Match → 304, one byte range → 206 (416 past the end), Repr-Digest. " +
       "With object storage and STORAGE_DOWNLOADS=redirect: 302 to a presigned URL valid for 5 minutes.",
   };
@@ -151,14 +156,14 @@ export const versionRoutes = (ctx: AppContext) => {
     .use(bearerAuth(ctx))
     .get(
       "/api/products/:product/versions/:version/download",
-      ({ params, request, bearer }) => download(params, request, bearer),
+      ({ params, request, bearer, set }) => download(params, request, bearer, set),
       {
         detail: downloadDoc,
       },
     )
     .head(
       "/api/products/:product/versions/:version/download",
-      ({ params, request, bearer }) => download(params, request, bearer),
+      ({ params, request, bearer, set }) => download(params, request, bearer, set),
       {
         detail: { ...downloadDoc, summary: "A version's file headers" },
       },

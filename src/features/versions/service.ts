@@ -1,9 +1,10 @@
-import { and, desc, eq, isNull } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, isNull } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { isUniqueViolation } from "../../db/errors.ts";
 import {
   type Product,
   type PurchaseBenefit,
+  products,
   purchaseBenefits,
   type Version,
   versions,
@@ -16,6 +17,7 @@ import { toId } from "../../validation/ids.ts";
 import { assertValid } from "../../validation/messages.ts";
 import type { Actor } from "../auth/actor.ts";
 import { allows } from "../auth/permissions.ts";
+import { isHolder } from "../licenses/holders.ts";
 import { findLiveProduct, findVisibleProduct, ownsProduct } from "../products/service.ts";
 import { consumeUpload, uploadedFile } from "../uploads/service.ts";
 import { sanitiseChangelog } from "./changelog.ts";
@@ -211,14 +213,30 @@ const pick = (benefit: PurchaseBenefit) => ({
   name: benefit.name,
 });
 
-/** A product's versions, newest first, for whoever may see the product. */
+/**
+ * A product whose versions `actor` may read: one they may see, or one they hold. A holder may download
+ * from a hidden, disabled or deleted product (download.ts), so they may also list what there is to
+ * download; to anyone else such a product stays the unknown product's 404.
+ */
+async function findProductOfVersions(ctx: Pick<AppContext, "db">, actor: Actor, productId: number) {
+  try {
+    return await findVisibleProduct(ctx, actor, productId);
+  } catch (error) {
+    if (!(error instanceof NotFound)) throw error;
+    const [product] = await ctx.db.select().from(products).where(eq(products.id, productId));
+    if (product && (await isHolder(ctx, actor.user.id, product.id, null))) return product;
+    throw error;
+  }
+}
+
+/** A product's versions, newest first, for whoever may see or holds the product. */
 export async function listVersions(
   ctx: Pick<AppContext, "db">,
   actor: Actor,
   productId: number,
   page: PageRequest,
 ): Promise<VersionRow[]> {
-  const product = await findVisibleProduct(ctx, actor, productId);
+  const product = await findProductOfVersions(ctx, actor, productId);
   return selectVersions(ctx)
     .where(eq(versions.productId, product.id))
     .orderBy(desc(versions.id))
@@ -226,14 +244,14 @@ export async function listVersions(
     .offset(page.offset);
 }
 
-/** The newest version of the whole product, or of one benefit, for whoever may see the product. */
+/** The newest version of the whole product, or of one benefit, for whoever may see or holds the product. */
 export async function latestVersion(
   ctx: Pick<AppContext, "db">,
   actor: Actor,
   productId: number,
   benefitId: number | null,
 ) {
-  const product = await findVisibleProduct(ctx, actor, productId);
+  const product = await findProductOfVersions(ctx, actor, productId);
   const [row] = await selectVersions(ctx)
     .where(
       and(
@@ -247,15 +265,32 @@ export async function latestVersion(
   return row;
 }
 
-/** One version, for whoever may see its product. */
+/** One version, for whoever may see or holds its product. */
 export async function readVersion(
   ctx: Pick<AppContext, "db">,
   actor: Actor,
   productId: number,
   versionId: number,
 ) {
-  const product = await findVisibleProduct(ctx, actor, productId);
+  const product = await findProductOfVersions(ctx, actor, productId);
   return findVersion(ctx, product.id, versionId);
+}
+
+/**
+ * The newest version of each of these products' own releases and of each of their benefits (one row
+ * per product and benefit that has any), no caller check: the caller decides what they may see.
+ */
+export async function latestVersionsOf(ctx: Pick<AppContext, "db">, productIds: number[]) {
+  if (productIds.length === 0) return [];
+  return ctx.db
+    .selectDistinctOn([versions.productId, versions.purchaseBenefitId], {
+      version: versions,
+      benefit: { id: purchaseBenefits.id, optionId: purchaseBenefits.optionId, name: purchaseBenefits.name },
+    })
+    .from(versions)
+    .leftJoin(purchaseBenefits, eq(purchaseBenefits.id, versions.purchaseBenefitId))
+    .where(inArray(versions.productId, productIds))
+    .orderBy(asc(versions.productId), asc(versions.purchaseBenefitId), desc(versions.id));
 }
 
 export async function findVersion(ctx: Pick<AppContext, "db">, productId: number, versionId: number) {

@@ -2,9 +2,11 @@ import { useState } from "preact/hooks";
 import { messageOf, post, setCsrfToken } from "../api.ts";
 import { Layout } from "../layout.tsx";
 import type { PageProps } from "../pages.ts";
+import { NameForm } from "../profile/name-form.tsx";
+import { PasswordForm } from "../profile/password-form.tsx";
 import { UserFacts } from "./user-facts.tsx";
 
-export function Profile({ user, onSignedOut }: PageProps) {
+export function Profile({ user, onSignedOut, onUserChanged }: PageProps) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
 
@@ -25,6 +27,8 @@ export function Profile({ user, onSignedOut }: PageProps) {
   return (
     <Layout user={user} title="Profile" onSignedOut={onSignedOut}>
       <UserFacts user={user} />
+      <NameForm user={user} onSaved={onUserChanged} />
+      <PasswordForm user={user} />
       <section class="panel" aria-labelledby="everywhere-heading">
         <h2 id="everywhere-heading">Sessions</h2>
         <p>

@@ -11,20 +11,20 @@ import { Loaded } from "../loaded.tsx";
 import type { PageProps } from "../pages.ts";
 
 /** A product's licenses (`/dashboard/products/:product/licenses`), reached from the product's page. */
-export function Licenses({ user, params, onSignedOut }: PageProps) {
+export function ProductLicenses({ user, params, onSignedOut }: PageProps) {
   const productId = params.product ?? "";
   const product = useLoad(() => productName(productId), "The product could not be loaded.");
   const name = product.loading.state === "loaded" ? product.loading.data : null;
   return (
     <Layout user={user} title={name ? `Licenses of ${name}` : "Licenses"} onSignedOut={onSignedOut}>
       <Loaded loading={product.loading} label="Loading the product…">
-        {() => <ProductLicenses productId={productId} />}
+        {() => <LicensesOfProduct productId={productId} />}
       </Loaded>
     </Layout>
   );
 }
 
-function ProductLicenses({ productId }: { productId: string }) {
+function LicensesOfProduct({ productId }: { productId: string }) {
   const [typed, setTyped] = useState("");
   const [search, setSearch] = useState("");
   const [created, setCreated] = useState<License | null>(null);

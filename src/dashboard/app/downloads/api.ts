@@ -1,0 +1,45 @@
+// What the signed-in user may download (README, HTTP API: GET /api/downloads), a product's older
+// versions, and a changelog rendered by the server (sanitised, as the e-mails show it).
+import { firstPage, get, post } from "../api.ts";
+
+/** A version as the versions API shows it. */
+export interface Version {
+  id: number;
+  product_id: string;
+  purchase_benefit_id: number | null;
+  benefit_name: string | null;
+  version_number: string;
+  title: string;
+  changelog: string;
+  changelog_format: "markdown" | "html";
+  download_url: string;
+  file_name: string;
+  file_size: number;
+  sha256: string;
+  created_at: string;
+}
+
+export interface Download {
+  product: { id: number; name: string };
+  latest: Version | null;
+  benefits: { id: number; name: string; latest: Version | null }[];
+}
+
+export async function listDownloads(): Promise<Download[]> {
+  return (await get<{ data: Download[] }>("/api/downloads")).data;
+}
+
+/** A product's versions, newest first (benefits' too: the caller keeps the release line it shows). */
+export async function listVersions(productId: number): Promise<{ versions: Version[]; more: boolean }> {
+  const { items, more } = await firstPage<Version>(`/api/products/${productId}/versions`);
+  return { versions: items, more };
+}
+
+/** The changelog as sanitised HTML, ready to insert. */
+export async function renderChangelog(version: Version): Promise<string> {
+  const answer = await post<{ data: { html: string } }>("/api/changelog/preview", {
+    changelog: version.changelog,
+    changelog_format: version.changelog_format,
+  });
+  return answer.data.html;
+}

@@ -1,0 +1,36 @@
+// The signed-in user's notifications (README, Notifications): listing them and marking them read.
+import { firstPage, post } from "../api.ts";
+import { notificationsChanged } from "../notifications.ts";
+
+export interface Notification {
+  id: string;
+  type: string;
+  data: {
+    product_id: number;
+    product_name: string;
+    version_id: number;
+    version_number: string;
+    title: string;
+    benefit_name: string | null;
+    download_url: string;
+  };
+  read_at: string | null;
+  created_at: string;
+}
+
+/** The newest first. */
+export async function listNotifications(): Promise<{ notifications: Notification[]; more: boolean }> {
+  const { items, more } = await firstPage<Notification>("/api/notifications");
+  return { notifications: items, more };
+}
+
+/** Marks one read; the navigation's badge counts again. */
+export async function markRead(notification: Notification): Promise<void> {
+  await post(`/api/notifications/${notification.id}/read`);
+  notificationsChanged();
+}
+
+export async function markAllRead(): Promise<void> {
+  await post("/api/notifications/read-all");
+  notificationsChanged();
+}

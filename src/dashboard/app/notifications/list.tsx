@@ -1,0 +1,54 @@
+// The notifications, newest first: unread ones marked (in words, not only by weight), each with the
+// product and version it is about, a Download link and "Mark as read".
+import { formatDate } from "../dates.ts";
+import { sessionDownloadHref } from "../links.ts";
+import type { Notification } from "./api.ts";
+
+interface Props {
+  notifications: Notification[];
+  /** The notification being marked, if any. */
+  marking: string | null;
+  onMarkRead: (notification: Notification) => void;
+}
+
+export function NotificationList({ notifications, marking, onMarkRead }: Props) {
+  return (
+    <ul class="notifications">
+      {notifications.map((notification) => {
+        const { data } = notification;
+        const what = `${data.product_name}${data.benefit_name ? ` (${data.benefit_name})` : ""} ${data.version_number}`;
+        const unread = notification.read_at === null;
+        return (
+          <li key={notification.id} class={unread ? "notification unread" : "notification"}>
+            <div class="notification-main">
+              <span>
+                {unread && <span class="unread-mark">Unread</span>}
+                <strong>{what}</strong>: {data.title}
+              </span>
+              <span class="hint">
+                New version published{" "}
+                <time dateTime={notification.created_at}>{formatDate(notification.created_at)}</time>
+              </span>
+            </div>
+            <div class="notification-actions">
+              <a href={sessionDownloadHref(data.download_url)} download>
+                Download <span class="visually-hidden">{what}</span>
+              </a>
+              {unread && (
+                <button
+                  type="button"
+                  class="secondary"
+                  onClick={() => onMarkRead(notification)}
+                  disabled={marking === notification.id}
+                >
+                  {marking === notification.id ? "Marking…" : "Mark as read"}
+                  <span class="visually-hidden">: {what}</span>
+                </button>
+              )}
+            </div>
+          </li>
+        );
+      })}
+    </ul>
+  );
+}
