@@ -76,7 +76,7 @@ test("a vendor creates a token, sees it once, uses it, revokes it; Profile signs
     // The top navigation, with the unread count.
     const nav = page.getByRole("navigation", { name: "Dashboard" });
     await nav.waitFor({ timeout: 10_000 });
-    expect(await nav.getByRole("link").allTextContents()).toEqual(["Home", "Tokens", "Profile"]);
+    expect(await nav.getByRole("link").allTextContents()).toEqual(["Home", "Tokens", "Profile", "Products"]);
     expect(await nav.getByRole("link", { name: "Home" }).getAttribute("aria-current")).toBe("page");
     const badge = page.locator(".badge");
     await badge.waitFor({ timeout: 10_000 });

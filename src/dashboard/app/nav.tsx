@@ -3,15 +3,20 @@ import type { ComponentChildren } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { messageOf } from "./api.ts";
 import { unreadBadge } from "./notifications.ts";
-import { HOME_PATH, PROFILE_PATH, TOKENS_PATH } from "./paths.ts";
+import { HOME_PATH, PRODUCTS_PATH, PROFILE_PATH, TOKENS_PATH } from "./paths.ts";
 import { navigate, usePath } from "./router.ts";
-import { signOut, type User } from "./session.ts";
+import { can, signOut, type User } from "./session.ts";
 
 /** The top bar's links in order; `shows` hides a link from whom the page has nothing for. */
 const LINKS: { href: string; label: string; shows?: (user: User) => boolean }[] = [
   { href: HOME_PATH, label: "Home" },
   { href: TOKENS_PATH, label: "Tokens" },
   { href: PROFILE_PATH, label: "Profile" },
+  {
+    href: PRODUCTS_PATH,
+    label: "Products",
+    shows: (user) => can(user, "versions.publish") || can(user, "products.manage"),
+  },
 ];
 
 /**

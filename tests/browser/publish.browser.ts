@@ -1,0 +1,241 @@
+// The Products pages in a real browser at a phone's width, against the real API: a vendor signs in,
+// opens Products → their product, previews a Markdown changelog (rendered and sanitised by depot),
+// publishes a 5 MiB file through the resumable uploads with a moving progress bar, downloads it
+// byte-identical, is told beside Version that a name is taken, drops a file on the drop zone, survives
+// a PATCH that fails on the way (it resumes from the server's offset), deletes a version, and meets
+// the 404 of a product that is not theirs.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { createHash } from "node:crypto";
+import { bearer, readJson, startTestApp, type TestApp } from "../helpers/app.ts";
+import { closeBrowser, fitsWidth, offOrigin, openPage } from "../helpers/browser.ts";
+import { createProduct, createUser, tokenFor } from "../helpers/factories.ts";
+import { userWithPassword } from "../helpers/sessions.ts";
+
+const PASSWORD = "correct horse battery";
+const MiB = 1024 * 1024;
+let t: TestApp;
+let base: string;
+let origin: string;
+
+beforeAll(async () => {
+  // Publishing enqueues the version.published job in its transaction: pg-boss must take it.
+  t = await startTestApp({ jobs: "send" });
+  base = t.listen();
+  origin = new URL(base).origin;
+}, 60_000);
+afterAll(async () => {
+  await closeBrowser();
+  await t?.close();
+});
+
+const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
+
+/** The dropped file's bytes, built the same way in the page and here: 3 MiB of `i % 251`. */
+const DROPPED_SIZE = 3 * MiB;
+const dropped = () => Uint8Array.from({ length: DROPPED_SIZE }, (_, i) => i % 251);
+
+test("a vendor previews, publishes with progress, resumes a broken upload and deletes a version", async () => {
+  const vendor = await userWithPassword(t.ctx, PASSWORD, { role: "vendor" });
+  const token = await tokenFor(t.ctx, vendor);
+  const product = await createProduct(t.ctx, vendor, { name: "Auction House", hidden: true });
+  const other = await createUser(t.ctx, { role: "vendor" });
+  const othersProduct = await createProduct(t.ctx, other, { name: "Furnace", hidden: true });
+  const file = crypto.getRandomValues(new Uint8Array(5 * MiB));
+
+  const w = await openPage(origin);
+  const { page } = w;
+  try {
+    await page.goto(`${base}/sign-in`, { waitUntil: "networkidle" });
+    await page.getByLabel("Email", { exact: true }).fill(vendor.email);
+    await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+
+    // Products: only the vendor's own, with its flag, each a link.
+    const nav = page.getByRole("navigation", { name: "Dashboard" });
+    await nav.getByRole("link", { name: "Products" }).click();
+    const link = page.getByRole("link", { name: "Auction House" });
+    await link.waitFor({ timeout: 10_000 });
+    expect(new URL(page.url()).pathname).toBe("/dashboard/products");
+    const rows = page.locator("main li");
+    expect(await rows.allTextContents()).toEqual(["Auction HouseHidden"]);
+    expect(await page.getByRole("link", { name: "New product" }).count()).toBe(0);
+    expect(await fitsWidth(page)).toBe(true);
+
+    // The product: its flags, Licenses (no Settings for a vendor), no versions yet.
+    await link.click();
+    await page.getByRole("heading", { name: "Auction House", level: 1 }).waitFor({ timeout: 10_000 });
+    expect(new URL(page.url()).pathname).toBe(`/dashboard/products/${product.id}`);
+    await page.getByText("No versions yet.").waitFor({ timeout: 10_000 });
+    const productNav = page.getByRole("navigation", { name: "Product" });
+    expect(await productNav.getByRole("link").allTextContents()).toEqual(["Licenses"]);
+    expect(await productNav.getByRole("link", { name: "Licenses" }).getAttribute("href")).toBe(
+      `/dashboard/products/${product.id}/licenses`,
+    );
+    expect(await page.locator("main .label").allTextContents()).toEqual(["Hidden"]);
+
+    // The changelog's preview is depot's rendering: Markdown's heading, no script.
+    const changelog = page.getByLabel("Changelog", { exact: true });
+    await changelog.fill("## Web editor\n\n<script>window.pwned = 1</script>\n\n- bulk editing");
+    await page.getByRole("button", { name: "Preview" }).click();
+    const preview = page.locator(".changelog");
+    await preview.locator("h2").waitFor({ timeout: 10_000 });
+    expect(await preview.locator("h2").textContent()).toBe("Web editor");
+    expect(await preview.locator("script").count()).toBe(0);
+    expect(await preview.locator("li").textContent()).toBe("bulk editing");
+    expect(await page.evaluate("window.pwned")).toBeUndefined();
+    await page.getByRole("button", { name: "Write" }).click();
+    expect(await changelog.inputValue()).toContain("## Web editor");
+
+    // Choose the file with the picker; its name and size are shown.
+    await page.getByLabel("Version", { exact: true }).fill("1.0.0");
+    await page.getByLabel("Title", { exact: true }).fill("Web editor");
+    await page.getByLabel("File", { exact: true }).setInputFiles({
+      name: "auction-1.0.0.jar",
+      mimeType: "application/java-archive",
+      buffer: Buffer.from(file),
+    });
+    await page.getByText("Chosen: auction-1.0.0.jar (5 MB)").waitFor({ timeout: 5_000 });
+
+    // Every value the progress bar takes, as it takes it.
+    await page.evaluate(`
+      window.progressValues = [];
+      new MutationObserver(() => {
+        const bar = document.getElementById("publish-progress");
+        const text = document.getElementById("publish-progress-text");
+        if (!bar || !text) return;
+        const seen = bar.value + " " + text.textContent;
+        if (window.progressValues.at(-1) !== seen) window.progressValues.push(seen);
+      }).observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
+    `);
+    await page.getByRole("button", { name: "Publish", exact: true }).click();
+    await page.getByText("Version 1.0.0 is published.").waitFor({ timeout: 20_000 });
+    const progress = (await page.evaluate("window.progressValues")) as string[];
+    // 2 MiB chunks of 5 MiB: 0, 40, 80, 100 — each value and its "N %" text agree.
+    expect(progress).toEqual(["0 0 %", "40 40 %", "80 80 %", "100 100 %"]);
+    expect(await page.getByLabel("Upload", { exact: true }).evaluate((bar) => bar.tagName)).toBe("PROGRESS");
+
+    // The new version heads the list; the form is empty again.
+    const versionRows = page.locator(".version");
+    await versionRows.first().waitFor({ timeout: 10_000 });
+    const first = (await versionRows.first().textContent()) ?? "";
+    expect(first).toContain("1.0.0");
+    expect(first).toContain("Web editor");
+    expect(first).toContain("auction-1.0.0.jar, 5 MB");
+    expect(first).toContain("0 downloads");
+    expect(await page.getByLabel("Version", { exact: true }).inputValue()).toBe("");
+    expect(await page.getByLabel("File", { exact: true }).inputValue()).toBe("");
+    expect(await fitsWidth(page)).toBe(true);
+
+    // The API has it with the file's bytes, downloaded with a bearer token…
+    const listed = await readJson(
+      await fetch(`${base}/api/products/${product.id}/versions`, { headers: bearer(token) }),
+    );
+    expect(listed.data).toHaveLength(1);
+    const published = listed.data[0];
+    expect(published).toMatchObject({ version_number: "1.0.0", title: "Web editor", file_size: 5 * MiB });
+    expect(published.sha256).toBe(sha256(file));
+    const downloaded = await fetch(`${base}/api/products/${product.id}/versions/${published.id}/download`, {
+      headers: bearer(token),
+    });
+    expect(downloaded.status).toBe(200);
+    expect(sha256(new Uint8Array(await downloaded.arrayBuffer()))).toBe(sha256(file));
+    // …and with the page's own Download link (the session's cookie).
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("link", { name: "Download 1.0.0" }).click(),
+    ]);
+    expect(download.suggestedFilename()).toBe("auction-1.0.0.jar");
+    const saved = await download.path();
+    expect(sha256(new Uint8Array(await Bun.file(saved).arrayBuffer()))).toBe(sha256(file));
+    await t.ctx.downloads.flush();
+    await page.reload({ waitUntil: "networkidle" });
+    await page.getByText("2 downloads", { exact: false }).first().waitFor({ timeout: 10_000 });
+    expect((await versionRows.first().textContent()) ?? "").toContain("· 2 downloads");
+
+    // The same name with another file: the server's 422 beside Version, the rest kept as typed.
+    const version = page.getByLabel("Version", { exact: true });
+    await version.fill("1.0.0");
+    await page.getByLabel("Title", { exact: true }).fill("Again");
+    await changelog.fill("- again");
+    await page.getByLabel("File", { exact: true }).setInputFiles({
+      name: "small.jar",
+      mimeType: "application/java-archive",
+      buffer: Buffer.from("other bytes"),
+    });
+    await page.getByRole("button", { name: "Publish", exact: true }).click();
+    const versionError = page.locator("#publish-version-error");
+    await versionError.waitFor({ timeout: 10_000 });
+    expect(await versionError.textContent()).toBe("The version name has already been taken.");
+    expect(await version.getAttribute("aria-invalid")).toBe("true");
+    expect(await page.getByLabel("Title", { exact: true }).inputValue()).toBe("Again");
+    expect(await changelog.inputValue()).toBe("- again");
+    await page.getByText("Chosen: small.jar").waitFor();
+
+    // A file dropped on the drop zone is the one chosen.
+    await page.locator(".drop-zone").evaluate((zone, size) => {
+      const bytes = Uint8Array.from({ length: size }, (_, i) => i % 251);
+      const data = new DataTransfer();
+      data.items.add(new File([bytes], "dropped-1.0.1.zip", { type: "application/zip" }));
+      zone.dispatchEvent(new DragEvent("drop", { dataTransfer: data, bubbles: true, cancelable: true }));
+    }, DROPPED_SIZE);
+    await page.getByText("Chosen: dropped-1.0.1.zip (3 MB)").waitFor({ timeout: 5_000 });
+
+    // The first PATCH fails on the way: the client asks the server's offset (HEAD) and goes on.
+    const tus: string[] = [];
+    page.on("request", (request) => {
+      if (request.url().includes("/api/uploads")) tus.push(request.method());
+    });
+    let broken = false;
+    await page.route(
+      (url) => url.pathname.startsWith("/api/uploads/"),
+      async (route) => {
+        if (route.request().method() === "PATCH" && !broken) {
+          broken = true;
+          return route.abort("connectionreset");
+        }
+        return route.continue();
+      },
+    );
+    await version.fill("1.0.1");
+    await page.getByRole("button", { name: "Publish", exact: true }).click();
+    await page.getByText("Version 1.0.1 is published.").waitFor({ timeout: 20_000 });
+    expect(broken).toBe(true);
+    expect(tus).toEqual(["POST", "PATCH", "HEAD", "PATCH", "PATCH"]);
+    expect((await versionRows.first().textContent()) ?? "").toContain("1.0.1");
+    const resumed = (
+      await readJson(await fetch(`${base}/api/products/${product.id}/versions`, { headers: bearer(token) }))
+    ).data[0];
+    expect(resumed).toMatchObject({
+      version_number: "1.0.1",
+      file_name: "dropped-1.0.1.zip",
+      file_size: DROPPED_SIZE,
+    });
+    expect(resumed.sha256).toBe(sha256(dropped()));
+
+    // Delete, after a confirm: the version leaves the list and the API.
+    const dialogs: string[] = [];
+    page.once("dialog", (dialog) => {
+      dialogs.push(dialog.message());
+      void dialog.accept();
+    });
+    await page.getByRole("button", { name: "Delete 1.0.1" }).click();
+    await page.getByRole("button", { name: "Delete 1.0.1" }).waitFor({ state: "detached", timeout: 10_000 });
+    expect(dialogs).toEqual([expect.stringContaining("1.0.1")]);
+    expect(await versionRows.count()).toBe(1);
+    const after = await readJson(
+      await fetch(`${base}/api/products/${product.id}/versions`, { headers: bearer(token) }),
+    );
+    expect(after.data.map((v: { version_number: string }) => v.version_number)).toEqual(["1.0.0"]);
+    expect(await fitsWidth(page)).toBe(true);
+
+    // Another vendor's hidden product: the API's 404, as the page shows it.
+    await page.goto(`${base}/dashboard/products/${othersProduct.id}`, { waitUntil: "networkidle" });
+    await page.getByText("Product not found.").waitFor({ timeout: 10_000 });
+    expect(await page.getByRole("heading", { name: "Publish a version" }).count()).toBe(0);
+
+    expect(offOrigin(w)).toEqual([]);
+    expect(w.problems).toEqual([]);
+  } finally {
+    await w.context.close();
+  }
+}, 60_000);
