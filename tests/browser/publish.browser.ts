@@ -172,12 +172,13 @@ test("a vendor previews, publishes with progress, resumes a broken upload and de
     await page.getByText("Chosen: small.jar").waitFor();
 
     // A file dropped on the drop zone is the one chosen.
-    await page.locator(".drop-zone").evaluate((zone, size) => {
-      const bytes = Uint8Array.from({ length: size }, (_, i) => i % 251);
+    await page.evaluate(`(() => {
+      const bytes = Uint8Array.from({ length: ${DROPPED_SIZE} }, (_, i) => i % 251);
       const data = new DataTransfer();
       data.items.add(new File([bytes], "dropped-1.0.1.zip", { type: "application/zip" }));
+      const zone = document.querySelector(".drop-zone");
       zone.dispatchEvent(new DragEvent("drop", { dataTransfer: data, bubbles: true, cancelable: true }));
-    }, DROPPED_SIZE);
+    })()`);
     await page.getByText("Chosen: dropped-1.0.1.zip (3 MB)").waitFor({ timeout: 5_000 });
 
     // The first PATCH fails on the way: the client asks the server's offset (HEAD) and goes on.
@@ -237,5 +238,95 @@ test("a vendor previews, publishes with progress, resumes a broken upload and de
     expect(w.problems).toEqual([]);
   } finally {
     await w.context.close();
+  }
+}, 60_000);
+
+test("a file over MAX_UPLOAD_BYTES is refused beside File; Cancel stops an upload and deletes it", async () => {
+  // A server of its own, with a 1 MiB limit.
+  const small = await startTestApp({ jobs: "send", env: { MAX_UPLOAD_BYTES: String(MiB) } });
+  const smallBase = small.listen();
+  const vendor = await userWithPassword(small.ctx, PASSWORD, { role: "vendor" });
+  const product = await createProduct(small.ctx, vendor, { name: "Tiny" });
+  const w = await openPage(new URL(smallBase).origin);
+  const { page } = w;
+  try {
+    await page.goto(`${smallBase}/sign-in`, { waitUntil: "networkidle" });
+    await page.getByLabel("Email", { exact: true }).fill(vendor.email);
+    await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await page.getByRole("navigation", { name: "Dashboard" }).waitFor({ timeout: 10_000 });
+    await page.goto(`${smallBase}/dashboard/products/${product.id}`, { waitUntil: "networkidle" });
+    await page.getByText("No versions yet.").waitFor({ timeout: 10_000 });
+
+    // Over the limit: the tus POST's 413, beside File; what was typed stays.
+    await page.getByLabel("Version", { exact: true }).fill("1.0.0");
+    await page.getByLabel("Title", { exact: true }).fill("Too big");
+    await page.getByLabel("Changelog", { exact: true }).fill("- big");
+    const file = page.getByLabel("File", { exact: true });
+    await file.setInputFiles({
+      name: "big.bin",
+      mimeType: "application/octet-stream",
+      buffer: Buffer.alloc(MiB + 1),
+    });
+    await page.getByRole("button", { name: "Publish", exact: true }).click();
+    const fileError = page.locator("#publish-file-error");
+    await fileError.waitFor({ timeout: 10_000 });
+    expect(await fileError.textContent()).toBe(`The file may not be greater than ${MiB} bytes.`);
+    expect(await file.getAttribute("aria-invalid")).toBe("true");
+    expect(await file.getAttribute("aria-describedby")).toContain("publish-file-error");
+    expect(await page.getByLabel("Title", { exact: true }).inputValue()).toBe("Too big");
+    expect(await page.getByLabel("Changelog", { exact: true }).inputValue()).toBe("- big");
+
+    // A file within it, whose first PATCH is held: Cancel while it is on its way.
+    const requests: string[] = [];
+    page.on("request", (request) => {
+      if (request.url().includes("/api/uploads")) requests.push(request.method());
+    });
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let uploadPath = "";
+    await page.route(
+      (url) => url.pathname.startsWith("/api/uploads/"),
+      async (route) => {
+        if (route.request().method() === "PATCH") {
+          uploadPath = new URL(route.request().url()).pathname;
+          await held;
+        }
+        await route.continue().catch(() => undefined);
+      },
+    );
+    await file.setInputFiles({
+      name: "fits.bin",
+      mimeType: "application/octet-stream",
+      buffer: Buffer.alloc(MiB),
+    });
+    await page.getByRole("button", { name: "Publish", exact: true }).click();
+    const cancel = page.getByRole("button", { name: "Cancel upload" });
+    await cancel.waitFor({ timeout: 10_000 });
+    await page.getByText("0 %", { exact: true }).waitFor();
+    await cancel.click();
+    await page.getByText("The upload was cancelled; nothing was published.").waitFor({ timeout: 10_000 });
+    release();
+    expect(requests).toEqual(["POST", "PATCH", "DELETE"]);
+    // The upload is gone from the server, and no version was made.
+    const token = await tokenFor(small.ctx, vendor);
+    const head = await fetch(`${smallBase}${uploadPath}`, {
+      method: "HEAD",
+      headers: { ...bearer(token), "tus-resumable": "1.0.0" },
+    });
+    expect(head.status).toBe(404);
+    const versions = await readJson(
+      await fetch(`${smallBase}/api/products/${product.id}/versions`, { headers: bearer(token) }),
+    );
+    expect(versions.data).toEqual([]);
+    expect(await page.getByLabel("Version", { exact: true }).inputValue()).toBe("1.0.0");
+    await page.getByRole("button", { name: "Publish", exact: true }).waitFor();
+    expect(await fitsWidth(page)).toBe(true);
+    expect(w.problems).toEqual([]);
+  } finally {
+    await w.context.close();
+    await small.close();
   }
 }, 60_000);

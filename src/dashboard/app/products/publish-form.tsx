@@ -152,12 +152,14 @@ export function PublishForm({ productId, onPublished }: Props) {
           </span>
         </div>
       )}
+      {/* Keyed apart: were one element turned from Cancel into Publish while its click is handled
+          (the cancel settles in microtasks), the click's default action would submit the form. */}
       {upload ? (
-        <button type="button" class="secondary" onClick={() => void upload.cancel()}>
+        <button key="cancel" type="button" class="secondary" onClick={() => void upload.cancel()}>
           Cancel upload
         </button>
       ) : (
-        <button type="submit" disabled={busy}>
+        <button key="publish" type="submit" disabled={busy}>
           {busy ? "Publishing…" : "Publish"}
         </button>
       )}
