@@ -69,6 +69,8 @@ export function PublishForm({ productId, onPublished }: Props) {
         version = await publishVersion(productId, values, id);
       } catch (failure) {
         if (failure instanceof UploadCancelled) return setCancelled(true);
+        // The upload itself was refused (expired, say): the next try sends the file afresh.
+        if (failure instanceof ApiError && failure.fields.upload_id) finished.current = null;
         throw failure;
       }
     });
