@@ -1,9 +1,10 @@
 // The Products pages in a real browser at a phone's width, against the real API: a vendor signs in,
 // opens Products → their product, previews a Markdown changelog (rendered and sanitised by depot),
 // publishes a 5 MiB file through the resumable uploads with a moving progress bar, downloads it
-// byte-identical, is told beside Version that a name is taken, drops a file on the drop zone, survives
-// a PATCH that fails on the way (it resumes from the server's offset), deletes a version, and meets
-// the 404 of a product that is not theirs.
+// byte-identical (by token and by the page's Download link), is told beside Version that a name is
+// taken, drops a file on the drop zone, survives a PATCH that fails on the way and one answered 503
+// (it resumes from the server's offset), deletes a version, and meets the 404 of a product that is
+// not theirs. A second server with a 1 MiB limit shows the 413 beside File, and Cancel.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { bearer, readJson, startTestApp, type TestApp } from "../helpers/app.ts";
@@ -181,27 +182,33 @@ test("a vendor previews, publishes with progress, resumes a broken upload and de
     })()`);
     await page.getByText("Chosen: dropped-1.0.1.zip (3 MB)").waitFor({ timeout: 5_000 });
 
-    // The first PATCH fails on the way: the client asks the server's offset (HEAD) and goes on.
+    // The first PATCH fails on the way, the next is answered 503 (as a proxy does while depot restarts):
+    // each time the client asks the server's offset (HEAD) and goes on from there.
     const tus: string[] = [];
     page.on("request", (request) => {
       if (request.url().includes("/api/uploads")) tus.push(request.method());
     });
-    let broken = false;
+    let patches = 0;
     await page.route(
       (url) => url.pathname.startsWith("/api/uploads/"),
       async (route) => {
-        if (route.request().method() === "PATCH" && !broken) {
-          broken = true;
-          return route.abort("connectionreset");
-        }
+        if (route.request().method() !== "PATCH") return route.continue();
+        patches++;
+        if (patches === 1) return route.abort("connectionreset");
+        if (patches === 2)
+          return route.fulfill({
+            status: 503,
+            contentType: "application/json",
+            body: JSON.stringify({ message: "Service Unavailable." }),
+          });
         return route.continue();
       },
     );
     await version.fill("1.0.1");
     await page.getByRole("button", { name: "Publish", exact: true }).click();
     await page.getByText("Version 1.0.1 is published.").waitFor({ timeout: 20_000 });
-    expect(broken).toBe(true);
-    expect(tus).toEqual(["POST", "PATCH", "HEAD", "PATCH", "PATCH"]);
+    expect(patches).toBe(4);
+    expect(tus).toEqual(["POST", "PATCH", "HEAD", "PATCH", "HEAD", "PATCH", "PATCH"]);
     expect((await versionRows.first().textContent()) ?? "").toContain("1.0.1");
     const resumed = (
       await readJson(await fetch(`${base}/api/products/${product.id}/versions`, { headers: bearer(token) }))
