@@ -337,3 +337,66 @@ test("a file over MAX_UPLOAD_BYTES is refused beside File; Cancel stops an uploa
     await small.close();
   }
 }, 60_000);
+
+test("a vendor without products is told who makes them; an admin sees every product, New product and Settings", async () => {
+  const empty = await userWithPassword(t.ctx, PASSWORD, { role: "vendor" });
+  const admin = await userWithPassword(t.ctx, PASSWORD, { role: "admin" });
+  const owner = await createUser(t.ctx, { role: "vendor" });
+  const disabled = await createProduct(t.ctx, owner, { name: "Zeppelin Races", disabled: true });
+  const signInAs = async (page: import("playwright-core").Page, email: string) => {
+    await page.goto(`${base}/sign-in`, { waitUntil: "networkidle" });
+    await page.getByLabel("Email", { exact: true }).fill(email);
+    await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await page.getByRole("navigation", { name: "Dashboard" }).waitFor({ timeout: 10_000 });
+  };
+
+  const w = await openPage(origin);
+  try {
+    await signInAs(w.page, empty.email);
+    await w.page.getByRole("link", { name: "Products" }).click();
+    await w.page.getByText("No products yet — an admin creates them for you.").waitFor({ timeout: 10_000 });
+    expect(await w.page.getByRole("link", { name: "New product" }).count()).toBe(0);
+    expect(w.problems).toEqual([]);
+  } finally {
+    await w.context.close();
+  }
+
+  const a = await openPage(origin);
+  const { page } = a;
+  try {
+    await signInAs(page, admin.email);
+    await page.getByRole("link", { name: "Products" }).click();
+    const row = page.locator("main li").filter({ hasText: "Zeppelin Races" });
+    await row.waitFor({ timeout: 10_000 });
+    expect(await row.locator(".label").allTextContents()).toEqual(["Disabled"]);
+    // Everyone's products, the other vendors' hidden ones too.
+    expect(await page.getByRole("link", { name: "Furnace" }).count()).toBe(1);
+    expect(await page.getByRole("link", { name: "New product" }).getAttribute("href")).toBe(
+      "/dashboard/products/new",
+    );
+
+    // The search narrows the list (the API's ?search=).
+    await page.getByLabel("Search by name", { exact: true }).fill("zeppelin");
+    await page.getByRole("button", { name: "Search", exact: true }).click();
+    await page.getByRole("link", { name: "Furnace" }).waitFor({ state: "detached", timeout: 10_000 });
+    expect(await page.locator("main li").allTextContents()).toEqual(["Zeppelin RacesDisabled"]);
+    await page.getByLabel("Search by name", { exact: true }).fill("nothing like it");
+    await page.getByRole("button", { name: "Search", exact: true }).click();
+    await page.getByText("No products match “nothing like it”.").waitFor({ timeout: 10_000 });
+
+    await page.goto(`${base}/dashboard/products/${disabled.id}`, { waitUntil: "networkidle" });
+    await page.getByRole("heading", { name: "Zeppelin Races", level: 1 }).waitFor({ timeout: 10_000 });
+    const productNav = page.getByRole("navigation", { name: "Product" });
+    expect(await productNav.getByRole("link").allTextContents()).toEqual(["Licenses", "Settings"]);
+    expect(await productNav.getByRole("link", { name: "Settings" }).getAttribute("href")).toBe(
+      `/dashboard/products/${disabled.id}/settings`,
+    );
+    await page.getByRole("heading", { name: "Publish a version" }).waitFor();
+    expect(await fitsWidth(page)).toBe(true);
+    expect(offOrigin(a)).toEqual([]);
+    expect(a.problems).toEqual([]);
+  } finally {
+    await a.context.close();
+  }
+}, 60_000);
