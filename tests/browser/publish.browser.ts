@@ -209,6 +209,8 @@ test("a vendor previews, publishes with progress, resumes a broken upload and de
     await page.getByText("Version 1.0.1 is published.").waitFor({ timeout: 20_000 });
     expect(patches).toBe(4);
     expect(tus).toEqual(["POST", "PATCH", "HEAD", "PATCH", "HEAD", "PATCH", "PATCH"]);
+    // The list reloads after the notice: the new version heads it.
+    await page.getByRole("button", { name: "Delete 1.0.1" }).waitFor({ timeout: 10_000 });
     expect((await versionRows.first().textContent()) ?? "").toContain("1.0.1");
     const resumed = (
       await readJson(await fetch(`${base}/api/products/${product.id}/versions`, { headers: bearer(token) }))
@@ -380,6 +382,8 @@ test("a vendor without products is told who makes them; an admin sees every prod
     await page.getByLabel("Search by name", { exact: true }).fill("zeppelin");
     await page.getByRole("button", { name: "Search", exact: true }).click();
     await page.getByRole("link", { name: "Furnace" }).waitFor({ state: "detached", timeout: 10_000 });
+    // The list reloads (its loading line first), then shows the one match.
+    await page.getByRole("link", { name: "Zeppelin Races" }).waitFor({ timeout: 10_000 });
     expect(await page.locator("main li").allTextContents()).toEqual(["Zeppelin RacesDisabled"]);
     await page.getByLabel("Search by name", { exact: true }).fill("nothing like it");
     await page.getByRole("button", { name: "Search", exact: true }).click();
