@@ -199,6 +199,11 @@ describe("GET /api/products: the answer", () => {
       deleted: ["The deleted field must be 0 or 1."],
     });
     expect(typeof body.message).toBe("string");
+    const nul = await list("?search=a%00b", tokens.admin);
+    expect(nul.status).toBe(422);
+    expect((await readJson(nul)).errors).toEqual({
+      search: ["The search field must not contain NUL characters."],
+    });
     const long = await list(`?search=${"x".repeat(256)}`, tokens.admin);
     expect(long.status).toBe(422);
     expect(Object.keys((await readJson(long)).errors)).toEqual(["search"]);

@@ -66,12 +66,17 @@ test("an admin creates a vendor, their product, a purchase and an API key; the v
     const nav = page.getByRole("navigation", { name: "Dashboard" });
     expect(await nav.getByRole("link").allTextContents()).toEqual([
       "Home",
-      "Tokens",
-      "Profile",
+      "Licenses",
+      "Downloads",
+      "Notifications",
+      "Purchases",
+      "Products",
+      "Webhooks",
       "Users",
       "Roles",
       "API keys",
-      "Purchases",
+      "Tokens",
+      "Profile",
     ]);
 
     // Users: a duplicate e-mail first, refused beside Email; then the vendor.
@@ -295,9 +300,14 @@ test("an admin creates a vendor, their product, a purchase and an API key; the v
     const vendorNav = vp.getByRole("navigation", { name: "Dashboard" });
     expect(await vendorNav.getByRole("link").allTextContents()).toEqual([
       "Home",
+      "Licenses",
+      "Downloads",
+      "Notifications",
+      "Purchases",
+      "Products",
+      "Webhooks",
       "Tokens",
       "Profile",
-      "Purchases",
     ]);
     await vp.goto(`${base}/dashboard/users`, { waitUntil: "networkidle" });
     await vp.getByRole("alert").getByText("This action is unauthorized.").waitFor({ timeout: 10_000 });

@@ -82,6 +82,7 @@ test("a vendor creates a token, sees it once, uses it, revokes it; Profile signs
       "Downloads",
       "Notifications",
       "Purchases",
+      "Products",
       "Webhooks",
       "Tokens",
       "Profile",

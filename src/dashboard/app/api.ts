@@ -33,6 +33,9 @@ export function setCsrfToken(token: string | null): void {
   csrfToken = token;
 }
 
+/** The session's CSRF token, for requests that do not go through `api` (the tus uploads). */
+export const currentCsrfToken = (): string | null => csrfToken;
+
 let unauthorized: () => void = () => {};
 /** What a 401 does (the app sends the reader to the sign-in page). */
 export function onUnauthorized(handler: () => void): void {
@@ -60,14 +63,26 @@ export async function api<T>(method: string, path: string, body?: unknown, optio
   } catch {
     throw new NetworkError();
   }
-  const text = await response.text();
-  let json: unknown;
-  try {
-    json = text ? JSON.parse(text) : undefined;
-  } catch {
-    json = undefined;
-  }
+  const json = await readJson(response);
   if (response.ok) return json as T;
+  throw refusalOf(response, json, options);
+}
+
+/** A response's JSON body; undefined when it is empty or not JSON. */
+export async function readJson(response: Response): Promise<unknown> {
+  const text = await response.text();
+  try {
+    return text ? JSON.parse(text) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A refused response (with its JSON body read) as the ApiError to throw: depot's message, a 422's
+ * field errors; a 401 also sends the reader to sign in. For any request to depot, `api`'s or not.
+ */
+export function refusalOf(response: Response, json: unknown, options: RequestOptions = {}): ApiError {
   if (response.status === 401 && !options.quietUnauthorized) unauthorized();
   const refusal = (json ?? {}) as { message?: unknown; errors?: unknown };
   const message =
@@ -78,7 +93,7 @@ export async function api<T>(method: string, path: string, body?: unknown, optio
     response.status === 422 && refusal.errors && typeof refusal.errors === "object"
       ? (refusal.errors as Record<string, string[]>)
       : {};
-  throw new ApiError(response.status, message, fields);
+  return new ApiError(response.status, message, fields);
 }
 
 export const get = <T>(path: string, options?: RequestOptions) => api<T>("GET", path, undefined, options);

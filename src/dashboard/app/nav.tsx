@@ -9,6 +9,7 @@ import {
   HOME_PATH,
   LICENSES_PATH,
   NOTIFICATIONS_PATH,
+  PRODUCTS_PATH,
   PROFILE_PATH,
   PURCHASES_PATH,
   ROLES_PATH,
@@ -17,7 +18,7 @@ import {
   WEBHOOKS_PATH,
 } from "./paths.ts";
 import { navigate, usePath } from "./router.ts";
-import { isAdmin, signOut, type User } from "./session.ts";
+import { can, isAdmin, signOut, type User } from "./session.ts";
 
 /** The top bar's links in order; `shows` hides a link from whom the page has nothing for. */
 const LINKS: { href: string; label: string; shows?: (user: User) => boolean }[] = [
@@ -26,6 +27,11 @@ const LINKS: { href: string; label: string; shows?: (user: User) => boolean }[] 
   { href: DOWNLOADS_PATH, label: "Downloads" },
   { href: NOTIFICATIONS_PATH, label: "Notifications" },
   { href: PURCHASES_PATH, label: "Purchases" },
+  {
+    href: PRODUCTS_PATH,
+    label: "Products",
+    shows: (user) => can(user, "versions.publish") || can(user, "products.manage"),
+  },
   // Everyone: a holder's endpoints hear of their products' versions as an owner's do.
   { href: WEBHOOKS_PATH, label: "Webhooks" },
   { href: USERS_PATH, label: "Users", shows: isAdmin },

@@ -6,8 +6,10 @@ import { Home } from "./pages/home.tsx";
 import { MyLicenses } from "./pages/my-licenses.tsx";
 import { NewProduct } from "./pages/new-product.tsx";
 import { Notifications } from "./pages/notifications.tsx";
+import { ProductPage } from "./pages/product.tsx";
 import { ProductLicenses } from "./pages/product-licenses.tsx";
 import { ProductSettings } from "./pages/product-settings.tsx";
+import { Products } from "./pages/products.tsx";
 import { Profile } from "./pages/profile.tsx";
 import { Purchases } from "./pages/purchases.tsx";
 import { Roles } from "./pages/roles.tsx";
@@ -22,7 +24,9 @@ import {
   NEW_PRODUCT_PATH,
   NOTIFICATIONS_PATH,
   PRODUCT_LICENSES_PATH,
+  PRODUCT_PATH,
   PRODUCT_SETTINGS_PATH,
+  PRODUCTS_PATH,
   PROFILE_PATH,
   PURCHASES_PATH,
   ROLES_PATH,
@@ -49,12 +53,14 @@ export const PAGES: { path: string; page: (props: PageProps) => JSX.Element }[] 
   { path: DOWNLOADS_PATH, page: Downloads },
   { path: NOTIFICATIONS_PATH, page: Notifications },
   { path: PURCHASES_PATH, page: Purchases },
-  { path: PRODUCT_LICENSES_PATH, page: ProductLicenses },
   { path: WEBHOOKS_PATH, page: Webhooks },
   { path: USERS_PATH, page: Users },
   { path: ROLES_PATH, page: Roles },
   { path: API_KEYS_PATH, page: ApiKeys },
-  // Before any `/dashboard/products/:product`: the first match wins, and "new" is not a product id.
+  { path: PRODUCTS_PATH, page: Products },
+  // Before PRODUCT_PATH: the first match wins, and "new" is not a product id.
   { path: NEW_PRODUCT_PATH, page: NewProduct },
+  { path: PRODUCT_PATH, page: ProductPage },
+  { path: PRODUCT_LICENSES_PATH, page: ProductLicenses },
   { path: PRODUCT_SETTINGS_PATH, page: ProductSettings },
 ];

@@ -3,6 +3,7 @@ import type { AppContext } from "../../context.ts";
 import { isUniqueViolation } from "../../db/errors.ts";
 import { type NewProduct, type Product, products, purchases, users } from "../../db/schema/index.ts";
 import { FieldErrors, Invalid, NotFound } from "../../errors.ts";
+import { nulInvalid } from "../../http/json-body.ts";
 import type { PageRequest } from "../../pagination.ts";
 import { checkBodyWith } from "../../validation/body-checks.ts";
 import { invalidIdMessage, requiredBodyId, toId } from "../../validation/ids.ts";
@@ -74,6 +75,8 @@ export function productFilters(query: ProductListQuery): ProductFilters {
   if (!["", "0", "1"].includes(deleted))
     throw new Invalid({ deleted: ["The deleted field must be 0 or 1."] });
   const search = query.search?.trim() ?? "";
+  // PostgreSQL text cannot hold a NUL: refused as the JSON bodies' strings are.
+  if (search.includes("\0")) throw nulInvalid(["search"]);
   return { search: search === "" ? null : search, withDeleted: deleted === "1" };
 }
 

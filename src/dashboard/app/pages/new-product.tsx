@@ -3,7 +3,7 @@ import { Layout } from "../layout.tsx";
 import { useLoad } from "../load.ts";
 import { Loaded } from "../loaded.tsx";
 import type { PageProps } from "../pages.ts";
-import { productPagePath } from "../paths.ts";
+import { productPath } from "../paths.ts";
 import { createProduct } from "../product-admin/api.ts";
 import {
   EMPTY_PRODUCT,
@@ -49,7 +49,7 @@ function NewProductForm({ owners }: { owners: User[] }) {
         // No owner chosen: let the server's 422 say the field is required.
         user_id: owner ? Number(owner) : undefined,
       });
-      navigate(productPagePath(product.id));
+      navigate(productPath(product.id));
     });
   };
 

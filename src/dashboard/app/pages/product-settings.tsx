@@ -5,7 +5,7 @@ import { useLoad } from "../load.ts";
 import { Loaded } from "../loaded.tsx";
 import { NavLink } from "../nav.tsx";
 import type { PageProps } from "../pages.ts";
-import { PRODUCTS_LIST_PATH, productPagePath } from "../paths.ts";
+import { PRODUCTS_PATH, productPath } from "../paths.ts";
 import { deleteProduct, type Product, readProduct } from "../product-admin/api.ts";
 import { ProductOptions } from "../product-admin/options.tsx";
 import { ProductSettingsForm } from "../product-admin/settings-form.tsx";
@@ -31,7 +31,7 @@ export function ProductSettings({ user, params, onSignedOut }: PageProps) {
           return (
             <>
               <p>
-                <NavLink href={productPagePath(shown.id)}>Back to {shown.name}</NavLink>
+                <NavLink href={productPath(shown.id)}>Back to {shown.name}</NavLink>
               </p>
               <ProductSettingsForm product={shown} onSaved={setSaved} />
               <ProductOptions productId={shown.id} />
@@ -54,7 +54,7 @@ function DeleteProduct({ product }: { product: Product }) {
     setError(null);
     try {
       await deleteProduct(product.id);
-      navigate(PRODUCTS_LIST_PATH);
+      navigate(PRODUCTS_PATH);
     } catch (failure) {
       setError(messageOf(failure, "Deleting the product failed."));
       setBusy(false);

@@ -31,7 +31,7 @@ export function UserList({ users, more, roles, onChanged }: Props) {
               <span class="hint">Role: {user.role.name}</span>
             </div>
             {roles && (
-              <div class="row-actions">
+              <div class="row-actions stacked">
                 <ChangeRole user={user} roles={roles} onChanged={onChanged} />
                 <LinkButton user={user} />
               </div>

@@ -1,0 +1,91 @@
+import { useState } from "preact/hooks";
+import { messageOf } from "../api.ts";
+import { Layout } from "../layout.tsx";
+import { useLoad } from "../load.ts";
+import { Loaded } from "../loaded.tsx";
+import { NavLink } from "../nav.tsx";
+import type { PageProps } from "../pages.ts";
+import { productPath } from "../paths.ts";
+import { deleteVersion, listVersions, type Product, readProduct, type Version } from "../products/api.ts";
+import { ProductFlags } from "../products/flags.tsx";
+import { PublishForm } from "../products/publish-form.tsx";
+import { VersionList } from "../products/versions.tsx";
+import { can, type User } from "../session.ts";
+
+/** One product: its flags, links to its other pages, its versions and the publish form. */
+export function ProductPage({ user, params, onSignedOut }: PageProps) {
+  const id = params.product ?? "";
+  // A product the user may not see is the API's 404: "Product not found."
+  const { loading } = useLoad(() => readProduct(id), "The product could not be loaded.", [id]);
+  const title =
+    loading.state === "loaded" ? loading.data.name : loading.state === "failed" ? "Product" : "Product…";
+
+  return (
+    <Layout user={user} title={title} onSignedOut={onSignedOut}>
+      <Loaded loading={loading} label="Loading the product…">
+        {(product) => <ProductDetails user={user} product={product} />}
+      </Loaded>
+    </Layout>
+  );
+}
+
+function ProductDetails({ user, product }: { user: User; product: Product }) {
+  const { loading, reload } = useLoad(() => listVersions(product.id), "The versions could not be loaded.", [
+    product.id,
+  ]);
+  const [deleting, setDeleting] = useState<number | null>(null);
+  const [deleteError, setDeleteError] = useState<string | null>(null);
+  // What the page offers; the API decides all the same (publishing needs ownership too).
+  const mayPublish = can(user, "versions.publish");
+  const mayManage = can(user, "products.manage");
+
+  const remove = async (version: Version) => {
+    if (
+      !confirm(
+        `Delete version ${version.version_number}? Its file is removed and cannot be downloaded again.`,
+      )
+    )
+      return;
+    setDeleting(version.id);
+    setDeleteError(null);
+    try {
+      await deleteVersion(product.id, version.id);
+    } catch (failure) {
+      setDeleteError(messageOf(failure, "Deleting the version failed."));
+    }
+    setDeleting(null);
+    await reload();
+  };
+
+  return (
+    <>
+      <p class="product-facts">
+        <ProductFlags product={product} /> <span class="hint">{product.downloads} downloads in all</span>
+      </p>
+      <nav aria-label="Product" class="product-links">
+        <NavLink href={productPath(product.id, "/licenses")}>Licenses</NavLink>
+        {mayManage && <NavLink href={productPath(product.id, "/settings")}>Settings</NavLink>}
+      </nav>
+      <section aria-labelledby="versions-heading" aria-busy={loading.state === "loading"}>
+        <h2 id="versions-heading">Versions</h2>
+        {deleteError && (
+          <p class="error" role="alert">
+            {deleteError}
+          </p>
+        )}
+        <Loaded loading={loading} label="Loading versions…">
+          {(listing) => (
+            <VersionList
+              productId={product.id}
+              listing={listing}
+              mayDelete={mayPublish}
+              deleting={deleting}
+              onDelete={remove}
+            />
+          )}
+        </Loaded>
+      </section>
+      {mayPublish && <PublishForm productId={product.id} onPublished={() => void reload()} />}
+    </>
+  );
+}

@@ -1,0 +1,90 @@
+// Products and their versions (README, HTTP API: /api/products, Releases, /api/changelog/preview).
+import { api, get, post } from "../api.ts";
+
+/** The fields of depot's Product JSON the dashboard shows; flags and counts are strings there. */
+export interface Product {
+  id: number;
+  name: string;
+  slug: string;
+  description: string;
+  hidden: "0" | "1";
+  disabled: "0" | "1";
+  deleted_at: string | null;
+  downloads: string;
+  purchases: string;
+}
+
+export interface Version {
+  id: number;
+  version_number: string;
+  title: string;
+  benefit_name: string | null;
+  file_name: string;
+  file_size: number;
+  /** A count as a decimal string. */
+  downloads: string;
+  created_at: string;
+}
+
+/** A list's first page and whether more follow. */
+export interface Listing<T> {
+  items: T[];
+  more: boolean;
+}
+
+/** How many a page lists at once; more than that is unusual here, so the page says so. */
+export const LISTED = 100;
+
+type Page<T> = { data: T[]; links: { next: string | null } };
+const listing = <T>(page: Page<T>): Listing<T> => ({ items: page.data, more: page.links.next !== null });
+
+export async function listProducts(search: string): Promise<Listing<Product>> {
+  const query = new URLSearchParams({ per_page: String(LISTED) });
+  if (search.trim()) query.set("search", search.trim());
+  return listing(await get<Page<Product>>(`/api/products?${query}`));
+}
+
+export async function readProduct(id: string): Promise<Product> {
+  return (await get<{ data: Product }>(`/api/products/${encodeURIComponent(id)}`)).data;
+}
+
+export async function listVersions(productId: number): Promise<Listing<Version>> {
+  return listing(await get<Page<Version>>(`/api/products/${productId}/versions?per_page=${LISTED}`));
+}
+
+/** The file's path on this origin (the API's download_url is built on APP_URL, which may differ). */
+export const downloadPath = (productId: number, version: Version) =>
+  `/api/products/${productId}/versions/${version.id}/download`;
+
+export async function deleteVersion(productId: number, versionId: number): Promise<void> {
+  await api("DELETE", `/api/products/${productId}/versions/${versionId}`);
+}
+
+export interface PublishFields {
+  version_name: string;
+  title: string;
+  changelog: string;
+}
+
+/**
+ * Publishes a finished resumable upload as a version (the JSON publish with `upload_id`); without one
+ * the server's 422 says the file is required, beside whatever else is missing.
+ */
+export async function publishVersion(
+  productId: number,
+  fields: PublishFields,
+  uploadId: string | null,
+): Promise<Version> {
+  const body = {
+    ...fields,
+    changelog_format: "markdown",
+    ...(uploadId === null ? {} : { upload_id: uploadId }),
+  };
+  return (await post<{ data: Version }>(`/api/products/${productId}/versions`, body)).data;
+}
+
+/** A Markdown changelog as depot renders it: sanitised HTML, safe to insert. */
+export async function previewChangelog(changelog: string): Promise<string> {
+  const body = { changelog, changelog_format: "markdown" };
+  return (await post<{ data: { html: string } }>("/api/changelog/preview", body)).data.html;
+}

@@ -1,0 +1,35 @@
+// The products a user manages, each a link to its page, with its flags.
+import { NavLink } from "../nav.tsx";
+import { productPath } from "../paths.ts";
+import type { Listing, Product } from "./api.ts";
+import { ProductFlags } from "./flags.tsx";
+
+interface Props {
+  listing: Listing<Product>;
+  search: string;
+  /** What an empty list says when nothing was searched for: who makes products differs by role. */
+  empty: string;
+}
+
+export function ProductList({ listing, search, empty }: Props) {
+  if (listing.items.length === 0) {
+    return <p class="empty">{search ? `No products match “${search}”.` : empty}</p>;
+  }
+  return (
+    <>
+      <ul class="rows">
+        {listing.items.map((product) => (
+          <li key={product.id} class="row">
+            <NavLink href={productPath(product.id)}>{product.name}</NavLink>
+            <ProductFlags product={product} />
+          </li>
+        ))}
+      </ul>
+      {listing.more && (
+        <p class="hint">
+          Only the first {listing.items.length} products are listed: search for the one you want.
+        </p>
+      )}
+    </>
+  );
+}

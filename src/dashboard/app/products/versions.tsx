@@ -1,0 +1,66 @@
+// A product's versions, newest first: what each is, its file and downloads, a Download link, and for
+// those who may publish a Delete button (after a confirm).
+import { formatDate } from "../dates.ts";
+import { formatBytes } from "../sizes.ts";
+import { downloadPath, type Listing, type Version } from "./api.ts";
+
+interface Props {
+  productId: number;
+  listing: Listing<Version>;
+  /** Offer Delete (the server refuses anyone else anyway). */
+  mayDelete: boolean;
+  deleting: number | null;
+  onDelete: (version: Version) => void;
+}
+
+export function VersionList({ productId, listing, mayDelete, deleting, onDelete }: Props) {
+  if (listing.items.length === 0) {
+    return (
+      <p class="empty">
+        No versions yet.{mayDelete ? " Publish the first one below." : " The product's publishers add them."}
+      </p>
+    );
+  }
+  return (
+    <>
+      <ul class="rows versions">
+        {listing.items.map((version) => (
+          <li key={version.id} class="row version">
+            <div class="row-main">
+              <strong>
+                {version.version_number} <span class="version-subtitle">{version.title}</span>
+              </strong>
+              <span class="hint">
+                <time dateTime={version.created_at}>{formatDate(version.created_at)}</time>
+                {version.benefit_name && ` · ${version.benefit_name}`}
+                {` · ${version.file_name}, ${formatBytes(version.file_size)}`}
+                {` · ${version.downloads === "1" ? "1 download" : `${version.downloads} downloads`}`}
+              </span>
+            </div>
+            <div class="row-actions">
+              <a
+                href={downloadPath(productId, version)}
+                download
+                aria-label={`Download ${version.version_number}`}
+              >
+                Download
+              </a>
+              {mayDelete && (
+                <button
+                  type="button"
+                  class="danger"
+                  onClick={() => onDelete(version)}
+                  disabled={deleting === version.id}
+                  aria-label={`Delete ${version.version_number}`}
+                >
+                  {deleting === version.id ? "Deleting…" : "Delete"}
+                </button>
+              )}
+            </div>
+          </li>
+        ))}
+      </ul>
+      {listing.more && <p class="hint">Only the newest {listing.items.length} versions are listed.</p>}
+    </>
+  );
+}

@@ -1,0 +1,406 @@
+// The Products pages in a real browser at a phone's width, against the real API: a vendor signs in,
+// opens Products → their product, previews a Markdown changelog (rendered and sanitised by depot),
+// publishes a 5 MiB file through the resumable uploads with a moving progress bar, downloads it
+// byte-identical (by token and by the page's Download link), is told beside Version that a name is
+// taken, drops a file on the drop zone, survives a PATCH that fails on the way and one answered 503
+// (it resumes from the server's offset), deletes a version, and meets the 404 of a product that is
+// not theirs. A second server with a 1 MiB limit shows the 413 beside File, and Cancel.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { createHash } from "node:crypto";
+import { bearer, readJson, startTestApp, type TestApp } from "../helpers/app.ts";
+import { closeBrowser, fitsWidth, offOrigin, openPage } from "../helpers/browser.ts";
+import { createProduct, createUser, tokenFor } from "../helpers/factories.ts";
+import { userWithPassword } from "../helpers/sessions.ts";
+
+const PASSWORD = "correct horse battery";
+const MiB = 1024 * 1024;
+let t: TestApp;
+let base: string;
+let origin: string;
+
+beforeAll(async () => {
+  // Publishing enqueues the version.published job in its transaction: pg-boss must take it.
+  t = await startTestApp({ jobs: "send" });
+  base = t.listen();
+  origin = new URL(base).origin;
+}, 60_000);
+afterAll(async () => {
+  await closeBrowser();
+  await t?.close();
+});
+
+const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
+
+/** The dropped file's bytes, built the same way in the page and here: 3 MiB of `i % 251`. */
+const DROPPED_SIZE = 3 * MiB;
+const dropped = () => Uint8Array.from({ length: DROPPED_SIZE }, (_, i) => i % 251);
+
+test("a vendor previews, publishes with progress, resumes a broken upload and deletes a version", async () => {
+  const vendor = await userWithPassword(t.ctx, PASSWORD, { role: "vendor" });
+  const token = await tokenFor(t.ctx, vendor);
+  const product = await createProduct(t.ctx, vendor, { name: "Auction House", hidden: true });
+  const other = await createUser(t.ctx, { role: "vendor" });
+  const othersProduct = await createProduct(t.ctx, other, { name: "Furnace", hidden: true });
+  const file = crypto.getRandomValues(new Uint8Array(5 * MiB));
+
+  const w = await openPage(origin);
+  const { page } = w;
+  try {
+    await page.goto(`${base}/sign-in`, { waitUntil: "networkidle" });
+    await page.getByLabel("Email", { exact: true }).fill(vendor.email);
+    await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+
+    // Products: only the vendor's own, with its flag, each a link.
+    const nav = page.getByRole("navigation", { name: "Dashboard" });
+    await nav.getByRole("link", { name: "Products" }).click();
+    const link = page.getByRole("link", { name: "Auction House" });
+    await link.waitFor({ timeout: 10_000 });
+    expect(new URL(page.url()).pathname).toBe("/dashboard/products");
+    const rows = page.locator("main li");
+    expect(await rows.allTextContents()).toEqual(["Auction HouseHidden"]);
+    expect(await page.getByRole("link", { name: "New product" }).count()).toBe(0);
+    expect(await fitsWidth(page)).toBe(true);
+
+    // The product: its flags, Licenses (no Settings for a vendor), no versions yet.
+    await link.click();
+    await page.getByRole("heading", { name: "Auction House", level: 1 }).waitFor({ timeout: 10_000 });
+    expect(new URL(page.url()).pathname).toBe(`/dashboard/products/${product.id}`);
+    await page.getByText("No versions yet.").waitFor({ timeout: 10_000 });
+    const productNav = page.getByRole("navigation", { name: "Product" });
+    expect(await productNav.getByRole("link").allTextContents()).toEqual(["Licenses"]);
+    expect(await productNav.getByRole("link", { name: "Licenses" }).getAttribute("href")).toBe(
+      `/dashboard/products/${product.id}/licenses`,
+    );
+    expect(await page.locator("main .label").allTextContents()).toEqual(["Hidden"]);
+
+    // The changelog's preview is depot's rendering: Markdown's heading, no script.
+    const changelog = page.getByLabel("Changelog", { exact: true });
+    await changelog.fill("## Web editor\n\n<script>window.pwned = 1</script>\n\n- bulk editing");
+    await page.getByRole("button", { name: "Preview" }).click();
+    const preview = page.locator(".changelog");
+    await preview.locator("h2").waitFor({ timeout: 10_000 });
+    expect(await preview.locator("h2").textContent()).toBe("Web editor");
+    expect(await preview.locator("script").count()).toBe(0);
+    expect(await preview.locator("li").textContent()).toBe("bulk editing");
+    expect(await page.evaluate("window.pwned")).toBeUndefined();
+    await page.getByRole("button", { name: "Write" }).click();
+    expect(await changelog.inputValue()).toContain("## Web editor");
+
+    // Choose the file with the picker; its name and size are shown.
+    await page.getByLabel("Version", { exact: true }).fill("1.0.0");
+    await page.getByLabel("Title", { exact: true }).fill("Web editor");
+    await page.getByLabel("File", { exact: true }).setInputFiles({
+      name: "auction-1.0.0.jar",
+      mimeType: "application/java-archive",
+      buffer: Buffer.from(file),
+    });
+    await page.getByText("Chosen: auction-1.0.0.jar (5 MB)").waitFor({ timeout: 5_000 });
+
+    // Every value the progress bar takes, as it takes it.
+    await page.evaluate(`
+      window.progressValues = [];
+      new MutationObserver(() => {
+        const bar = document.getElementById("publish-progress");
+        const text = document.getElementById("publish-progress-text");
+        if (!bar || !text) return;
+        const seen = bar.value + " " + text.textContent;
+        if (window.progressValues.at(-1) !== seen) window.progressValues.push(seen);
+      }).observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
+    `);
+    await page.getByRole("button", { name: "Publish", exact: true }).click();
+    await page.getByText("Version 1.0.0 is published.").waitFor({ timeout: 20_000 });
+    const progress = (await page.evaluate("window.progressValues")) as string[];
+    // 2 MiB chunks of 5 MiB: 0, 40, 80, 100 — each value and its "N %" text agree.
+    expect(progress).toEqual(["0 0 %", "40 40 %", "80 80 %", "100 100 %"]);
+    expect(await page.getByLabel("Upload", { exact: true }).evaluate((bar) => bar.tagName)).toBe("PROGRESS");
+
+    // The new version heads the list; the form is empty again.
+    const versionRows = page.locator(".version");
+    await versionRows.first().waitFor({ timeout: 10_000 });
+    const first = (await versionRows.first().textContent()) ?? "";
+    expect(first).toContain("1.0.0");
+    expect(first).toContain("Web editor");
+    expect(first).toContain("auction-1.0.0.jar, 5 MB");
+    expect(first).toContain("0 downloads");
+    expect(await page.getByLabel("Version", { exact: true }).inputValue()).toBe("");
+    expect(await page.getByLabel("File", { exact: true }).inputValue()).toBe("");
+    expect(await fitsWidth(page)).toBe(true);
+
+    // The API has it with the file's bytes, downloaded with a bearer token…
+    const listed = await readJson(
+      await fetch(`${base}/api/products/${product.id}/versions`, { headers: bearer(token) }),
+    );
+    expect(listed.data).toHaveLength(1);
+    const published = listed.data[0];
+    expect(published).toMatchObject({ version_number: "1.0.0", title: "Web editor", file_size: 5 * MiB });
+    expect(published.sha256).toBe(sha256(file));
+    const downloaded = await fetch(`${base}/api/products/${product.id}/versions/${published.id}/download`, {
+      headers: bearer(token),
+    });
+    expect(downloaded.status).toBe(200);
+    expect(sha256(new Uint8Array(await downloaded.arrayBuffer()))).toBe(sha256(file));
+    // …and with the page's own Download link (the session's cookie).
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("link", { name: "Download 1.0.0" }).click(),
+    ]);
+    expect(download.suggestedFilename()).toBe("auction-1.0.0.jar");
+    const saved = await download.path();
+    expect(sha256(new Uint8Array(await Bun.file(saved).arrayBuffer()))).toBe(sha256(file));
+    await t.ctx.downloads.flush();
+    await page.reload({ waitUntil: "networkidle" });
+    await page.getByText("2 downloads", { exact: false }).first().waitFor({ timeout: 10_000 });
+    expect((await versionRows.first().textContent()) ?? "").toContain("· 2 downloads");
+
+    // The same name with another file: the server's 422 beside Version, the rest kept as typed.
+    const version = page.getByLabel("Version", { exact: true });
+    await version.fill("1.0.0");
+    await page.getByLabel("Title", { exact: true }).fill("Again");
+    await changelog.fill("- again");
+    await page.getByLabel("File", { exact: true }).setInputFiles({
+      name: "small.jar",
+      mimeType: "application/java-archive",
+      buffer: Buffer.from("other bytes"),
+    });
+    await page.getByRole("button", { name: "Publish", exact: true }).click();
+    const versionError = page.locator("#publish-version-error");
+    await versionError.waitFor({ timeout: 10_000 });
+    expect(await versionError.textContent()).toBe("The version name has already been taken.");
+    expect(await version.getAttribute("aria-invalid")).toBe("true");
+    expect(await page.getByLabel("Title", { exact: true }).inputValue()).toBe("Again");
+    expect(await changelog.inputValue()).toBe("- again");
+    await page.getByText("Chosen: small.jar").waitFor();
+
+    // A file dropped on the drop zone is the one chosen.
+    await page.evaluate(`(() => {
+      const bytes = Uint8Array.from({ length: ${DROPPED_SIZE} }, (_, i) => i % 251);
+      const data = new DataTransfer();
+      data.items.add(new File([bytes], "dropped-1.0.1.zip", { type: "application/zip" }));
+      const zone = document.querySelector(".drop-zone");
+      zone.dispatchEvent(new DragEvent("drop", { dataTransfer: data, bubbles: true, cancelable: true }));
+    })()`);
+    await page.getByText("Chosen: dropped-1.0.1.zip (3 MB)").waitFor({ timeout: 5_000 });
+
+    // The first PATCH fails on the way, the next is answered 503 (as a proxy does while depot restarts):
+    // each time the client asks the server's offset (HEAD) and goes on from there.
+    const tus: string[] = [];
+    page.on("request", (request) => {
+      if (request.url().includes("/api/uploads")) tus.push(request.method());
+    });
+    let patches = 0;
+    await page.route(
+      (url) => url.pathname.startsWith("/api/uploads/"),
+      async (route) => {
+        if (route.request().method() !== "PATCH") return route.continue();
+        patches++;
+        if (patches === 1) return route.abort("connectionreset");
+        if (patches === 2)
+          return route.fulfill({
+            status: 503,
+            contentType: "application/json",
+            body: JSON.stringify({ message: "Service Unavailable." }),
+          });
+        return route.continue();
+      },
+    );
+    await version.fill("1.0.1");
+    await page.getByRole("button", { name: "Publish", exact: true }).click();
+    await page.getByText("Version 1.0.1 is published.").waitFor({ timeout: 20_000 });
+    expect(patches).toBe(4);
+    expect(tus).toEqual(["POST", "PATCH", "HEAD", "PATCH", "HEAD", "PATCH", "PATCH"]);
+    // The list reloads after the notice: the new version heads it.
+    await page.getByRole("button", { name: "Delete 1.0.1" }).waitFor({ timeout: 10_000 });
+    expect((await versionRows.first().textContent()) ?? "").toContain("1.0.1");
+    const resumed = (
+      await readJson(await fetch(`${base}/api/products/${product.id}/versions`, { headers: bearer(token) }))
+    ).data[0];
+    expect(resumed).toMatchObject({
+      version_number: "1.0.1",
+      file_name: "dropped-1.0.1.zip",
+      file_size: DROPPED_SIZE,
+    });
+    expect(resumed.sha256).toBe(sha256(dropped()));
+
+    // Delete, after a confirm: the version leaves the list and the API.
+    const dialogs: string[] = [];
+    page.once("dialog", (dialog) => {
+      dialogs.push(dialog.message());
+      void dialog.accept();
+    });
+    await page.getByRole("button", { name: "Delete 1.0.1" }).click();
+    await page.getByRole("button", { name: "Delete 1.0.1" }).waitFor({ state: "detached", timeout: 10_000 });
+    expect(dialogs).toEqual([expect.stringContaining("1.0.1")]);
+    expect(await versionRows.count()).toBe(1);
+    const after = await readJson(
+      await fetch(`${base}/api/products/${product.id}/versions`, { headers: bearer(token) }),
+    );
+    expect(after.data.map((v: { version_number: string }) => v.version_number)).toEqual(["1.0.0"]);
+    expect(await fitsWidth(page)).toBe(true);
+
+    // Another vendor's hidden product: the API's 404, as the page shows it.
+    await page.goto(`${base}/dashboard/products/${othersProduct.id}`, { waitUntil: "networkidle" });
+    await page.getByText("Product not found.").waitFor({ timeout: 10_000 });
+    expect(await page.getByRole("heading", { name: "Publish a version" }).count()).toBe(0);
+
+    expect(offOrigin(w)).toEqual([]);
+    expect(w.problems).toEqual([]);
+  } finally {
+    await w.context.close();
+  }
+}, 60_000);
+
+test("a file over MAX_UPLOAD_BYTES is refused beside File; Cancel stops an upload and deletes it", async () => {
+  // A server of its own, with a 1 MiB limit.
+  const small = await startTestApp({ jobs: "send", env: { MAX_UPLOAD_BYTES: String(MiB) } });
+  const smallBase = small.listen();
+  const vendor = await userWithPassword(small.ctx, PASSWORD, { role: "vendor" });
+  const product = await createProduct(small.ctx, vendor, { name: "Tiny" });
+  const w = await openPage(new URL(smallBase).origin);
+  const { page } = w;
+  try {
+    await page.goto(`${smallBase}/sign-in`, { waitUntil: "networkidle" });
+    await page.getByLabel("Email", { exact: true }).fill(vendor.email);
+    await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await page.getByRole("navigation", { name: "Dashboard" }).waitFor({ timeout: 10_000 });
+    await page.goto(`${smallBase}/dashboard/products/${product.id}`, { waitUntil: "networkidle" });
+    await page.getByText("No versions yet.").waitFor({ timeout: 10_000 });
+
+    // Over the limit: the tus POST's 413, beside File; what was typed stays.
+    await page.getByLabel("Version", { exact: true }).fill("1.0.0");
+    await page.getByLabel("Title", { exact: true }).fill("Too big");
+    await page.getByLabel("Changelog", { exact: true }).fill("- big");
+    const file = page.getByLabel("File", { exact: true });
+    await file.setInputFiles({
+      name: "big.bin",
+      mimeType: "application/octet-stream",
+      buffer: Buffer.alloc(MiB + 1),
+    });
+    await page.getByRole("button", { name: "Publish", exact: true }).click();
+    const fileError = page.locator("#publish-file-error");
+    await fileError.waitFor({ timeout: 10_000 });
+    expect(await fileError.textContent()).toBe(`The file may not be greater than ${MiB} bytes.`);
+    expect(await file.getAttribute("aria-invalid")).toBe("true");
+    expect(await file.getAttribute("aria-describedby")).toContain("publish-file-error");
+    expect(await page.getByLabel("Title", { exact: true }).inputValue()).toBe("Too big");
+    expect(await page.getByLabel("Changelog", { exact: true }).inputValue()).toBe("- big");
+
+    // A file within it, whose first PATCH is held: Cancel while it is on its way.
+    const requests: string[] = [];
+    page.on("request", (request) => {
+      if (request.url().includes("/api/uploads")) requests.push(request.method());
+    });
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let uploadPath = "";
+    await page.route(
+      (url) => url.pathname.startsWith("/api/uploads/"),
+      async (route) => {
+        if (route.request().method() === "PATCH") {
+          uploadPath = new URL(route.request().url()).pathname;
+          await held;
+        }
+        await route.continue().catch(() => undefined);
+      },
+    );
+    await file.setInputFiles({
+      name: "fits.bin",
+      mimeType: "application/octet-stream",
+      buffer: Buffer.alloc(MiB),
+    });
+    await page.getByRole("button", { name: "Publish", exact: true }).click();
+    const cancel = page.getByRole("button", { name: "Cancel upload" });
+    await cancel.waitFor({ timeout: 10_000 });
+    await page.getByText("0 %", { exact: true }).waitFor();
+    await cancel.click();
+    await page.getByText("The upload was cancelled; nothing was published.").waitFor({ timeout: 10_000 });
+    release();
+    expect(requests).toEqual(["POST", "PATCH", "DELETE"]);
+    // The upload is gone from the server, and no version was made.
+    const token = await tokenFor(small.ctx, vendor);
+    const head = await fetch(`${smallBase}${uploadPath}`, {
+      method: "HEAD",
+      headers: { ...bearer(token), "tus-resumable": "1.0.0" },
+    });
+    expect(head.status).toBe(404);
+    const versions = await readJson(
+      await fetch(`${smallBase}/api/products/${product.id}/versions`, { headers: bearer(token) }),
+    );
+    expect(versions.data).toEqual([]);
+    expect(await page.getByLabel("Version", { exact: true }).inputValue()).toBe("1.0.0");
+    await page.getByRole("button", { name: "Publish", exact: true }).waitFor();
+    expect(await fitsWidth(page)).toBe(true);
+    expect(w.problems).toEqual([]);
+  } finally {
+    await w.context.close();
+    await small.close();
+  }
+}, 60_000);
+
+test("a vendor without products is told who makes them; an admin sees every product, New product and Settings", async () => {
+  const empty = await userWithPassword(t.ctx, PASSWORD, { role: "vendor" });
+  const admin = await userWithPassword(t.ctx, PASSWORD, { role: "admin" });
+  const owner = await createUser(t.ctx, { role: "vendor" });
+  const disabled = await createProduct(t.ctx, owner, { name: "Zeppelin Races", disabled: true });
+  const signInAs = async (page: import("playwright-core").Page, email: string) => {
+    await page.goto(`${base}/sign-in`, { waitUntil: "networkidle" });
+    await page.getByLabel("Email", { exact: true }).fill(email);
+    await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await page.getByRole("navigation", { name: "Dashboard" }).waitFor({ timeout: 10_000 });
+  };
+
+  const w = await openPage(origin);
+  try {
+    await signInAs(w.page, empty.email);
+    await w.page.getByRole("link", { name: "Products" }).click();
+    await w.page.getByText("No products yet — an admin creates them for you.").waitFor({ timeout: 10_000 });
+    expect(await w.page.getByRole("link", { name: "New product" }).count()).toBe(0);
+    expect(w.problems).toEqual([]);
+  } finally {
+    await w.context.close();
+  }
+
+  const a = await openPage(origin);
+  const { page } = a;
+  try {
+    await signInAs(page, admin.email);
+    await page.getByRole("link", { name: "Products" }).click();
+    const row = page.locator("main li").filter({ hasText: "Zeppelin Races" });
+    await row.waitFor({ timeout: 10_000 });
+    expect(await row.locator(".label").allTextContents()).toEqual(["Disabled"]);
+    // Everyone's products, the other vendors' hidden ones too.
+    expect(await page.getByRole("link", { name: "Furnace" }).count()).toBe(1);
+    expect(await page.getByRole("link", { name: "New product" }).getAttribute("href")).toBe(
+      "/dashboard/products/new",
+    );
+
+    // The search narrows the list (the API's ?search=).
+    await page.getByLabel("Search by name", { exact: true }).fill("zeppelin");
+    await page.getByRole("button", { name: "Search", exact: true }).click();
+    await page.getByRole("link", { name: "Furnace" }).waitFor({ state: "detached", timeout: 10_000 });
+    // The list reloads (its loading line first), then shows the one match.
+    await page.getByRole("link", { name: "Zeppelin Races" }).waitFor({ timeout: 10_000 });
+    expect(await page.locator("main li").allTextContents()).toEqual(["Zeppelin RacesDisabled"]);
+    await page.getByLabel("Search by name", { exact: true }).fill("nothing like it");
+    await page.getByRole("button", { name: "Search", exact: true }).click();
+    await page.getByText("No products match “nothing like it”.").waitFor({ timeout: 10_000 });
+
+    await page.goto(`${base}/dashboard/products/${disabled.id}`, { waitUntil: "networkidle" });
+    await page.getByRole("heading", { name: "Zeppelin Races", level: 1 }).waitFor({ timeout: 10_000 });
+    const productNav = page.getByRole("navigation", { name: "Product" });
+    expect(await productNav.getByRole("link").allTextContents()).toEqual(["Licenses", "Settings"]);
+    expect(await productNav.getByRole("link", { name: "Settings" }).getAttribute("href")).toBe(
+      `/dashboard/products/${disabled.id}/settings`,
+    );
+    await page.getByRole("heading", { name: "Publish a version" }).waitFor();
+    expect(await fitsWidth(page)).toBe(true);
+    expect(offOrigin(a)).toEqual([]);
+    expect(a.problems).toEqual([]);
+  } finally {
+    await a.context.close();
+  }
+}, 60_000);
