@@ -324,3 +324,36 @@ async function cookieOf(w: Watched): Promise<string> {
   const session = (await w.context.cookies()).find((cookie) => cookie.name === "depot_session");
   return `depot_session=${session?.value ?? ""}`;
 }
+
+test("the pages the story does not pass through have no serious accessibility violation either, light or dark", async () => {
+  const admin = await userWithPassword(t.ctx, PASSWORD, { role: "admin" });
+  for (const colorScheme of ["light", "dark"] as const) {
+    const w = await openPage(origin);
+    await w.page.emulateMedia({ colorScheme });
+    try {
+      await signInAs(w, admin.email);
+      const nav = w.page.getByRole("navigation", { name: "Dashboard" });
+      for (const [link, heading] of [
+        ["Purchases", "Purchases"],
+        ["Products", "Products"],
+        ["Webhooks", "Webhooks"],
+        ["Roles", "Roles"],
+        ["API keys", "API keys"],
+        ["Tokens", "Personal access tokens"],
+        ["Profile", "Profile"],
+        ["Licenses", "Licenses"],
+        ["Downloads", "Downloads"],
+        ["Notifications", "Notifications"],
+      ] as const) {
+        await nav.getByRole("link", { name: link, exact: true }).click();
+        await w.page.getByRole("heading", { name: heading, level: 1 }).waitFor({ timeout: 10_000 });
+        // Past the loading state: the page's own content is what is checked.
+        await w.page.waitForLoadState("networkidle");
+        await expectAccessible(w, `${link} (${colorScheme})`);
+      }
+      await expectClean(w);
+    } finally {
+      await w.context.close();
+    }
+  }
+}, 120_000);
