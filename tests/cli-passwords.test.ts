@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -6,6 +6,9 @@ import { eq } from "drizzle-orm";
 import { openEmbedded } from "../src/db/client.ts";
 import { users } from "../src/db/schema/index.ts";
 import { depot, stderrLines } from "./helpers/cli.ts";
+
+// Each test starts depot processes that hash with argon2: seconds each on a busy 2-core machine.
+setDefaultTimeout(30_000);
 
 // As users run them: separate processes on an embedded data directory, the password piped in.
 const dataDir = mkdtempSync(join(tmpdir(), "depot-cli-passwords-"));
