@@ -4,12 +4,17 @@
 // byte-identical (by token and by the page's Download link), is told beside Version that a name is
 // taken, drops a file on the drop zone, survives a PATCH that fails on the way and one answered 503
 // (it resumes from the server's offset), deletes a version, and meets the 404 of a product that is
-// not theirs. A second server with a 1 MiB limit shows the 413 beside File, and Cancel.
+// not theirs. A second server with a 1 MiB limit shows the 413 beside File, and Cancel. A product with
+// benefits gets a Benefit select: a version published to a benefit is that benefit's latest in the API
+// (a removed benefit's 404 shows beside the select), Whole product still publishes to everyone, and a
+// refused options list leaves the form as it was.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
+import { eq } from "drizzle-orm";
+import { purchaseBenefits } from "../../src/db/schema/index.ts";
 import { bearer, readJson, startTestApp, type TestApp } from "../helpers/app.ts";
 import { closeBrowser, fitsWidth, offOrigin, openPage } from "../helpers/browser.ts";
-import { createProduct, createUser, tokenFor } from "../helpers/factories.ts";
+import { createBenefit, createOption, createProduct, createUser, tokenFor } from "../helpers/factories.ts";
 import { userWithPassword } from "../helpers/sessions.ts";
 
 const PASSWORD = "correct horse battery";
@@ -402,5 +407,176 @@ test("a vendor without products is told who makes them; an admin sees every prod
     expect(a.problems).toEqual([]);
   } finally {
     await a.context.close();
+  }
+}, 60_000);
+
+test("a vendor publishes to a benefit from the Benefit select, and to the whole product; without benefits there is no select", async () => {
+  const vendor = await userWithPassword(t.ctx, PASSWORD, { role: "vendor" });
+  const token = await tokenFor(t.ctx, vendor);
+  const product = await createProduct(t.ctx, vendor, { name: "Tiered Tools" });
+  const option = await createOption(t.ctx, product);
+  const benefit = await createBenefit(t.ctx, option);
+  // Removed while the page is open (as another admin might): publishing to it is the API's 404.
+  const gone = await createBenefit(t.ctx, option);
+  // An option without benefits is no reason for a select.
+  const plain = await createProduct(t.ctx, vendor, { name: "Plain Tools" });
+  await createOption(t.ctx, plain);
+  const file = crypto.getRandomValues(new Uint8Array(64 * 1024));
+  const versionsOf = async (id: number) =>
+    (await readJson(await fetch(`${base}/api/products/${id}/versions`, { headers: bearer(token) }))).data;
+
+  const w = await openPage(origin);
+  const { page } = w;
+  try {
+    await page.goto(`${base}/sign-in`, { waitUntil: "networkidle" });
+    await page.getByLabel("Email", { exact: true }).fill(vendor.email);
+    await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await page.getByRole("navigation", { name: "Dashboard" }).waitFor({ timeout: 10_000 });
+
+    // A product without benefits: the form as it was, no select.
+    await page.goto(`${base}/dashboard/products/${plain.id}`, { waitUntil: "networkidle" });
+    await page.getByText("No versions yet.").waitFor({ timeout: 10_000 });
+    await page.getByRole("heading", { name: "Publish a version" }).waitFor();
+    expect(await page.getByLabel("Benefit", { exact: true }).count()).toBe(0);
+    expect(await page.locator("select").count()).toBe(0);
+
+    // A product with benefits: Whole product first and chosen, then each benefit with its option.
+    await page.goto(`${base}/dashboard/products/${product.id}`, { waitUntil: "networkidle" });
+    await page.getByText("No versions yet.").waitFor({ timeout: 10_000 });
+    const select = page.getByLabel("Benefit", { exact: true });
+    await select.waitFor({ timeout: 10_000 });
+    expect(await select.locator("option").allTextContents()).toEqual([
+      "Whole product",
+      `${benefit.name} (${option.name})`,
+      `${gone.name} (${option.name})`,
+    ]);
+    expect(await select.inputValue()).toBe("");
+    expect(await select.getAttribute("aria-describedby")).toBe("publish-benefit-hint");
+    expect(await fitsWidth(page)).toBe(true);
+
+    const uploads: string[] = [];
+    page.on("request", (request) => {
+      if (request.url().includes("/api/uploads")) uploads.push(request.method());
+    });
+    await t.ctx.db.delete(purchaseBenefits).where(eq(purchaseBenefits.id, gone.id));
+    await select.selectOption(String(gone.id));
+    await page.getByLabel("File", { exact: true }).setInputFiles({
+      name: "tools-1.0.0.zip",
+      mimeType: "application/zip",
+      buffer: Buffer.from(file),
+    });
+    await page.getByLabel("Version", { exact: true }).fill("1.0.0");
+    await page.getByLabel("Title", { exact: true }).fill("Sources");
+    await page.getByLabel("Changelog", { exact: true }).fill("- sources");
+    await page.getByRole("button", { name: "Publish", exact: true }).click();
+    // The 404 beside the select, the select marked invalid; nothing above the form; all kept as typed.
+    const benefitError = page.locator("#publish-benefit-error");
+    await benefitError.waitFor({ timeout: 10_000 });
+    expect(await benefitError.textContent()).toBe("Benefit not found.");
+    expect(await select.getAttribute("aria-invalid")).toBe("true");
+    expect(await select.getAttribute("aria-describedby")).toBe("publish-benefit-error publish-benefit-hint");
+    expect(await page.locator("form .error").count()).toBe(0);
+    expect(await page.getByLabel("Title", { exact: true }).inputValue()).toBe("Sources");
+    expect(await versionsOf(product.id)).toEqual([]);
+
+    // The benefit that exists: the finished upload is published, not sent again.
+    await select.selectOption(String(benefit.id));
+    await page.getByRole("button", { name: "Publish", exact: true }).click();
+    await page.getByText(`Version 1.0.0 of ${benefit.name} is published.`).waitFor({ timeout: 10_000 });
+    expect(uploads.filter((method) => method === "POST")).toHaveLength(1);
+    expect(await select.inputValue()).toBe("");
+    expect(await benefitError.count()).toBe(0);
+    await page.getByRole("button", { name: "Delete 1.0.0" }).waitFor({ timeout: 10_000 });
+    const versionRows = page.locator(".version");
+    expect(await versionRows.allTextContents()).toEqual([
+      expect.stringContaining(` · ${benefit.name} · tools-1.0.0.zip, 64 KB`),
+    ]);
+
+    // The API has it as the benefit's latest, with the file's bytes; the whole product has none yet.
+    const latest = await fetch(`${base}/api/products/${product.id}/versions/latest?benefit=${benefit.id}`, {
+      headers: bearer(token),
+    });
+    expect(latest.status).toBe(200);
+    expect(latest.headers.get("content-type")).toContain("application/json");
+    const forBenefit = (await readJson(latest)).data;
+    expect(forBenefit).toMatchObject({
+      version_number: "1.0.0",
+      title: "Sources",
+      benefit_name: benefit.name,
+      purchase_benefit_id: benefit.id,
+      option_id: option.id,
+      file_name: "tools-1.0.0.zip",
+      file_size: file.length,
+    });
+    expect(forBenefit.sha256).toBe(sha256(file));
+    const wholeNone = await fetch(`${base}/api/products/${product.id}/versions/latest`, {
+      headers: bearer(token),
+    });
+    expect(wholeNone.status).toBe(404);
+
+    // Whole product (chosen again after the publish): the same version name, for everyone.
+    await page.getByLabel("File", { exact: true }).setInputFiles({
+      name: "tools-1.0.0.jar",
+      mimeType: "application/java-archive",
+      buffer: Buffer.from("whole product bytes"),
+    });
+    await page.getByLabel("Version", { exact: true }).fill("1.0.0");
+    await page.getByLabel("Title", { exact: true }).fill("Everyone");
+    await page.getByLabel("Changelog", { exact: true }).fill("- everyone");
+    await page.getByRole("button", { name: "Publish", exact: true }).click();
+    await page.getByText("Version 1.0.0 is published.").waitFor({ timeout: 10_000 });
+    await page.getByText("tools-1.0.0.jar", { exact: false }).waitFor({ timeout: 10_000 });
+    const rows = await versionRows.allTextContents();
+    expect(rows).toHaveLength(2);
+    expect(rows[0]).toContain("Everyone");
+    expect(rows[0]).not.toContain(benefit.name);
+    const whole = (
+      await readJson(
+        await fetch(`${base}/api/products/${product.id}/versions/latest`, { headers: bearer(token) }),
+      )
+    ).data;
+    expect(whole).toMatchObject({ title: "Everyone", benefit_name: null, purchase_benefit_id: null });
+    expect(await fitsWidth(page)).toBe(true);
+    expect(offOrigin(w)).toEqual([]);
+    expect(w.problems).toEqual([]);
+
+    // Should the options list be refused, the form publishes to the whole product, with no error shown.
+    await page.route(
+      (url) => url.pathname === `/api/products/${product.id}/options`,
+      (route) =>
+        route.fulfill({
+          status: 403,
+          contentType: "application/json",
+          body: JSON.stringify({ message: "This action is unauthorized." }),
+        }),
+    );
+    await page.reload({ waitUntil: "networkidle" });
+    await page.getByRole("heading", { name: "Publish a version" }).waitFor({ timeout: 10_000 });
+    await page.getByRole("button", { name: "Delete 1.0.0" }).first().waitFor({ timeout: 10_000 });
+    expect(await page.getByLabel("Benefit", { exact: true }).count()).toBe(0);
+    expect(await page.locator("main .error, main [role=alert]").count()).toBe(0);
+    await page.getByLabel("File", { exact: true }).setInputFiles({
+      name: "tools-1.0.1.jar",
+      mimeType: "application/java-archive",
+      buffer: Buffer.from("a fix"),
+    });
+    await page.getByLabel("Version", { exact: true }).fill("1.0.1");
+    await page.getByLabel("Title", { exact: true }).fill("Fix");
+    await page.getByLabel("Changelog", { exact: true }).fill("- fix");
+    await page.getByRole("button", { name: "Publish", exact: true }).click();
+    await page.getByText("Version 1.0.1 is published.").waitFor({ timeout: 10_000 });
+    expect(
+      (await versionsOf(product.id)).map((v: { version_number: string; benefit_name: string | null }) => [
+        v.version_number,
+        v.benefit_name,
+      ]),
+    ).toEqual([
+      ["1.0.1", null],
+      ["1.0.0", null],
+      ["1.0.0", benefit.name],
+    ]);
+  } finally {
+    await w.context.close();
   }
 }, 60_000);

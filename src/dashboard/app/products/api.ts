@@ -1,5 +1,5 @@
 // Products and their versions (README, HTTP API: /api/products, Releases, /api/changelog/preview).
-import { api, get, post } from "../api.ts";
+import { ApiError, api, get, post } from "../api.ts";
 
 /** The fields of depot's Product JSON the dashboard shows; flags and counts are strings there. */
 export interface Product {
@@ -67,20 +67,32 @@ export interface PublishFields {
 }
 
 /**
- * Publishes a finished resumable upload as a version (the JSON publish with `upload_id`); without one
- * the server's 422 says the file is required, beside whatever else is missing.
+ * Publishes a finished resumable upload as a version (the JSON publish with `upload_id`) of the whole
+ * product or of one benefit; without an upload the server's 422 says the file is required, beside
+ * whatever else is missing. A benefit's 404 (removed meanwhile) comes back as an error of `benefit_id`,
+ * to be shown beside the Benefit select.
  */
 export async function publishVersion(
   productId: number,
   fields: PublishFields,
   uploadId: string | null,
+  benefitId: number | null,
 ): Promise<Version> {
   const body = {
     ...fields,
     changelog_format: "markdown",
     ...(uploadId === null ? {} : { upload_id: uploadId }),
   };
-  return (await post<{ data: Version }>(`/api/products/${productId}/versions`, body)).data;
+  if (benefitId === null)
+    return (await post<{ data: Version }>(`/api/products/${productId}/versions`, body)).data;
+  try {
+    return (await post<{ data: Version }>(`/api/products/${productId}/benefits/${benefitId}/versions`, body))
+      .data;
+  } catch (failure) {
+    if (failure instanceof ApiError && failure.status === 404)
+      throw new ApiError(404, failure.message, { benefit_id: [failure.message] });
+    throw failure;
+  }
 }
 
 /** A Markdown changelog as depot renders it: sanitised HTML, safe to insert. */

@@ -1,13 +1,16 @@
 // Publish a version: the file goes up through the resumable uploads (tus, with a progress bar and
 // Cancel), then the version is published naming that upload. A refusal keeps everything typed and
 // shows beside its field; a finished upload is kept for the next try, so fixing a field sends no
-// byte twice.
+// byte twice. A product with benefits also gets a Benefit select: the whole product, or one benefit.
 import { useRef, useState } from "preact/hooks";
 import { ApiError } from "../api.ts";
 import { Field } from "../field.tsx";
+import { useLoad } from "../load.ts";
+import { listOptions } from "../product-admin/api.ts";
 import { useSubmission } from "../submission.ts";
 import { TusUpload, UploadCancelled } from "../uploads/tus.ts";
 import { publishVersion, type Version } from "./api.ts";
+import { BenefitSelect } from "./benefit-select.tsx";
 import { ChangelogEditor } from "./changelog-editor.tsx";
 import { FileChoice } from "./file-choice.tsx";
 
@@ -24,6 +27,11 @@ const errorFor = (fields: Record<string, string[]>, ...keys: string[]) =>
 
 export function PublishForm({ productId, onPublished }: Props) {
   const [values, setValues] = useState(EMPTY);
+  // The benefits to choose from. Should the options list be refused or fail, the form publishes to the
+  // whole product as it always could, so that failure is not shown as one.
+  const { loading: options } = useLoad(() => listOptions(productId).catch(() => []), "", [productId]);
+  /** A benefit's id, or "" for the whole product. */
+  const [benefit, setBenefit] = useState("");
   const [file, setFile] = useState<File | null>(null);
   const [progress, setProgress] = useState<{ offset: number; size: number } | null>(null);
   const [published, setPublished] = useState<string | null>(null);
@@ -66,7 +74,7 @@ export function PublishForm({ productId, onPublished }: Props) {
       try {
         // Without a file the publish is still sent: the server's 422 then names every missing field.
         const id = file ? await uploaded(file) : null;
-        version = await publishVersion(productId, values, id);
+        version = await publishVersion(productId, values, id, benefit === "" ? null : Number(benefit));
       } catch (failure) {
         if (failure instanceof UploadCancelled) return setCancelled(true);
         // The upload itself was refused (expired, say): the next try sends the file afresh.
@@ -77,19 +85,23 @@ export function PublishForm({ productId, onPublished }: Props) {
     if (version === null) return;
     const made: Version = version;
     setValues(EMPTY);
+    setBenefit("");
     setFile(null);
     finished.current = null;
     setGeneration((n) => n + 1);
-    setPublished(`Version ${made.version_number} is published.`);
+    const of = made.benefit_name ? ` of ${made.benefit_name}` : "";
+    setPublished(`Version ${made.version_number}${of} is published.`);
     onPublished(made);
   };
 
+  const benefitError = errorFor(fields, "benefit_id");
   const fileError = errorFor(fields, "file", "upload_id");
   const versionError = errorFor(fields, "version_name");
   const titleError = errorFor(fields, "title");
   const changelogError = errorFor(fields, "changelog", "changelog_format");
   // A 422 about a field is shown beside it; only anything else goes in the alert above the form.
-  const generalError = error && !fileError && !versionError && !titleError && !changelogError ? error : null;
+  const generalError =
+    error && !benefitError && !fileError && !versionError && !titleError && !changelogError ? error : null;
   const percent = progress && progress.size > 0 ? Math.floor((progress.offset * 100) / progress.size) : 0;
 
   return (
@@ -109,6 +121,16 @@ export function PublishForm({ productId, onPublished }: Props) {
         <p class="notice" role="status">
           The upload was cancelled; nothing was published.
         </p>
+      )}
+      {options.state === "loaded" && (
+        <BenefitSelect
+          id="publish-benefit"
+          options={options.data}
+          value={benefit}
+          error={benefitError}
+          disabled={busy}
+          onChange={setBenefit}
+        />
       )}
       <FileChoice id="publish-file" file={file} error={fileError} disabled={busy} onChoose={setFile} />
       <Field
