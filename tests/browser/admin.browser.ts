@@ -9,7 +9,7 @@ import { eq } from "drizzle-orm";
 import type { Page } from "playwright-core";
 import { users } from "../../src/db/schema/index.ts";
 import { readJson, startTestApp, type TestApp } from "../helpers/app.ts";
-import { closeBrowser, fitsWidth, offOrigin, openPage, type Watched } from "../helpers/browser.ts";
+import { closeBrowser, fitsWidth, offOrigin, openPage, signInAs, type Watched } from "../helpers/browser.ts";
 import { createProduct, createUser } from "../helpers/factories.ts";
 import { userWithPassword } from "../helpers/sessions.ts";
 
@@ -28,14 +28,6 @@ afterAll(async () => {
   await closeBrowser();
   await t?.close();
 });
-
-async function signInAs(page: Page, email: string, password: string) {
-  await page.goto(`${base}/sign-in`, { waitUntil: "networkidle" });
-  await page.getByLabel("Email", { exact: true }).fill(email);
-  await page.getByLabel("Password", { exact: true }).fill(password);
-  await page.getByRole("button", { name: "Sign in", exact: true }).click();
-  await page.getByRole("navigation", { name: "Dashboard" }).waitFor({ timeout: 10_000 });
-}
 
 /** Where the app navigated to, once it got there. */
 async function waitForPath(page: Page, pattern: RegExp) {
@@ -62,7 +54,7 @@ test("an admin creates a vendor, their product, a purchase and an API key; the v
   });
   let vendorPage: Watched | undefined;
   try {
-    await signInAs(page, admin.email, PASSWORD);
+    await signInAs(page, base, admin.email, PASSWORD);
     const nav = page.getByRole("navigation", { name: "Dashboard" });
     expect(await nav.getByRole("link").allTextContents()).toEqual([
       "Home",
@@ -296,7 +288,7 @@ test("an admin creates a vendor, their product, a purchase and an API key; the v
     expectClean(w);
 
     // The vendor signs in with the password they set: no admin links, and the Users page refuses them.
-    await signInAs(vp, vendorEmail, VENDOR_PASSWORD);
+    await signInAs(vp, base, vendorEmail, VENDOR_PASSWORD);
     const vendorNav = vp.getByRole("navigation", { name: "Dashboard" });
     expect(await vendorNav.getByRole("link").allTextContents()).toEqual([
       "Home",

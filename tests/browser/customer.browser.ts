@@ -11,7 +11,7 @@ import { readFile } from "node:fs/promises";
 import { notifications } from "../../src/db/schema/index.ts";
 import { signUrl } from "../../src/signed-url.ts";
 import { bearer, readJson, startTestApp, type TestApp } from "../helpers/app.ts";
-import { closeBrowser, fitsWidth, offOrigin, openPage } from "../helpers/browser.ts";
+import { closeBrowser, fitsWidth, offOrigin, openPage, signInAs } from "../helpers/browser.ts";
 import { apiKeyFor, createProduct, createUser, tokenFor } from "../helpers/factories.ts";
 import { sessionHeaders, signIn, userWithPassword } from "../helpers/sessions.ts";
 
@@ -112,10 +112,7 @@ test("a customer sees and copies their license, resets its IPs, downloads, marks
   const w = await openPage(origin, { permissions: ["clipboard-read", "clipboard-write"] });
   const { page } = w;
   try {
-    await page.goto(`${base}/sign-in`, { waitUntil: "networkidle" });
-    await page.getByLabel("Email", { exact: true }).fill(customer.email);
-    await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
-    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await signInAs(page, base, customer.email, PASSWORD);
     const nav = page.getByRole("navigation", { name: "Dashboard" });
     await nav.waitFor({ timeout: 10_000 });
     const badge = page.locator(".badge");
@@ -260,12 +257,8 @@ test("a customer sees and copies their license, resets its IPs, downloads, marks
 
     await nav.getByRole("link", { name: "Home" }).click();
     await page.getByRole("heading", { name: "Welcome, Casey Renamed" }).waitFor({ timeout: 10_000 });
-    const signIn = await fetch(`${base}/api/auth/sign-in`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ email: customer.email, password: "a brand new password" }),
-    });
-    expect(signIn.status).toBe(200);
+    // The new password signs in (signIn throws on anything but 200).
+    expect((await signIn(base, customer.email, "a brand new password")).response.status).toBe(200);
 
     expect(offOrigin(w)).toEqual([]);
     expect(w.problems).toEqual([]);
@@ -279,10 +272,7 @@ test("someone holding nothing sees the empty states, saying what to do next", as
   const w = await openPage(origin);
   const { page } = w;
   try {
-    await page.goto(`${base}/dashboard/licenses`, { waitUntil: "networkidle" });
-    await page.getByLabel("Email", { exact: true }).fill(nobody.email);
-    await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
-    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await signInAs(page, base, nobody.email, PASSWORD);
     const nav = page.getByRole("navigation", { name: "Dashboard" });
     await nav.waitFor({ timeout: 10_000 });
     await nav.getByRole("link", { name: "Licenses" }).click();
@@ -323,10 +313,7 @@ test("a reset refused by the server (429) shows its message; loading states show
   const w = await openPage(origin);
   const { page } = w;
   try {
-    await page.goto(`${base}/sign-in`, { waitUntil: "networkidle" });
-    await page.getByLabel("Email", { exact: true }).fill(customer.email);
-    await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
-    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await signInAs(page, base, customer.email, PASSWORD);
     const nav = page.getByRole("navigation", { name: "Dashboard" });
     await nav.waitFor({ timeout: 10_000 });
 

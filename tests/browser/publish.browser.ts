@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { bearer, readJson, startTestApp, type TestApp } from "../helpers/app.ts";
-import { closeBrowser, fitsWidth, offOrigin, openPage } from "../helpers/browser.ts";
+import { closeBrowser, fitsWidth, offOrigin, openPage, signInAs } from "../helpers/browser.ts";
 import { createProduct, createUser, tokenFor } from "../helpers/factories.ts";
 import { userWithPassword } from "../helpers/sessions.ts";
 
@@ -46,10 +46,7 @@ test("a vendor previews, publishes with progress, resumes a broken upload and de
   const w = await openPage(origin);
   const { page } = w;
   try {
-    await page.goto(`${base}/sign-in`, { waitUntil: "networkidle" });
-    await page.getByLabel("Email", { exact: true }).fill(vendor.email);
-    await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
-    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await signInAs(page, base, vendor.email, PASSWORD);
 
     // Products: only the vendor's own, with its flag, each a link.
     const nav = page.getByRole("navigation", { name: "Dashboard" });
@@ -259,11 +256,7 @@ test("a file over MAX_UPLOAD_BYTES is refused beside File; Cancel stops an uploa
   const w = await openPage(new URL(smallBase).origin);
   const { page } = w;
   try {
-    await page.goto(`${smallBase}/sign-in`, { waitUntil: "networkidle" });
-    await page.getByLabel("Email", { exact: true }).fill(vendor.email);
-    await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
-    await page.getByRole("button", { name: "Sign in", exact: true }).click();
-    await page.getByRole("navigation", { name: "Dashboard" }).waitFor({ timeout: 10_000 });
+    await signInAs(page, smallBase, vendor.email, PASSWORD);
     await page.goto(`${smallBase}/dashboard/products/${product.id}`, { waitUntil: "networkidle" });
     await page.getByText("No versions yet.").waitFor({ timeout: 10_000 });
 
@@ -345,17 +338,9 @@ test("a vendor without products is told who makes them; an admin sees every prod
   const admin = await userWithPassword(t.ctx, PASSWORD, { role: "admin" });
   const owner = await createUser(t.ctx, { role: "vendor" });
   const disabled = await createProduct(t.ctx, owner, { name: "Zeppelin Races", disabled: true });
-  const signInAs = async (page: import("playwright-core").Page, email: string) => {
-    await page.goto(`${base}/sign-in`, { waitUntil: "networkidle" });
-    await page.getByLabel("Email", { exact: true }).fill(email);
-    await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
-    await page.getByRole("button", { name: "Sign in", exact: true }).click();
-    await page.getByRole("navigation", { name: "Dashboard" }).waitFor({ timeout: 10_000 });
-  };
-
   const w = await openPage(origin);
   try {
-    await signInAs(w.page, empty.email);
+    await signInAs(w.page, base, empty.email, PASSWORD);
     await w.page.getByRole("link", { name: "Products" }).click();
     await w.page.getByText("No products yet — an admin creates them for you.").waitFor({ timeout: 10_000 });
     expect(await w.page.getByRole("link", { name: "New product" }).count()).toBe(0);
@@ -367,7 +352,7 @@ test("a vendor without products is told who makes them; an admin sees every prod
   const a = await openPage(origin);
   const { page } = a;
   try {
-    await signInAs(page, admin.email);
+    await signInAs(page, base, admin.email, PASSWORD);
     await page.getByRole("link", { name: "Products" }).click();
     const row = page.locator("main li").filter({ hasText: "Zeppelin Races" });
     await row.waitFor({ timeout: 10_000 });

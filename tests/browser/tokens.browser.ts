@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { notifications, versions } from "../../src/db/schema/index.ts";
 import { bearer, readJson, startTestApp, type TestApp } from "../helpers/app.ts";
-import { closeBrowser, fitsWidth, openPage } from "../helpers/browser.ts";
+import { closeBrowser, fitsWidth, offOrigin, openPage, signInAs } from "../helpers/browser.ts";
 import { createProduct } from "../helpers/factories.ts";
 import { signIn, userWithPassword } from "../helpers/sessions.ts";
 
@@ -68,10 +68,7 @@ test("a vendor creates a token, sees it once, uses it, revokes it; Profile signs
   const w = await openPage(origin, { permissions: ["clipboard-read", "clipboard-write"] });
   const { page } = w;
   try {
-    await page.goto(`${base}/sign-in`, { waitUntil: "networkidle" });
-    await page.getByLabel("Email", { exact: true }).fill(vendor.email);
-    await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
-    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await signInAs(page, base, vendor.email, PASSWORD);
 
     // The top navigation, with the unread count.
     const nav = page.getByRole("navigation", { name: "Dashboard" });
@@ -216,7 +213,7 @@ test("a vendor creates a token, sees it once, uses it, revokes it; Profile signs
     const other = await fetch(`${base}/api/auth/session`, { headers: { cookie: elsewhere.cookie } });
     expect(other.status).toBe(401);
 
-    expect(w.requests.filter((url) => new URL(url).origin !== origin)).toEqual([]);
+    expect(offOrigin(w)).toEqual([]);
     expect(w.problems).toEqual([]);
   } finally {
     await w.context.close();
@@ -232,11 +229,7 @@ test("where the browser offers no clipboard, Copy selects the token and says how
     "Object.defineProperty(Navigator.prototype, 'clipboard', { get: () => undefined })",
   );
   try {
-    await page.goto(`${base}/sign-in`, { waitUntil: "networkidle" });
-    await page.getByLabel("Email", { exact: true }).fill(customer.email);
-    await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
-    await page.getByRole("button", { name: "Sign in", exact: true }).click();
-    await page.getByRole("navigation", { name: "Dashboard" }).waitFor({ timeout: 10_000 });
+    await signInAs(page, base, customer.email, PASSWORD);
     // No unread notifications: no badge.
     expect(await page.locator(".badge").count()).toBe(0);
     await page.getByRole("link", { name: "Tokens" }).click();

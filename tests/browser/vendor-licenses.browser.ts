@@ -6,7 +6,7 @@
 // sends it again: the receiver hears it twice.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readJson, startTestApp, type TestApp } from "../helpers/app.ts";
-import { closeBrowser, fitsWidth, offOrigin, openPage } from "../helpers/browser.ts";
+import { closeBrowser, fitsWidth, offOrigin, openPage, signInAs } from "../helpers/browser.ts";
 import { apiKeyFor, createProduct, createUser, tokenFor } from "../helpers/factories.ts";
 import { publishedVersion } from "../helpers/publish.ts";
 import { userWithPassword } from "../helpers/sessions.ts";
@@ -60,11 +60,7 @@ test("a vendor manages a product's licenses and sends a webhook delivery again",
     void dialog.accept();
   });
   try {
-    await page.goto(`${base}/sign-in`, { waitUntil: "networkidle" });
-    await page.getByLabel("Email", { exact: true }).fill(vendor.email);
-    await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
-    await page.getByRole("button", { name: "Sign in", exact: true }).click();
-    await page.getByRole("navigation", { name: "Dashboard" }).waitFor({ timeout: 10_000 });
+    await signInAs(page, base, vendor.email, PASSWORD);
 
     // The licenses page, opened directly: the product's name in the heading, the empty state.
     await page.goto(`${base}/dashboard/products/${product.id}/licenses`, { waitUntil: "networkidle" });

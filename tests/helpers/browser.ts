@@ -86,3 +86,12 @@ export async function closeBrowser(): Promise<void> {
 /** No sideways scrolling at the phone's width. */
 export const fitsWidth = (page: Page) =>
   page.evaluate<boolean>("document.documentElement.scrollWidth <= document.documentElement.clientWidth");
+
+/** Signs in through the dashboard's own form at `base` and waits for its navigation. */
+export async function signInAs(page: Page, base: string, email: string, password: string): Promise<void> {
+  await page.goto(`${base}/sign-in`, { waitUntil: "networkidle" });
+  await page.getByLabel("Email", { exact: true }).fill(email);
+  await page.getByLabel("Password", { exact: true }).fill(password);
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  await page.getByRole("navigation", { name: "Dashboard" }).waitFor({ timeout: 10_000 });
+}
