@@ -5,29 +5,18 @@
 // taken, drops a file on the drop zone, survives a PATCH that fails on the way and one answered 503
 // (it resumes from the server's offset), deletes a version, and meets the 404 of a product that is
 // not theirs. A second server with a 1 MiB limit shows the 413 beside File, and Cancel.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { bearer, readJson, startTestApp, type TestApp } from "../helpers/app.ts";
-import { closeBrowser, fitsWidth, offOrigin, openPage, signInAs } from "../helpers/browser.ts";
+import { bearer, readJson, startTestApp } from "../helpers/app.ts";
+import { fitsWidth, listeningDepot, offOrigin, openPage, signInAs } from "../helpers/browser.ts";
 import { createProduct, createUser, tokenFor } from "../helpers/factories.ts";
 import { userWithPassword } from "../helpers/sessions.ts";
 
 const PASSWORD = "correct horse battery";
 const MiB = 1024 * 1024;
-let t: TestApp;
-let base: string;
-let origin: string;
 
-beforeAll(async () => {
-  // Publishing enqueues the version.published job in its transaction: pg-boss must take it.
-  t = await startTestApp({ jobs: "send" });
-  base = t.listen();
-  origin = new URL(base).origin;
-}, 60_000);
-afterAll(async () => {
-  await closeBrowser();
-  await t?.close();
-});
+// Publishing enqueues the version.published job in its transaction: pg-boss must take it.
+const depot = listeningDepot({ jobs: "send" });
 
 const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 
@@ -36,17 +25,17 @@ const DROPPED_SIZE = 3 * MiB;
 const dropped = () => Uint8Array.from({ length: DROPPED_SIZE }, (_, i) => i % 251);
 
 test("a vendor previews, publishes with progress, resumes a broken upload and deletes a version", async () => {
-  const vendor = await userWithPassword(t.ctx, PASSWORD, { role: "vendor" });
-  const token = await tokenFor(t.ctx, vendor);
-  const product = await createProduct(t.ctx, vendor, { name: "Auction House", hidden: true });
-  const other = await createUser(t.ctx, { role: "vendor" });
-  const othersProduct = await createProduct(t.ctx, other, { name: "Furnace", hidden: true });
+  const vendor = await userWithPassword(depot.ctx, PASSWORD, { role: "vendor" });
+  const token = await tokenFor(depot.ctx, vendor);
+  const product = await createProduct(depot.ctx, vendor, { name: "Auction House", hidden: true });
+  const other = await createUser(depot.ctx, { role: "vendor" });
+  const othersProduct = await createProduct(depot.ctx, other, { name: "Furnace", hidden: true });
   const file = crypto.getRandomValues(new Uint8Array(5 * MiB));
 
-  const w = await openPage(origin);
+  const w = await openPage(depot.origin);
   const { page } = w;
   try {
-    await signInAs(page, base, vendor.email, PASSWORD);
+    await signInAs(page, depot.base, vendor.email, PASSWORD);
 
     // Products: only the vendor's own, with its flag, each a link.
     const nav = page.getByRole("navigation", { name: "Dashboard" });
@@ -126,15 +115,18 @@ test("a vendor previews, publishes with progress, resumes a broken upload and de
 
     // The API has it with the file's bytes, downloaded with a bearer token…
     const listed = await readJson(
-      await fetch(`${base}/api/products/${product.id}/versions`, { headers: bearer(token) }),
+      await fetch(`${depot.base}/api/products/${product.id}/versions`, { headers: bearer(token) }),
     );
     expect(listed.data).toHaveLength(1);
     const published = listed.data[0];
     expect(published).toMatchObject({ version_number: "1.0.0", title: "Web editor", file_size: 5 * MiB });
     expect(published.sha256).toBe(sha256(file));
-    const downloaded = await fetch(`${base}/api/products/${product.id}/versions/${published.id}/download`, {
-      headers: bearer(token),
-    });
+    const downloaded = await fetch(
+      `${depot.base}/api/products/${product.id}/versions/${published.id}/download`,
+      {
+        headers: bearer(token),
+      },
+    );
     expect(downloaded.status).toBe(200);
     expect(sha256(new Uint8Array(await downloaded.arrayBuffer()))).toBe(sha256(file));
     // …and with the page's own Download link (the session's cookie).
@@ -145,7 +137,7 @@ test("a vendor previews, publishes with progress, resumes a broken upload and de
     expect(download.suggestedFilename()).toBe("auction-1.0.0.jar");
     const saved = await download.path();
     expect(sha256(new Uint8Array(await Bun.file(saved).arrayBuffer()))).toBe(sha256(file));
-    await t.ctx.downloads.flush();
+    await depot.ctx.downloads.flush();
     await page.reload({ waitUntil: "networkidle" });
     await page.getByText("2 downloads", { exact: false }).first().waitFor({ timeout: 10_000 });
     expect((await versionRows.first().textContent()) ?? "").toContain("· 2 downloads");
@@ -210,7 +202,9 @@ test("a vendor previews, publishes with progress, resumes a broken upload and de
     await page.getByRole("button", { name: "Delete 1.0.1" }).waitFor({ timeout: 10_000 });
     expect((await versionRows.first().textContent()) ?? "").toContain("1.0.1");
     const resumed = (
-      await readJson(await fetch(`${base}/api/products/${product.id}/versions`, { headers: bearer(token) }))
+      await readJson(
+        await fetch(`${depot.base}/api/products/${product.id}/versions`, { headers: bearer(token) }),
+      )
     ).data[0];
     expect(resumed).toMatchObject({
       version_number: "1.0.1",
@@ -230,13 +224,13 @@ test("a vendor previews, publishes with progress, resumes a broken upload and de
     expect(dialogs).toEqual([expect.stringContaining("1.0.1")]);
     expect(await versionRows.count()).toBe(1);
     const after = await readJson(
-      await fetch(`${base}/api/products/${product.id}/versions`, { headers: bearer(token) }),
+      await fetch(`${depot.base}/api/products/${product.id}/versions`, { headers: bearer(token) }),
     );
     expect(after.data.map((v: { version_number: string }) => v.version_number)).toEqual(["1.0.0"]);
     expect(await fitsWidth(page)).toBe(true);
 
     // Another vendor's hidden product: the API's 404, as the page shows it.
-    await page.goto(`${base}/dashboard/products/${othersProduct.id}`, { waitUntil: "networkidle" });
+    await page.goto(`${depot.base}/dashboard/products/${othersProduct.id}`, { waitUntil: "networkidle" });
     await page.getByText("Product not found.").waitFor({ timeout: 10_000 });
     expect(await page.getByRole("heading", { name: "Publish a version" }).count()).toBe(0);
 
@@ -334,13 +328,13 @@ test("a file over MAX_UPLOAD_BYTES is refused beside File; Cancel stops an uploa
 }, 60_000);
 
 test("a vendor without products is told who makes them; an admin sees every product, New product and Settings", async () => {
-  const empty = await userWithPassword(t.ctx, PASSWORD, { role: "vendor" });
-  const admin = await userWithPassword(t.ctx, PASSWORD, { role: "admin" });
-  const owner = await createUser(t.ctx, { role: "vendor" });
-  const disabled = await createProduct(t.ctx, owner, { name: "Zeppelin Races", disabled: true });
-  const w = await openPage(origin);
+  const empty = await userWithPassword(depot.ctx, PASSWORD, { role: "vendor" });
+  const admin = await userWithPassword(depot.ctx, PASSWORD, { role: "admin" });
+  const owner = await createUser(depot.ctx, { role: "vendor" });
+  const disabled = await createProduct(depot.ctx, owner, { name: "Zeppelin Races", disabled: true });
+  const w = await openPage(depot.origin);
   try {
-    await signInAs(w.page, base, empty.email, PASSWORD);
+    await signInAs(w.page, depot.base, empty.email, PASSWORD);
     await w.page.getByRole("link", { name: "Products" }).click();
     await w.page.getByText("No products yet — an admin creates them for you.").waitFor({ timeout: 10_000 });
     expect(await w.page.getByRole("link", { name: "New product" }).count()).toBe(0);
@@ -349,10 +343,10 @@ test("a vendor without products is told who makes them; an admin sees every prod
     await w.context.close();
   }
 
-  const a = await openPage(origin);
+  const a = await openPage(depot.origin);
   const { page } = a;
   try {
-    await signInAs(page, base, admin.email, PASSWORD);
+    await signInAs(page, depot.base, admin.email, PASSWORD);
     await page.getByRole("link", { name: "Products" }).click();
     const row = page.locator("main li").filter({ hasText: "Zeppelin Races" });
     await row.waitFor({ timeout: 10_000 });
@@ -374,7 +368,7 @@ test("a vendor without products is told who makes them; an admin sees every prod
     await page.getByRole("button", { name: "Search", exact: true }).click();
     await page.getByText("No products match “nothing like it”.").waitFor({ timeout: 10_000 });
 
-    await page.goto(`${base}/dashboard/products/${disabled.id}`, { waitUntil: "networkidle" });
+    await page.goto(`${depot.base}/dashboard/products/${disabled.id}`, { waitUntil: "networkidle" });
     await page.getByRole("heading", { name: "Zeppelin Races", level: 1 }).waitFor({ timeout: 10_000 });
     const productNav = page.getByRole("navigation", { name: "Product" });
     expect(await productNav.getByRole("link").allTextContents()).toEqual(["Licenses", "Settings"]);
