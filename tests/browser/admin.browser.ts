@@ -4,38 +4,26 @@
 // vendor, gives it an option and a benefit in its Settings, records a purchase for a customer, and
 // creates an API key that works against the license API until it is revoked. The vendor's session
 // then sees no admin links and is refused the Users page.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import type { Page } from "playwright-core";
 import { users } from "../../src/db/schema/index.ts";
-import { readJson, startTestApp, type TestApp } from "../helpers/app.ts";
-import { closeBrowser, fitsWidth, offOrigin, openPage, type Watched } from "../helpers/browser.ts";
+import { readJson } from "../helpers/app.ts";
+import {
+  fitsWidth,
+  listeningDepot,
+  offOrigin,
+  openPage,
+  signInAs,
+  type Watched,
+} from "../helpers/browser.ts";
 import { createProduct, createUser } from "../helpers/factories.ts";
 import { userWithPassword } from "../helpers/sessions.ts";
 
 const PASSWORD = "correct horse battery";
 const VENDOR_PASSWORD = "the vendor's own password";
-let t: TestApp;
-let base: string;
-let origin: string;
 
-beforeAll(async () => {
-  t = await startTestApp();
-  base = t.listen();
-  origin = new URL(base).origin;
-}, 60_000);
-afterAll(async () => {
-  await closeBrowser();
-  await t?.close();
-});
-
-async function signInAs(page: Page, email: string, password: string) {
-  await page.goto(`${base}/sign-in`, { waitUntil: "networkidle" });
-  await page.getByLabel("Email", { exact: true }).fill(email);
-  await page.getByLabel("Password", { exact: true }).fill(password);
-  await page.getByRole("button", { name: "Sign in", exact: true }).click();
-  await page.getByRole("navigation", { name: "Dashboard" }).waitFor({ timeout: 10_000 });
-}
+const depot = listeningDepot();
 
 /** Where the app navigated to, once it got there. */
 async function waitForPath(page: Page, pattern: RegExp) {
@@ -50,10 +38,10 @@ function expectClean(w: Watched) {
 }
 
 test("an admin creates a vendor, their product, a purchase and an API key; the vendor sees no admin pages", async () => {
-  const admin = await userWithPassword(t.ctx, PASSWORD, { role: "admin" });
-  const customer = await createUser(t.ctx, { name: "Cleo Customer" });
+  const admin = await userWithPassword(depot.ctx, PASSWORD, { role: "admin" });
+  const customer = await createUser(depot.ctx, { name: "Cleo Customer" });
   const vendorEmail = `vera-${crypto.randomUUID().slice(0, 8)}@example.com`;
-  const w = await openPage(origin, { permissions: ["clipboard-read", "clipboard-write"] });
+  const w = await openPage(depot.origin, { permissions: ["clipboard-read", "clipboard-write"] });
   const { page } = w;
   const dialogs: string[] = [];
   page.on("dialog", (dialog) => {
@@ -62,7 +50,7 @@ test("an admin creates a vendor, their product, a purchase and an API key; the v
   });
   let vendorPage: Watched | undefined;
   try {
-    await signInAs(page, admin.email, PASSWORD);
+    await signInAs(page, depot.base, admin.email, PASSWORD);
     const nav = page.getByRole("navigation", { name: "Dashboard" });
     expect(await nav.getByRole("link").allTextContents()).toEqual([
       "Home",
@@ -115,9 +103,9 @@ test("an admin creates a vendor, their product, a purchase and an API key; the v
 
     // The link, in a fresh browser (APP_URL is depot.test: the same path at the test server).
     const link = new URL(copied);
-    vendorPage = await openPage(origin);
+    vendorPage = await openPage(depot.origin);
     const vp = vendorPage.page;
-    await vp.goto(`${base}${link.pathname}${link.search}`, { waitUntil: "networkidle" });
+    await vp.goto(`${depot.base}${link.pathname}${link.search}`, { waitUntil: "networkidle" });
     await vp.getByText(`Choose a password for ${vendorEmail}`).waitFor({ timeout: 10_000 });
     await vp.getByLabel("New password", { exact: true }).fill(VENDOR_PASSWORD);
     await vp.getByLabel("Confirm password", { exact: true }).fill(VENDOR_PASSWORD);
@@ -125,7 +113,7 @@ test("an admin creates a vendor, their product, a purchase and an API key; the v
     await vp.getByText("Your password is set. Sign in.").waitFor({ timeout: 10_000 });
 
     // A new product owned by the vendor: on 201 the app goes to the product's page.
-    await page.goto(`${base}/dashboard/products/new`, { waitUntil: "networkidle" });
+    await page.goto(`${depot.base}/dashboard/products/new`, { waitUntil: "networkidle" });
     await page.getByRole("heading", { name: "New product", level: 1 }).waitFor({ timeout: 10_000 });
     const productForm = page.getByRole("form", { name: "New product" });
     await productForm.getByLabel("Name", { exact: true }).fill("Vera's Plugin");
@@ -137,9 +125,9 @@ test("an admin creates a vendor, their product, a purchase and an API key; the v
     const productPath = await waitForPath(page, /^\/dashboard\/products\/\d+$/);
     const productId = Number(productPath.split("/").pop());
     const product = await readJson(
-      await fetch(`${base}/api/products/${productId}`, { headers: { cookie: await cookieOf(w) } }),
+      await fetch(`${depot.base}/api/products/${productId}`, { headers: { cookie: await cookieOf(w) } }),
     );
-    const [vendor] = await t.ctx.db.select().from(users).where(eq(users.email, vendorEmail));
+    const [vendor] = await depot.ctx.db.select().from(users).where(eq(users.email, vendorEmail));
     expect(product.data).toMatchObject({
       name: "Vera's Plugin",
       user_id: vendor?.id,
@@ -150,7 +138,7 @@ test("an admin creates a vendor, their product, a purchase and an API key; the v
     });
 
     // Its settings: an option (a price with three decimals refused beside Price), then a benefit.
-    await page.goto(`${base}${productPath}/settings`, { waitUntil: "networkidle" });
+    await page.goto(`${depot.base}${productPath}/settings`, { waitUntil: "networkidle" });
     await page
       .getByRole("heading", { name: "Settings of Vera's Plugin", level: 1 })
       .waitFor({ timeout: 10_000 });
@@ -176,7 +164,7 @@ test("an admin creates a vendor, their product, a purchase and an API key; the v
 
     // Details: a taken slug is refused beside Slug; a new name is saved and becomes the heading.
     const details = page.getByRole("form", { name: "Details" });
-    const taken = await createProduct(t.ctx, admin, { name: "Taken" });
+    const taken = await createProduct(depot.ctx, admin, { name: "Taken" });
     await details.getByLabel("Slug", { exact: true }).fill(taken.slug);
     await details.getByRole("button", { name: "Save changes" }).click();
     await page.locator("#settings-slug-error").getByText("The slug has already been taken.").waitFor({
@@ -191,20 +179,20 @@ test("an admin creates a vendor, their product, a purchase and an API key; the v
     await details.getByText("Saved.").waitFor();
 
     // Deleting another product: a confirm, then the products list; the product is soft-deleted.
-    const doomed = await createProduct(t.ctx, admin, { name: "Doomed" });
-    await page.goto(`${base}/dashboard/products/${doomed.id}/settings`, { waitUntil: "networkidle" });
+    const doomed = await createProduct(depot.ctx, admin, { name: "Doomed" });
+    await page.goto(`${depot.base}/dashboard/products/${doomed.id}/settings`, { waitUntil: "networkidle" });
     await page.getByRole("button", { name: "Delete product" }).click();
     await waitForPath(page, /^\/dashboard\/products$/);
     expect(dialogs).toEqual([expect.stringContaining("Delete “Doomed”?")]);
     dialogs.length = 0;
     const deleted = await readJson(
-      await fetch(`${base}/api/products/${doomed.id}`, { headers: { cookie: await cookieOf(w) } }),
+      await fetch(`${depot.base}/api/products/${doomed.id}`, { headers: { cookie: await cookieOf(w) } }),
     );
     expect(deleted.data.deleted_at).toMatch(/^\d{4}-\d\d-\d\dT/);
 
     // Purchases: an unknown customer is refused beside the e-mail; then the customer's purchase.
     // (By address: the products list, where the delete went, is another page's, with or without a nav.)
-    await page.goto(`${base}/dashboard/purchases`, { waitUntil: "networkidle" });
+    await page.goto(`${depot.base}/dashboard/purchases`, { waitUntil: "networkidle" });
     await page.getByRole("heading", { name: "Purchases", level: 1 }).waitFor({ timeout: 10_000 });
     await page.getByText("No purchases yet.").waitFor({ timeout: 10_000 });
     const purchaseForm = page.getByRole("form", { name: "New purchase" });
@@ -242,7 +230,7 @@ test("an admin creates a vendor, their product, a purchase and an API key; the v
     await keyField.waitFor({ timeout: 10_000 });
     const key = await keyField.inputValue();
     expect(key).toMatch(/^dpk_/);
-    const licenses = () => fetch(`${base}/api/v1/licenses`, { headers: { "x-api-key": key } });
+    const licenses = () => fetch(`${depot.base}/api/v1/licenses`, { headers: { "x-api-key": key } });
     const working = await licenses();
     expect(working.status).toBe(200);
     expect(await readJson(working)).toMatchObject({ licenses: [] });
@@ -296,7 +284,7 @@ test("an admin creates a vendor, their product, a purchase and an API key; the v
     expectClean(w);
 
     // The vendor signs in with the password they set: no admin links, and the Users page refuses them.
-    await signInAs(vp, vendorEmail, VENDOR_PASSWORD);
+    await signInAs(vp, depot.base, vendorEmail, VENDOR_PASSWORD);
     const vendorNav = vp.getByRole("navigation", { name: "Dashboard" });
     expect(await vendorNav.getByRole("link").allTextContents()).toEqual([
       "Home",
@@ -309,7 +297,7 @@ test("an admin creates a vendor, their product, a purchase and an API key; the v
       "Tokens",
       "Profile",
     ]);
-    await vp.goto(`${base}/dashboard/users`, { waitUntil: "networkidle" });
+    await vp.goto(`${depot.base}/dashboard/users`, { waitUntil: "networkidle" });
     await vp.getByRole("alert").getByText("This action is unauthorized.").waitFor({ timeout: 10_000 });
     expect(await vp.getByRole("form", { name: "New user" }).count()).toBe(0);
     expect(await fitsWidth(vp)).toBe(true);

@@ -5,32 +5,21 @@
 // matches) and opens the older versions; on Notifications marks one read, then all, and the nav
 // badge follows; on Profile renames themself and changes their password. Nothing is asked of
 // another host, nothing fails. Someone holding nothing sees each page's empty state.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { notifications } from "../../src/db/schema/index.ts";
 import { signUrl } from "../../src/signed-url.ts";
-import { bearer, readJson, startTestApp, type TestApp } from "../helpers/app.ts";
-import { closeBrowser, fitsWidth, offOrigin, openPage } from "../helpers/browser.ts";
+import { bearer, readJson } from "../helpers/app.ts";
+import { fitsWidth, listeningDepot, offOrigin, openPage, signInAs } from "../helpers/browser.ts";
 import { apiKeyFor, createProduct, createUser, tokenFor } from "../helpers/factories.ts";
 import { sessionHeaders, signIn, userWithPassword } from "../helpers/sessions.ts";
 
 const PASSWORD = "correct horse battery";
 const sha256 = (bytes: string | Uint8Array) => createHash("sha256").update(bytes).digest("hex");
-let t: TestApp;
-let base: string;
-let origin: string;
 
-beforeAll(async () => {
-  // Publishing queues its notification job in the same transaction: pg-boss must be able to send.
-  t = await startTestApp({ jobs: "send" });
-  base = t.listen();
-  origin = new URL(base).origin;
-}, 60_000);
-afterAll(async () => {
-  await closeBrowser();
-  await t?.close();
-});
+// Publishing queues its notification job in the same transaction: pg-boss must be able to send.
+const depot = listeningDepot({ jobs: "send" });
 
 /** Publishes through the API as a pipeline does, with a Markdown changelog; the version's JSON. */
 async function publish(token: string, productId: number, name: string, changelog: string, bytes: string) {
@@ -39,7 +28,7 @@ async function publish(token: string, productId: number, name: string, changelog
   form.append("title", `Release ${name}`);
   form.append("changelog", changelog);
   form.append("file", new File([bytes], `plugin-${name}.jar`));
-  const response = await fetch(`${base}/api/products/${productId}/versions`, {
+  const response = await fetch(`${depot.base}/api/products/${productId}/versions`, {
     method: "POST",
     headers: bearer(token),
     body: form,
@@ -54,7 +43,7 @@ async function notify(
   product: { id: number; name: string },
   version: { id: number; version_number: string; title: string; download_url: string },
 ) {
-  await t.ctx.db.insert(notifications).values({
+  await depot.ctx.db.insert(notifications).values({
     type: "version.published",
     userId,
     versionId: version.id,
@@ -65,15 +54,15 @@ async function notify(
       version_number: version.version_number,
       title: version.title,
       benefit_name: null,
-      download_url: signUrl(version.download_url, t.ctx.appKey, new Date(Date.now() + 7 * 86_400_000)),
+      download_url: signUrl(version.download_url, depot.ctx.appKey, new Date(Date.now() + 7 * 86_400_000)),
     },
   });
 }
 
 test("a customer sees and copies their license, resets its IPs, downloads, marks notifications read", async () => {
-  const vendor = await createUser(t.ctx, { role: "vendor" });
-  const vendorToken = await tokenFor(t.ctx, vendor);
-  const product = await createProduct(t.ctx, vendor, { name: "Ultra Perms" });
+  const vendor = await createUser(depot.ctx, { role: "vendor" });
+  const vendorToken = await tokenFor(depot.ctx, vendor);
+  const product = await createProduct(depot.ctx, vendor, { name: "Ultra Perms" });
   const oldBytes = `old release ${crypto.randomUUID()}`;
   const newBytes = `new release ${crypto.randomUUID()}`;
   const old = await publish(vendorToken, product.id, "1.0.0", "First release.", oldBytes);
@@ -86,9 +75,9 @@ test("a customer sees and copies their license, resets its IPs, downloads, marks
     newBytes,
   );
 
-  const customer = await userWithPassword(t.ctx, PASSWORD);
-  const apiKey = (await apiKeyFor(t.ctx)).key;
-  const created = await fetch(`${base}/api/v1/licenses`, {
+  const customer = await userWithPassword(depot.ctx, PASSWORD);
+  const apiKey = (await apiKeyFor(depot.ctx)).key;
+  const created = await fetch(`${depot.base}/api/v1/licenses`, {
     method: "POST",
     headers: { "content-type": "application/json", "x-api-key": apiKey },
     body: JSON.stringify({
@@ -100,7 +89,7 @@ test("a customer sees and copies their license, resets its IPs, downloads, marks
   });
   expect(created.status).toBe(201);
   const license = await readJson(created);
-  const validated = await fetch(`${base}/api/v1/licenses/validate`, {
+  const validated = await fetch(`${depot.base}/api/v1/licenses/validate`, {
     method: "POST",
     headers: { "content-type": "application/json", "x-api-key": apiKey },
     body: JSON.stringify({ key: license.key, ip: "203.0.113.9" }),
@@ -109,13 +98,10 @@ test("a customer sees and copies their license, resets its IPs, downloads, marks
   await notify(customer.id, product, old);
   await notify(customer.id, product, latest);
 
-  const w = await openPage(origin, { permissions: ["clipboard-read", "clipboard-write"] });
+  const w = await openPage(depot.origin, { permissions: ["clipboard-read", "clipboard-write"] });
   const { page } = w;
   try {
-    await page.goto(`${base}/sign-in`, { waitUntil: "networkidle" });
-    await page.getByLabel("Email", { exact: true }).fill(customer.email);
-    await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
-    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await signInAs(page, depot.base, customer.email, PASSWORD);
     const nav = page.getByRole("navigation", { name: "Dashboard" });
     await nav.waitFor({ timeout: 10_000 });
     const badge = page.locator(".badge");
@@ -260,12 +246,8 @@ test("a customer sees and copies their license, resets its IPs, downloads, marks
 
     await nav.getByRole("link", { name: "Home" }).click();
     await page.getByRole("heading", { name: "Welcome, Casey Renamed" }).waitFor({ timeout: 10_000 });
-    const signIn = await fetch(`${base}/api/auth/sign-in`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ email: customer.email, password: "a brand new password" }),
-    });
-    expect(signIn.status).toBe(200);
+    // The new password signs in (signIn throws on anything but 200).
+    expect((await signIn(depot.base, customer.email, "a brand new password")).response.status).toBe(200);
 
     expect(offOrigin(w)).toEqual([]);
     expect(w.problems).toEqual([]);
@@ -275,14 +257,11 @@ test("a customer sees and copies their license, resets its IPs, downloads, marks
 }, 90_000);
 
 test("someone holding nothing sees the empty states, saying what to do next", async () => {
-  const nobody = await userWithPassword(t.ctx, PASSWORD);
-  const w = await openPage(origin);
+  const nobody = await userWithPassword(depot.ctx, PASSWORD);
+  const w = await openPage(depot.origin);
   const { page } = w;
   try {
-    await page.goto(`${base}/dashboard/licenses`, { waitUntil: "networkidle" });
-    await page.getByLabel("Email", { exact: true }).fill(nobody.email);
-    await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
-    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await signInAs(page, depot.base, nobody.email, PASSWORD);
     const nav = page.getByRole("navigation", { name: "Dashboard" });
     await nav.waitFor({ timeout: 10_000 });
     await nav.getByRole("link", { name: "Licenses" }).click();
@@ -300,11 +279,11 @@ test("someone holding nothing sees the empty states, saying what to do next", as
 }, 60_000);
 
 test("a reset refused by the server (429) shows its message; loading states show while lists load", async () => {
-  const vendor = await createUser(t.ctx, { role: "vendor" });
-  const product = await createProduct(t.ctx, vendor, { name: "Busy Plugin" });
-  const customer = await userWithPassword(t.ctx, PASSWORD);
-  const apiKey = (await apiKeyFor(t.ctx)).key;
-  const created = await fetch(`${base}/api/v1/licenses`, {
+  const vendor = await createUser(depot.ctx, { role: "vendor" });
+  const product = await createProduct(depot.ctx, vendor, { name: "Busy Plugin" });
+  const customer = await userWithPassword(depot.ctx, PASSWORD);
+  const apiKey = (await apiKeyFor(depot.ctx)).key;
+  const created = await fetch(`${depot.base}/api/v1/licenses`, {
     method: "POST",
     headers: { "content-type": "application/json", "x-api-key": apiKey },
     body: JSON.stringify({
@@ -315,18 +294,18 @@ test("a reset refused by the server (429) shows its message; loading states show
   });
   const license = await readJson(created);
   // Two of today's three resets used elsewhere (another browser).
-  const elsewhere = await signIn(base, customer.email, PASSWORD);
+  const elsewhere = await signIn(depot.base, customer.email, PASSWORD);
   const resetElsewhere = () =>
-    fetch(`${base}/api/licenses/${license.id}/ips`, { method: "DELETE", headers: sessionHeaders(elsewhere) });
+    fetch(`${depot.base}/api/licenses/${license.id}/ips`, {
+      method: "DELETE",
+      headers: sessionHeaders(elsewhere),
+    });
   for (let i = 0; i < 2; i++) expect((await resetElsewhere()).status).toBe(204);
 
-  const w = await openPage(origin);
+  const w = await openPage(depot.origin);
   const { page } = w;
   try {
-    await page.goto(`${base}/sign-in`, { waitUntil: "networkidle" });
-    await page.getByLabel("Email", { exact: true }).fill(customer.email);
-    await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
-    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await signInAs(page, depot.base, customer.email, PASSWORD);
     const nav = page.getByRole("navigation", { name: "Dashboard" });
     await nav.waitFor({ timeout: 10_000 });
 

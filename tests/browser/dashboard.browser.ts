@@ -3,32 +3,19 @@
 // budget; the real sign-in shows 422, 429 and a network failure, signs in, keeps the session over a
 // reload and signs out with the session's CSRF token.
 // The harness is tests/helpers/browser.ts.
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import { startTestApp, type TestApp } from "../helpers/app.ts";
-import { closeBrowser, fitsWidth, offOrigin, openPage } from "../helpers/browser.ts";
+import { expect, test } from "bun:test";
+import { fitsWidth, listeningDepot, offOrigin, openPage } from "../helpers/browser.ts";
 import { userWithPassword } from "../helpers/sessions.ts";
 
 /** The first load's JavaScript, gzip-compressed (README, Dashboard). */
 const FIRST_LOAD_JS_BUDGET = 200 * 1024;
 
-let t: TestApp;
-let base: string;
-let origin: string;
-
-beforeAll(async () => {
-  t = await startTestApp();
-  base = t.listen();
-  origin = new URL(base).origin;
-});
-afterAll(async () => {
-  await closeBrowser();
-  await t?.close();
-});
+const depot = listeningDepot();
 
 test("/ lands on the sign-in form, a failed sign-in shows an error, nothing leaves depot", async () => {
-  const w = await openPage(origin);
+  const w = await openPage(depot.origin);
   try {
-    const response = await w.page.goto(`${base}/`, { waitUntil: "networkidle" });
+    const response = await w.page.goto(`${depot.base}/`, { waitUntil: "networkidle" });
     expect(response?.status()).toBe(200);
     const email = w.page.getByLabel("Email", { exact: true });
     const password = w.page.getByLabel("Password", { exact: true });
@@ -59,7 +46,7 @@ test("/ lands on the sign-in form, a failed sign-in shows an error, nothing leav
     await alert.waitFor({ timeout: 10_000 });
     expect(((await alert.textContent()) ?? "").trim().length).toBeGreaterThan(0);
     expect(await alert.isVisible()).toBe(true);
-    expect(w.requests).toContain(`${base}/api/auth/sign-in`);
+    expect(w.requests).toContain(`${depot.base}/api/auth/sign-in`);
     // Still on the form, ready for another try.
     await expect(submit.isEnabled()).resolves.toBe(true);
 
@@ -80,23 +67,23 @@ test("/ lands on the sign-in form, a failed sign-in shows an error, nothing leav
 const PASSWORD = "correct horse battery";
 
 test("against the real sign-in: 422, 429 and a network failure shown; sign in, home, reload, sign out", async () => {
-  const vera = await userWithPassword(t.ctx, PASSWORD, { role: "vendor" });
+  const vera = await userWithPassword(depot.ctx, PASSWORD, { role: "vendor" });
   // Another account, throttled first (five failures from this address: the sixth try is refused).
-  const throttled = await userWithPassword(t.ctx, PASSWORD);
+  const throttled = await userWithPassword(depot.ctx, PASSWORD);
   for (let attempt = 0; attempt < 5; attempt++) {
-    await fetch(`${base}/api/auth/sign-in`, {
+    await fetch(`${depot.base}/api/auth/sign-in`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ email: throttled.email, password: "wrong password" }),
     });
   }
-  const w = await openPage(origin);
+  const w = await openPage(depot.origin);
   const signOutHeaders: Record<string, string>[] = [];
   w.page.on("request", (request) => {
-    if (request.url() === `${base}/api/auth/sign-out`) signOutHeaders.push(request.headers());
+    if (request.url() === `${depot.base}/api/auth/sign-out`) signOutHeaders.push(request.headers());
   });
   try {
-    await w.page.goto(`${base}/`, { waitUntil: "networkidle" });
+    await w.page.goto(`${depot.base}/`, { waitUntil: "networkidle" });
     const submit = w.page.getByRole("button", { name: "Sign in", exact: true });
     await submit.waitFor({ timeout: 10_000 });
     expect(new URL(w.page.url()).pathname).toBe("/sign-in");
@@ -118,7 +105,7 @@ test("against the real sign-in: 422, 429 and a network failure shown; sign in, h
     await w.page.getByText(/^Too many sign-in attempts\. Please try again in \d+ seconds\.$/).waitFor();
 
     // The network goes away for one request.
-    await w.page.route(`${base}/api/auth/sign-in`, (route) => route.abort("internetdisconnected"), {
+    await w.page.route(`${depot.base}/api/auth/sign-in`, (route) => route.abort("internetdisconnected"), {
       times: 1,
     });
     await email.fill(vera.email);

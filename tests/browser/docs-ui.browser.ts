@@ -2,27 +2,16 @@
 // host for anything (fonts, scripts, telemetry). The harness is tests/helpers/browser.ts: Debian's
 // chromium, never a downloaded browser; requests to other hosts are aborted, so the page behaves as it
 // would offline.
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import { startTestApp, type TestApp } from "../helpers/app.ts";
-import { closeBrowser, offOrigin, openPage } from "../helpers/browser.ts";
+import { expect, test } from "bun:test";
+import { listeningDepot, offOrigin, openPage } from "../helpers/browser.ts";
 
-let t: TestApp;
-let base: string;
-
-beforeAll(async () => {
-  t = await startTestApp();
-  base = t.listen();
-});
-afterAll(async () => {
-  await closeBrowser();
-  await t?.close();
-});
+const depot = listeningDepot();
 
 test("/docs renders the API in Chromium with every request going to depot", async () => {
-  const w = await openPage(new URL(base).origin, { viewport: null });
+  const w = await openPage(depot.origin, { viewport: null });
   const { page, requests, pageErrors } = w;
   try {
-    const response = await page.goto(`${base}/docs`, { waitUntil: "networkidle" });
+    const response = await page.goto(`${depot.base}/docs`, { waitUntil: "networkidle" });
     expect(response?.status()).toBe(200);
     expect(offOrigin(w)).toEqual([]);
     await page.getByRole("heading", { name: "depot", exact: true }).first().waitFor({ timeout: 10_000 });
@@ -35,8 +24,8 @@ test("/docs renders the API in Chromium with every request going to depot", asyn
     // Scalar's buttons that would upload the API document to its services are not offered.
     const text = (await page.locator("body").textContent()) ?? "";
     for (const offer of ["Ask AI", "Generate MCP"]) expect(text).not.toContain(offer);
-    expect(requests).toContain(`${base}/docs`);
-    expect(requests.some((url) => url.startsWith(`${base}/docs/assets/`))).toBe(true);
+    expect(requests).toContain(`${depot.base}/docs`);
+    expect(requests.some((url) => url.startsWith(`${depot.base}/docs/assets/`))).toBe(true);
     expect(pageErrors).toEqual([]);
   } finally {
     await w.context.close();

@@ -11,7 +11,13 @@ import { eq } from "drizzle-orm";
 import { notifications, sessions } from "../../src/db/schema/index.ts";
 import { bearer, readJson, startTestApp, type TestApp } from "../helpers/app.ts";
 import { seriousViolations } from "../helpers/axe.ts";
-import { closeBrowser, offOrigin, openPage, type Watched } from "../helpers/browser.ts";
+import {
+  closeBrowser,
+  offOrigin,
+  openPage,
+  signInAs as signInThroughForm,
+  type Watched,
+} from "../helpers/browser.ts";
 import { randomBytes, sha256 } from "../helpers/bytes.ts";
 import { until } from "../helpers/inbox.ts";
 import { userWithPassword } from "../helpers/sessions.ts";
@@ -32,13 +38,8 @@ afterAll(async () => {
   await t?.close();
 });
 
-async function signInAs(w: Watched, email: string, password = PASSWORD) {
-  await w.page.goto(`${base}/sign-in`, { waitUntil: "networkidle" });
-  await w.page.getByLabel("Email", { exact: true }).fill(email);
-  await w.page.getByLabel("Password", { exact: true }).fill(password);
-  await w.page.getByRole("button", { name: "Sign in", exact: true }).click();
-  await w.page.getByRole("navigation", { name: "Dashboard" }).waitFor({ timeout: 10_000 });
-}
+const signInAs = (w: Watched, email: string, password = PASSWORD) =>
+  signInThroughForm(w.page, base, email, password);
 
 test("a dashboard page opened without a session goes to sign-in, and back there after signing in", async () => {
   const customer = await userWithPassword(t.ctx, PASSWORD);

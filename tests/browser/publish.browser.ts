@@ -8,31 +8,20 @@
 // benefits gets a Benefit select: a version published to a benefit is that benefit's latest in the API
 // (a removed benefit's 404 shows beside the select), Whole product still publishes to everyone, and a
 // refused options list leaves the form as it was.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { purchaseBenefits } from "../../src/db/schema/index.ts";
-import { bearer, readJson, startTestApp, type TestApp } from "../helpers/app.ts";
-import { closeBrowser, fitsWidth, offOrigin, openPage } from "../helpers/browser.ts";
+import { bearer, readJson, startTestApp } from "../helpers/app.ts";
+import { fitsWidth, listeningDepot, offOrigin, openPage, signInAs } from "../helpers/browser.ts";
 import { createBenefit, createOption, createProduct, createUser, tokenFor } from "../helpers/factories.ts";
 import { userWithPassword } from "../helpers/sessions.ts";
 
 const PASSWORD = "correct horse battery";
 const MiB = 1024 * 1024;
-let t: TestApp;
-let base: string;
-let origin: string;
 
-beforeAll(async () => {
-  // Publishing enqueues the version.published job in its transaction: pg-boss must take it.
-  t = await startTestApp({ jobs: "send" });
-  base = t.listen();
-  origin = new URL(base).origin;
-}, 60_000);
-afterAll(async () => {
-  await closeBrowser();
-  await t?.close();
-});
+// Publishing enqueues the version.published job in its transaction: pg-boss must take it.
+const depot = listeningDepot({ jobs: "send" });
 
 const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 
@@ -41,20 +30,17 @@ const DROPPED_SIZE = 3 * MiB;
 const dropped = () => Uint8Array.from({ length: DROPPED_SIZE }, (_, i) => i % 251);
 
 test("a vendor previews, publishes with progress, resumes a broken upload and deletes a version", async () => {
-  const vendor = await userWithPassword(t.ctx, PASSWORD, { role: "vendor" });
-  const token = await tokenFor(t.ctx, vendor);
-  const product = await createProduct(t.ctx, vendor, { name: "Auction House", hidden: true });
-  const other = await createUser(t.ctx, { role: "vendor" });
-  const othersProduct = await createProduct(t.ctx, other, { name: "Furnace", hidden: true });
+  const vendor = await userWithPassword(depot.ctx, PASSWORD, { role: "vendor" });
+  const token = await tokenFor(depot.ctx, vendor);
+  const product = await createProduct(depot.ctx, vendor, { name: "Auction House", hidden: true });
+  const other = await createUser(depot.ctx, { role: "vendor" });
+  const othersProduct = await createProduct(depot.ctx, other, { name: "Furnace", hidden: true });
   const file = crypto.getRandomValues(new Uint8Array(5 * MiB));
 
-  const w = await openPage(origin);
+  const w = await openPage(depot.origin);
   const { page } = w;
   try {
-    await page.goto(`${base}/sign-in`, { waitUntil: "networkidle" });
-    await page.getByLabel("Email", { exact: true }).fill(vendor.email);
-    await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
-    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await signInAs(page, depot.base, vendor.email, PASSWORD);
 
     // Products: only the vendor's own, with its flag, each a link.
     const nav = page.getByRole("navigation", { name: "Dashboard" });
@@ -134,15 +120,18 @@ test("a vendor previews, publishes with progress, resumes a broken upload and de
 
     // The API has it with the file's bytes, downloaded with a bearer token…
     const listed = await readJson(
-      await fetch(`${base}/api/products/${product.id}/versions`, { headers: bearer(token) }),
+      await fetch(`${depot.base}/api/products/${product.id}/versions`, { headers: bearer(token) }),
     );
     expect(listed.data).toHaveLength(1);
     const published = listed.data[0];
     expect(published).toMatchObject({ version_number: "1.0.0", title: "Web editor", file_size: 5 * MiB });
     expect(published.sha256).toBe(sha256(file));
-    const downloaded = await fetch(`${base}/api/products/${product.id}/versions/${published.id}/download`, {
-      headers: bearer(token),
-    });
+    const downloaded = await fetch(
+      `${depot.base}/api/products/${product.id}/versions/${published.id}/download`,
+      {
+        headers: bearer(token),
+      },
+    );
     expect(downloaded.status).toBe(200);
     expect(sha256(new Uint8Array(await downloaded.arrayBuffer()))).toBe(sha256(file));
     // …and with the page's own Download link (the session's cookie).
@@ -153,7 +142,7 @@ test("a vendor previews, publishes with progress, resumes a broken upload and de
     expect(download.suggestedFilename()).toBe("auction-1.0.0.jar");
     const saved = await download.path();
     expect(sha256(new Uint8Array(await Bun.file(saved).arrayBuffer()))).toBe(sha256(file));
-    await t.ctx.downloads.flush();
+    await depot.ctx.downloads.flush();
     await page.reload({ waitUntil: "networkidle" });
     await page.getByText("2 downloads", { exact: false }).first().waitFor({ timeout: 10_000 });
     expect((await versionRows.first().textContent()) ?? "").toContain("· 2 downloads");
@@ -218,7 +207,9 @@ test("a vendor previews, publishes with progress, resumes a broken upload and de
     await page.getByRole("button", { name: "Delete 1.0.1" }).waitFor({ timeout: 10_000 });
     expect((await versionRows.first().textContent()) ?? "").toContain("1.0.1");
     const resumed = (
-      await readJson(await fetch(`${base}/api/products/${product.id}/versions`, { headers: bearer(token) }))
+      await readJson(
+        await fetch(`${depot.base}/api/products/${product.id}/versions`, { headers: bearer(token) }),
+      )
     ).data[0];
     expect(resumed).toMatchObject({
       version_number: "1.0.1",
@@ -238,13 +229,13 @@ test("a vendor previews, publishes with progress, resumes a broken upload and de
     expect(dialogs).toEqual([expect.stringContaining("1.0.1")]);
     expect(await versionRows.count()).toBe(1);
     const after = await readJson(
-      await fetch(`${base}/api/products/${product.id}/versions`, { headers: bearer(token) }),
+      await fetch(`${depot.base}/api/products/${product.id}/versions`, { headers: bearer(token) }),
     );
     expect(after.data.map((v: { version_number: string }) => v.version_number)).toEqual(["1.0.0"]);
     expect(await fitsWidth(page)).toBe(true);
 
     // Another vendor's hidden product: the API's 404, as the page shows it.
-    await page.goto(`${base}/dashboard/products/${othersProduct.id}`, { waitUntil: "networkidle" });
+    await page.goto(`${depot.base}/dashboard/products/${othersProduct.id}`, { waitUntil: "networkidle" });
     await page.getByText("Product not found.").waitFor({ timeout: 10_000 });
     expect(await page.getByRole("heading", { name: "Publish a version" }).count()).toBe(0);
 
@@ -264,11 +255,7 @@ test("a file over MAX_UPLOAD_BYTES is refused beside File; Cancel stops an uploa
   const w = await openPage(new URL(smallBase).origin);
   const { page } = w;
   try {
-    await page.goto(`${smallBase}/sign-in`, { waitUntil: "networkidle" });
-    await page.getByLabel("Email", { exact: true }).fill(vendor.email);
-    await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
-    await page.getByRole("button", { name: "Sign in", exact: true }).click();
-    await page.getByRole("navigation", { name: "Dashboard" }).waitFor({ timeout: 10_000 });
+    await signInAs(page, smallBase, vendor.email, PASSWORD);
     await page.goto(`${smallBase}/dashboard/products/${product.id}`, { waitUntil: "networkidle" });
     await page.getByText("No versions yet.").waitFor({ timeout: 10_000 });
 
@@ -346,21 +333,13 @@ test("a file over MAX_UPLOAD_BYTES is refused beside File; Cancel stops an uploa
 }, 60_000);
 
 test("a vendor without products is told who makes them; an admin sees every product, New product and Settings", async () => {
-  const empty = await userWithPassword(t.ctx, PASSWORD, { role: "vendor" });
-  const admin = await userWithPassword(t.ctx, PASSWORD, { role: "admin" });
-  const owner = await createUser(t.ctx, { role: "vendor" });
-  const disabled = await createProduct(t.ctx, owner, { name: "Zeppelin Races", disabled: true });
-  const signInAs = async (page: import("playwright-core").Page, email: string) => {
-    await page.goto(`${base}/sign-in`, { waitUntil: "networkidle" });
-    await page.getByLabel("Email", { exact: true }).fill(email);
-    await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
-    await page.getByRole("button", { name: "Sign in", exact: true }).click();
-    await page.getByRole("navigation", { name: "Dashboard" }).waitFor({ timeout: 10_000 });
-  };
-
-  const w = await openPage(origin);
+  const empty = await userWithPassword(depot.ctx, PASSWORD, { role: "vendor" });
+  const admin = await userWithPassword(depot.ctx, PASSWORD, { role: "admin" });
+  const owner = await createUser(depot.ctx, { role: "vendor" });
+  const disabled = await createProduct(depot.ctx, owner, { name: "Zeppelin Races", disabled: true });
+  const w = await openPage(depot.origin);
   try {
-    await signInAs(w.page, empty.email);
+    await signInAs(w.page, depot.base, empty.email, PASSWORD);
     await w.page.getByRole("link", { name: "Products" }).click();
     await w.page.getByText("No products yet — an admin creates them for you.").waitFor({ timeout: 10_000 });
     expect(await w.page.getByRole("link", { name: "New product" }).count()).toBe(0);
@@ -369,10 +348,10 @@ test("a vendor without products is told who makes them; an admin sees every prod
     await w.context.close();
   }
 
-  const a = await openPage(origin);
+  const a = await openPage(depot.origin);
   const { page } = a;
   try {
-    await signInAs(page, admin.email);
+    await signInAs(page, depot.base, admin.email, PASSWORD);
     await page.getByRole("link", { name: "Products" }).click();
     const row = page.locator("main li").filter({ hasText: "Zeppelin Races" });
     await row.waitFor({ timeout: 10_000 });
@@ -394,7 +373,7 @@ test("a vendor without products is told who makes them; an admin sees every prod
     await page.getByRole("button", { name: "Search", exact: true }).click();
     await page.getByText("No products match “nothing like it”.").waitFor({ timeout: 10_000 });
 
-    await page.goto(`${base}/dashboard/products/${disabled.id}`, { waitUntil: "networkidle" });
+    await page.goto(`${depot.base}/dashboard/products/${disabled.id}`, { waitUntil: "networkidle" });
     await page.getByRole("heading", { name: "Zeppelin Races", level: 1 }).waitFor({ timeout: 10_000 });
     const productNav = page.getByRole("navigation", { name: "Product" });
     expect(await productNav.getByRole("link").allTextContents()).toEqual(["Licenses", "Settings"]);
@@ -411,38 +390,39 @@ test("a vendor without products is told who makes them; an admin sees every prod
 }, 60_000);
 
 test("a vendor publishes to a benefit from the Benefit select, and to the whole product; without benefits there is no select", async () => {
-  const vendor = await userWithPassword(t.ctx, PASSWORD, { role: "vendor" });
-  const token = await tokenFor(t.ctx, vendor);
-  const product = await createProduct(t.ctx, vendor, { name: "Tiered Tools" });
-  const option = await createOption(t.ctx, product);
-  const benefit = await createBenefit(t.ctx, option);
+  const vendor = await userWithPassword(depot.ctx, PASSWORD, { role: "vendor" });
+  const token = await tokenFor(depot.ctx, vendor);
+  const product = await createProduct(depot.ctx, vendor, { name: "Tiered Tools" });
+  const option = await createOption(depot.ctx, product);
+  const benefit = await createBenefit(depot.ctx, option);
   // Removed while the page is open (as another admin might): publishing to it is the API's 404.
-  const gone = await createBenefit(t.ctx, option);
+  const gone = await createBenefit(depot.ctx, option);
   // An option without benefits is no reason for a select.
-  const plain = await createProduct(t.ctx, vendor, { name: "Plain Tools" });
-  await createOption(t.ctx, plain);
+  const plain = await createProduct(depot.ctx, vendor, { name: "Plain Tools" });
+  await createOption(depot.ctx, plain);
   const file = crypto.getRandomValues(new Uint8Array(64 * 1024));
   const versionsOf = async (id: number) =>
-    (await readJson(await fetch(`${base}/api/products/${id}/versions`, { headers: bearer(token) }))).data;
+    (await readJson(await fetch(`${depot.base}/api/products/${id}/versions`, { headers: bearer(token) })))
+      .data;
 
-  const w = await openPage(origin);
+  const w = await openPage(depot.origin);
   const { page } = w;
   try {
-    await page.goto(`${base}/sign-in`, { waitUntil: "networkidle" });
+    await page.goto(`${depot.base}/sign-in`, { waitUntil: "networkidle" });
     await page.getByLabel("Email", { exact: true }).fill(vendor.email);
     await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
     await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await page.getByRole("navigation", { name: "Dashboard" }).waitFor({ timeout: 10_000 });
 
     // A product without benefits: the form as it was, no select.
-    await page.goto(`${base}/dashboard/products/${plain.id}`, { waitUntil: "networkidle" });
+    await page.goto(`${depot.base}/dashboard/products/${plain.id}`, { waitUntil: "networkidle" });
     await page.getByText("No versions yet.").waitFor({ timeout: 10_000 });
     await page.getByRole("heading", { name: "Publish a version" }).waitFor();
     expect(await page.getByLabel("Benefit", { exact: true }).count()).toBe(0);
     expect(await page.locator("select").count()).toBe(0);
 
     // A product with benefits: Whole product first and chosen, then each benefit with its option.
-    await page.goto(`${base}/dashboard/products/${product.id}`, { waitUntil: "networkidle" });
+    await page.goto(`${depot.base}/dashboard/products/${product.id}`, { waitUntil: "networkidle" });
     await page.getByText("No versions yet.").waitFor({ timeout: 10_000 });
     const select = page.getByLabel("Benefit", { exact: true });
     await select.waitFor({ timeout: 10_000 });
@@ -459,7 +439,7 @@ test("a vendor publishes to a benefit from the Benefit select, and to the whole 
     page.on("request", (request) => {
       if (request.url().includes("/api/uploads")) uploads.push(request.method());
     });
-    await t.ctx.db.delete(purchaseBenefits).where(eq(purchaseBenefits.id, gone.id));
+    await depot.ctx.db.delete(purchaseBenefits).where(eq(purchaseBenefits.id, gone.id));
     await select.selectOption(String(gone.id));
     await page.getByLabel("File", { exact: true }).setInputFiles({
       name: "tools-1.0.0.zip",
@@ -494,9 +474,12 @@ test("a vendor publishes to a benefit from the Benefit select, and to the whole 
     ]);
 
     // The API has it as the benefit's latest, with the file's bytes; the whole product has none yet.
-    const latest = await fetch(`${base}/api/products/${product.id}/versions/latest?benefit=${benefit.id}`, {
-      headers: bearer(token),
-    });
+    const latest = await fetch(
+      `${depot.base}/api/products/${product.id}/versions/latest?benefit=${benefit.id}`,
+      {
+        headers: bearer(token),
+      },
+    );
     expect(latest.status).toBe(200);
     expect(latest.headers.get("content-type")).toContain("application/json");
     const forBenefit = (await readJson(latest)).data;
@@ -510,7 +493,7 @@ test("a vendor publishes to a benefit from the Benefit select, and to the whole 
       file_size: file.length,
     });
     expect(forBenefit.sha256).toBe(sha256(file));
-    const wholeNone = await fetch(`${base}/api/products/${product.id}/versions/latest`, {
+    const wholeNone = await fetch(`${depot.base}/api/products/${product.id}/versions/latest`, {
       headers: bearer(token),
     });
     expect(wholeNone.status).toBe(404);
@@ -533,7 +516,7 @@ test("a vendor publishes to a benefit from the Benefit select, and to the whole 
     expect(rows[0]).not.toContain(benefit.name);
     const whole = (
       await readJson(
-        await fetch(`${base}/api/products/${product.id}/versions/latest`, { headers: bearer(token) }),
+        await fetch(`${depot.base}/api/products/${product.id}/versions/latest`, { headers: bearer(token) }),
       )
     ).data;
     expect(whole).toMatchObject({ title: "Everyone", benefit_name: null, purchase_benefit_id: null });

@@ -1,51 +1,45 @@
 // The set-password page in a real browser at a phone's width: a link made through the API greets its
 // user, a mismatch is caught before sending, the server's 422 shows beside its field, and the password
 // set there signs in. The harness is tests/helpers/browser.ts.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { beforeAll, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
-import { bearer, readJson, startTestApp, type TestApp } from "../helpers/app.ts";
-import { closeBrowser, fitsWidth, openPage } from "../helpers/browser.ts";
+import { bearer, readJson } from "../helpers/app.ts";
+import { fitsWidth, listeningDepot, openPage } from "../helpers/browser.ts";
 import { createUser, tokenFor } from "../helpers/factories.ts";
 import { userWithPassword } from "../helpers/sessions.ts";
 
 const OLD_PASSWORD = "the old password";
 const NEW_PASSWORD = "a fresh password 2026";
 
-let t: TestApp;
-let base: string;
 let adminToken: string;
 
+const depot = listeningDepot();
 beforeAll(async () => {
-  t = await startTestApp();
-  base = t.listen();
-  adminToken = await tokenFor(t.ctx, await createUser(t.ctx, { role: "admin" }));
-});
-afterAll(async () => {
-  await closeBrowser();
-  await t?.close();
+  adminToken = await tokenFor(depot.ctx, await createUser(depot.ctx, { role: "admin" }));
 });
 
 /** A link for `userId` through the admin API, pointed at the test server instead of APP_URL. */
 async function linkFor(userId: number): Promise<string> {
-  const response = await fetch(`${base}/api/admin/users/${userId}/password-link`, {
+  const response = await fetch(`${depot.base}/api/admin/users/${userId}/password-link`, {
     method: "POST",
     headers: bearer(adminToken),
   });
   expect(response.status).toBe(201);
   const url = new URL((await readJson(response)).data.url);
-  return `${base}${url.pathname}${url.search}`;
+  return `${depot.base}${url.pathname}${url.search}`;
 }
 
 const isFocused = (page: Page, label: string) =>
   page.getByLabel(label, { exact: true }).evaluate((element) => element.matches(":focus"));
 
 test("a real link: greeting, mismatch, the server's 422, set, then sign in with the new password", async () => {
-  const user = await userWithPassword(t.ctx, OLD_PASSWORD);
+  const user = await userWithPassword(depot.ctx, OLD_PASSWORD);
   const link = await linkFor(user.id);
-  const { context, page, pageErrors } = await openPage(new URL(base).origin);
+  const { context, page, pageErrors } = await openPage(depot.origin);
   const setPasswordCalls: string[] = [];
   page.on("request", (request) => {
-    if (request.url() === `${base}/api/auth/set-password`) setPasswordCalls.push(request.postData() ?? "");
+    if (request.url() === `${depot.base}/api/auth/set-password`)
+      setPasswordCalls.push(request.postData() ?? "");
   });
   try {
     await page.goto(link, { waitUntil: "networkidle" });

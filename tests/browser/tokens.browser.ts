@@ -3,32 +3,21 @@
 // sees it once with a Copy button, uses it from here as a bearer, revokes it (it answers 401 and leaves
 // the list), then signs out everywhere from Profile and lands on sign-in. A customer, whose role has
 // nothing to give, in a browser without a clipboard gets Copy's fallback.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { notifications, versions } from "../../src/db/schema/index.ts";
-import { bearer, readJson, startTestApp, type TestApp } from "../helpers/app.ts";
-import { closeBrowser, fitsWidth, openPage } from "../helpers/browser.ts";
+import { bearer, readJson } from "../helpers/app.ts";
+import { fitsWidth, listeningDepot, offOrigin, openPage, signInAs } from "../helpers/browser.ts";
 import { createProduct } from "../helpers/factories.ts";
 import { signIn, userWithPassword } from "../helpers/sessions.ts";
 
 const PASSWORD = "correct horse battery";
-let t: TestApp;
-let base: string;
-let origin: string;
 
-beforeAll(async () => {
-  t = await startTestApp();
-  base = t.listen();
-  origin = new URL(base).origin;
-}, 60_000);
-afterAll(async () => {
-  await closeBrowser();
-  await t?.close();
-});
+const depot = listeningDepot();
 
 /** One unread notification for `userId`, about a version of a product of theirs. */
 async function unreadNotificationFor(userId: number) {
-  const product = await createProduct(t.ctx, { id: userId });
-  const [version] = await t.ctx.db
+  const product = await createProduct(depot.ctx, { id: userId });
+  const [version] = await depot.ctx.db
     .insert(versions)
     .values({
       productId: product.id,
@@ -44,7 +33,7 @@ async function unreadNotificationFor(userId: number) {
       publishedBy: userId,
     })
     .returning({ id: versions.id });
-  await t.ctx.db.insert(notifications).values({
+  await depot.ctx.db.insert(notifications).values({
     type: "version.published",
     userId,
     versionId: version?.id ?? 0,
@@ -61,17 +50,14 @@ async function unreadNotificationFor(userId: number) {
 }
 
 test("a vendor creates a token, sees it once, uses it, revokes it; Profile signs out everywhere", async () => {
-  const vendor = await userWithPassword(t.ctx, PASSWORD, { role: "vendor" });
+  const vendor = await userWithPassword(depot.ctx, PASSWORD, { role: "vendor" });
   await unreadNotificationFor(vendor.id);
   // A second browser's session, which "Sign out everywhere" must end too.
-  const elsewhere = await signIn(base, vendor.email, PASSWORD);
-  const w = await openPage(origin, { permissions: ["clipboard-read", "clipboard-write"] });
+  const elsewhere = await signIn(depot.base, vendor.email, PASSWORD);
+  const w = await openPage(depot.origin, { permissions: ["clipboard-read", "clipboard-write"] });
   const { page } = w;
   try {
-    await page.goto(`${base}/sign-in`, { waitUntil: "networkidle" });
-    await page.getByLabel("Email", { exact: true }).fill(vendor.email);
-    await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
-    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await signInAs(page, depot.base, vendor.email, PASSWORD);
 
     // The top navigation, with the unread count.
     const nav = page.getByRole("navigation", { name: "Dashboard" });
@@ -154,7 +140,7 @@ test("a vendor creates a token, sees it once, uses it, revokes it; Profile signs
     expect(await page.evaluate<string>("navigator.clipboard.readText()")).toBe(token);
 
     // The token works against the API, from outside the browser, and only with what it was given.
-    const listed = await fetch(`${base}/api/tokens`, { headers: bearer(token) });
+    const listed = await fetch(`${depot.base}/api/tokens`, { headers: bearer(token) });
     expect(listed.status).toBe(200);
     expect((await readJson(listed)).data).toEqual([
       expect.objectContaining({ name: "CI publish", abilities: ["versions.publish"] }),
@@ -197,7 +183,7 @@ test("a vendor creates a token, sees it once, uses it, revokes it; Profile signs
     await page.getByRole("button", { name: "Revoke CI publish" }).click();
     await page.getByText("No tokens yet.").waitFor({ timeout: 10_000 });
     expect(dialogs).toEqual([expect.stringContaining("CI publish")]);
-    const revoked = await fetch(`${base}/api/tokens`, { headers: bearer(token) });
+    const revoked = await fetch(`${depot.base}/api/tokens`, { headers: bearer(token) });
     expect(revoked.status).toBe(401);
     expect(await readJson(revoked)).toEqual({ message: "Unauthenticated." });
 
@@ -213,10 +199,10 @@ test("a vendor creates a token, sees it once, uses it, revokes it; Profile signs
     await page.getByRole("button", { name: "Sign in", exact: true }).waitFor({ timeout: 10_000 });
     expect(new URL(page.url()).pathname).toBe("/sign-in");
     expect((await w.context.cookies()).filter((c) => c.name === "depot_session")).toEqual([]);
-    const other = await fetch(`${base}/api/auth/session`, { headers: { cookie: elsewhere.cookie } });
+    const other = await fetch(`${depot.base}/api/auth/session`, { headers: { cookie: elsewhere.cookie } });
     expect(other.status).toBe(401);
 
-    expect(w.requests.filter((url) => new URL(url).origin !== origin)).toEqual([]);
+    expect(offOrigin(w)).toEqual([]);
     expect(w.problems).toEqual([]);
   } finally {
     await w.context.close();
@@ -224,19 +210,15 @@ test("a vendor creates a token, sees it once, uses it, revokes it; Profile signs
 }, 60_000);
 
 test("where the browser offers no clipboard, Copy selects the token and says how to copy it", async () => {
-  const customer = await userWithPassword(t.ctx, PASSWORD);
-  const w = await openPage(origin);
+  const customer = await userWithPassword(depot.ctx, PASSWORD);
+  const w = await openPage(depot.origin);
   const { page } = w;
   // As on plain http at another host, where browsers leave navigator.clipboard undefined.
   await page.addInitScript(
     "Object.defineProperty(Navigator.prototype, 'clipboard', { get: () => undefined })",
   );
   try {
-    await page.goto(`${base}/sign-in`, { waitUntil: "networkidle" });
-    await page.getByLabel("Email", { exact: true }).fill(customer.email);
-    await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
-    await page.getByRole("button", { name: "Sign in", exact: true }).click();
-    await page.getByRole("navigation", { name: "Dashboard" }).waitFor({ timeout: 10_000 });
+    await signInAs(page, depot.base, customer.email, PASSWORD);
     // No unread notifications: no badge.
     expect(await page.locator(".badge").count()).toBe(0);
     await page.getByRole("link", { name: "Tokens" }).click();

@@ -5,24 +5,19 @@
 // registers a webhook endpoint (its secret shown once), publishes a version, sees the delivery and
 // sends it again: the receiver hears it twice.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { readJson, startTestApp, type TestApp } from "../helpers/app.ts";
-import { closeBrowser, fitsWidth, offOrigin, openPage } from "../helpers/browser.ts";
+import { readJson } from "../helpers/app.ts";
+import { fitsWidth, listeningDepot, offOrigin, openPage, signInAs } from "../helpers/browser.ts";
 import { apiKeyFor, createProduct, createUser, tokenFor } from "../helpers/factories.ts";
 import { publishedVersion } from "../helpers/publish.ts";
 import { userWithPassword } from "../helpers/sessions.ts";
 
 const PASSWORD = "correct horse battery";
 const KEY = /^[0-9A-Z]{5}(-[0-9A-Z]{5}){4}$/;
-let t: TestApp;
-let base: string;
-let origin: string;
 let receiver: ReturnType<typeof Bun.serve>;
 const received: { id: string | null; body: string }[] = [];
 
-beforeAll(async () => {
-  t = await startTestApp({ env: { WEBHOOK_ALLOW_PRIVATE: "true" }, jobs: "workers" });
-  base = t.listen();
-  origin = new URL(base).origin;
+const depot = listeningDepot({ env: { WEBHOOK_ALLOW_PRIVATE: "true" }, jobs: "workers" });
+beforeAll(() => {
   receiver = Bun.serve({
     port: 0,
     hostname: "127.0.0.1",
@@ -31,11 +26,9 @@ beforeAll(async () => {
       return new Response(null, { status: 204 });
     },
   });
-}, 60_000);
+});
 afterAll(async () => {
-  await closeBrowser();
   await receiver?.stop(true);
-  await t?.close();
 });
 
 async function eventually(check: () => boolean | Promise<boolean>, ms = 15_000): Promise<boolean> {
@@ -48,11 +41,11 @@ async function eventually(check: () => boolean | Promise<boolean>, ms = 15_000):
 }
 
 test("a vendor manages a product's licenses and sends a webhook delivery again", async () => {
-  const vendor = await userWithPassword(t.ctx, PASSWORD, { role: "vendor" });
-  const customer = await createUser(t.ctx, { name: "Carla Customer" });
-  const product = await createProduct(t.ctx, vendor, { name: "Ultra Perms" });
-  const apiKey = (await apiKeyFor(t.ctx)).key;
-  const w = await openPage(origin);
+  const vendor = await userWithPassword(depot.ctx, PASSWORD, { role: "vendor" });
+  const customer = await createUser(depot.ctx, { name: "Carla Customer" });
+  const product = await createProduct(depot.ctx, vendor, { name: "Ultra Perms" });
+  const apiKey = (await apiKeyFor(depot.ctx)).key;
+  const w = await openPage(depot.origin);
   const { page } = w;
   const dialogs: string[] = [];
   page.on("dialog", (dialog) => {
@@ -60,14 +53,10 @@ test("a vendor manages a product's licenses and sends a webhook delivery again",
     void dialog.accept();
   });
   try {
-    await page.goto(`${base}/sign-in`, { waitUntil: "networkidle" });
-    await page.getByLabel("Email", { exact: true }).fill(vendor.email);
-    await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
-    await page.getByRole("button", { name: "Sign in", exact: true }).click();
-    await page.getByRole("navigation", { name: "Dashboard" }).waitFor({ timeout: 10_000 });
+    await signInAs(page, depot.base, vendor.email, PASSWORD);
 
     // The licenses page, opened directly: the product's name in the heading, the empty state.
-    await page.goto(`${base}/dashboard/products/${product.id}/licenses`, { waitUntil: "networkidle" });
+    await page.goto(`${depot.base}/dashboard/products/${product.id}/licenses`, { waitUntil: "networkidle" });
     await page
       .getByRole("heading", { name: "Licenses of Ultra Perms", level: 1 })
       .waitFor({ timeout: 10_000 });
@@ -113,7 +102,7 @@ test("a vendor manages a product's licenses and sends a webhook delivery again",
     await page.getByText("No license matches “nothing-like-this”.").waitFor({ timeout: 10_000 });
 
     // An address registered by the customer's software (as a shop's server vouches for it).
-    const validation = await fetch(`${base}/api/v1/licenses/validate`, {
+    const validation = await fetch(`${depot.base}/api/v1/licenses/validate`, {
       method: "POST",
       headers: { "content-type": "application/json", "x-api-key": apiKey },
       body: JSON.stringify({ key, productId: String(product.id), ip: "203.0.113.9" }),
@@ -140,7 +129,7 @@ test("a vendor manages a product's licenses and sends a webhook delivery again",
       expect.stringContaining("203.0.113.9"),
       expect.stringContaining(customer.email),
     ]);
-    const revoked = await fetch(`${base}/api/v1/licenses/validate`, {
+    const revoked = await fetch(`${depot.base}/api/v1/licenses/validate`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ key }),
@@ -166,7 +155,7 @@ test("a vendor manages a product's licenses and sends a webhook delivery again",
     expect(await page.getByLabel("Signing secret").count()).toBe(0);
 
     // A publish makes a delivery; the worker sends it.
-    await publishedVersion(base, await tokenFor(t.ctx, vendor), product.id, {
+    await publishedVersion(depot.base, await tokenFor(depot.ctx, vendor), product.id, {
       name: "2.0.0",
       bytes: "release",
     });

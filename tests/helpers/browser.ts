@@ -1,8 +1,11 @@
 // The browser tests' harness: Debian's chromium (README, Development), never a downloaded browser;
 // a phone's width unless told otherwise, other hosts aborted as if offline, and what the page
 // requested, loaded or complained about.
+import { afterAll, beforeAll } from "bun:test";
 import { existsSync } from "node:fs";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import type { Runtime } from "../../src/runtime.ts";
+import { startTestApp, type TestApp, type TestAppOptions } from "./app.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 /** playwright's launch adds a fresh, empty --user-data-dir of its own and removes it on close. */
@@ -86,3 +89,41 @@ export async function closeBrowser(): Promise<void> {
 /** No sideways scrolling at the phone's width. */
 export const fitsWidth = (page: Page) =>
   page.evaluate<boolean>("document.documentElement.scrollWidth <= document.documentElement.clientWidth");
+
+/** Signs in through the dashboard's own form at `base` and waits for its navigation. */
+export async function signInAs(page: Page, base: string, email: string, password: string): Promise<void> {
+  await page.goto(`${base}/sign-in`, { waitUntil: "networkidle" });
+  await page.getByLabel("Email", { exact: true }).fill(email);
+  await page.getByLabel("Password", { exact: true }).fill(password);
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  await page.getByRole("navigation", { name: "Dashboard" }).waitFor({ timeout: 10_000 });
+}
+
+/** The listening depot of a browser test file; its fields are set once the file's beforeAll ran. */
+export interface Depot {
+  ctx: Runtime;
+  /** The server's base URL, `http://127.0.0.1:<port>`. */
+  base: string;
+  /** The one origin its pages may reach (openPage's first argument). */
+  origin: string;
+}
+
+/**
+ * Starts a fresh app listening before the file's tests and closes the browser and the app after them.
+ * The minute is for the fresh database, which takes most of the hook's time.
+ */
+export function listeningDepot(options: TestAppOptions = {}): Depot {
+  let app: TestApp | undefined;
+  const depot = {} as Depot;
+  beforeAll(async () => {
+    app = await startTestApp(options);
+    depot.ctx = app.ctx;
+    depot.base = app.listen();
+    depot.origin = new URL(depot.base).origin;
+  }, 60_000);
+  afterAll(async () => {
+    await closeBrowser();
+    await app?.close();
+  });
+  return depot;
+}

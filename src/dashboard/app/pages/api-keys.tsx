@@ -3,11 +3,11 @@ import { messageOf } from "../api.ts";
 import { type ApiKey, listApiKeys, type NewApiKey, revokeApiKey } from "../api-keys/api.ts";
 import { NewApiKeyForm } from "../api-keys/form.tsx";
 import { ApiKeyList } from "../api-keys/list.tsx";
+import { ShownOnce } from "../created-panel.tsx";
 import { Layout } from "../layout.tsx";
 import { useLoad } from "../load.ts";
 import { Loaded } from "../loaded.tsx";
 import type { PageProps } from "../pages.ts";
-import { ShownOnce } from "../shown-once.tsx";
 import { productOwners } from "../users/api.ts";
 
 export function ApiKeys({ user, onSignedOut }: PageProps) {

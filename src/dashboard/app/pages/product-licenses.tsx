@@ -1,9 +1,9 @@
 import { useEffect, useState } from "preact/hooks";
 import { messageOf } from "../api.ts";
+import { ShownOnce } from "../created-panel.tsx";
 import { Field } from "../field.tsx";
 import { Layout } from "../layout.tsx";
 import { type License, listLicenses, productName, revokeLicense } from "../licenses/api.ts";
-import { CreatedLicense } from "../licenses/created.tsx";
 import { NewLicenseForm } from "../licenses/form.tsx";
 import { LicenseList } from "../licenses/list.tsx";
 import { useLoad } from "../load.ts";
@@ -58,7 +58,14 @@ function LicensesOfProduct({ productId }: { productId: string }) {
   return (
     <>
       {created ? (
-        <CreatedLicense license={created} onDone={() => setCreated(null)} />
+        <ShownOnce
+          id="created-license-key"
+          heading={`License created for ${created.owner.name}`}
+          label="New license key"
+          value={created.key}
+          note={`Send this key to ${created.owner.email}; it is also in the list below.`}
+          onDone={() => setCreated(null)}
+        />
       ) : (
         mayManage && (
           <NewLicenseForm

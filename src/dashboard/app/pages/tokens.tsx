@@ -1,9 +1,9 @@
 import { useEffect, useState } from "preact/hooks";
 import { messageOf } from "../api.ts";
+import { ShownOnce } from "../created-panel.tsx";
 import { Layout } from "../layout.tsx";
 import type { PageProps } from "../pages.ts";
 import { listTokens, type NewToken, revokeToken, type Token } from "../tokens/api.ts";
-import { CreatedToken } from "../tokens/created.tsx";
 import { NewTokenForm } from "../tokens/form.tsx";
 import { TokenList } from "../tokens/list.tsx";
 
@@ -49,7 +49,13 @@ export function Tokens({ user, onSignedOut }: PageProps) {
         only the abilities you give it.
       </p>
       {created ? (
-        <CreatedToken token={created} onDone={() => setCreated(null)} />
+        <ShownOnce
+          id="created-token"
+          heading={`Token “${created.name}” created`}
+          label="Your new token"
+          value={created.token}
+          onDone={() => setCreated(null)}
+        />
       ) : (
         <NewTokenForm
           user={user}

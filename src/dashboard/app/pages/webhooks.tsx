@@ -1,11 +1,11 @@
 import { useState } from "preact/hooks";
 import { messageOf } from "../api.ts";
+import { ShownOnce } from "../created-panel.tsx";
 import { Layout } from "../layout.tsx";
 import { useLoad } from "../load.ts";
 import { Loaded } from "../loaded.tsx";
 import type { PageProps } from "../pages.ts";
 import { deleteWebhook, listWebhooks, type NewWebhook, type Webhook } from "../webhooks/api.ts";
-import { CreatedWebhook } from "../webhooks/created.tsx";
 import { NewWebhookForm } from "../webhooks/form.tsx";
 import { WebhookList } from "../webhooks/list.tsx";
 
@@ -37,7 +37,14 @@ export function Webhooks({ user, onSignedOut }: PageProps) {
         published.
       </p>
       {created ? (
-        <CreatedWebhook webhook={created} onDone={() => setCreated(null)} />
+        <ShownOnce
+          id="created-webhook-secret"
+          heading="Endpoint created"
+          label="Signing secret"
+          value={created.secret}
+          note="Copy its signing secret now: it will not be shown again. Your receiver verifies each delivery with it."
+          onDone={() => setCreated(null)}
+        />
       ) : (
         <NewWebhookForm
           onCreated={(webhook) => {

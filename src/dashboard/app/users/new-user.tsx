@@ -1,7 +1,8 @@
 // Create a user (Name, Email, Role), then a set-password link for them, shown once. A 422 shows
 // beside its field; a link that could not be made is said, and the list's button makes another.
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useState } from "preact/hooks";
 import { messageOf } from "../api.ts";
+import { CreatedPanel } from "../created-panel.tsx";
 import { Field } from "../field.tsx";
 import type { Role } from "../roles/api.ts";
 import { SelectField } from "../select-field.tsx";
@@ -111,24 +112,15 @@ function NewUserForm({ roles, onCreated }: { roles: Role[]; onCreated: (created:
 }
 
 function CreatedUser({ created, onDone }: { created: Created; onDone: () => void }) {
-  const heading = useRef<HTMLHeadingElement>(null);
-  // The form the reader was in is gone: start them at what replaced it.
-  useEffect(() => heading.current?.focus(), []);
   const { user, link, linkError } = created;
   return (
-    <section class="panel created" aria-labelledby="created-user-heading">
-      <h2 id="created-user-heading" ref={heading} tabIndex={-1}>
-        User “{user.name}” created
-      </h2>
+    <CreatedPanel id="created-user" heading={`User “${user.name}” created`} onDone={onDone}>
       {link && <ShownLink id="created-user-link" email={user.email} link={link} />}
       {linkError && (
         <p class="error" role="alert">
           {linkError} Use “Set-password link” beside them in the list to try again.
         </p>
       )}
-      <button type="button" class="secondary" onClick={onDone}>
-        Done
-      </button>
-    </section>
+    </CreatedPanel>
   );
 }
