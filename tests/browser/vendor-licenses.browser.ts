@@ -8,6 +8,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readJson } from "../helpers/app.ts";
 import { fitsWidth, listeningDepot, offOrigin, openPage, signInAs } from "../helpers/browser.ts";
 import { apiKeyFor, createProduct, createUser, tokenFor } from "../helpers/factories.ts";
+import { until } from "../helpers/inbox.ts";
 import { publishedVersion } from "../helpers/publish.ts";
 import { userWithPassword } from "../helpers/sessions.ts";
 
@@ -88,8 +89,9 @@ test("a vendor manages a product's licenses and sends a webhook delivery again",
     await search.fill(customer.email);
     await page.getByRole("button", { name: "Search", exact: true }).click();
     const row = page.locator("li.item").filter({ hasText: "Carla Customer" });
+    // The search's answer replaces the list (which already showed the license): wait for it alone.
+    await until("the search's one result", async () => (await page.locator("li.item").count()) === 1, 10_000);
     await row.waitFor({ timeout: 10_000 });
-    expect(await page.locator("li.item").count()).toBe(1);
     expect(await row.getByLabel("Key").inputValue()).toBe(key);
     const rowText = (await row.textContent()) ?? "";
     expect(rowText).toContain("Active");
