@@ -10,6 +10,7 @@ import type { Page } from "playwright-core";
 import { users } from "../../src/db/schema/index.ts";
 import { readJson } from "../helpers/app.ts";
 import {
+  cookieOf,
   fitsWidth,
   listeningDepot,
   offOrigin,
@@ -314,9 +315,3 @@ test("an admin creates a vendor, their product, a purchase and an API key; the v
     await vendorPage?.context.close();
   }
 }, 90_000);
-
-/** The admin's session cookie, to read what the page made through the API from here. */
-async function cookieOf(w: Watched): Promise<string> {
-  const session = (await w.context.cookies()).find((cookie) => cookie.name === "depot_session");
-  return `depot_session=${session?.value ?? ""}`;
-}

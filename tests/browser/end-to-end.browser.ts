@@ -13,6 +13,7 @@ import { bearer, readJson, startTestApp, type TestApp } from "../helpers/app.ts"
 import { seriousViolations } from "../helpers/axe.ts";
 import {
   closeBrowser,
+  cookieOf,
   offOrigin,
   openPage,
   signInAs as signInThroughForm,
@@ -319,12 +320,6 @@ test("admin, vendor and customer: a product made, a release published with progr
   await expectClean(c);
   await c.context.close();
 }, 120_000);
-
-/** The page's session cookie, to read what the page did through the API from here. */
-async function cookieOf(w: Watched): Promise<string> {
-  const session = (await w.context.cookies()).find((cookie) => cookie.name === "depot_session");
-  return `depot_session=${session?.value ?? ""}`;
-}
 
 test("the pages the story does not pass through have no serious accessibility violation either, light or dark", async () => {
   const admin = await userWithPassword(t.ctx, PASSWORD, { role: "admin" });

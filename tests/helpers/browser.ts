@@ -127,3 +127,9 @@ export function listeningDepot(options: TestAppOptions = {}): Depot {
   });
   return depot;
 }
+
+/** The page's session cookie as a Cookie header, to read what the page did through the API from the test. */
+export async function cookieOf(w: Watched): Promise<string> {
+  const session = (await w.context.cookies()).find((cookie) => cookie.name === "depot_session");
+  return `depot_session=${session?.value ?? ""}`;
+}

@@ -59,7 +59,7 @@ export function LicenseIps({ id, productId, license, onChanged }: Props) {
               <ul class="rows">
                 {ips.map((row) => (
                   <li key={row.ip} class="row">
-                    <div class="token-main">
+                    <div class="row-main">
                       <code>{row.ip}</code>
                       <span class="hint">
                         First seen <time dateTime={row.first_seen_at}>{formatDate(row.first_seen_at)}</time>

@@ -13,14 +13,14 @@ interface Props {
 
 export function NotificationList({ notifications, marking, onMarkRead }: Props) {
   return (
-    <ul class="notifications">
+    <ul class="rows">
       {notifications.map((notification) => {
         const { data } = notification;
         const what = `${data.product_name}${data.benefit_name ? ` (${data.benefit_name})` : ""} ${data.version_number}`;
         const unread = notification.read_at === null;
         return (
-          <li key={notification.id} class={unread ? "notification unread" : "notification"}>
-            <div class="notification-main">
+          <li key={notification.id} class={unread ? "row notification unread" : "row notification"}>
+            <div class="row-main">
               <span>
                 {unread && <span class="unread-mark">Unread</span>}
                 <strong>{what}</strong>: {data.title}
@@ -30,7 +30,7 @@ export function NotificationList({ notifications, marking, onMarkRead }: Props) 
                 <time dateTime={notification.created_at}>{formatDate(notification.created_at)}</time>
               </span>
             </div>
-            <div class="notification-actions">
+            <div class="row-actions">
               <a href={sessionDownloadHref(data.download_url)} download>
                 Download <span class="visually-hidden">{what}</span>
               </a>

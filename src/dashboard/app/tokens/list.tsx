@@ -16,11 +16,11 @@ export function TokenList({ tokens, more, revoking, onRevoke }: Props) {
   }
   return (
     <>
-      <ul class="tokens">
+      <ul class="rows">
         {tokens.map((token) => (
-          <li key={token.id} class="token">
-            <div class="token-main">
-              <strong class="token-name">{token.name}</strong>
+          <li key={token.id} class="row">
+            <div class="row-main">
+              <strong class="row-name">{token.name}</strong>
               <span class="hint">
                 {token.abilities.length > 0 ? token.abilities.join(", ") : "no abilities"}
               </span>
