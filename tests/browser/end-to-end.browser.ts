@@ -90,7 +90,10 @@ test("a form on another site posting to depot with the signed-in browser's cooki
           <script>document.forms[0].submit()</script>`,
       }),
     );
-    const answered = w.page.waitForResponse((response) => response.url().startsWith(`${base}/api/`));
+    // The signed-in page may still be reading (the unread badge): wait for the forged post itself.
+    const answered = w.page.waitForResponse(
+      (response) => response.request().method() === "POST" && response.url().startsWith(`${base}/api/`),
+    );
     await w.page.goto(`${evil}/prize`);
     const response = await answered;
     const sent = await response.request().allHeaders();
