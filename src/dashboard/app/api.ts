@@ -99,15 +99,3 @@ export function refusalOf(response: Response, json: unknown, options: RequestOpt
 export const get = <T>(path: string, options?: RequestOptions) => api<T>("GET", path, undefined, options);
 export const post = <T>(path: string, body?: unknown, options?: RequestOptions) =>
   api<T>("POST", path, body, options);
-
-/** How many items a page lists at once: more than that is unusual, and the page says so. */
-export const LISTED = 100;
-
-/** The first page (of LISTED) of a simple-paginated list, and whether there are more after it. */
-export async function firstPage<T>(path: string): Promise<{ items: T[]; more: boolean }> {
-  const separator = path.includes("?") ? "&" : "?";
-  const page = await get<{ data: T[]; links: { next: string | null } }>(
-    `${path}${separator}per_page=${LISTED}`,
-  );
-  return { items: page.data, more: page.links.next !== null };
-}

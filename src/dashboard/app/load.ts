@@ -1,5 +1,6 @@
 // A page's data on its way: loading, failed with a message to show, or loaded; `reload` asks again
-// (after a change) without going back to the loading state, so the page does not flash.
+// (after a change) without going back to the loading state, so the page does not flash, and `update`
+// changes what was loaded (a next page added to it).
 import { useEffect, useState } from "preact/hooks";
 import { messageOf } from "./api.ts";
 
@@ -16,9 +17,11 @@ export function useLoad<T>(load: () => Promise<T>, failure: string, deps: unknow
       (data) => setLoading({ state: "loaded", data }),
       (error) => setLoading({ state: "failed", message: messageOf(error, failure) }),
     );
+  const update = (change: (data: T) => T) =>
+    setLoading((now) => (now.state === "loaded" ? { state: "loaded", data: change(now.data) } : now));
   useEffect(() => {
     setLoading({ state: "loading" });
     void reload();
   }, deps);
-  return { loading, reload };
+  return { loading, reload, update };
 }

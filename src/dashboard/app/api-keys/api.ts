@@ -1,5 +1,6 @@
 // License API keys (README, License keys; Admin pages): the list, a new key (shown once), revoking.
-import { api, get, post } from "../api.ts";
+import { api, post } from "../api.ts";
+import { type Listing, listing } from "../listing.ts";
 
 export interface ApiKey {
   id: number;
@@ -18,14 +19,8 @@ export interface NewApiKey {
   key: string;
 }
 
-export const LISTED = 100;
-
-export async function listApiKeys(): Promise<{ keys: ApiKey[]; more: boolean }> {
-  const page = await get<{ data: ApiKey[]; links: { next: string | null } }>(
-    `/api/admin/api-keys?per_page=${LISTED}`,
-  );
-  return { keys: page.data, more: page.links.next !== null };
-}
+/** The newest keys first. */
+export const listApiKeys = (): Promise<Listing<ApiKey>> => listing("/api/admin/api-keys");
 
 export async function createApiKey(name: string, creatorId: number | null): Promise<NewApiKey> {
   return (await post<{ data: NewApiKey }>("/api/admin/api-keys", { name, creator_id: creatorId })).data;

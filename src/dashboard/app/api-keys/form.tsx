@@ -1,7 +1,6 @@
 // Create a license API key: a name, and optionally the user (a vendor) it acts for alone.
 import { useState } from "preact/hooks";
-import { Field } from "../field.tsx";
-import { SelectField } from "../select-field.tsx";
+import { Field, SelectField } from "../field.tsx";
 import type { User } from "../session.ts";
 import { messagesFor, useSubmission } from "../submission.ts";
 import { createApiKey, type NewApiKey } from "./api.ts";

@@ -1,6 +1,7 @@
 // What the signed-in user may download (README, HTTP API: GET /api/downloads), a product's older
 // versions, and a changelog rendered by the server (sanitised, as the e-mails show it).
-import { firstPage, get, post } from "../api.ts";
+import { get, post } from "../api.ts";
+import { type Listing, listing } from "../listing.ts";
 
 /** A version as the versions API shows it. */
 export interface Version {
@@ -30,10 +31,8 @@ export async function listDownloads(): Promise<Download[]> {
 }
 
 /** A product's versions, newest first (benefits' too: the caller keeps the release line it shows). */
-export async function listVersions(productId: number): Promise<{ versions: Version[]; more: boolean }> {
-  const { items, more } = await firstPage<Version>(`/api/products/${productId}/versions`);
-  return { versions: items, more };
-}
+export const listVersions = (productId: number): Promise<Listing<Version>> =>
+  listing(`/api/products/${productId}/versions`);
 
 /** The changelog as sanitised HTML, ready to insert. */
 export async function renderChangelog(version: Version): Promise<string> {

@@ -1,5 +1,6 @@
 // A product's licenses as its vendor manages them (README, HTTP API: /api/products/{product}/licenses).
 import { api, get, post } from "../api.ts";
+import { type Listing, listing } from "../listing.ts";
 
 export interface License {
   id: string;
@@ -26,20 +27,17 @@ export interface NewLicense {
   max_ips?: number;
 }
 
-/** The newest licenses first; past a page of them the page says there are more (search narrows). */
-export const LISTED = 100;
-
 const base = (productId: string) => `/api/products/${encodeURIComponent(productId)}/licenses`;
 
 export async function productName(productId: string): Promise<string> {
   return (await get<{ data: { name: string } }>(`/api/products/${encodeURIComponent(productId)}`)).data.name;
 }
 
-export async function listLicenses(productId: string, search: string) {
-  const query = new URLSearchParams({ per_page: String(LISTED) });
+/** The newest licenses first, those matching `search` (a key's beginning, an owner's name or e-mail). */
+export function listLicenses(productId: string, search: string): Promise<Listing<License>> {
+  const query = new URLSearchParams();
   if (search) query.set("search", search);
-  const page = await get<{ data: License[]; links: { next: string | null } }>(`${base(productId)}?${query}`);
-  return { licenses: page.data, more: page.links.next !== null };
+  return listing(`${base(productId)}?${query}`);
 }
 
 export async function createLicense(productId: string, body: NewLicense): Promise<License> {

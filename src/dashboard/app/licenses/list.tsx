@@ -3,6 +3,8 @@
 import { useState } from "preact/hooks";
 import { CopyField } from "../copy-field.tsx";
 import { formatDate } from "../dates.ts";
+import type { More } from "../listing.ts";
+import { ShowMore } from "../show-more.tsx";
 import type { License } from "./api.ts";
 import { LicenseIps } from "./ips.tsx";
 
@@ -15,8 +17,7 @@ const STATUS_LABELS: Record<License["status"], string> = {
 interface Props {
   productId: string;
   licenses: License[];
-  /** More than one page exists: only the newest are listed. */
-  more: boolean;
+  more: More;
   search: string;
   revoking: string | null;
   onRevoke: (license: License) => void;
@@ -95,9 +96,7 @@ export function LicenseList({ productId, licenses, more, search, revoking, onRev
           );
         })}
       </ul>
-      {more && (
-        <p class="hint">Only the newest {licenses.length} licenses are listed: search to find others.</p>
-      )}
+      <ShowMore more={more} noun="licenses" />
     </>
   );
 }

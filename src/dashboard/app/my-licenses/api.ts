@@ -1,5 +1,6 @@
 // The signed-in user's own licenses (README, HTTP API: GET /api/licenses) and their IP reset.
-import { api, firstPage } from "../api.ts";
+import { api } from "../api.ts";
+import { type Listing, listing } from "../listing.ts";
 
 export interface LicenseIp {
   ip: string;
@@ -21,10 +22,7 @@ export interface OwnLicense {
 }
 
 /** The newest first. */
-export async function listLicenses(): Promise<{ licenses: OwnLicense[]; more: boolean }> {
-  const { items, more } = await firstPage<OwnLicense>("/api/licenses");
-  return { licenses: items, more };
-}
+export const listLicenses = (): Promise<Listing<OwnLicense>> => listing("/api/licenses");
 
 /** Forgets every address the license was validated from (3 times in 24 hours; then a 429). */
 export async function resetIps(license: OwnLicense): Promise<void> {

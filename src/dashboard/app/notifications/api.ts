@@ -1,5 +1,6 @@
 // The signed-in user's notifications (README, Notifications): listing them and marking them read.
-import { firstPage, post } from "../api.ts";
+import { post } from "../api.ts";
+import { type Listing, listing } from "../listing.ts";
 import { notificationsChanged } from "../notifications.ts";
 
 export interface Notification {
@@ -19,10 +20,7 @@ export interface Notification {
 }
 
 /** The newest first. */
-export async function listNotifications(): Promise<{ notifications: Notification[]; more: boolean }> {
-  const { items, more } = await firstPage<Notification>("/api/notifications");
-  return { notifications: items, more };
-}
+export const listNotifications = (): Promise<Listing<Notification>> => listing("/api/notifications");
 
 /** Marks one read; the navigation's badge counts again. */
 export async function markRead(notification: Notification): Promise<void> {

@@ -5,13 +5,14 @@ import { NewApiKeyForm } from "../api-keys/form.tsx";
 import { ApiKeyList } from "../api-keys/list.tsx";
 import { ShownOnce } from "../created-panel.tsx";
 import { Layout } from "../layout.tsx";
+import { useListing } from "../listing.ts";
 import { useLoad } from "../load.ts";
 import { Loaded } from "../loaded.tsx";
 import type { PageProps } from "../pages.ts";
 import { productOwners } from "../users/api.ts";
 
 export function ApiKeys({ user, onSignedOut }: PageProps) {
-  const { loading, reload } = useLoad(listApiKeys, "The API keys could not be loaded.");
+  const { loading, reload, more } = useListing(listApiKeys, "The API keys could not be loaded.");
   const owners = useLoad(productOwners, "The users who may own licenses could not be loaded.");
   const [created, setCreated] = useState<NewApiKey | null>(null);
   const [revoking, setRevoking] = useState<number | null>(null);
@@ -66,7 +67,7 @@ export function ApiKeys({ user, onSignedOut }: PageProps) {
           </p>
         )}
         <Loaded loading={loading} label="Loading API keys…">
-          {({ keys, more }) => <ApiKeyList keys={keys} more={more} revoking={revoking} onRevoke={revoke} />}
+          {({ items }) => <ApiKeyList keys={items} more={more} revoking={revoking} onRevoke={revoke} />}
         </Loaded>
       </section>
     </Layout>

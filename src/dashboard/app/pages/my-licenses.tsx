@@ -1,15 +1,16 @@
 import { Layout } from "../layout.tsx";
-import { useLoad } from "../load.ts";
+import { useListing } from "../listing.ts";
 import { Loaded } from "../loaded.tsx";
 import { listLicenses } from "../my-licenses/api.ts";
 import { LicenseCard } from "../my-licenses/license-card.tsx";
 import { NavLink } from "../nav.tsx";
 import type { PageProps } from "../pages.ts";
 import { DOWNLOADS_PATH } from "../paths.ts";
+import { ShowMore } from "../show-more.tsx";
 
 /** The signed-in user's licenses, newest first (any role: a license is anyone's). */
 export function MyLicenses({ user, onSignedOut }: PageProps) {
-  const { loading, reload } = useLoad(listLicenses, "The licenses could not be loaded.");
+  const { loading, reload, more } = useListing(listLicenses, "The licenses could not be loaded.");
   return (
     <Layout user={user} title="Licenses" onSignedOut={onSignedOut}>
       <p>
@@ -18,7 +19,7 @@ export function MyLicenses({ user, onSignedOut }: PageProps) {
       </p>
       <section aria-label="Your licenses" aria-busy={loading.state === "loading"}>
         <Loaded loading={loading} label="Loading licenses…">
-          {({ licenses, more }) =>
+          {({ items: licenses }) =>
             licenses.length === 0 ? (
               <p class="empty">
                 You hold no licenses yet. A license appears here once you buy a product, or a vendor issues
@@ -31,7 +32,7 @@ export function MyLicenses({ user, onSignedOut }: PageProps) {
                     <LicenseCard key={license.id} license={license} onChanged={reload} />
                   ))}
                 </ul>
-                {more && <p class="hint">Only the newest {licenses.length} licenses are listed.</p>}
+                <ShowMore more={more} noun="licenses" />
               </>
             )
           }

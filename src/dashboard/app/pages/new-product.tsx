@@ -1,4 +1,5 @@
 import { useState } from "preact/hooks";
+import { SelectField } from "../field.tsx";
 import { Layout } from "../layout.tsx";
 import { useLoad } from "../load.ts";
 import { Loaded } from "../loaded.tsx";
@@ -13,7 +14,6 @@ import {
   productInput,
 } from "../product-admin/fields.tsx";
 import { navigate } from "../router.ts";
-import { SelectField } from "../select-field.tsx";
 import { isAdmin, type User } from "../session.ts";
 import { formError, messagesFor, useSubmission } from "../submission.ts";
 import { productOwners } from "../users/api.ts";

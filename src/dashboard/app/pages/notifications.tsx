@@ -1,30 +1,41 @@
 import { useState } from "preact/hooks";
 import { messageOf } from "../api.ts";
 import { Layout } from "../layout.tsx";
-import { useLoad } from "../load.ts";
+import { useListing } from "../listing.ts";
 import { Loaded } from "../loaded.tsx";
 import { NavLink } from "../nav.tsx";
 import { listNotifications, markAllRead, markRead, type Notification } from "../notifications/api.ts";
 import { NotificationList } from "../notifications/list.tsx";
 import type { PageProps } from "../pages.ts";
 import { DOWNLOADS_PATH } from "../paths.ts";
+import { ShowMore } from "../show-more.tsx";
 
 /** New versions of what the user holds, newest first; marking them read updates the badge. */
 export function Notifications({ user, onSignedOut }: PageProps) {
-  const { loading, reload } = useLoad(listNotifications, "The notifications could not be loaded.");
+  const { loading, reload, update, more } = useListing(
+    listNotifications,
+    "The notifications could not be loaded.",
+  );
   /** A notification's id, "all", or null. */
   const [marking, setMarking] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
 
+  /** Marks one read where it is listed, so the pages shown stay; all read, the first page again. */
   const mark = async (id: string, action: () => Promise<void>) => {
     setMarking(id);
     setError(null);
     try {
       await action();
+      if (id === "all") await reload();
+      else
+        update((shown) => ({
+          ...shown,
+          items: shown.items.map((n) => (n.id === id ? { ...n, read_at: new Date().toISOString() } : n)),
+        }));
     } catch (failure) {
       setError(messageOf(failure, "Marking as read failed."));
+      await reload();
     }
-    await reload();
     setMarking(null);
   };
 
@@ -32,7 +43,7 @@ export function Notifications({ user, onSignedOut }: PageProps) {
     <Layout user={user} title="Notifications" onSignedOut={onSignedOut}>
       <section aria-label="Your notifications" aria-busy={loading.state === "loading"}>
         <Loaded loading={loading} label="Loading notifications…">
-          {({ notifications, more }) => {
+          {({ items: notifications }) => {
             if (notifications.length === 0) {
               return (
                 <p class="empty">
@@ -65,7 +76,7 @@ export function Notifications({ user, onSignedOut }: PageProps) {
                   marking={marking}
                   onMarkRead={(n: Notification) => mark(n.id, () => markRead(n))}
                 />
-                {more && <p class="hint">Only the newest {notifications.length} notifications are listed.</p>}
+                <ShowMore more={more} noun="notifications" />
               </>
             );
           }}

@@ -6,6 +6,7 @@ import { Layout } from "../layout.tsx";
 import { type License, listLicenses, productName, revokeLicense } from "../licenses/api.ts";
 import { NewLicenseForm } from "../licenses/form.tsx";
 import { LicenseList } from "../licenses/list.tsx";
+import { useListing } from "../listing.ts";
 import { useLoad } from "../load.ts";
 import { Loaded } from "../loaded.tsx";
 import type { PageProps } from "../pages.ts";
@@ -30,7 +31,7 @@ function LicensesOfProduct({ productId }: { productId: string }) {
   const [created, setCreated] = useState<License | null>(null);
   const [revoking, setRevoking] = useState<string | null>(null);
   const [revokeError, setRevokeError] = useState<string | null>(null);
-  const { loading, reload } = useLoad(
+  const { loading, reload, more } = useListing(
     () => listLicenses(productId, search),
     "The licenses could not be loaded.",
     [search],
@@ -107,10 +108,10 @@ function LicensesOfProduct({ productId }: { productId: string }) {
           </p>
         )}
         <Loaded loading={loading} label="Loading licenses…">
-          {({ licenses, more }) => (
+          {({ items }) => (
             <LicenseList
               productId={productId}
-              licenses={licenses}
+              licenses={items}
               more={more}
               search={search}
               revoking={revoking}

@@ -1,6 +1,7 @@
 import { useState } from "preact/hooks";
 import { messageOf } from "../api.ts";
 import { Layout } from "../layout.tsx";
+import { useListing } from "../listing.ts";
 import { useLoad } from "../load.ts";
 import { Loaded } from "../loaded.tsx";
 import { NavLink } from "../nav.tsx";
@@ -30,9 +31,11 @@ export function ProductPage({ user, params, onSignedOut }: PageProps) {
 }
 
 function ProductDetails({ user, product }: { user: User; product: Product }) {
-  const { loading, reload } = useLoad(() => listVersions(product.id), "The versions could not be loaded.", [
-    product.id,
-  ]);
+  const { loading, reload, more } = useListing(
+    () => listVersions(product.id),
+    "The versions could not be loaded.",
+    [product.id],
+  );
   const [deleting, setDeleting] = useState<number | null>(null);
   const [deleteError, setDeleteError] = useState<string | null>(null);
   // What the page offers; the API decides all the same (publishing needs ownership too).
@@ -78,6 +81,7 @@ function ProductDetails({ user, product }: { user: User; product: Product }) {
             <VersionList
               productId={product.id}
               listing={listing}
+              more={more}
               mayDelete={mayPublish}
               deleting={deleting}
               onDelete={remove}

@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
 import { Field } from "../field.tsx";
 import { Layout } from "../layout.tsx";
-import { useLoad } from "../load.ts";
+import { useListing } from "../listing.ts";
 import { Loaded } from "../loaded.tsx";
 import { NavLink } from "../nav.tsx";
 import type { PageProps } from "../pages.ts";
@@ -14,7 +14,9 @@ import { isAdmin } from "../session.ts";
 export function Products({ user, onSignedOut }: PageProps) {
   const [typed, setTyped] = useState("");
   const [search, setSearch] = useState("");
-  const { loading } = useLoad(() => listProducts(search), "The products could not be loaded.", [search]);
+  const { loading, more } = useListing(() => listProducts(search), "The products could not be loaded.", [
+    search,
+  ]);
   // Only an admin may create products (POST /api/admin/products).
   const admin = isAdmin(user);
 
@@ -52,6 +54,7 @@ export function Products({ user, onSignedOut }: PageProps) {
           {(listing) => (
             <ProductList
               listing={listing}
+              more={more}
               search={search}
               empty={
                 admin

@@ -1,4 +1,5 @@
 import { Layout } from "../layout.tsx";
+import { useListing } from "../listing.ts";
 import { useLoad } from "../load.ts";
 import { Loaded } from "../loaded.tsx";
 import type { PageProps } from "../pages.ts";
@@ -9,7 +10,7 @@ import { PurchaseList } from "../purchases/list.tsx";
 import { can, isAdmin } from "../session.ts";
 
 export function Purchases({ user, onSignedOut }: PageProps) {
-  const { loading, reload } = useLoad(listPurchases, "The purchases could not be loaded.");
+  const { loading, reload, more } = useListing(listPurchases, "The purchases could not be loaded.");
   const admin = isAdmin(user);
   return (
     <Layout user={user} title="Purchases" onSignedOut={onSignedOut}>
@@ -22,7 +23,7 @@ export function Purchases({ user, onSignedOut }: PageProps) {
       <section aria-labelledby="purchase-list-heading" aria-busy={loading.state === "loading"}>
         <h2 id="purchase-list-heading">Purchases</h2>
         <Loaded loading={loading} label="Loading purchases…">
-          {({ purchases, more }) => <PurchaseList purchases={purchases} more={more} />}
+          {({ items }) => <PurchaseList purchases={items} more={more} />}
         </Loaded>
       </section>
     </Layout>

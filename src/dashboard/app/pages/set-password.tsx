@@ -1,6 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
 import { messageOf } from "../api.ts";
-import { Field } from "../field.tsx";
+import { NewPasswordFields } from "../new-password-fields.tsx";
 import { type LinkInfo, readPasswordLink, setPasswordWithLink } from "../password-link.ts";
 import { useSubmission } from "../submission.ts";
 import { PageHeading } from "./heading.tsx";
@@ -93,29 +93,14 @@ export function SetPassword({ onPasswordSet }: Props) {
               hidden
               readOnly
             />
-            <Field
-              id="new-password"
-              label="New password"
-              error={passwordError}
-              hint="8 to 1024 characters."
-              name="password"
-              type="password"
-              autocomplete="new-password"
-              required
-              value={password}
-              onInput={(event) => setPassword(event.currentTarget.value)}
-            />
-            <Field
-              id="confirm-password"
-              label="Confirm password"
-              error={confirmationError}
-              alert
-              name="confirmation"
-              type="password"
-              autocomplete="new-password"
-              required
-              value={confirmation}
-              onInput={(event) => setConfirmation(event.currentTarget.value)}
+            <NewPasswordFields
+              password={password}
+              confirmation={confirmation}
+              onPassword={setPassword}
+              onConfirmation={setConfirmation}
+              passwordError={passwordError}
+              confirmationError={confirmationError}
+              confirmationName="confirmation"
             />
             <button type="submit" disabled={busy}>
               {busy ? "Setting password…" : "Set password"}

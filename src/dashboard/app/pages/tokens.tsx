@@ -1,32 +1,19 @@
-import { useEffect, useState } from "preact/hooks";
+import { useState } from "preact/hooks";
 import { messageOf } from "../api.ts";
 import { ShownOnce } from "../created-panel.tsx";
 import { Layout } from "../layout.tsx";
+import { useListing } from "../listing.ts";
+import { Loaded } from "../loaded.tsx";
 import type { PageProps } from "../pages.ts";
 import { listTokens, type NewToken, revokeToken, type Token } from "../tokens/api.ts";
 import { NewTokenForm } from "../tokens/form.tsx";
 import { TokenList } from "../tokens/list.tsx";
 
-type Listing =
-  | { state: "loading" }
-  | { state: "failed"; message: string }
-  | { state: "loaded"; tokens: Token[]; more: boolean };
-
 export function Tokens({ user, onSignedOut }: PageProps) {
-  const [listing, setListing] = useState<Listing>({ state: "loading" });
+  const { loading, reload, more } = useListing(listTokens, "The tokens could not be loaded.");
   const [created, setCreated] = useState<NewToken | null>(null);
   const [revoking, setRevoking] = useState<number | null>(null);
   const [revokeError, setRevokeError] = useState<string | null>(null);
-
-  const load = () =>
-    listTokens().then(
-      ({ tokens, more }) => setListing({ state: "loaded", tokens, more }),
-      (failure) =>
-        setListing({ state: "failed", message: messageOf(failure, "The tokens could not be loaded.") }),
-    );
-  useEffect(() => {
-    void load();
-  }, []);
 
   const revoke = async (token: Token) => {
     if (!confirm(`Revoke “${token.name}”? Anything using it will be refused from now on.`)) return;
@@ -39,7 +26,7 @@ export function Tokens({ user, onSignedOut }: PageProps) {
       setRevokeError(messageOf(failure, "Revoking the token failed."));
     }
     setRevoking(null);
-    await load();
+    await reload();
   };
 
   return (
@@ -61,26 +48,20 @@ export function Tokens({ user, onSignedOut }: PageProps) {
           user={user}
           onCreated={(token) => {
             setCreated(token);
-            void load();
+            void reload();
           }}
         />
       )}
-      <section aria-labelledby="token-list-heading" aria-busy={listing.state === "loading"}>
+      <section aria-labelledby="token-list-heading" aria-busy={loading.state === "loading"}>
         <h2 id="token-list-heading">Your tokens</h2>
         {revokeError && (
           <p class="error" role="alert">
             {revokeError}
           </p>
         )}
-        {listing.state === "loading" && <p aria-live="polite">Loading tokens…</p>}
-        {listing.state === "failed" && (
-          <p class="error" role="alert">
-            {listing.message}
-          </p>
-        )}
-        {listing.state === "loaded" && (
-          <TokenList tokens={listing.tokens} more={listing.more} revoking={revoking} onRevoke={revoke} />
-        )}
+        <Loaded loading={loading} label="Loading tokens…">
+          {({ items }) => <TokenList tokens={items} more={more} revoking={revoking} onRevoke={revoke} />}
+        </Loaded>
       </section>
     </Layout>
   );

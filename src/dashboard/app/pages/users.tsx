@@ -1,6 +1,7 @@
 import { useState } from "preact/hooks";
 import { Field } from "../field.tsx";
 import { Layout } from "../layout.tsx";
+import { useListing } from "../listing.ts";
 import { useLoad } from "../load.ts";
 import { Loaded } from "../loaded.tsx";
 import type { PageProps } from "../pages.ts";
@@ -15,9 +16,11 @@ export function Users({ user, onSignedOut }: PageProps) {
   const admin = isAdmin(user);
   const [typed, setTyped] = useState("");
   const [search, setSearch] = useState("");
-  const { loading, reload } = useLoad(() => listUsers({ search }), "The users could not be loaded.", [
-    search,
-  ]);
+  const { loading, reload, more } = useListing(
+    () => listUsers({ search }),
+    "The users could not be loaded.",
+    [search],
+  );
   // Only admins change roles: nobody else is asked for the role list (they would be refused it).
   const roles = useLoad<Role[] | null>(
     () => (admin ? listRoles() : Promise.resolve(null)),
@@ -53,9 +56,9 @@ export function Users({ user, onSignedOut }: PageProps) {
           <button type="submit">Search</button>
         </form>
         <Loaded loading={loading} label="Loading users…">
-          {({ users, more }) => (
+          {({ items }) => (
             <UserList
-              users={users}
+              users={items}
               more={more}
               roles={roles.loading.state === "loaded" ? roles.loading.data : null}
               onChanged={() => void reload()}

@@ -1,5 +1,6 @@
 // Products and their versions (README, HTTP API: /api/products, Releases, /api/changelog/preview).
 import { ApiError, api, get, post } from "../api.ts";
+import { type Listing, listing } from "../listing.ts";
 
 /** The fields of depot's Product JSON the dashboard shows; flags and counts are strings there. */
 export interface Product {
@@ -26,31 +27,20 @@ export interface Version {
   created_at: string;
 }
 
-/** A list's first page and whether more follow. */
-export interface Listing<T> {
-  items: T[];
-  more: boolean;
-}
-
-/** How many a page lists at once; more than that is unusual here, so the page says so. */
-export const LISTED = 100;
-
-type Page<T> = { data: T[]; links: { next: string | null } };
-const listing = <T>(page: Page<T>): Listing<T> => ({ items: page.data, more: page.links.next !== null });
-
-export async function listProducts(search: string): Promise<Listing<Product>> {
-  const query = new URLSearchParams({ per_page: String(LISTED) });
+/** The products the reader manages, by name; those whose name holds `search` when given. */
+export function listProducts(search: string): Promise<Listing<Product>> {
+  const query = new URLSearchParams();
   if (search.trim()) query.set("search", search.trim());
-  return listing(await get<Page<Product>>(`/api/products?${query}`));
+  return listing(`/api/products?${query}`);
 }
 
 export async function readProduct(id: string): Promise<Product> {
   return (await get<{ data: Product }>(`/api/products/${encodeURIComponent(id)}`)).data;
 }
 
-export async function listVersions(productId: number): Promise<Listing<Version>> {
-  return listing(await get<Page<Version>>(`/api/products/${productId}/versions?per_page=${LISTED}`));
-}
+/** The newest versions first. */
+export const listVersions = (productId: number): Promise<Listing<Version>> =>
+  listing(`/api/products/${productId}/versions`);
 
 /** The file's path on this origin (the API's download_url is built on APP_URL, which may differ). */
 export const downloadPath = (productId: number, version: Version) =>

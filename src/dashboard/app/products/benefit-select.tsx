@@ -1,7 +1,8 @@
 // Where a version goes: the whole product, or one benefit of one of its options (a benefit's version
 // reaches only the buyers of that option). Shown only when the product has benefits.
+
+import { SelectField } from "../field.tsx";
 import type { Option } from "../product-admin/api.ts";
-import { SelectField } from "../select-field.tsx";
 
 interface Props {
   id: string;

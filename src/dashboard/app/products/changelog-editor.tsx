@@ -2,7 +2,7 @@
 // what readers will see, sanitised on the server, so nothing here renders Markdown or trusts HTML.
 import { useState } from "preact/hooks";
 import { messageOf } from "../api.ts";
-import { TextAreaField } from "../textarea-field.tsx";
+import { TextAreaField } from "../field.tsx";
 import { previewChangelog } from "./api.ts";
 
 interface Props {

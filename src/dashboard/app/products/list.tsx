@@ -1,17 +1,21 @@
 // The products a user manages, each a link to its page, with its flags.
+
+import type { Listing, More } from "../listing.ts";
 import { NavLink } from "../nav.tsx";
 import { productPath } from "../paths.ts";
-import type { Listing, Product } from "./api.ts";
+import { ShowMore } from "../show-more.tsx";
+import type { Product } from "./api.ts";
 import { ProductFlags } from "./flags.tsx";
 
 interface Props {
   listing: Listing<Product>;
+  more: More;
   search: string;
   /** What an empty list says when nothing was searched for: who makes products differs by role. */
   empty: string;
 }
 
-export function ProductList({ listing, search, empty }: Props) {
+export function ProductList({ listing, more, search, empty }: Props) {
   if (listing.items.length === 0) {
     return <p class="empty">{search ? `No products match “${search}”.` : empty}</p>;
   }
@@ -25,11 +29,7 @@ export function ProductList({ listing, search, empty }: Props) {
           </li>
         ))}
       </ul>
-      {listing.more && (
-        <p class="hint">
-          Only the first {listing.items.length} products are listed: search for the one you want.
-        </p>
-      )}
+      <ShowMore more={more} noun="products" />
     </>
   );
 }

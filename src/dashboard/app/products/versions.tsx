@@ -1,19 +1,22 @@
 // A product's versions, newest first: what each is, its file and downloads, a Download link, and for
 // those who may publish a Delete button (after a confirm).
 import { formatDate } from "../dates.ts";
+import type { Listing, More } from "../listing.ts";
+import { ShowMore } from "../show-more.tsx";
 import { formatBytes } from "../sizes.ts";
-import { downloadPath, type Listing, type Version } from "./api.ts";
+import { downloadPath, type Version } from "./api.ts";
 
 interface Props {
   productId: number;
   listing: Listing<Version>;
+  more: More;
   /** Offer Delete (the server refuses anyone else anyway). */
   mayDelete: boolean;
   deleting: number | null;
   onDelete: (version: Version) => void;
 }
 
-export function VersionList({ productId, listing, mayDelete, deleting, onDelete }: Props) {
+export function VersionList({ productId, listing, more, mayDelete, deleting, onDelete }: Props) {
   if (listing.items.length === 0) {
     return (
       <p class="empty">
@@ -60,7 +63,7 @@ export function VersionList({ productId, listing, mayDelete, deleting, onDelete 
           </li>
         ))}
       </ul>
-      {listing.more && <p class="hint">Only the newest {listing.items.length} versions are listed.</p>}
+      <ShowMore more={more} noun="versions" />
     </>
   );
 }

@@ -2,6 +2,7 @@
 // wrong current password or a mismatch is a 422 beside its field) and ends your other sessions.
 import { useState } from "preact/hooks";
 import { Field } from "../field.tsx";
+import { NewPasswordFields } from "../new-password-fields.tsx";
 import type { User } from "../session.ts";
 import { useSubmission } from "../submission.ts";
 import { changePassword } from "./api.ts";
@@ -54,30 +55,14 @@ export function PasswordForm({ user }: { user: User }) {
         value={current}
         onInput={(event) => setCurrent(event.currentTarget.value)}
       />
-      <Field
-        id="new-password"
-        label="New password"
-        error={passwordError}
-        alert
-        hint="8 to 1024 characters."
-        name="password"
-        type="password"
-        autocomplete="new-password"
-        required
-        value={password}
-        onInput={(event) => setPassword(event.currentTarget.value)}
-      />
-      <Field
-        id="confirm-password"
-        label="Confirm password"
-        error={confirmationError}
-        alert
-        name="password_confirmation"
-        type="password"
-        autocomplete="new-password"
-        required
-        value={confirmation}
-        onInput={(event) => setConfirmation(event.currentTarget.value)}
+      <NewPasswordFields
+        password={password}
+        confirmation={confirmation}
+        onPassword={setPassword}
+        onConfirmation={setConfirmation}
+        passwordError={passwordError}
+        confirmationError={confirmationError}
+        confirmationName="password_confirmation"
       />
       <p aria-live="polite" class="hint">
         {changed && "Your password is changed. Your other browsers are signed out."}

@@ -1,5 +1,6 @@
 // Purchases (README, HTTP API: GET /api/purchases with ?details=1; POST /api/admin/purchases).
-import { get, post } from "../api.ts";
+import { post } from "../api.ts";
+import { type Listing, listing } from "../listing.ts";
 
 export interface Purchase {
   id: number;
@@ -11,15 +12,8 @@ export interface Purchase {
   buyer: { id: number; name: string; email: string };
 }
 
-export const LISTED = 100;
-
 /** The purchases the reader may see (all with purchases.view; else theirs and their products'), newest first. */
-export async function listPurchases(): Promise<{ purchases: Purchase[]; more: boolean }> {
-  const page = await get<{ data: Purchase[]; links: { next: string | null } }>(
-    `/api/purchases?details=1&per_page=${LISTED}`,
-  );
-  return { purchases: page.data, more: page.links.next !== null };
-}
+export const listPurchases = (): Promise<Listing<Purchase>> => listing("/api/purchases?details=1");
 
 export interface PurchaseInput {
   user_id: number;

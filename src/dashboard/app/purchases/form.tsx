@@ -2,10 +2,9 @@
 // The server's 422s show beside the field they are about (user_id beside the e-mail).
 import { useState } from "preact/hooks";
 import { ApiError } from "../api.ts";
-import { Field } from "../field.tsx";
+import { Field, SelectField } from "../field.tsx";
 import { useLoad } from "../load.ts";
 import { listOptions, type Option, type Product, priceOf } from "../product-admin/api.ts";
-import { SelectField } from "../select-field.tsx";
 import { formError, messagesFor, useSubmission } from "../submission.ts";
 import { userByEmail } from "../users/api.ts";
 import { createPurchase } from "./api.ts";

@@ -1,8 +1,10 @@
 // Purchases, newest first: product and option, buyer, price and date.
 import { formatDate } from "../dates.ts";
+import type { More } from "../listing.ts";
+import { ShowMore } from "../show-more.tsx";
 import type { Purchase } from "./api.ts";
 
-export function PurchaseList({ purchases, more }: { purchases: Purchase[]; more: boolean }) {
+export function PurchaseList({ purchases, more }: { purchases: Purchase[]; more: More }) {
   if (purchases.length === 0) {
     return <p class="empty">No purchases yet. Purchases appear here once they are recorded.</p>;
   }
@@ -29,7 +31,7 @@ export function PurchaseList({ purchases, more }: { purchases: Purchase[]; more:
           </li>
         ))}
       </ul>
-      {more && <p class="hint">Only the newest {purchases.length} purchases are listed.</p>}
+      <ShowMore more={more} noun="purchases" />
     </>
   );
 }

@@ -1,5 +1,6 @@
 // The signed-in user's own personal access tokens (README, HTTP API: /api/tokens).
-import { api, get, post } from "../api.ts";
+import { api, post } from "../api.ts";
+import { type Listing, listing } from "../listing.ts";
 
 export interface Token {
   id: number;
@@ -17,13 +18,8 @@ export interface NewToken {
   token: string;
 }
 
-/** The newest tokens first; more than a page of them is unusual, so the page says when there are more. */
-export const LISTED = 100;
-
-export async function listTokens(): Promise<{ tokens: Token[]; more: boolean }> {
-  const page = await get<{ data: Token[]; links: { next: string | null } }>(`/api/tokens?per_page=${LISTED}`);
-  return { tokens: page.data, more: page.links.next !== null };
-}
+/** The newest tokens first. */
+export const listTokens = (): Promise<Listing<Token>> => listing("/api/tokens");
 
 export async function createToken(name: string, abilities: string[]): Promise<NewToken> {
   return (await post<{ data: NewToken }>("/api/tokens", { name, abilities })).data;

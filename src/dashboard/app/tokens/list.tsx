@@ -1,11 +1,12 @@
-// The user's tokens with when each was made and last used, and a Revoke button (after a confirm).
-import { formatDate } from "../dates.ts";
+// The user's tokens with their abilities, when each was made and last used, and Revoke (after a confirm).
+import { CredentialRow } from "../credential-row.tsx";
+import type { More } from "../listing.ts";
+import { ShowMore } from "../show-more.tsx";
 import type { Token } from "./api.ts";
 
 interface Props {
   tokens: Token[];
-  /** More than one page exists: only the newest are listed. */
-  more: boolean;
+  more: More;
   revoking: number | null;
   onRevoke: (token: Token) => void;
 }
@@ -18,37 +19,18 @@ export function TokenList({ tokens, more, revoking, onRevoke }: Props) {
     <>
       <ul class="rows">
         {tokens.map((token) => (
-          <li key={token.id} class="row">
-            <div class="row-main">
-              <strong class="row-name">{token.name}</strong>
-              <span class="hint">
-                {token.abilities.length > 0 ? token.abilities.join(", ") : "no abilities"}
-              </span>
-              <span class="hint">
-                Created <time dateTime={token.created_at}>{formatDate(token.created_at)}</time>
-                {" · "}
-                {token.last_used_at ? (
-                  <>
-                    Last used <time dateTime={token.last_used_at}>{formatDate(token.last_used_at)}</time>
-                  </>
-                ) : (
-                  "Never used"
-                )}
-              </span>
-            </div>
-            <button
-              type="button"
-              class="danger"
-              onClick={() => onRevoke(token)}
-              disabled={revoking === token.id}
-              aria-label={`Revoke ${token.name}`}
-            >
-              {revoking === token.id ? "Revoking…" : "Revoke"}
-            </button>
-          </li>
+          <CredentialRow
+            key={token.id}
+            name={token.name}
+            scope={token.abilities.length > 0 ? token.abilities.join(", ") : "no abilities"}
+            createdAt={token.created_at}
+            lastUsedAt={token.last_used_at}
+            revoking={revoking === token.id}
+            onRevoke={() => onRevoke(token)}
+          />
         ))}
       </ul>
-      {more && <p class="hint">Only the newest {tokens.length} tokens are listed.</p>}
+      <ShowMore more={more} noun="tokens" />
     </>
   );
 }

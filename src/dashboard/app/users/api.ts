@@ -1,17 +1,15 @@
 // Users for the admin pages (README, HTTP API: Admin pages): the list, a new user, a new role or
 // name, and a set-password link for them.
-import { api, get, post } from "../api.ts";
+import { api, post } from "../api.ts";
+import { type Listing, listing } from "../listing.ts";
 import type { User } from "../session.ts";
 
-/** One page is plenty for a select or a search result; the page says when there are more. */
-export const LISTED = 100;
-
-export async function listUsers(filters: { search?: string; role?: string } = {}) {
-  const query = new URLSearchParams({ per_page: String(LISTED) });
+/** Users by name, those matching `search` (name or e-mail) and holding `role` when given. */
+export function listUsers(filters: { search?: string; role?: string } = {}): Promise<Listing<User>> {
+  const query = new URLSearchParams();
   if (filters.search) query.set("search", filters.search);
   if (filters.role) query.set("role", filters.role);
-  const page = await get<{ data: User[]; links: { next: string | null } }>(`/api/admin/users?${query}`);
-  return { users: page.data, more: page.links.next !== null };
+  return listing(`/api/admin/users?${query}`);
 }
 
 export async function createUser(input: { name: string; email: string; role: string }): Promise<User> {
@@ -37,12 +35,12 @@ export async function createPasswordLink(userId: number): Promise<PasswordLink> 
 export async function userByEmail(email: string): Promise<User | null> {
   const wanted = email.trim().toLowerCase();
   if (!wanted) return null;
-  const { users } = await listUsers({ search: wanted });
-  return users.find((user) => user.email.toLowerCase() === wanted) ?? null;
+  const { items } = await listUsers({ search: wanted });
+  return items.find((user) => user.email.toLowerCase() === wanted) ?? null;
 }
 
-/** Users who may own products: vendors and admins, by name. */
+/** Users who may own products: vendors and admins (the first page of each), by name. */
 export async function productOwners(): Promise<User[]> {
   const [vendors, admins] = await Promise.all([listUsers({ role: "vendor" }), listUsers({ role: "admin" })]);
-  return [...vendors.users, ...admins.users].sort((a, b) => a.name.localeCompare(b.name));
+  return [...vendors.items, ...admins.items].sort((a, b) => a.name.localeCompare(b.name));
 }

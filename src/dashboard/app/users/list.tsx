@@ -2,16 +2,18 @@
 // set-password link, each beside the user it is for.
 import { useState } from "preact/hooks";
 import { messageOf } from "../api.ts";
+import { SelectField } from "../field.tsx";
+import type { More } from "../listing.ts";
 import type { Role } from "../roles/api.ts";
-import { SelectField } from "../select-field.tsx";
 import type { User } from "../session.ts";
+import { ShowMore } from "../show-more.tsx";
 import { messagesFor, useSubmission } from "../submission.ts";
 import { createPasswordLink, type PasswordLink, updateUser } from "./api.ts";
 import { ShownLink } from "./link.tsx";
 
 interface Props {
   users: User[];
-  more: boolean;
+  more: More;
   /** The roles to choose from; null: the reader may only look (users.view). */
   roles: Role[] | null;
   onChanged: () => void;
@@ -39,9 +41,7 @@ export function UserList({ users, more, roles, onChanged }: Props) {
           </li>
         ))}
       </ul>
-      {more && (
-        <p class="hint">Only the first {users.length} users are listed: search to narrow them down.</p>
-      )}
+      <ShowMore more={more} noun="users" />
     </>
   );
 }

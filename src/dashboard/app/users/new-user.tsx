@@ -3,9 +3,8 @@
 import { useState } from "preact/hooks";
 import { messageOf } from "../api.ts";
 import { CreatedPanel } from "../created-panel.tsx";
-import { Field } from "../field.tsx";
+import { Field, SelectField } from "../field.tsx";
 import type { Role } from "../roles/api.ts";
-import { SelectField } from "../select-field.tsx";
 import type { User } from "../session.ts";
 import { messagesFor, useSubmission } from "../submission.ts";
 import { createPasswordLink, createUser, type PasswordLink } from "./api.ts";

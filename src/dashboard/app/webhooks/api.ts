@@ -1,5 +1,6 @@
 // The signed-in user's webhook endpoints and their deliveries (README, Webhooks: /api/webhooks).
 import { api, get, post } from "../api.ts";
+import { type Listing, listing } from "../listing.ts";
 
 export interface Webhook {
   id: number;
@@ -29,8 +30,8 @@ export interface Delivery {
 
 /** A user has at most 20 endpoints, so one page holds them all. */
 const ENDPOINTS_PAGE = 100;
-/** The newest deliveries of an endpoint; older ones are rarely what someone checks. */
-export const DELIVERIES_LISTED = 20;
+/** An endpoint's deliveries a page at a time: the newest are what someone checks. */
+const DELIVERIES_PAGE = 20;
 
 export async function listWebhooks(): Promise<Webhook[]> {
   return (await get<{ data: Webhook[] }>(`/api/webhooks?per_page=${ENDPOINTS_PAGE}`)).data;
@@ -44,12 +45,8 @@ export async function deleteWebhook(id: number): Promise<void> {
   await api("DELETE", `/api/webhooks/${id}`);
 }
 
-export async function listDeliveries(webhookId: number) {
-  const page = await get<{ data: Delivery[]; links: { next: string | null } }>(
-    `/api/webhooks/${webhookId}/deliveries?per_page=${DELIVERIES_LISTED}`,
-  );
-  return { deliveries: page.data, more: page.links.next !== null };
-}
+export const listDeliveries = (webhookId: number): Promise<Listing<Delivery>> =>
+  listing(`/api/webhooks/${webhookId}/deliveries`, DELIVERIES_PAGE);
 
 export async function resendDelivery(webhookId: number, deliveryId: string): Promise<Delivery> {
   return (await post<{ data: Delivery }>(`/api/webhooks/${webhookId}/deliveries/${deliveryId}/resend`)).data;

@@ -3,8 +3,9 @@
 import { useState } from "preact/hooks";
 import { messageOf } from "../api.ts";
 import { formatDate } from "../dates.ts";
-import { useLoad } from "../load.ts";
+import { useListing } from "../listing.ts";
 import { Loaded } from "../loaded.tsx";
+import { ShowMore } from "../show-more.tsx";
 import { type Delivery, listDeliveries, resendDelivery } from "./api.ts";
 
 const STATUS_LABELS: Record<Delivery["status"], string> = {
@@ -29,7 +30,10 @@ interface Props {
 }
 
 export function Deliveries({ id, webhookId, disabled }: Props) {
-  const { loading, reload } = useLoad(() => listDeliveries(webhookId), "The deliveries could not be loaded.");
+  const { loading, reload, more } = useListing(
+    () => listDeliveries(webhookId),
+    "The deliveries could not be loaded.",
+  );
   const [sending, setSending] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -59,7 +63,7 @@ export function Deliveries({ id, webhookId, disabled }: Props) {
         </p>
       )}
       <Loaded loading={loading} label="Loading deliveries…">
-        {({ deliveries, more }) =>
+        {({ items: deliveries }) =>
           deliveries.length === 0 ? (
             <p class="empty">No deliveries yet: one is made when an event you subscribed to happens.</p>
           ) : (
@@ -100,7 +104,7 @@ export function Deliveries({ id, webhookId, disabled }: Props) {
                   </li>
                 ))}
               </ul>
-              {more && <p class="hint">Only the newest {deliveries.length} deliveries are listed.</p>}
+              <ShowMore more={more} noun="deliveries" />
             </>
           )
         }

@@ -1,0 +1,76 @@
+// Lists longer than a page, in a real browser against the real API: the first page (100 items), then
+// "Show more" adds the next one below. A token made while the first page was shown pushes one of the
+// shown ones onto the next page: it is not listed twice. A next page refused shows why and keeps the
+// button, which works once the server answers again.
+import { expect, test } from "bun:test";
+import { createToken } from "../../src/features/tokens/service.ts";
+import { fitsWidth, listeningDepot, offOrigin, openPage, signInAs } from "../helpers/browser.ts";
+import { userWithPassword } from "../helpers/sessions.ts";
+
+const PASSWORD = "correct horse battery";
+const PAGE = 100;
+
+const depot = listeningDepot();
+
+test("a list longer than a page: Show more adds the next page once, after a failure too", async () => {
+  const user = await userWithPassword(depot.ctx, PASSWORD, { role: "vendor" });
+  // Oldest first: "token 1" is made first, so it is listed last.
+  for (let n = 1; n <= PAGE + 1; n++) await createToken(depot.ctx, user.id, { name: `token ${n}` });
+
+  const w = await openPage(depot.origin);
+  const { page } = w;
+  try {
+    await signInAs(page, depot.base, user.email, PASSWORD);
+    await page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name: "Tokens" }).click();
+    const names = page.locator("ul.rows .row-name");
+    const more = page.getByRole("button", { name: "Show more tokens" });
+    await more.waitFor({ timeout: 10_000 });
+    expect(await names.count()).toBe(PAGE);
+    expect(await names.first().textContent()).toBe(`token ${PAGE + 1}`);
+    expect(await names.last().textContent()).toBe("token 2");
+
+    // Made elsewhere while this page is open: "token 2" moves to the second page, beside "token 1".
+    await createToken(depot.ctx, user.id, { name: "token 102" });
+
+    // The second page refused once: its message, the list as it was, the button still there.
+    let refused = 0;
+    await page.route(
+      (url) => url.pathname === "/api/tokens" && url.searchParams.has("page"),
+      async (route) => {
+        refused++;
+        await route.fulfill({
+          status: 503,
+          contentType: "application/json",
+          body: JSON.stringify({ message: "depot is restarting." }),
+        });
+      },
+    );
+    await more.click();
+    await page.getByRole("alert").filter({ hasText: "depot is restarting." }).waitFor({ timeout: 10_000 });
+    expect(refused).toBe(1);
+    expect(await names.count()).toBe(PAGE);
+    expect(await more.isEnabled()).toBe(true);
+
+    // Answered: "token 1" is added; "token 2", already shown, is not shown again; no more pages.
+    await page.unrouteAll();
+    await more.click();
+    await more.waitFor({ state: "detached", timeout: 10_000 });
+    const listed = await names.allTextContents();
+    expect(listed).toHaveLength(PAGE + 1);
+    expect(new Set(listed).size).toBe(PAGE + 1);
+    expect(listed.slice(-2)).toEqual(["token 2", "token 1"]);
+    expect(listed).not.toContain("token 102");
+    expect(await page.getByText("depot is restarting.").count()).toBe(0);
+    expect(await fitsWidth(page)).toBe(true);
+
+    // A reload starts again from the newest: the one made meanwhile heads the list.
+    await page.reload({ waitUntil: "networkidle" });
+    await more.waitFor({ timeout: 10_000 });
+    expect(await names.first().textContent()).toBe("token 102");
+
+    expect(offOrigin(w)).toEqual([]);
+    expect(w.problems).toEqual([]);
+  } finally {
+    await w.context.close();
+  }
+}, 60_000);
