@@ -519,6 +519,45 @@ describe("a license's addresses", () => {
   });
 });
 
+describe("an owner's narrowed token", () => {
+  test("versions.publish alone (a CI job's): 403 for every call, nothing made, revoked or forgotten", async () => {
+    const narrowed = await tokenFor(t.ctx, vendor, ["versions.publish"]);
+    const license = await newLicense(hidden.id, customer);
+    await validate(license.key, "192.0.2.40", hidden.id);
+    const before = await count();
+    const calls: [string, string, unknown?][] = [
+      ["GET", ""],
+      ["POST", "", { owner_email: vendor.email }],
+      ["DELETE", `/${license.id}`],
+      ["GET", `/${license.id}/ips`],
+      ["DELETE", `/${license.id}/ips`],
+      ["DELETE", `/${license.id}/ips/192.0.2.40`],
+    ];
+    for (const [method, rest, body] of calls) {
+      // The hidden product is the owner's to see (no 404): managing it is what is refused.
+      const response = await fetch(licensesOf(hidden.id, rest), withToken(narrowed, method, body));
+      expect({ call: `${method} ${rest}`, status: response.status }).toEqual({
+        call: `${method} ${rest}`,
+        status: 403,
+      });
+      expect(await readJson(response)).toEqual(FORBIDDEN);
+    }
+    expect(await count()).toBe(before);
+    const [row] = await t.ctx.db.select().from(licenses).where(eq(licenses.id, license.id));
+    expect(row?.revokedAt).toBeNull();
+    expect(await t.ctx.db.select().from(licenseIps).where(eq(licenseIps.licenseId, license.id))).toHaveLength(
+      1,
+    );
+    // The same token still does what it was made for, and reads the product it publishes to.
+    const read = await fetch(`${base}/api/products/${hidden.id}`, withToken(narrowed));
+    expect(read.status).toBe(200);
+    // The owner's token with every ability (the default) manages the licenses as the session does.
+    const full = await fetch(licensesOf(hidden.id, `/${license.id}/ips`), withToken(as.vendor ?? ""));
+    expect(full.status).toBe(200);
+    expect((await readJson(full)).data).toEqual([expect.objectContaining({ ip: "192.0.2.40" })]);
+  });
+});
+
 describe("the license API is unchanged by the vendor face", () => {
   test("a license made in the dashboard reads the same through /api/v1/licenses, camelCase", async () => {
     const license = await newLicense(product.id, customer, { max_ips: 4 });

@@ -11,6 +11,12 @@ export interface Actor {
   /** The personal access token; null for a session. */
   tokenId: number | null;
   permissions: Set<string>;
+  /**
+   * A session, or a token with every ability (`*`): it carries the owner's rights that no ability
+   * names (managing a product's licenses). A narrowed token — a CI job's `versions.publish` — does
+   * not, so a leaked one cannot issue itself a license or revoke a customer's.
+   */
+  unrestricted: boolean;
 }
 
 /** The dashboard session's user as an actor: exactly the role's permissions. */
@@ -20,6 +26,7 @@ export const sessionActorOf = ({ user, role }: { user: User; role: Role }): Acto
   via: "session",
   tokenId: null,
   permissions: new Set(role.permissions),
+  unrestricted: true,
 });
 
 /** Who is calling the license API. A key with a creator acts only for that creator's licenses. */

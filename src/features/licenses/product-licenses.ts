@@ -18,12 +18,12 @@ import { licenseStatus } from "./status.ts";
 
 /**
  * The dashboard's face of the license service: one product's licenses, for a session or a bearer
- * token instead of an API key. Who may: the product's owners (`user_id` or `vendor_id`),
- * `products.manage` and admins. The rest of the work (revoking, addresses) is the license service's
- * own, called with the product as its scope.
+ * token instead of an API key. Who may: the product's owners (`user_id` or `vendor_id`) with a session
+ * or an unrestricted token, `products.manage` and admins. The rest of the work (revoking, addresses)
+ * is the license service's own, called with the product as its scope.
  */
 const mayManageLicenses = (actor: Actor, product: Product) =>
-  ownsProduct(actor.user.id, product) || allows(actor.permissions, "products.manage");
+  (actor.unrestricted && ownsProduct(actor.user.id, product)) || allows(actor.permissions, "products.manage");
 
 /**
  * The product whose licenses `actor` wants to manage: 404 for a product they may not see (as the

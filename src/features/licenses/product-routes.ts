@@ -34,8 +34,9 @@ const decodedSegment = (raw: string) => {
 };
 const refusals = { 401: MessageJson, 403: MessageJson, 404: MessageJson };
 const WHO =
-  "For the product's owners (`user_id` or `vendor_id`), `products.manage` and admins; a product the " +
-  "caller may not see is a 404, one they may see but not manage a 403.";
+  "For the product's owners (`user_id` or `vendor_id`) with a session or a token with every ability " +
+  "(`*`), `products.manage` and admins; a product the caller may not see is a 404, one they may see " +
+  "but not manage a 403 (an owner's narrowed token, say `versions.publish` alone, too).";
 
 /**
  * A product's licenses for the dashboard (a session or a bearer token, not an API key): the same

@@ -50,6 +50,7 @@ export async function authenticateToken(
     via: "token",
     tokenId: id,
     permissions: effectivePermissions(row.roles.permissions, token.abilities),
+    unrestricted: token.abilities.includes("*"),
   };
 }
 
