@@ -1,9 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq, sql } from "drizzle-orm";
-import { sessions } from "../src/db/schema/index.ts";
+import { openPostgres } from "../src/db/client.ts";
+import { sessions, signInAttempts } from "../src/db/schema/index.ts";
 import { sha256Hex } from "../src/features/auth/secrets.ts";
 import { deleteExpiredSessions } from "../src/features/sessions/service.ts";
+import { deleteSpentAttemptWindows } from "../src/features/sessions/sign-in-throttle.ts";
 import { readJson, startTestApp, type TestApp } from "./helpers/app.ts";
+import { freshDatabase, onPostgres } from "./helpers/db.ts";
 import { createUser } from "./helpers/factories.ts";
 import { sessionCookieOf, signIn, userWithPassword } from "./helpers/sessions.ts";
 
@@ -213,6 +216,62 @@ describe("throttling failed sign-ins", () => {
     // Another address is not held back by this one.
     expect((await signInRequest(user.email, PASSWORD, fromNewAddress())).status).toBe(200);
   }, 30_000);
+  test("the hourly sweep removes spent windows and keeps the live ones", async () => {
+    const user = await userWithPassword(t.ctx, PASSWORD);
+    const address = fromNewAddress();
+    expect((await signInRequest(user.email, "guess", address)).status).toBe(422);
+    const spent = `sign-in:email:${user.email.toLowerCase()}`;
+    const live = `sign-in:ip:${address["x-forwarded-for"]}`;
+    await t.ctx.db
+      .update(signInAttempts)
+      .set({ resetAt: sql`now() - interval '1 second'` })
+      .where(eq(signInAttempts.key, spent));
+    expect(await deleteSpentAttemptWindows(t.ctx)).toBeGreaterThanOrEqual(1);
+    const keys = (await t.ctx.db.select({ key: signInAttempts.key }).from(signInAttempts)).map(
+      (row) => row.key,
+    );
+    expect(keys).not.toContain(spent);
+    expect(keys).toContain(live);
+  }, 30_000);
+});
+
+// Two servers on one PostgreSQL database, as behind a load balancer (PGlite is one process's alone).
+describe.skipIf(!onPostgres)("throttling across instances", () => {
+  test("two servers on one database count together, and a restarted one forgets nothing", async () => {
+    const shared = await freshDatabase();
+    const env = { TRUST_PROXY: "true", APP_KEY: "sign-in-throttle-test-shared-application-key" };
+    const one = await startTestApp({ database: shared.database, env });
+    let other = await startTestApp({ database: openPostgres(shared.url ?? "", { max: 2 }), env });
+    try {
+      const user = await userWithPassword(one.ctx, PASSWORD);
+      const attempt = (app: TestApp, password: string) =>
+        app.request("/api/auth/sign-in", {
+          method: "POST",
+          headers: { "content-type": "application/json", ...fromNewAddress() },
+          body: JSON.stringify({ email: user.email, password }),
+        });
+      // 3 wrong passwords on one server, 2 on the other: the e-mail's 5 for the minute are spent.
+      for (const app of [one, other, one, other, one]) expect((await attempt(app, "guess")).status).toBe(422);
+      for (const app of [one, other]) {
+        const refused = await attempt(app, PASSWORD);
+        expect(refused.status).toBe(429);
+        expect(Number(refused.headers.get("retry-after"))).toBeWithin(1, 61);
+      }
+      // The other server restarts: the count is in the database, not in the process.
+      await other.close();
+      other = await startTestApp({ database: openPostgres(shared.url ?? "", { max: 2 }), env });
+      expect((await attempt(other, PASSWORD)).status).toBe(429);
+      // The minute over (moved back here rather than waited for), one right password signs in and
+      // starts the e-mail afresh on both servers.
+      await one.ctx.db.execute(sql`UPDATE sign_in_attempts SET reset_at = now() - interval '1 second'`);
+      expect((await attempt(other, PASSWORD)).status).toBe(200);
+      expect((await attempt(one, "guess")).status).toBe(422);
+    } finally {
+      await other.close();
+      await one.close();
+      await shared.drop();
+    }
+  }, 60_000);
 });
 
 describe("GET /api/auth/session", () => {

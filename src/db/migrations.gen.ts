@@ -11,6 +11,7 @@ import m8 from "../../drizzle/0008_uploads.sql" with { type: "text" };
 import m9 from "../../drizzle/0009_user_passwords.sql" with { type: "text" };
 import m10 from "../../drizzle/0010_sessions.sql" with { type: "text" };
 import m11 from "../../drizzle/0011_version_downloads.sql" with { type: "text" };
+import m12 from "../../drizzle/0012_sign_in_attempts.sql" with { type: "text" };
 
 import type { Migration } from "./migrate.ts";
 
@@ -27,4 +28,5 @@ export const migrations: Migration[] = [
   { tag: "0009_user_passwords", createdAt: 1795418228363, sql: m9 },
   { tag: "0010_sessions", createdAt: 1795418442385, sql: m10 },
   { tag: "0011_version_downloads", createdAt: 1795425137029, sql: m11 },
+  { tag: "0012_sign_in_attempts", createdAt: 1795443729318, sql: m12 },
 ];

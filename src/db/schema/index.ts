@@ -12,6 +12,7 @@ export * from "./purchase-benefits.ts";
 export * from "./purchases.ts";
 export * from "./roles.ts";
 export * from "./sessions.ts";
+export * from "./sign-in-attempts.ts";
 export * from "./signing-keys.ts";
 export * from "./uploads.ts";
 export * from "./users.ts";

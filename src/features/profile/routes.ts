@@ -21,7 +21,7 @@ export const PROFILE_IN_DASHBOARD = "Your profile is changed in the dashboard.";
 export const profileRoutes = (ctx: AppContext) => {
   // Guessing the current password is guessing a sign-in: the same limits (5 a minute per user, 20
   // per address), so a session left open cannot be used to find the password it was opened with.
-  const throttle = new SignInThrottle();
+  const throttle = new SignInThrottle(ctx.db, "password");
   return new Elysia()
     .use(bearerAuth(ctx))
     .patch(
@@ -46,16 +46,16 @@ export const profileRoutes = (ctx: AppContext) => {
         // sessionOnly let only a live session cookie through: it is the session to keep.
         const current = sha256Hex(readSessionCookie(request) ?? "");
         const ip = clientIpOf(request);
-        throttle.begin(actor.user.email, ip);
+        await throttle.begin(actor.user.email, ip);
         try {
           await changePassword(ctx, actor.user.id, current, body);
         } catch (error) {
           // Only a wrong current password counts as a failed attempt.
           if (!(error instanceof Invalid && error.errors.current_password))
-            throttle.succeeded(actor.user.email, ip);
+            await throttle.succeeded(actor.user.email, ip);
           throw error;
         }
-        throttle.succeeded(actor.user.email, ip);
+        await throttle.succeeded(actor.user.email, ip);
         set.status = 204;
       },
       {

@@ -25,7 +25,7 @@ const toSessionJson = ({ user, role }: UserWithRole, session: Session) => ({
 
 /** Dashboard sign-in: a password for a server-side session in an HttpOnly cookie (README, Dashboard sign-in). */
 export const sessionRoutes = (ctx: AppContext) => {
-  const throttle = new SignInThrottle();
+  const throttle = new SignInThrottle(ctx.db, "sign-in");
   const secure = cookieIsSecure(ctx.config.appUrl);
   // Hashed now, so the first sign-in for an unknown e-mail takes no longer than any other.
   void warmDummyHash();
@@ -36,9 +36,9 @@ export const sessionRoutes = (ctx: AppContext) => {
       async ({ body, request, set }) => {
         refuseCrossSite(request, ctx.config.appUrl);
         const ip = clientIpOf(request);
-        throttle.begin(body.email, ip);
+        await throttle.begin(body.email, ip);
         const found = await checkCredentials(ctx, body.email, body.password);
-        throttle.succeeded(body.email, ip);
+        await throttle.succeeded(body.email, ip);
         // Signing in again replaces the browser's previous session rather than leaving it behind.
         const previous = readSessionCookie(request);
         if (previous) await endSession(ctx, sha256Hex(previous));
