@@ -1,10 +1,14 @@
 // Lists longer than a page, in a real browser against the real API: the first page (100 items), then
 // "Show more" adds the next one below. A token made while the first page was shown pushes one of the
 // shown ones onto the next page: it is not listed twice. A next page refused shows why and keeps the
-// button, which works once the server answers again.
+// button, which works once the server answers again. A select, which cannot show more, offers every
+// candidate: the product owner and the API key creator past the first page of vendors.
 import { expect, test } from "bun:test";
+import { eq, inArray } from "drizzle-orm";
+import { roles, users } from "../../src/db/schema/index.ts";
 import { createToken } from "../../src/features/tokens/service.ts";
 import { fitsWidth, listeningDepot, offOrigin, openPage, signInAs } from "../helpers/browser.ts";
+import { createUser } from "../helpers/factories.ts";
 import { userWithPassword } from "../helpers/sessions.ts";
 
 const PASSWORD = "correct horse battery";
@@ -69,6 +73,44 @@ test("a list longer than a page: Show more adds the next page once, after a fail
     expect(await names.first().textContent()).toBe("token 102");
 
     expect(offOrigin(w)).toEqual([]);
+    expect(w.problems).toEqual([]);
+  } finally {
+    await w.context.close();
+  }
+}, 60_000);
+
+test("the Owner and Creator selects offer every vendor, past the first page of them", async () => {
+  const admin = await userWithPassword(depot.ctx, PASSWORD, { role: "admin" });
+  // Users are listed by name: "Vendor 001" … "Vendor 100" fill the first page, "Zoe" is on the second.
+  for (let n = 1; n <= PAGE; n++)
+    await createUser(depot.ctx, { role: "vendor", name: `Vendor ${String(n).padStart(3, "0")}` });
+  const last = await createUser(depot.ctx, { role: "vendor", name: "Zoe Zeta" });
+  const label = `Zoe Zeta (${last.email}, vendor)`;
+
+  const w = await openPage(depot.origin);
+  const { page } = w;
+  try {
+    await signInAs(page, depot.base, admin.email, PASSWORD);
+    await page.goto(`${depot.base}/dashboard/products/new`, { waitUntil: "networkidle" });
+    const owner = page.getByLabel("Owner", { exact: true });
+    await owner.waitFor({ timeout: 10_000 });
+    const owners = await owner.locator("option").allTextContents();
+    // The placeholder, then every vendor and admin there is.
+    const candidates = await depot.ctx.db
+      .select({ id: users.id })
+      .from(users)
+      .innerJoin(roles, eq(roles.id, users.roleId))
+      .where(inArray(roles.name, ["vendor", "admin"]));
+    expect(candidates.length).toBeGreaterThan(PAGE + 1);
+    expect(owners).toHaveLength(1 + candidates.length);
+    expect(owners).toContain(label);
+    await owner.selectOption({ label });
+    expect(await owner.inputValue()).toBe(String(last.id));
+
+    await page.goto(`${depot.base}/dashboard/api-keys`, { waitUntil: "networkidle" });
+    const creator = page.getByLabel("Creator", { exact: true });
+    await creator.waitFor({ timeout: 10_000 });
+    expect(await creator.locator("option", { hasText: "Zoe Zeta" }).count()).toBe(1);
     expect(w.problems).toEqual([]);
   } finally {
     await w.context.close();

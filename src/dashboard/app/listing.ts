@@ -24,6 +24,17 @@ export async function listing<T>(path: string, perPage = LISTED): Promise<Listin
   return { items: page.data, next: next && next.pathname + next.search };
 }
 
+/** Every item of the list at `path`, page after page: for a select, which has no "Show more". */
+export async function allItems<T>(path: string): Promise<T[]> {
+  const items: T[] = [];
+  for (let next: string | null = path; next !== null; ) {
+    const page: Listing<T> = await listing<T>(next);
+    items.push(...page.items);
+    next = page.next;
+  }
+  return items;
+}
+
 /** "Show more" for a list: whether there is more, asking for it, and what went wrong doing so. */
 export interface More {
   available: boolean;

@@ -1,7 +1,7 @@
 // A product's admin side (README, HTTP API: Admin pages): create, read, change, delete, and its
 // options with their benefits.
 import { api, get, post } from "../api.ts";
-import { listing } from "../listing.ts";
+import { allItems } from "../listing.ts";
 
 /** The fields of depot's Product JSON these pages use (flags are "0"/"1" strings there). */
 export interface Product {
@@ -37,10 +37,8 @@ export async function readProduct(id: string): Promise<Product> {
 }
 
 /** Every product the reader may see, by the products list (GET /api/products). */
-/** Products by name, the first page of them: what the purchase form's select offers. */
-export async function listProducts(): Promise<Product[]> {
-  return (await listing<Product>("/api/products")).items;
-}
+/** Every product, by name: what the purchase form's select offers. */
+export const listProducts = (): Promise<Product[]> => allItems<Product>("/api/products");
 
 export async function createProduct(input: ProductInput): Promise<Product> {
   return (await post<{ data: Product }>("/api/admin/products", input)).data;

@@ -1,16 +1,20 @@
 // Users for the admin pages (README, HTTP API: Admin pages): the list, a new user, a new role or
 // name, and a set-password link for them.
 import { api, post } from "../api.ts";
-import { type Listing, listing } from "../listing.ts";
+import { allItems, type Listing, listing } from "../listing.ts";
 import type { User } from "../session.ts";
 
-/** Users by name, those matching `search` (name or e-mail) and holding `role` when given. */
-export function listUsers(filters: { search?: string; role?: string } = {}): Promise<Listing<User>> {
+/** The users list's path: those matching `search` (name or e-mail) and holding `role` when given. */
+function usersPath(filters: { search?: string; role?: string }): string {
   const query = new URLSearchParams();
   if (filters.search) query.set("search", filters.search);
   if (filters.role) query.set("role", filters.role);
-  return listing(`/api/admin/users?${query}`);
+  return `/api/admin/users?${query}`;
 }
+
+/** Users by name, a page at a time. */
+export const listUsers = (filters: { search?: string; role?: string } = {}): Promise<Listing<User>> =>
+  listing(usersPath(filters));
 
 export async function createUser(input: { name: string; email: string; role: string }): Promise<User> {
   return (await post<{ data: User }>("/api/admin/users", input)).data;
@@ -39,8 +43,11 @@ export async function userByEmail(email: string): Promise<User | null> {
   return items.find((user) => user.email.toLowerCase() === wanted) ?? null;
 }
 
-/** Users who may own products: vendors and admins (the first page of each), by name. */
+/** Users who may own products: every vendor and admin, by name (for a select). */
 export async function productOwners(): Promise<User[]> {
-  const [vendors, admins] = await Promise.all([listUsers({ role: "vendor" }), listUsers({ role: "admin" })]);
-  return [...vendors.items, ...admins.items].sort((a, b) => a.name.localeCompare(b.name));
+  const [vendors, admins] = await Promise.all([
+    allItems<User>(usersPath({ role: "vendor" })),
+    allItems<User>(usersPath({ role: "admin" })),
+  ]);
+  return [...vendors, ...admins].sort((a, b) => a.name.localeCompare(b.name));
 }
