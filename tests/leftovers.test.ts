@@ -18,8 +18,9 @@ import { publishedVersion } from "./helpers/publish.ts";
 /**
  * What a crash leaves in the release store is swept when `depot serve` starts (and hourly after): a
  * process killed mid-upload leaves a partial file in `.incoming/`, one killed between the rename and
- * the commit a release file no version points at. Files touched within the last hour are left alone:
- * another instance sharing STORAGE_DIR may be writing them.
+ * the commit a release file no version points at, one killed mid-backup its staging links. Files
+ * touched within the last hour (staging links: the last day) are left alone: another instance
+ * sharing STORAGE_DIR, or a backup, may be writing them.
  */
 
 const dataDir = mkdtempSync(join(tmpdir(), "depot-leftovers-"));
@@ -27,7 +28,7 @@ const incoming = join(dataDir, "releases", ".incoming");
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 const twoHoursAgo = () => new Date(Date.now() - 2 * 60 * 60 * 1000);
-const age = (path: string) => utimesSync(path, twoHoursAgo(), twoHoursAgo());
+const age = (path: string, when = twoHoursAgo()) => utimesSync(path, when, when);
 
 describe("crash leftovers", () => {
   test("a partial upload and an orphan release file are swept at start-up; kept and recent files stay", async () => {
@@ -84,11 +85,23 @@ describe("crash leftovers", () => {
       .filter((path) => path !== orphan);
     expect(keptFile).toHaveLength(1);
     for (const path of [partial, orphan, ...keptFile]) age(path);
+    // A backup killed two days ago left its links; one two hours old may still be writing its archive.
+    const staging = (name: string) => {
+      const dir = join(dataDir, "releases", `.backup-${name}`);
+      mkdirSync(join(dir, "products"), { recursive: true });
+      writeFileSync(join(dir, "products", "linked"), "linked bytes");
+      return dir;
+    };
+    const cutOff = staging("cut-off");
+    const running = staging("running");
+    age(cutOff, new Date(Date.now() - 2 * 24 * 60 * 60 * 1000));
+    age(running);
 
     server = await startServer({ DATA_DIR: dataDir, LOG_LEVEL: "info" });
     try {
-      await waitFor(() => (!existsSync(partial) && !existsSync(orphan) ? true : null));
+      await waitFor(() => (!existsSync(partial) && !existsSync(orphan) && !existsSync(cutOff) ? true : null));
       expect(existsSync(recent)).toBe(true);
+      expect(existsSync(join(running, "products", "linked"))).toBe(true);
       expect(existsSync(keptFile[0] ?? "")).toBe(true);
       const download = await fetch(
         `${server.url}/api/products/${product.id}/versions/${version.id}/download`,
@@ -107,7 +120,7 @@ describe("crash leftovers", () => {
       .filter(Boolean)
       .map((l) => JSON.parse(l))
       .find((l) => l.msg === "release leftovers removed");
-    expect(line).toMatchObject({ level: "info", temporary: 1, orphans: 1 });
+    expect(line).toMatchObject({ level: "info", temporary: 2, orphans: 1 });
   }, 90_000);
 });
 

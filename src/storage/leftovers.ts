@@ -9,11 +9,19 @@ import type { SweepResult } from "./storage.ts";
  */
 export const LEFTOVER_AGE_MS = 60 * 60 * 1000;
 
+/**
+ * A backup's hard links to the files it archives (`STORAGE_DIR/.backup-<id>/`) live as long as the
+ * backup; one untouched for a day was cut off (the process killed), and would keep deleted versions'
+ * files on disk.
+ */
+export const BACKUP_STAGING_AGE_MS = 24 * 60 * 60 * 1000;
+
 /** Where kept files live: release files of versions, and finished resumable uploads. */
 export const KEPT_PREFIXES = ["products", "uploads"] as const;
 
 /**
- * Removes what a crash can leave in the release store. `kept` tells which of the given storage keys
+ * Removes what a crash can leave in the release store (`temporary`: partial files in `.incoming/` and
+ * cut-off backups' staging links; `orphans`: files no row points at). `kept` tells which of the given storage keys
  * a version or an upload row points at; files younger than LEFTOVER_AGE_MS are never touched, so an upload or a
  * publish in flight (here or on another instance sharing STORAGE_DIR) is left alone.
  */
@@ -28,6 +36,15 @@ export async function sweepDiskLeftovers(
   for (const path of await filesUnder(store.incoming)) {
     if (await stale(path)) {
       await rm(path, { force: true });
+      result.temporary++;
+    }
+  }
+
+  for (const name of await readdir(store.root)) {
+    if (!name.startsWith(".backup-")) continue;
+    const staging = join(store.root, name);
+    if (now - (await stat(staging)).mtimeMs > BACKUP_STAGING_AGE_MS) {
+      await rm(staging, { recursive: true, force: true });
       result.temporary++;
     }
   }
