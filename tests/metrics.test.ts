@@ -8,6 +8,7 @@ import { bearer, readJson, startTestApp, type TestApp } from "./helpers/app.ts";
 import { cliEnv, depot, startServer, stderrLines } from "./helpers/cli.ts";
 import { freshDatabase, onPostgres } from "./helpers/db.ts";
 import { apiKeyFor, createProduct, createUser, tokenFor } from "./helpers/factories.ts";
+import { unusedPort } from "./helpers/ports.ts";
 import { type Exposition, parseExposition, sampleValue, seriesOf } from "./helpers/prometheus.ts";
 import { publishedVersion, publishMultipart } from "./helpers/publish.ts";
 
@@ -389,7 +390,7 @@ describe("cardinality", () => {
 describe("METRICS_PORT", () => {
   test("a loopback listener serves /metrics without auth; the main port has no /metrics", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "depot-metrics-"));
-    const metricsPort = 40000 + Math.floor(Math.random() * 20000);
+    const metricsPort = unusedPort();
     const server = await startServer({ DATA_DIR: dataDir, METRICS_PORT: String(metricsPort) });
     try {
       const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
@@ -438,7 +439,7 @@ describe("METRICS_PORT", () => {
 
   test("depot worker serves its job metrics there too (and its pool's on PostgreSQL)", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "depot-metrics-"));
-    const metricsPort = 40000 + Math.floor(Math.random() * 20000);
+    const metricsPort = unusedPort();
     // A database of its own on PostgreSQL, so the worker takes none of the other tests' jobs.
     const fresh = onPostgres ? await freshDatabase() : null;
     const worker = spawnDepot(["worker"], {

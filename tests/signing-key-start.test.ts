@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { readJson } from "./helpers/app.ts";
 import { cliEnv, depot, startServer, stderrLines } from "./helpers/cli.ts";
 import { freshDatabase, onPostgres } from "./helpers/db.ts";
+import { unusedPort } from "./helpers/ports.ts";
 
 /**
  * The signing key is sealed under APP_KEY. `depot serve` with another APP_KEY must stop before it
@@ -61,7 +62,7 @@ async function signingKid(url: string): Promise<string> {
  * listened (even briefly) before failing is caught. Logs at info, so a "listening" line would show.
  */
 async function serveExpectingExit(env: Record<string, string>, timeoutMs = 60_000) {
-  const port = 20000 + Math.floor(Math.random() * 20000);
+  const port = unusedPort();
   const proc = Bun.spawn([process.execPath, MAIN, "serve"], {
     env: cliEnv({ PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "info", ...env }),
     stdout: "pipe",

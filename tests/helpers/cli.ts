@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { unusedPort } from "./ports.ts";
 
 const MAIN = join(import.meta.dir, "../../src/main.ts");
 
@@ -44,13 +45,32 @@ export async function depot(
   return { code, stdout, stderr };
 }
 
-/** Starts `depot serve` (or `args`, such as `serve --no-workers`) and resolves once /api/health answers 200. */
+/**
+ * Starts `depot serve` (or `args`, such as `serve --no-workers`) and resolves once /api/health answers
+ * 200. A port taken between our pick and the server's bind is picked again, a few times.
+ */
 export async function startServer(
   env: Record<string, string | undefined>,
   timeoutMs = 30_000,
   args: string[] = ["serve"],
 ) {
-  const port = 20000 + Math.floor(Math.random() * 20000);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startServerOn(unusedPort(), env, timeoutMs, args);
+    } catch (error) {
+      if (!(error instanceof PortTaken) || attempt === 3) throw error;
+    }
+  }
+}
+
+class PortTaken extends Error {}
+
+async function startServerOn(
+  port: number,
+  env: Record<string, string | undefined>,
+  timeoutMs: number,
+  args: string[],
+) {
   const proc = Bun.spawn([process.execPath, MAIN, ...args], {
     env: cliEnv({ PORT: String(port), HOST: "127.0.0.1", ...env }),
     stdout: "pipe",
@@ -59,8 +79,13 @@ export async function startServer(
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (proc.exitCode !== null)
-      throw new Error(`depot serve exited with ${proc.exitCode}: ${await new Response(proc.stderr).text()}`);
+    if (proc.exitCode !== null) {
+      const stderr = await new Response(proc.stderr).text();
+      const message = `depot serve exited with ${proc.exitCode}: ${stderr}`;
+      throw stderr.includes(`PORT: 127.0.0.1:${port} is already in use`)
+        ? new PortTaken(message)
+        : new Error(message);
+    }
     const ok = await fetch(`${url}/api/health`)
       .then((r) => r.status === 200)
       .catch(() => false);
