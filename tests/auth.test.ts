@@ -73,6 +73,21 @@ describe("bearer personal access tokens", () => {
     }
   });
 
+  test("only the Authorization header carries a token: ?access_token= never does (URLs end up in logs)", async () => {
+    const base = t.listen();
+    const url = `${base}/api/users/${admin.id}?access_token=${encodeURIComponent(adminToken)}`;
+    const headerSets: Record<string, string>[] = [
+      {},
+      { authorization: "Basic dXNlcjpwYXNz" },
+      { authorization: "Token x" },
+    ];
+    for (const headers of headerSets) {
+      const response = await fetch(url, { headers });
+      expect({ headers, status: response.status }).toEqual({ headers, status: 401 });
+      expect(await readJson(response)).toEqual({ message: "Unauthenticated." });
+    }
+  });
+
   test("the right id with a wrong secret → 401", async () => {
     const [id] = adminToken.split("|");
     const response = await getUser(admin.id, `${id}|${"x".repeat(40)}`);

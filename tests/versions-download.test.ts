@@ -214,6 +214,14 @@ describe("download: bearer tokens", () => {
     }
   });
 
+  test("a token in ?access_token= is not a credential: 401, with or without a non-Bearer header", async () => {
+    const url = `${onServer(whole.download_url)}?access_token=${encodeURIComponent(ownerToken)}`;
+    const headerSets: Record<string, string>[] = [{}, { authorization: "Basic dXNlcjpwYXNz" }];
+    for (const headers of headerSets) {
+      await expectRefused(await fetch(url, { headers }), 401, "Unauthenticated.");
+    }
+  });
+
   test("a benefit version: a holder without the benefit → 403; with it (a purchase of its option) → 200", async () => {
     await expectRefused(
       await download(benefitVersion, { token: holderToken }),

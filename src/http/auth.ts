@@ -27,6 +27,14 @@ const bearerScheme = new Elysia({ name: "http.bearer-scheme" }).onRequest(({ req
 });
 
 /**
+ * The token of an `Authorization: Bearer` header, as @elysiajs/bearer parsed it. The plugin also reads
+ * `?access_token=` (RFC 6750 §2.3, which advises against it); depot does not: a URL is kept in proxy
+ * logs, browser history and Referer headers, so a token in one is as good as published.
+ */
+export const headerBearer = (request: Request, bearer: string | undefined): string | undefined =>
+  request.headers.get("authorization")?.startsWith("Bearer ") ? bearer : undefined;
+
+/**
  * Bearer personal access tokens, or (Sanctum-style) the dashboard's session cookie when no
  * Authorization header is sent: a header, even a bad one, always decides on its own. A route declares
  * what it needs and receives `actor`: `{ auth: true }` anyone signed in, `{ auth: "versions.publish" }`
@@ -67,7 +75,7 @@ async function identify(
   set: unknown,
 ): Promise<Actor> {
   const actor = request.headers.has("authorization")
-    ? await authenticateToken(ctx, token)
+    ? await authenticateToken(ctx, headerBearer(request, token))
     : await sessionActor(ctx, request, set as { headers: Record<string, string | number> });
   if (!actor) throw new Unauthenticated();
   annotateRequest(request, { user_id: actor.user.id });

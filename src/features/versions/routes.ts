@@ -2,7 +2,7 @@ import type { TSchema } from "@sinclair/typebox";
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
 import { AppError, Invalid } from "../../errors.ts";
-import { bearerAuth, sessionActor } from "../../http/auth.ts";
+import { bearerAuth, headerBearer, sessionActor } from "../../http/auth.ts";
 import { mediaTypeOrDefault } from "../../http/media-type.ts";
 import { publicUrl, simplePage } from "../../http/pagination.ts";
 import { annotateRequest } from "../../http/request-id.ts";
@@ -94,7 +94,7 @@ export const versionRoutes = (ctx: AppContext) => {
       pathId(params.version, "Version"),
       {
         url: publicUrl(request.url, ctx.config.appUrl),
-        bearer,
+        bearer: headerBearer(request, bearer),
         licenseKey: request.headers.get("x-license-key"),
         // An Authorization header, even one that is not Bearer, decides on its own (http/auth.ts).
         session: async () => (request.headers.has("authorization") ? null : sessionActor(ctx, request, set)),
