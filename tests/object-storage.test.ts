@@ -10,6 +10,7 @@ import { bearer, readJson, recordingLogger, startTestApp, type TestApp } from ".
 import { randomBytes, sha256 } from "./helpers/bytes.ts";
 import { depot, stderrLines } from "./helpers/cli.ts";
 import { createProduct, createUser, tokenFor } from "./helpers/factories.ts";
+import { parseExposition, sampleValue } from "./helpers/prometheus.ts";
 import { publishMultipart } from "./helpers/publish.ts";
 import { startS3, type TestS3 } from "./helpers/s3.ts";
 import { startTcpProxy } from "./helpers/tcp-proxy.ts";
@@ -291,10 +292,10 @@ describe("crash leftovers in the bucket", () => {
 });
 
 describe("STORAGE_DOWNLOADS=redirect", () => {
-  test("302 to a short-lived presigned URL that downloads the file with depot's name and type", async () => {
+  test("302 to a short-lived presigned URL that downloads the file with depot's name and type; 304 for a held file", async () => {
     const app = await startTestApp({
       jobs: "send",
-      env: { ...s3.env("redirect"), STORAGE_DOWNLOADS: "redirect" },
+      env: { ...s3.env("redirect"), STORAGE_DOWNLOADS: "redirect", METRICS_TOKEN: "scrape" },
     });
     try {
       const url = app.listen();
@@ -340,12 +341,36 @@ describe("STORAGE_DOWNLOADS=redirect", () => {
       expect(head.headers.get("etag")).toBe(`"${sha256(bytes)}"`);
       expect(head.headers.get("location")).toBeNull();
 
+      // A client holding the file gets 304 from depot: the bucket's ETag is not depot's, a redirect
+      // would send it all again.
+      const held = await fetch(version.download_url.replace("http://depot.test", url), {
+        headers: { ...bearer(seeded.token), "if-none-match": `"${sha256(bytes)}"` },
+        redirect: "manual",
+      });
+      expect(held.status).toBe(304);
+      expect(held.headers.get("etag")).toBe(`"${sha256(bytes)}"`);
+      expect(held.headers.get("location")).toBeNull();
+      const stale = await fetch(version.download_url.replace("http://depot.test", url), {
+        headers: { ...bearer(seeded.token), "if-none-match": `"${"0".repeat(64)}"` },
+        redirect: "manual",
+      });
+      expect(stale.status).toBe(302);
+
       // Without a credential there is no redirect at all.
       const anonymous = await fetch(version.download_url.replace("http://depot.test", url), {
         redirect: "manual",
       });
       expect(anonymous.status).toBe(401);
       expect(anonymous.headers.get("location")).toBeNull();
+
+      // Two redirects counted, as downloads and in the metrics; the 304 and the HEAD are not.
+      await app.ctx.downloads.flush();
+      const [stored] = await app.ctx.db.select().from(versions).where(eq(versions.id, version.id));
+      expect(stored?.downloads).toBe(2);
+      const scrape = await fetch(`${url}/metrics`, { headers: bearer("scrape") });
+      const exposition = parseExposition(await scrape.text());
+      expect(sampleValue(exposition, "depot_release_downloads_total", { status: "302" })).toBe(2);
+      expect(sampleValue(exposition, "depot_release_download_bytes_total")).toBe(0);
     } finally {
       await app.close();
     }

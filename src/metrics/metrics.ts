@@ -63,7 +63,7 @@ export class Metrics {
   });
   readonly #downloads = new Counter({
     name: "depot_release_downloads_total",
-    help: "Release file responses with a body (200 whole file, 206 range).",
+    help: "Release file downloads answered: 200 whole file, 206 range, 302 to the bucket (redirect mode).",
     labelNames: ["status"] as const,
     registers: [this.registry],
   });
@@ -155,9 +155,12 @@ export class Metrics {
     this.#uploadBytes.inc(bytes);
   }
 
-  /** A download response: counted when it carries a body (200 or 206), with the bytes it sends. */
+  /**
+   * A download response: counted when it hands the file over (200, 206, or a 302 to the bucket), with
+   * the bytes it sends itself (a redirect's go out from the bucket, unseen).
+   */
   download(response: Response): void {
-    if (response.status !== 200 && response.status !== 206) return;
+    if (![200, 206, 302].includes(response.status)) return;
     this.#downloads.inc({ status: String(response.status) });
     const bytes = bodyLength(response);
     if (bytes !== null) this.#downloadBytes.inc(bytes);

@@ -34,7 +34,7 @@ export interface FileResponse {
  * sendfile, from a bucket it is a stream of a (ranged) GET.
  */
 export function fileResponse(request: Request, file: StoredFile): FileResponse {
-  const etag = `"${file.sha256}"`;
+  const etag = etagOf(file.sha256);
   const headers = new Headers({
     "content-type": file.contentType,
     "content-disposition": contentDisposition(file.fileName),
@@ -43,7 +43,7 @@ export function fileResponse(request: Request, file: StoredFile): FileResponse {
     "repr-digest": `sha-256=:${Buffer.from(file.sha256, "hex").toString("base64")}:`,
     "cache-control": "private, no-cache",
   });
-  if (matchesEtag(request.headers.get("if-none-match"), etag)) {
+  if (alreadyHeld(request, file.sha256)) {
     return { response: new Response(null, { status: 304, headers }), counts: false };
   }
   const rangeHeader = request.headers.get("range");
@@ -79,6 +79,12 @@ export function contentDisposition(name: string): string {
   );
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
 }
+
+/** Whether the client already holds the file with this SHA-256 (If-None-Match): the answer is a 304. */
+export const alreadyHeld = (request: Request, sha256: string): boolean =>
+  matchesEtag(request.headers.get("if-none-match"), etagOf(sha256));
+
+const etagOf = (sha256: string) => `"${sha256}"`;
 
 function matchesEtag(header: string | null, etag: string): boolean {
   if (header === null) return false;

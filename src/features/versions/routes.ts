@@ -12,7 +12,7 @@ import { newStorageKey } from "../../storage/storage.ts";
 import { pathId, toId } from "../../validation/ids.ts";
 import type { Actor } from "../auth/actor.ts";
 import { downloadableVersion } from "./download.ts";
-import { contentDisposition, fileResponse } from "./file-response.ts";
+import { alreadyHeld, contentDisposition, fileResponse } from "./file-response.ts";
 import {
   LatestQuery,
   PublishFromUploadDoc,
@@ -116,8 +116,11 @@ export const versionRoutes = (ctx: AppContext) => {
     }
     const contentType = mediaTypeOrDefault(version.contentType);
     // HEAD stays here: a presigned URL is signed for GET, and depot knows every header without the bytes.
+    // So does a client that already holds the file: the bucket's ETag is not ours, it would send it again.
     const presigned =
-      ctx.config.storageDownloads === "redirect" && request.method === "GET"
+      ctx.config.storageDownloads === "redirect" &&
+      request.method === "GET" &&
+      !alreadyHeld(request, version.sha256)
         ? ctx.releases.presignedUrl(version.storageKey, {
             contentType,
             contentDisposition: contentDisposition(version.fileName),
@@ -126,10 +129,12 @@ export const versionRoutes = (ctx: AppContext) => {
     if (presigned !== null) {
       // The bucket serves the bytes (and Range); only a request for the whole file counts.
       if (!request.headers.has("range")) ctx.downloads.add(product.id, version.id);
-      return new Response(null, {
+      const response = new Response(null, {
         status: 302,
         headers: { location: presigned, "cache-control": "no-store" },
       });
+      ctx.metrics?.download(response);
+      return response;
     }
     const { response, counts } = fileResponse(request, {
       body: (range, options) => ctx.releases.body(version.storageKey, range, options),
