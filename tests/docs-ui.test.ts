@@ -58,32 +58,37 @@ async function readDocsPage(html: string): Promise<DocsPage> {
 }
 
 describe("GET /docs loads everything from depot itself", () => {
-  test("the page's scripts, stylesheets and other URLs are same-origin and answer 200 with their type", async () => {
-    const response = await fetch(`${base}/docs`);
-    expect(response.status).toBe(200);
-    expect(response.headers.get("content-type")).toContain("text/html");
-    const html = await response.text();
-    const origin = new URL(base).origin;
+  test.each(["/docs", "/docs/"])(
+    "at %s, the page's scripts, stylesheets and other URLs are same-origin and answer 200 with their type",
+    async (path) => {
+      const page = `${base}${path}`;
+      const response = await fetch(page);
+      expect(response.status).toBe(200);
+      expect(response.headers.get("content-type")).toContain("text/html");
+      const html = await response.text();
+      const origin = new URL(base).origin;
 
-    // No absolute URL anywhere in the page (a <meta>, an inline style, the configuration) names another host.
-    for (const [absolute] of html.matchAll(/(?:https?:)?\/\/[^\s"'<>()`]+/g))
-      expect(new URL(absolute, base).origin).toBe(origin);
+      // No absolute URL anywhere in the page (a <meta>, an inline style, the configuration) names another host.
+      for (const [absolute] of html.matchAll(/(?:https?:)?\/\/[^\s"'<>()`]+/g))
+        expect(new URL(absolute, base).origin).toBe(origin);
 
-    const { loads, config } = await readDocsPage(html);
-    // Scalar's own bundle, the spec it reads and any proxy are URLs in its configuration, not attributes.
-    loads.push({ url: config.url, kind: "other" });
-    expect(loads.some((load) => load.kind === "script")).toBe(true);
-    for (const { url, kind } of loads) {
-      const resolved = new URL(url, `${base}/docs`);
-      expect(resolved.origin).toBe(origin);
-      const asset = await fetch(resolved);
-      expect(`${resolved.pathname} ${asset.status}`).toBe(`${resolved.pathname} 200`);
-      const type = asset.headers.get("content-type") ?? "";
-      if (kind === "script") expect(type).toMatch(/^(text|application)\/javascript\b/);
-      if (kind === "stylesheet") expect(type).toMatch(/^text\/css\b/);
-      await asset.arrayBuffer();
-    }
-  });
+      const { loads, config } = await readDocsPage(html);
+      // Scalar's own bundle, the spec it reads and any proxy are URLs in its configuration, not attributes.
+      loads.push({ url: config.url, kind: "other" });
+      expect(loads.some((load) => load.kind === "script")).toBe(true);
+      for (const { url, kind } of loads) {
+        // Resolved as the browser does, against the page's own URL (a relative one differs with a slash).
+        const resolved = new URL(url, page);
+        expect(resolved.origin).toBe(origin);
+        const asset = await fetch(resolved);
+        expect(`${resolved.pathname} ${asset.status}`).toBe(`${resolved.pathname} 200`);
+        const type = asset.headers.get("content-type") ?? "";
+        if (kind === "script") expect(type).toMatch(/^(text|application)\/javascript\b/);
+        if (kind === "stylesheet") expect(type).toMatch(/^text\/css\b/);
+        await asset.arrayBuffer();
+      }
+    },
+  );
 
   test("the UI bundle is cached for a year under a versioned URL", async () => {
     const html = await (await fetch(`${base}/docs`)).text();

@@ -24,6 +24,9 @@ type PageOptions = Partial<ScalarOptions> & { agent?: { disabled?: boolean } };
  */
 const pageOptions: PageOptions = {
   cdn: SCALAR_BUNDLE_URL,
+  // The plugin's default is relative ("docs/json"): opened as /docs/ the page asked for /docs/docs/json
+  // and showed nothing.
+  url: `${DOCS_PATH}/json`,
   // Otherwise it loads Inter and a monospace face from fonts.scalar.com; the system's fonts do.
   withDefaultFonts: false,
   telemetry: false,
