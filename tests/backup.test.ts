@@ -11,7 +11,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
 import type { BackupResult } from "../src/backup/create.ts";
 import { countRows, queryOn } from "../src/backup/manifest.ts";
@@ -40,6 +40,11 @@ const releases = [
   },
   { name: "2.1.0", bytes: crypto.getRandomValues(new Uint8Array(70_001)), fileName: "ultra-perms-2.1.0.jar" },
 ];
+/** A product image of its own (demo:seed's placeholders are all alike), and files /storage/ never serves. */
+const coverImage = "products/ultra-perms/cover.png";
+const coverBytes = crypto.getRandomValues(new Uint8Array(5_000));
+const hiddenFiles = [".DS_Store", "products/.drafts/cover.png"];
+let publicBytes = 0;
 let demo: DemoSeed;
 let backup: BackupResult;
 
@@ -62,14 +67,15 @@ async function stop(server: Awaited<ReturnType<typeof startServer>>) {
   expect(await server.proc.exited).toBe(0);
 }
 
-/** SHA-256 of every release file below `dir` (partial uploads in `.incoming/` are not releases). */
-function releaseHashes(dir: string): Record<string, string> {
+/** SHA-256 of every file below `dir` but hidden ones (partial uploads in `.incoming/`, a `.DS_Store`). */
+function fileHashes(dir: string): Record<string, string> {
   const hashes: Record<string, string> = {};
   const walk = (path: string) => {
     for (const entry of readdirSync(path, { withFileTypes: true })) {
       const full = join(path, entry.name);
+      if (entry.name.startsWith(".")) continue;
       if (entry.isDirectory()) {
-        if (entry.name !== ".incoming") walk(full);
+        walk(full);
       } else {
         hashes[relative(dir, full)] = new Bun.CryptoHasher("sha256").update(readFileSync(full)).digest("hex");
       }
@@ -108,6 +114,15 @@ beforeAll(async () => {
   const seeded = await depot(["demo:seed", "--json"], { DATA_DIR: original });
   expect(seeded.code).toBe(0);
   demo = single(seeded);
+  writeFileSync(join(original, "public", coverImage), coverBytes);
+  for (const hidden of hiddenFiles) {
+    mkdirSync(dirname(join(original, "public", hidden)), { recursive: true });
+    writeFileSync(join(original, "public", hidden), "not for the archive");
+  }
+  publicBytes = Object.keys(fileHashes(join(original, "public"))).reduce(
+    (sum, path) => sum + statSync(join(original, "public", path)).size,
+    0,
+  );
   const server = await startServer({ DATA_DIR: original });
   try {
     const vera = demo.users.vendors[0]?.token ?? "";
@@ -141,7 +156,10 @@ describe("depot backup, then depot restore into another directory", () => {
       tables: expect.any(Object),
       release_files: 2,
       release_bytes: 370_001,
+      public_files: Object.keys(fileHashes(join(original, "public"))).length,
+      public_bytes: publicBytes,
     });
+    expect(backup.public_files).toBeGreaterThan(1);
     expect(backup.tables["public.versions"]).toBe(2);
     expect(backup.tables["public.users"]).toBe(demo.users.customers.length + 4);
     expect(readdirSync(root).filter((name) => name.includes(".partial-"))).toEqual([]);
@@ -160,13 +178,14 @@ describe("depot backup, then depot restore into another directory", () => {
     expect(backedUp.exitCode).toBe(0);
     expect(shown).toMatch(/\rbackup \[#{30}\] 100% [\d.]+\/[\d.]+ MiB\r?\n/);
     expect(shown).toContain(`Backed up to ${file} (`);
-    expect(shown).toContain(`2 release files (0.4 MiB)`);
+    expect(shown).toContain(`2 release files (0.4 MiB), ${backup.public_files} files of PUBLIC_DIR (`);
     const restoredHere = join(root, "terminal-restored");
     const restored = onTerminal(`restore ${file}`, { DATA_DIR: restoredHere });
     expect(restored.exitCode).toBe(0);
     expect(restored.stdout.toString()).toMatch(/\rrestore \[#{30}\] 100% /);
     expect(restored.stdout.toString()).toContain(`into ${restoredHere}: `);
-    expect(entries(restoredHere)).toEqual(["app.key", "db", "releases"]);
+    expect(restored.stdout.toString()).toContain(`${backup.public_files} files of PUBLIC_DIR.`);
+    expect(entries(restoredHere)).toEqual(["app.key", "db", "public", "releases"]);
   }, 60_000);
 
   test("the archive is a plain tar.gz: the manifest first, every file with its size and SHA-256", async () => {
@@ -176,7 +195,7 @@ describe("depot backup, then depot restore into another directory", () => {
     expect(Bun.spawnSync(["tar", "-xzf", archive, "-C", dir]).exitCode).toBe(0);
     const manifest = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8"));
     expect(manifest).toMatchObject({
-      format: 1,
+      format: 2,
       depot_version: backup.depot_version,
       created_at: backup.created_at,
       tables: backup.tables,
@@ -196,6 +215,16 @@ describe("depot backup, then depot restore into another directory", () => {
     const releaseFiles = manifest.files.filter((f: { path: string }) => f.path.startsWith("releases/"));
     const published = releases.map((r) => new Bun.CryptoHasher("sha256").update(r.bytes).digest("hex"));
     expect(releaseFiles.map((f: { sha256: string }) => f.sha256).sort()).toEqual(published.sort());
+    // PUBLIC_DIR's files under public/, hidden ones left out.
+    const images = manifest.files.filter((f: { path: string }) => f.path.startsWith("public/"));
+    expect(
+      Object.fromEntries(images.map((f: { path: string; sha256: string }) => [f.path, f.sha256])),
+    ).toEqual(
+      Object.fromEntries(
+        Object.entries(fileHashes(join(original, "public"))).map(([p, h]) => [`public/${p}`, h]),
+      ),
+    );
+    for (const hidden of hiddenFiles) expect(listing).not.toContain(`public/${hidden}`);
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -206,14 +235,17 @@ describe("depot backup, then depot restore into another directory", () => {
     expect(single(result)).toEqual({
       data_dir: restored,
       storage_dir: join(restored, "releases"),
+      public_dir: join(restored, "public"),
       created_at: backup.created_at,
       depot_version: backup.depot_version,
       migrations: backup.migrations,
       tables: backup.tables,
       release_files: 2,
       release_bytes: 370_001,
+      public_files: backup.public_files,
+      public_bytes: backup.public_bytes,
     });
-    expect(entries(restored)).toEqual(["app.key", "db", "releases"]);
+    expect(entries(restored)).toEqual(["app.key", "db", "public", "releases"]);
     expect(statSync(join(restored, "app.key")).mode & 0o777).toBe(0o600);
     expect(readdirSync(root).filter((name) => name.includes(".restoring-"))).toEqual([]);
   }, 60_000);
@@ -223,9 +255,11 @@ describe("depot backup, then depot restore into another directory", () => {
     const after = await rowCounts(restored);
     expect(after).toEqual(before);
     expect(after).toEqual(backup.tables);
-    const hashes = releaseHashes(join(original, "releases"));
+    const hashes = fileHashes(join(original, "releases"));
     expect(Object.keys(hashes)).toHaveLength(2);
-    expect(releaseHashes(join(restored, "releases"))).toEqual(hashes);
+    expect(fileHashes(join(restored, "releases"))).toEqual(hashes);
+    expect(fileHashes(join(restored, "public"))).toEqual(fileHashes(join(original, "public")));
+    for (const hidden of hiddenFiles) expect(existsSync(join(restored, "public", hidden))).toBe(false);
     expect(readFileSync(join(restored, "app.key"), "utf8")).toBe(
       readFileSync(join(original, "app.key"), "utf8"),
     );
@@ -252,6 +286,11 @@ describe("depot backup, then depot restore into another directory", () => {
         expect(download.headers.get("etag")).toBe(`"${version.sha256}"`);
         expect(new Uint8Array(await download.arrayBuffer())).toEqual(release.bytes);
       }
+      // The product's cover image answers from the restored PUBLIC_DIR.
+      const cover = await fetch(`${server.url}/storage/${coverImage}`);
+      expect(cover.status).toBe(200);
+      expect(cover.headers.get("content-type")).toBe("image/png");
+      expect(new Uint8Array(await cover.arrayBuffer())).toEqual(coverBytes);
       // The restored app.key still decrypts the signing key: answers are signed as before.
       const validate = await fetch(`${server.url}/api/v1/licenses/validate`, {
         method: "POST",
@@ -266,6 +305,21 @@ describe("depot backup, then depot restore into another directory", () => {
     }
   }, 60_000);
 });
+
+test("an archive written before PUBLIC_DIR was kept (format 1, no public/) restores as it did", async () => {
+  const older = join(root, "format-1.tar.gz");
+  await repack(archive, older, (dir) => {
+    const manifest = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8"));
+    const files = manifest.files.filter((f: { path: string }) => !f.path.startsWith("public/"));
+    writeFileSync(join(dir, "manifest.json"), JSON.stringify({ ...manifest, format: 1, files }));
+  });
+  const target = join(root, "from-format-1");
+  const result = await depot(["restore", older, "--json"], { DATA_DIR: target });
+  expect(result.code).toBe(0);
+  expect(single(result)).toMatchObject({ release_files: 2, public_files: 0, public_bytes: 0 });
+  expect(fileHashes(join(target, "releases"))).toEqual(fileHashes(join(original, "releases")));
+  expect(entries(join(target, "public"))).toEqual([]);
+}, 60_000);
 
 describe("depot restore refuses", () => {
   test("a DATA_DIR that is not empty, with one line and exit 2, touching nothing", async () => {
@@ -292,6 +346,33 @@ describe("depot restore refuses", () => {
     expectOneLine(result, 2, /^depot restore: STORAGE_DIR .* is not empty/);
     expect(existsSync(join(root, "fresh-1"))).toBe(false);
   });
+
+  test("a PUBLIC_DIR elsewhere that is not empty", async () => {
+    const images = join(root, "public-occupied");
+    mkdirSync(images);
+    writeFileSync(join(images, "logo.png"), "x");
+    const result = await depot(["restore", archive], { DATA_DIR: join(root, "fresh-2"), PUBLIC_DIR: images });
+    expectOneLine(result, 2, /^depot restore: PUBLIC_DIR .* is not empty/);
+    expect(existsSync(join(root, "fresh-2"))).toBe(false);
+    expect(entries(images)).toEqual(["logo.png"]);
+  });
+
+  test("STORAGE_DIR and PUBLIC_DIR elsewhere, empty: each gets its files", async () => {
+    const place = join(root, "elsewhere");
+    const env = {
+      DATA_DIR: join(place, "data"),
+      STORAGE_DIR: join(place, "releases"),
+      PUBLIC_DIR: join(place, "images"),
+    };
+    mkdirSync(env.PUBLIC_DIR, { recursive: true }); // empty: allowed
+    const result = await depot(["restore", archive, "--json"], env);
+    expect(result.code).toBe(0);
+    expect(single(result)).toMatchObject({ storage_dir: env.STORAGE_DIR, public_dir: env.PUBLIC_DIR });
+    expect(entries(env.DATA_DIR)).toEqual(["app.key", "db"]);
+    expect(fileHashes(env.STORAGE_DIR)).toEqual(fileHashes(join(original, "releases")));
+    expect(fileHashes(env.PUBLIC_DIR)).toEqual(fileHashes(join(original, "public")));
+    expect(entries(place)).toEqual(["data", "images", "releases"]);
+  }, 60_000);
 
   test("a truncated archive: one line, exit 1, nothing written", async () => {
     const bytes = readFileSync(archive);
@@ -352,6 +433,25 @@ describe("depot restore refuses", () => {
     expect(entries(root)).toEqual(before);
   }, 60_000);
 
+  test("an archive in a newer format than this depot reads: one line, nothing written", async () => {
+    const newer = join(root, "format-3.tar.gz");
+    await repack(archive, newer, (dir) => {
+      const manifest = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8"));
+      writeFileSync(
+        join(dir, "manifest.json"),
+        JSON.stringify({ ...manifest, format: 3, depot_version: "9.0.0" }),
+      );
+    });
+    const target = join(root, "from-format-3");
+    const result = await depot(["restore", newer], { DATA_DIR: target });
+    expectOneLine(
+      result,
+      1,
+      /refused: it was written by depot 9\.0\.0 in archive format 3, newer than this depot reads \(2\)/,
+    );
+    expect(existsSync(target)).toBe(false);
+  });
+
   test("a file that is not a depot backup", async () => {
     const other = join(root, "other.tar.gz");
     const dir = mkdtempSync(join(root, "other-"));
@@ -389,7 +489,7 @@ describe("depot backup refuses", () => {
   test("a release file that is not what its version records: nothing written", async () => {
     const copy = join(root, "tampered");
     cpSync(original, copy, { recursive: true });
-    const [key] = Object.keys(releaseHashes(join(copy, "releases")));
+    const [key] = Object.keys(fileHashes(join(copy, "releases")));
     const path = join(copy, "releases", key ?? "");
     const bytes = readFileSync(path);
     bytes[10] = (bytes[10] ?? 0) ^ 0xff;
@@ -514,7 +614,7 @@ describe("depot backup while depot serve runs", () => {
           )
         )?.rows ?? [];
       expect(rows).toHaveLength(versionsInArchive);
-      const hashes = releaseHashes(join(restored, "releases"));
+      const hashes = fileHashes(join(restored, "releases"));
       expect(Object.keys(hashes).sort()).toEqual(rows.map((row) => row.storage_key).sort());
       for (const row of rows) expect(hashes[row.storage_key]).toBe(row.sha256);
     } finally {

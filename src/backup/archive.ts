@@ -7,6 +7,7 @@ import {
   MANIFEST_FORMAT,
   type Manifest,
   type ManifestFile,
+  PUBLIC_PREFIX,
   RELEASES_PREFIX,
 } from "./manifest.ts";
 import type { Snapshot } from "./snapshot.ts";
@@ -20,6 +21,9 @@ export interface BackupSummary {
   tables: Record<string, number>;
   release_files: number;
   release_bytes: number;
+  /** Files of PUBLIC_DIR (product images). */
+  public_files: number;
+  public_bytes: number;
   /** Size of the uncompressed tar stream, for a progress bar. */
   tar_bytes: number;
 }
@@ -31,9 +35,9 @@ interface Planned extends ManifestFile {
 }
 
 /**
- * The tar stream of a snapshot (manifest first, then the database dump, app.key and the release
- * files) and its summary. Every release file is hashed on its way into the stream: one that is not
- * what its version records breaks the stream with a BackupFailed.
+ * The tar stream of a snapshot (manifest first, then the database dump, app.key, the release files
+ * and PUBLIC_DIR's) and its summary. Every file is hashed on its way into the stream: one that is not
+ * what its version (or, for PUBLIC_DIR, the snapshot) recorded breaks the stream with a BackupFailed.
  */
 export function archiveSnapshot(
   snapshot: Snapshot,
@@ -59,6 +63,15 @@ export function archiveSnapshot(
       what: `the release file of version ${file.versionId} (${file.key})`,
     });
   }
+  for (const file of snapshot.publicFiles) {
+    planned.push({
+      path: `${PUBLIC_PREFIX}${file.key}`,
+      size: file.size,
+      sha256: file.sha256,
+      source: { path: file.path },
+      what: `PUBLIC_DIR's ${file.key}`,
+    });
+  }
   const createdAt = new Date().toISOString();
   const manifest: Manifest = {
     format: MANIFEST_FORMAT,
@@ -81,6 +94,8 @@ export function archiveSnapshot(
     tables: snapshot.tables,
     release_files: releases.length,
     release_bytes: releases.reduce((sum, f) => sum + f.size, 0),
+    public_files: snapshot.publicFiles.length,
+    public_bytes: snapshot.publicFiles.reduce((sum, f) => sum + f.size, 0),
     tar_bytes: entries.reduce((sum, e) => sum + 512 + Math.ceil(e.size / 512) * 512, 1024),
   };
   return { summary, tar: counted(writeTar(entries), onBytes) };

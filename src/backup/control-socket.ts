@@ -40,7 +40,7 @@ export function startControlSocket(runtime: Runtime): () => void {
       busy = true;
       let snapshot: Awaited<ReturnType<typeof takeSnapshot>>;
       try {
-        snapshot = await takeSnapshot(pglite, config.storageDir);
+        snapshot = await takeSnapshot(pglite, config);
       } catch (error) {
         busy = false;
         log.error("backup failed", { error: error instanceof Error ? error.message : String(error) });

@@ -46,7 +46,7 @@ export async function createBackup(config: Config, file: string): Promise<Backup
   try {
     const pglite = database.pglite;
     if (!pglite) throw new Error("the embedded database has no PGlite handle");
-    const snapshot = await takeSnapshot(pglite, config.storageDir);
+    const snapshot = await takeSnapshot(pglite, config);
     try {
       const appKeyPath = join(config.dataDir, "app.key");
       const appKey = existsSync(appKeyPath) ? new Uint8Array(await Bun.file(appKeyPath).arrayBuffer()) : null;

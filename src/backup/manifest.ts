@@ -1,7 +1,10 @@
 import { migrations } from "../db/migrations.gen.ts";
 
-/** Raised when the archive layout changes in a way an older depot cannot read. */
-export const MANIFEST_FORMAT = 1;
+/**
+ * Raised when the archive layout changes in a way an older depot cannot read: 2 added `public/`
+ * (product images), which a depot reading format 1 would take for a damaged archive.
+ */
+export const MANIFEST_FORMAT = 2;
 /** The first entry of every archive. */
 export const MANIFEST_ENTRY = "manifest.json";
 /** PGlite's own dump of its data directory (`dumpDataDir`), a tar inside the archive. */
@@ -10,6 +13,8 @@ export const DATABASE_ENTRY = "database/pgdata.tar";
 export const APP_KEY_ENTRY = "app.key";
 /** Release files keep their storage key below this. */
 export const RELEASES_PREFIX = "releases/";
+/** The files of PUBLIC_DIR (product images) keep their path there below this. */
+export const PUBLIC_PREFIX = "public/";
 
 export interface ManifestFile {
   path: string;
@@ -105,7 +110,8 @@ export function parseManifest(text: string): Manifest {
 /** Whether `path` is an entry name a restore may write: one of ours, never outside the target. */
 export function isSafeEntry(path: string): boolean {
   if (path === DATABASE_ENTRY || path === APP_KEY_ENTRY) return true;
-  if (!path.startsWith(RELEASES_PREFIX)) return false;
-  const parts = path.slice(RELEASES_PREFIX.length).split("/");
+  const prefix = [RELEASES_PREFIX, PUBLIC_PREFIX].find((p) => path.startsWith(p));
+  if (prefix === undefined) return false;
+  const parts = path.slice(prefix.length).split("/");
   return parts.every((part) => part !== "" && part !== "." && part !== ".." && !part.includes("\\"));
 }

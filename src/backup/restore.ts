@@ -18,6 +18,7 @@ import {
   MANIFEST_ENTRY,
   type Manifest,
   type ManifestFile,
+  PUBLIC_PREFIX,
   parseManifest,
   queryOn,
   RELEASES_PREFIX,
@@ -31,6 +32,16 @@ const MAX_MANIFEST_BYTES = 64 * 1024 * 1024;
 export interface RestoreResult extends Omit<BackupSummary, "tar_bytes"> {
   data_dir: string;
   storage_dir: string;
+  public_dir: string;
+}
+
+/** Where one kind of file goes: unpacked into `staging`, which ends up as `target`. */
+interface Place {
+  prefix: string;
+  target: string;
+  staging: string;
+  /** Inside DATA_DIR: its staging is part of DATA_DIR's and moves with it. */
+  inside: boolean;
 }
 
 /** Whether `path` exists with something in it: restore only ever fills empty places. */
@@ -39,7 +50,7 @@ export function hasContent(path: string): boolean {
 }
 
 /**
- * Restores an archive of `createBackup` into the (empty or absent) DATA_DIR and STORAGE_DIR.
+ * Restores an archive of `createBackup` into the (empty or absent) DATA_DIR, STORAGE_DIR and PUBLIC_DIR.
  * Everything is unpacked into a staging directory beside each and checked — every entry's size and
  * SHA-256 against the manifest, the end-of-archive marker, every table's row count once the database
  * is loaded — and only then renamed into place. A truncated, damaged or too new archive fails before
@@ -49,21 +60,25 @@ export async function restoreBackup(config: Config, file: string): Promise<Resto
   const archive = resolve(file);
   if (!existsSync(archive)) throw new BackupFailed(`${archive} does not exist`);
   const dataDir = config.dataDir;
-  const storageInside = isInside(dataDir, config.storageDir);
   const staging = `${dataDir}.restoring-${process.pid}`;
-  const storageStaging = storageInside
-    ? join(staging, relative(dataDir, config.storageDir))
-    : `${config.storageDir}.restoring-${process.pid}`;
+  const place = (prefix: string, target: string): Place => {
+    const inside = isInside(dataDir, target);
+    const placeStaging = inside
+      ? join(staging, relative(dataDir, target))
+      : `${target}.restoring-${process.pid}`;
+    return { prefix, target, staging: placeStaging, inside };
+  };
+  const places = [place(RELEASES_PREFIX, config.storageDir), place(PUBLIC_PREFIX, config.publicDir)];
   // What a failed restore removes: the first directory each mkdir created (a missing parent of
   // DATA_DIR included), so that nothing at all is left behind.
   const created: string[] = [];
   try {
-    for (const dir of storageInside ? [staging] : [staging, storageStaging]) {
+    for (const dir of [staging, ...places.filter((p) => !p.inside).map((p) => p.staging)]) {
       const first = await mkdir(dir, { recursive: true });
       if (first) created.push(first);
     }
-    await mkdir(storageStaging, { recursive: true });
-    const unpacked = new Unpacker(staging, storageStaging);
+    for (const p of places) await mkdir(p.staging, { recursive: true });
+    const unpacked = new Unpacker(staging, places);
     try {
       await pipeline(createReadStream(archive), createGunzip(), (source) => readTar(source, unpacked));
     } catch (error) {
@@ -80,18 +95,22 @@ export async function restoreBackup(config: Config, file: string): Promise<Resto
     await loadDatabase(join(staging, "db"), join(staging, "database.tar"), manifest);
     if (existsSync(join(staging, APP_KEY_ENTRY))) await chmod(join(staging, APP_KEY_ENTRY), 0o600);
 
-    if (!storageInside) await moveInto(storageStaging, config.storageDir);
+    for (const p of places) if (!p.inside) await moveInto(p.staging, p.target);
     await moveInto(staging, dataDir);
-    const releases = manifest.files.filter((f) => f.path.startsWith(RELEASES_PREFIX));
+    const releases = filesUnder(manifest, RELEASES_PREFIX);
+    const images = filesUnder(manifest, PUBLIC_PREFIX);
     return {
       data_dir: dataDir,
       storage_dir: config.storageDir,
+      public_dir: config.publicDir,
       created_at: manifest.created_at,
       depot_version: manifest.depot_version,
       migrations: manifest.migrations.map((m) => m.tag ?? String(m.created_at)),
       tables: manifest.tables,
       release_files: releases.length,
-      release_bytes: releases.reduce((sum, f) => sum + f.size, 0),
+      release_bytes: sumOfSizes(releases),
+      public_files: images.length,
+      public_bytes: sumOfSizes(images),
     };
   } catch (error) {
     for (const dir of created) await rm(dir, { recursive: true, force: true });
@@ -111,7 +130,7 @@ class Unpacker implements TarSink {
 
   constructor(
     private readonly staging: string,
-    private readonly storageStaging: string,
+    private readonly places: Place[],
   ) {}
 
   async entry(name: string, size: number) {
@@ -178,7 +197,9 @@ class Unpacker implements TarSink {
   #destination(name: string): string {
     if (name === DATABASE_ENTRY) return join(this.staging, "database.tar");
     if (name === APP_KEY_ENTRY) return join(this.staging, APP_KEY_ENTRY);
-    return join(this.storageStaging, name.slice(RELEASES_PREFIX.length));
+    const place = this.places.find((p) => name.startsWith(p.prefix));
+    if (!place) throw new BackupFailed(`it holds ${name}, which its manifest does not list`);
+    return join(place.staging, name.slice(place.prefix.length));
   }
 
   /** The manifest, once every file it lists has arrived whole. */
@@ -212,6 +233,10 @@ async function loadDatabase(path: string, dump: string, manifest: Manifest) {
   }
   await rm(dump);
 }
+
+const filesUnder = (manifest: Manifest, prefix: string) =>
+  manifest.files.filter((f) => f.path.startsWith(prefix));
+const sumOfSizes = (files: ManifestFile[]) => files.reduce((sum, f) => sum + f.size, 0);
 
 /** Renames `staging` to `target`, which may exist only as an empty directory. */
 async function moveInto(staging: string, target: string) {

@@ -1,6 +1,6 @@
 import { existsSync, statSync } from "node:fs";
-import { link, mkdir, rm } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { link, mkdir, readdir, rm } from "node:fs/promises";
+import { dirname, join, relative } from "node:path";
 import type { PGlite } from "@electric-sql/pglite";
 import { BackupFailed } from "./errors.ts";
 import { appliedMigrations, countRows, type Manifest, queryOn } from "./manifest.ts";
@@ -15,11 +15,22 @@ export interface SnapshotFile {
   path: string;
 }
 
+/** A file of PUBLIC_DIR (a product image), hashed when the snapshot was taken. */
+export interface PublicFile {
+  /** Its path inside PUBLIC_DIR, with `/` separators. */
+  key: string;
+  size: number;
+  sha256: string;
+  /** A hard link taken at the snapshot, or the file itself. */
+  path: string;
+}
+
 export interface Snapshot {
   dump: Uint8Array;
   migrations: Manifest["migrations"];
   tables: Record<string, number>;
   files: SnapshotFile[];
+  publicFiles: PublicFile[];
   /** Removes the hard links; call it once the files are archived. */
   release(): Promise<void>;
 }
@@ -36,11 +47,15 @@ export interface Snapshot {
  * is written keeps its file in the backup; where links are not possible the backup reads the files
  * themselves, and a deletion meanwhile fails it (it is never torn).
  */
-export async function takeSnapshot(pglite: PGlite, storageDir: string): Promise<Snapshot> {
+export async function takeSnapshot(
+  pglite: PGlite,
+  dirs: { storageDir: string; publicDir: string },
+): Promise<Snapshot> {
+  const { storageDir } = dirs;
   const staging = join(storageDir, `.backup-${crypto.randomUUID()}`);
   const release = () => rm(staging, { recursive: true, force: true });
   try {
-    return await pglite.transaction(async (tx) => {
+    const state = await pglite.transaction(async (tx) => {
       // The database first; the files are the ones its versions name.
       const dump = new Uint8Array(await (await pglite.dumpDataDir("none")).arrayBuffer());
       const query = queryOn(tx);
@@ -62,19 +77,46 @@ export async function takeSnapshot(pglite: PGlite, storageDir: string): Promise<
             `the release file of version ${version.id} (${original}) is ${onDisk === null ? "missing" : `${onDisk} bytes, not ${size}`}; nothing was written`,
           );
         }
-        const linked = join(staging, version.storage_key);
-        const path = await mkdir(dirname(linked), { recursive: true })
-          .then(() => link(original, linked))
-          .then(
-            () => linked,
-            () => original,
-          );
+        const path = await linkOrSelf(original, join(staging, version.storage_key));
         files.push({ key: version.storage_key, size, sha256: version.sha256, versionId: version.id, path });
       }
-      return { dump, migrations, tables, files, release };
+      return { dump, migrations, tables, files };
     });
+    // Product images are no part of the database: taken after it, without holding it.
+    const publicFiles = await snapshotPublicDir(dirs.publicDir, join(staging, ".public"));
+    return { ...state, publicFiles, release };
   } catch (error) {
     await release();
     throw error;
   }
+}
+
+/** A hard link to `original` at `linked`, or `original` itself where a link is not possible. */
+const linkOrSelf = (original: string, linked: string): Promise<string> =>
+  mkdir(dirname(linked), { recursive: true })
+    .then(() => link(original, linked))
+    .then(
+      () => linked,
+      () => original,
+    );
+
+/**
+ * Every regular file of PUBLIC_DIR but those /storage/ never serves (hidden names, backslashes),
+ * linked into `staging` and hashed; none when PUBLIC_DIR does not exist.
+ */
+async function snapshotPublicDir(publicDir: string, staging: string): Promise<PublicFile[]> {
+  if (!existsSync(publicDir)) return [];
+  const files: PublicFile[] = [];
+  for (const entry of await readdir(publicDir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const original = join(entry.parentPath, entry.name);
+    const key = relative(publicDir, original);
+    // Names /storage/ never serves (and a restore would refuse as an entry).
+    if (key.split("/").some((part) => part.startsWith(".") || part.includes("\\"))) continue;
+    const path = await linkOrSelf(original, join(staging, key));
+    const bytes = await Bun.file(path).bytes();
+    const sha256 = new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
+    files.push({ key, size: bytes.byteLength, sha256, path });
+  }
+  return files.sort((a, b) => a.key.localeCompare(b.key));
 }

@@ -4,11 +4,11 @@ import { mebibytes } from "./progress.ts";
 
 export const backupCommand: Command = {
   name: "backup",
-  summary: "archive the embedded database, app.key and the release files into FILE (tar.gz)",
+  summary: "archive the embedded database, app.key, the release files and PUBLIC_DIR into FILE (tar.gz)",
   usage: "depot backup FILE [--json]",
   details:
-    "Run it while depot is stopped: a running server holds the embedded database, and the backup is refused\n" +
-    "rather than copied torn. With DATABASE_URL use pg_dump and copy STORAGE_DIR instead (README: Backups).",
+    "Works whether depot is stopped or serving: a running server takes the snapshot itself, through its\n" +
+    "control socket in DATA_DIR. With DATABASE_URL use pg_dump and copy STORAGE_DIR instead (README: Backups).",
   positional: "file",
   options: { json: { type: "boolean" } },
   async run(config, values) {
@@ -30,7 +30,8 @@ export const backupCommand: Command = {
       values.json === true,
       { ...result },
       `Backed up to ${result.file} (${mebibytes(result.bytes)} MiB): the database at migration ` +
-        `${result.migrations.at(-1) ?? "none"}, ${result.release_files} release files (${mebibytes(result.release_bytes)} MiB).`,
+        `${result.migrations.at(-1) ?? "none"}, ${result.release_files} release files (${mebibytes(result.release_bytes)} MiB), ` +
+        `${result.public_files} files of PUBLIC_DIR (${mebibytes(result.public_bytes)} MiB).`,
     );
     return 0;
   },

@@ -3,11 +3,11 @@ import { type Command, printResult, requirePositional, UsageError } from "./comm
 
 export const restoreCommand: Command = {
   name: "restore",
-  summary: "restore a depot backup FILE into an empty DATA_DIR (and STORAGE_DIR)",
+  summary: "restore a depot backup FILE into an empty DATA_DIR (and STORAGE_DIR, PUBLIC_DIR)",
   usage: "depot restore FILE [--json]",
   details:
-    "DATA_DIR (and STORAGE_DIR when it lies elsewhere) must be empty or absent. A truncated or damaged\n" +
-    "archive, or one from a newer depot, is refused and nothing is written.",
+    "DATA_DIR (and STORAGE_DIR, PUBLIC_DIR when they lie elsewhere) must be empty or absent. A truncated\n" +
+    "or damaged archive, or one from a newer depot, is refused and nothing is written.",
   positional: "file",
   options: { json: { type: "boolean" } },
   async run(config, values) {
@@ -27,6 +27,7 @@ export const restoreCommand: Command = {
     for (const [variable, path] of [
       ["DATA_DIR", config.dataDir],
       ["STORAGE_DIR", config.storageDir],
+      ["PUBLIC_DIR", config.publicDir],
     ] as const) {
       if (hasContent(path)) {
         throw new UsageError(
@@ -40,7 +41,8 @@ export const restoreCommand: Command = {
       values.json === true,
       { ...result },
       `Restored the backup of ${result.created_at} (depot ${result.depot_version}) into ${result.data_dir}: ` +
-        `${Object.keys(result.tables).length} tables, ${result.release_files} release files. Start depot there.`,
+        `${Object.keys(result.tables).length} tables, ${result.release_files} release files, ` +
+        `${result.public_files} files of PUBLIC_DIR. Start depot there.`,
     );
     return 0;
   },
