@@ -210,11 +210,12 @@ test("a customer sees and copies their license, resets its IPs, downloads, marks
     ).toBe(`/api/products/${product.id}/versions/${latest.id}/download`);
     await page.getByRole("button", { name: /^Mark as read\W+Ultra Perms 1\.1\.0$/ }).click();
     await page.getByText("1 unread.").waitFor({ timeout: 10_000 });
-    await page.waitForFunction("document.querySelector('.badge')?.textContent === '1 unread notifications'");
+    // Locators, not waitForFunction: its string predicate is an eval, which the dashboard's CSP refuses.
+    await page.locator(".badge", { hasText: /^1 unread notifications$/ }).waitFor({ timeout: 10_000 });
     expect(await items.nth(0).textContent()).not.toContain("Unread");
     await page.getByRole("button", { name: "Mark all as read" }).click();
     await page.getByText("All read.").waitFor({ timeout: 10_000 });
-    await page.waitForFunction("document.querySelector('.badge') === null");
+    await page.locator(".badge").waitFor({ state: "detached", timeout: 10_000 });
     expect(await fitsWidth(page)).toBe(true);
 
     // Profile: a new name, saved and shown on every page from then on.

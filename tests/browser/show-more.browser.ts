@@ -1,10 +1,12 @@
 // Lists longer than a page, in a real browser against the real API: the first page (100 items), then
 // "Show more" adds the next one below. A token made while the first page was shown pushes one of the
-// shown ones onto the next page: it is not listed twice. A next page refused shows why and keeps the
+// shown ones onto the next page: it is not listed twice. A change (a revocation) reloads as many
+// pages as were shown. A next page refused shows why and keeps the
 // button, which works once the server answers again. A select, which cannot show more, offers every
 // candidate: the product owner and the API key creator past the first page of vendors.
 import { expect, test } from "bun:test";
 import { eq, inArray } from "drizzle-orm";
+import type { Locator } from "playwright-core";
 import { roles, users } from "../../src/db/schema/index.ts";
 import { createToken } from "../../src/features/tokens/service.ts";
 import { fitsWidth, listeningDepot, offOrigin, openPage, signInAs } from "../helpers/browser.ts";
@@ -15,6 +17,15 @@ const PASSWORD = "correct horse battery";
 const PAGE = 100;
 
 const depot = listeningDepot();
+
+/**
+ * Waits for the list to show its `count`th row, then checks there are no more. (Not for the button
+ * to go: while it loads it is renamed "Loading more …", so "Show more …" is gone before the page is.)
+ */
+async function expectShown(names: Locator, count: number) {
+  await names.nth(count - 1).waitFor({ timeout: 10_000 });
+  expect(await names.count()).toBe(count);
+}
 
 test("a list longer than a page: Show more adds the next page once, after a failure too", async () => {
   const user = await userWithPassword(depot.ctx, PASSWORD, { role: "vendor" });
@@ -58,7 +69,8 @@ test("a list longer than a page: Show more adds the next page once, after a fail
     // Answered: "token 1" is added; "token 2", already shown, is not shown again; no more pages.
     await page.unrouteAll();
     await more.click();
-    await more.waitFor({ state: "detached", timeout: 10_000 });
+    await expectShown(names, PAGE + 1);
+    expect(await more.count()).toBe(0);
     const listed = await names.allTextContents();
     expect(listed).toHaveLength(PAGE + 1);
     expect(new Set(listed).size).toBe(PAGE + 1);
@@ -71,6 +83,20 @@ test("a list longer than a page: Show more adds the next page once, after a fail
     await page.reload({ waitUntil: "networkidle" });
     await more.waitFor({ timeout: 10_000 });
     expect(await names.first().textContent()).toBe("token 102");
+
+    // Revoking one on the second page keeps the second page shown: the list after the change is
+    // reloaded as far as it was shown, not cut back to its first page.
+    await more.click();
+    await expectShown(names, PAGE + 2);
+    expect(await more.count()).toBe(0);
+    page.once("dialog", (dialog) => void dialog.accept());
+    await page.getByRole("button", { name: "Revoke token 1", exact: true }).click();
+    await page.getByRole("button", { name: "Revoke token 1", exact: true }).waitFor({ state: "detached" });
+    const afterRevoke = await names.allTextContents();
+    expect(afterRevoke).toHaveLength(PAGE + 1);
+    expect(afterRevoke.at(-1)).toBe("token 2");
+    expect(afterRevoke).not.toContain("token 1");
+    expect(await more.count()).toBe(0);
 
     expect(offOrigin(w)).toEqual([]);
     expect(w.problems).toEqual([]);

@@ -1,6 +1,6 @@
 // A list the API hands out a page at a time: the first page, then each "Show more" fetches the next
 // one (the answer's `links.next`) and adds it below what is shown.
-import { useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { get, messageOf } from "./api.ts";
 import { useLoad } from "./load.ts";
 
@@ -44,15 +44,38 @@ export interface More {
 }
 
 /**
- * A list loaded with `first`, as `useLoad` loads anything, plus `more` to add the next page. An item
- * already shown (the list moved between pages: one was added at its head) is not shown twice.
+ * `page` added below `shown`. An item already shown (the list moved between pages: one was added at
+ * its head) is not shown twice.
+ */
+function appended<T extends { id: unknown }>(shown: Listing<T>, page: Listing<T>): Listing<T> {
+  const ids = new Set(shown.items.map((item) => item.id));
+  return { items: [...shown.items, ...page.items.filter((item) => !ids.has(item.id))], next: page.next };
+}
+
+/**
+ * A list loaded with `first`, as `useLoad` loads anything, plus `more` to add the next page. A reload
+ * (after a change) asks for as many pages as were shown, so an item revoked on the second page does
+ * not take the second page away with it; new `deps` (another search) start from the first page.
  */
 export function useListing<T extends { id: unknown }>(
   first: () => Promise<Listing<T>>,
   failure: string,
   deps: unknown[] = [],
 ) {
-  const { loading, reload, update } = useLoad(first, failure, deps);
+  const shownCount = useRef(0);
+  // Declared before useLoad's, so it runs first when `deps` change.
+  useEffect(() => {
+    shownCount.current = 0;
+  }, deps);
+  const loadAsShown = async () => {
+    let list = await first();
+    while (list.next !== null && list.items.length < shownCount.current) {
+      list = appended(list, await listing<T>(list.next));
+    }
+    return list;
+  };
+  const { loading, reload, update } = useLoad(loadAsShown, failure, deps);
+  if (loading.state === "loaded") shownCount.current = loading.data.items.length;
   const [asking, setAsking] = useState<{ busy: boolean; error: string | null }>({ busy: false, error: null });
   const next = loading.state === "loaded" ? loading.data.next : null;
   const show = async () => {
@@ -60,15 +83,8 @@ export function useListing<T extends { id: unknown }>(
     setAsking({ busy: true, error: null });
     try {
       const page = await listing<T>(next);
-      update((shown) => {
-        // Reloaded or searched meanwhile: this page belongs to a list no longer shown.
-        if (shown.next !== next) return shown;
-        const ids = new Set(shown.items.map((item) => item.id));
-        return {
-          items: [...shown.items, ...page.items.filter((item) => !ids.has(item.id))],
-          next: page.next,
-        };
-      });
+      // Reloaded or searched meanwhile: this page belongs to a list no longer shown.
+      update((shown) => (shown.next === next ? appended(shown, page) : shown));
       setAsking({ busy: false, error: null });
     } catch (error) {
       setAsking({ busy: false, error: messageOf(error, "The next page could not be loaded.") });
