@@ -33,6 +33,62 @@ describe("GET /api/health", () => {
   });
 });
 
+describe("X-Content-Type-Options: nosniff on every kind of answer", () => {
+  test("success, refusals, a body too large, the docs and the dashboard, over a real socket", async () => {
+    const url = t.listen();
+    const json = { "content-type": "application/json" };
+    const answers: [string, Promise<Response>][] = [
+      ["health", fetch(`${url}/api/health`)],
+      ["unknown route", fetch(`${url}/api/nothing-here`)],
+      ["wrong method", fetch(`${url}/api/health`, { method: "DELETE" })],
+      ["no credentials", fetch(`${url}/api/admin/users`)],
+      [
+        "malformed JSON",
+        fetch(`${url}/api/admin/users`, {
+          method: "POST",
+          headers: { ...json, ...bearer(adminToken) },
+          body: "{",
+        }),
+      ],
+      [
+        "invalid fields",
+        fetch(`${url}/api/admin/users`, {
+          method: "POST",
+          headers: { ...json, ...bearer(adminToken) },
+          body: "{}",
+        }),
+      ],
+      [
+        "too large",
+        fetch(`${url}/api/admin/users`, {
+          method: "POST",
+          headers: { ...json, ...bearer(adminToken) },
+          body: JSON.stringify({ name: "x".repeat(2 * 1024 * 1024) }),
+        }),
+      ],
+      ["docs", fetch(`${url}/docs`)],
+      ["dashboard", fetch(`${url}/`)],
+    ];
+    const seen: Record<string, [number, string | null]> = {};
+    for (const [name, answer] of answers) {
+      const response = await answer;
+      await response.arrayBuffer();
+      seen[name] = [response.status, response.headers.get("x-content-type-options")];
+    }
+    expect(seen).toEqual({
+      health: [200, "nosniff"],
+      "unknown route": [404, "nosniff"],
+      "wrong method": [405, "nosniff"],
+      "no credentials": [401, "nosniff"],
+      "malformed JSON": [400, "nosniff"],
+      "invalid fields": [422, "nosniff"],
+      "too large": [413, "nosniff"],
+      docs: [200, "nosniff"],
+      dashboard: [200, "nosniff"],
+    });
+  });
+});
+
 describe("error bodies (README, HTTP API)", () => {
   test("unknown route → 404 JSON", async () => {
     const response = await t.request("/api/nothing-here");

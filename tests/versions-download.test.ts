@@ -176,6 +176,7 @@ const wholeHeaders = () => ({
   "accept-ranges": "bytes",
   "repr-digest": `sha-256=:${base64Digest(CONTENT)}:`,
   "cache-control": "private, no-cache",
+  "x-content-type-options": "nosniff",
 });
 
 async function expectWhole(response: Response, bytes: Uint8Array = CONTENT) {

@@ -39,9 +39,10 @@ export function annotateRequest(request: Request, fields: Record<string, unknown
 }
 
 /**
- * Gives every response an `X-Request-Id` and writes one JSON log line per request: who asked (user or
- * API key, client address), the status actually sent and how many body bytes. With `metrics` the same
- * hook counts and times the request by its route pattern: a hook of its own cost more than the counting.
+ * Gives every response an `X-Request-Id` (and `X-Content-Type-Options: nosniff`) and writes one JSON
+ * log line per request: who asked (user or API key, client address), the status actually sent and how
+ * many body bytes. With `metrics` the same hook counts and times the request by its route pattern: a
+ * hook of its own cost more than the counting.
  */
 export const requestLog = (log: Logger, trustProxy: boolean, metrics: Metrics | null = null) =>
   new Elysia({ name: "http.request-log" })
@@ -51,6 +52,8 @@ export const requestLog = (log: Logger, trustProxy: boolean, metrics: Metrics | 
       const ip = clientIp(request, server?.requestIP(request)?.address, trustProxy);
       meta.set(request, { id, startedAt: performance.now(), ip });
       set.headers["x-request-id"] = id;
+      // No response is ever to be read as another type than it says (a release file, a JSON error).
+      set.headers["x-content-type-options"] = "nosniff";
     })
     .onAfterResponse({ as: "global" }, ({ request, path, route, set, responseValue }) => {
       if (metrics) {
