@@ -8,8 +8,9 @@ import type { Database } from "../src/db/client.ts";
 import { signingKeys } from "../src/db/schema/index.ts";
 import { SigningKeyring } from "../src/features/signing/keyring.ts";
 import { dropExpiredKeys, prepareNextKey, rotateSigningKey } from "../src/features/signing/keys.ts";
+import { dropExpiredKeysEvery } from "../src/features/signing/sweep.ts";
 import { createLogger } from "../src/log.ts";
-import { startTestApp, type TestApp } from "./helpers/app.ts";
+import { recordingLogger, startTestApp, type TestApp } from "./helpers/app.ts";
 import { depot, startServer } from "./helpers/cli.ts";
 import { freshDatabase, onPostgres, type TestDatabase } from "./helpers/db.ts";
 import {
@@ -236,6 +237,25 @@ describe("grace period (SIGNING_KEY_GRACE_DAYS)", () => {
     expect((await keyRow(middle.active.kid))?.retiredAt).toBeInstanceOf(Date);
     expect(await dropExpiredKeys(t.ctx)).toEqual([]);
     expect(await publishedKids()).toContain(middle.active.kid);
+  });
+
+  test("serve's hourly sweep drops them without a rotation or a restart, and logs which", async () => {
+    const retired = (await rotateSigningKey(t.ctx)).retired?.kid ?? "";
+    await retiredDaysAgo(retired, GRACE_DAYS + 1);
+    const recorder = recordingLogger("info");
+    const stop = dropExpiredKeysEvery({ ...t.ctx, log: recorder.log });
+    try {
+      // Its first round runs at once (at start), the next an hour later.
+      for (let waited = 0; (await keyRow(retired)) !== null && waited < 5_000; waited += 50)
+        await Bun.sleep(50);
+      expect(await keyRow(retired)).toBeNull();
+      expect(recorder.lines).toContainEqual(
+        expect.objectContaining({ msg: "signing keys past their grace period dropped", kids: [retired] }),
+      );
+      expect(await activeKid()).toBeString();
+    } finally {
+      stop();
+    }
   });
 
   test("a rotation drops the keys whose grace has ended and says which", async () => {

@@ -3,6 +3,7 @@ import { buildApp } from "../app.ts";
 import { startControlSocket } from "../backup/control-socket.ts";
 import { users } from "../db/schema/index.ts";
 import { sweepExpiredSessionsEvery } from "../features/sessions/sweep.ts";
+import { dropExpiredKeysEvery } from "../features/signing/sweep.ts";
 import { sweepExpiredUploadsEvery } from "../features/uploads/sweep.ts";
 import { sweepReleaseLeftovers } from "../features/versions/leftovers.ts";
 import { createLogger } from "../log.ts";
@@ -46,6 +47,7 @@ export const serveCommand: Command = {
     const stopSweepingLeftovers = sweepReleaseLeftovers(runtime);
     const stopSweepingUploads = sweepExpiredUploadsEvery(runtime);
     const stopSweepingSessions = sweepExpiredSessionsEvery(runtime);
+    const stopDroppingKeys = dropExpiredKeysEvery(runtime);
     // On the embedded database `depot backup` takes its snapshot through this process (README: Backups).
     const closeControlSocket = startControlSocket(runtime);
 
@@ -54,6 +56,7 @@ export const serveCommand: Command = {
     stopSweepingLeftovers();
     stopSweepingUploads();
     stopSweepingSessions();
+    stopDroppingKeys();
     metricsServer?.stop(true);
     closeControlSocket();
     const drained = server.stop(false);

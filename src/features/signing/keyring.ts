@@ -1,7 +1,7 @@
 import { type KeyObject, sign } from "node:crypto";
 import type { AppContext } from "../../context.ts";
 import { errorFields } from "../../log-errors.ts";
-import { activeKey, dropExpiredKeys, ensureActiveKey, openPrivateKey } from "./keys.ts";
+import { activeKey, ensureActiveKey, openPrivateKey } from "./keys.ts";
 
 /** A key that can sign: its id and the signing function, always taken together. */
 export interface SigningKey {
@@ -35,7 +35,6 @@ export class SigningKeyring {
     const row = await ensureActiveKey(this.ctx);
     this.key = signingKey(row.kid, openPrivateKey(this.ctx.appKey, row));
     this.checkedAt = Date.now();
-    await dropExpiredKeys(this.ctx);
   }
 
   /** The active key; checks for a rotation in the background when the last check is old enough. */

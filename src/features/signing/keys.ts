@@ -99,7 +99,7 @@ export function prepareNextKey(ctx: KeysContext) {
 }
 
 /** Retired keys whose grace period has ended: no answer or file they signed should verify any more. */
-export async function dropExpiredKeys(ctx: KeysContext): Promise<string[]> {
+export async function dropExpiredKeys(ctx: Pick<AppContext, "db" | "config">): Promise<string[]> {
   const rows = await ctx.db
     .delete(signingKeys)
     .where(lt(signingKeys.retiredAt, graceCutoff(ctx)))
