@@ -56,7 +56,7 @@ function parseLabels(text: string): Record<string, string> | null {
 function parseValue(text: string): number {
   if (text === "+Inf") return Number.POSITIVE_INFINITY;
   if (text === "-Inf") return Number.NEGATIVE_INFINITY;
-  // Prometheus reads NaN in any case; prom-client writes "Nan" (Bun's event-loop delay monitor has no samples).
+  // Prometheus reads NaN in any case; prom-client writes "Nan" (an event-loop delay histogram with no samples yet).
   if (/^nan$/i.test(text)) return 0;
   return /^-?\d+(\.\d+)?(e[+-]?\d+)?$/i.test(text) ? Number(text) : Number.NaN;
 }
