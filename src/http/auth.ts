@@ -32,7 +32,7 @@ const bearerScheme = new Elysia({ name: "http.bearer-scheme" }).onRequest(({ req
  * logs, browser history and Referer headers, so a token in one is as good as published.
  */
 export const headerBearer = (request: Request, bearer: string | undefined): string | undefined =>
-  request.headers.get("authorization")?.startsWith("Bearer ") ? bearer : undefined;
+  /^Bearer[ \t]/.test(request.headers.get("authorization") ?? "") ? bearer : undefined;
 
 /**
  * Bearer personal access tokens, or (Sanctum-style) the dashboard's session cookie when no
