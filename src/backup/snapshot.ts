@@ -114,9 +114,18 @@ async function snapshotPublicDir(publicDir: string, staging: string): Promise<Pu
     // Names /storage/ never serves (and a restore would refuse as an entry).
     if (key.split("/").some((part) => part.startsWith(".") || part.includes("\\"))) continue;
     const path = await linkOrSelf(original, join(staging, key));
-    const bytes = await Bun.file(path).bytes();
-    const sha256 = new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
-    files.push({ key, size: bytes.byteLength, sha256, path });
+    files.push({ key, path, ...(await digestOf(path)) });
   }
   return files.sort((a, b) => a.key.localeCompare(b.key));
+}
+
+/** Size and SHA-256 of a file, read as a stream (an image may be large). */
+async function digestOf(path: string): Promise<{ size: number; sha256: string }> {
+  const hash = new Bun.CryptoHasher("sha256");
+  let size = 0;
+  for await (const chunk of Bun.file(path).stream()) {
+    hash.update(chunk);
+    size += chunk.byteLength;
+  }
+  return { size, sha256: hash.digest("hex") };
 }
