@@ -49,7 +49,7 @@ function tusUpload(
   endpoint: string,
   token: string,
   bytes: Uint8Array,
-  options: { chunkSize?: number; fileName?: string } = {},
+  options: { chunkSize?: number; fileName?: string; overridePatchMethod?: boolean } = {},
 ): Promise<{ id: string; resumedAt: number[] }> {
   const resumedAt: number[] = [];
   return new Promise((resolve, reject) => {
@@ -58,6 +58,7 @@ function tusUpload(
       headers: bearer(token),
       metadata: { filename: options.fileName ?? "app-1.0.zip", filetype: "application/zip" },
       chunkSize: options.chunkSize ?? Number.POSITIVE_INFINITY,
+      overridePatchMethod: options.overridePatchMethod ?? false,
       // The first retry waits for the server to notice the dropped request and commit what it got.
       retryDelays: [500, 1000, 2000],
       onAfterResponse(request, response) {
@@ -259,6 +260,81 @@ describe.each(stores)("tus on $name", (store) => {
     } else {
       expect((await s3.keys()).filter((key) => key.includes(id))).toEqual([]);
     }
+  });
+});
+
+describe("X-HTTP-Method-Override (behind a proxy that lets only GET and POST through)", () => {
+  let w: World;
+  beforeAll(async () => {
+    w = await world();
+  });
+  afterAll(() => w.t.close());
+
+  test("tus-js-client's overridePatchMethod sends every chunk as POST, and the upload publishes", async () => {
+    const bytes = randomBytes(2 * MiB + 5);
+    const methods: string[] = [];
+    const proxy = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      // Refuses PATCH, as such a proxy does; passes everything else on to depot.
+      async fetch(request) {
+        methods.push(request.method);
+        if (request.method === "PATCH") return new Response("Method Not Allowed", { status: 405 });
+        const url = new URL(request.url);
+        return fetch(`${w.base}${url.pathname}${url.search}`, {
+          method: request.method,
+          headers: request.headers,
+          body: request.body,
+          redirect: "manual",
+        } as RequestInit);
+      },
+    });
+    try {
+      const { id } = await tusUpload(`http://127.0.0.1:${proxy.port}`, w.token, bytes, {
+        chunkSize: MiB,
+        overridePatchMethod: true,
+      });
+      expect(methods).toEqual(["POST", "POST", "POST", "POST"]);
+      expect(await uploadRow(w, id)).toMatchObject({ received: bytes.length, sha256: sha256(bytes) });
+      expect((await publishFromUpload(w, id)).status).toBe(201);
+    } finally {
+      proxy.stop(true);
+    }
+  });
+
+  test("POST with DELETE terminates; POST without an override is a 405 that changes nothing", async () => {
+    const path = await create(w, 100 * KiB);
+    const id = path.split("/").at(-1) ?? "";
+    const post = (headers: Record<string, string>, bytes?: Uint8Array) =>
+      fetch(`${w.base}${path}`, {
+        method: "POST",
+        headers: { ...bearer(w.token), ...TUS, ...headers },
+        body: bytes,
+      });
+
+    const overrides: Record<string, string>[] = [{}, { "x-http-method-override": "GET" }];
+    for (const override of overrides) {
+      const refused = await post({ ...CHUNK, "upload-offset": "0", ...override }, randomBytes(KiB));
+      expect(refused.status).toBe(405);
+      expect(refused.headers.get("allow")).toBe("OPTIONS, HEAD, PATCH, DELETE, POST");
+      expect(await readJson(refused)).toEqual({
+        message: "POST to an upload needs X-HTTP-Method-Override: PATCH or DELETE.",
+      });
+    }
+    expect((await uploadRow(w, id))?.received).toBe(0);
+
+    // The override's refusals are PATCH's: a wrong offset is a 409 that keeps nothing.
+    const wrongOffset = await post(
+      { ...CHUNK, "upload-offset": "7", "x-http-method-override": "patch" },
+      randomBytes(KiB),
+    );
+    expect(wrongOffset.status).toBe(409);
+    expect(wrongOffset.headers.get("upload-offset")).toBe("0");
+
+    const deleted = await post({ "x-http-method-override": "DELETE" });
+    expect(deleted.status).toBe(204);
+    expect(deleted.headers.get("tus-resumable")).toBe("1.0.0");
+    expect(await uploadRow(w, id)).toBeNull();
   });
 });
 

@@ -503,6 +503,12 @@ const routes = (): GuardedRoute[] => [
     denied: () => [...ownOnly("Upload")(), who("customer", 403, FORBIDDEN)],
     allowed: () => [who("vendor", 204)],
   },
+  {
+    route: "POST /api/uploads/:id",
+    send: tusCall("POST", vendorUpload, { "x-http-method-override": "DELETE" }),
+    denied: () => [...ownOnly("Upload")(), who("customer", 403, FORBIDDEN)],
+    allowed: () => [who("vendor", 204)],
+  },
   // Notifications and webhooks: a user's own only
   {
     route: "GET /api/notifications",
