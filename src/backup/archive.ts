@@ -3,6 +3,7 @@ import { BackupFailed } from "./errors.ts";
 import {
   APP_KEY_ENTRY,
   DATABASE_ENTRY,
+  fileCounts,
   MANIFEST_ENTRY,
   MANIFEST_FORMAT,
   type Manifest,
@@ -10,7 +11,7 @@ import {
   PUBLIC_PREFIX,
   RELEASES_PREFIX,
 } from "./manifest.ts";
-import type { Snapshot } from "./snapshot.ts";
+import type { PublicFile, Snapshot } from "./snapshot.ts";
 import { type TarEntry, writeTar } from "./tar.ts";
 
 /** What a backup holds, as `depot backup --json` prints it (with `file` and `bytes` of the archive). */
@@ -55,23 +56,12 @@ export function archiveSnapshot(
   if (appKey)
     planned.push({ path: APP_KEY_ENTRY, ...digest(appKey), source: { bytes: appKey }, what: "app.key" });
   for (const file of snapshot.files) {
-    planned.push({
-      path: `${RELEASES_PREFIX}${file.key}`,
-      size: file.size,
-      sha256: file.sha256,
-      source: { path: file.path },
-      what: `the release file of version ${file.versionId} (${file.key})`,
-    });
+    planned.push(
+      onDisk(RELEASES_PREFIX, file, `the release file of version ${file.versionId} (${file.key})`),
+    );
   }
-  for (const file of snapshot.publicFiles) {
-    planned.push({
-      path: `${PUBLIC_PREFIX}${file.key}`,
-      size: file.size,
-      sha256: file.sha256,
-      source: { path: file.path },
-      what: `PUBLIC_DIR's ${file.key}`,
-    });
-  }
+  for (const file of snapshot.publicFiles)
+    planned.push(onDisk(PUBLIC_PREFIX, file, `PUBLIC_DIR's ${file.key}`));
   const createdAt = new Date().toISOString();
   const manifest: Manifest = {
     format: MANIFEST_FORMAT,
@@ -86,16 +76,12 @@ export function archiveSnapshot(
     { name: MANIFEST_ENTRY, size: manifestBytes.byteLength, body: once(manifestBytes) },
     ...planned.map((p) => ({ name: p.path, size: p.size, body: checked(p) })),
   ];
-  const releases = snapshot.files;
   const summary: BackupSummary = {
     created_at: createdAt,
     depot_version: pkg.version,
     migrations: snapshot.migrations.map((m) => m.tag ?? String(m.created_at)),
     tables: snapshot.tables,
-    release_files: releases.length,
-    release_bytes: releases.reduce((sum, f) => sum + f.size, 0),
-    public_files: snapshot.publicFiles.length,
-    public_bytes: snapshot.publicFiles.reduce((sum, f) => sum + f.size, 0),
+    ...fileCounts(manifest.files),
     tar_bytes: entries.reduce((sum, e) => sum + 512 + Math.ceil(e.size / 512) * 512, 1024),
   };
   return { summary, tar: counted(writeTar(entries), onBytes) };
@@ -107,6 +93,15 @@ async function* counted(source: AsyncIterable<Uint8Array>, onBytes: (n: number) 
     yield chunk;
   }
 }
+
+/** A file read from disk into the archive under `prefix`. */
+const onDisk = (prefix: string, file: PublicFile, what: string): Planned => ({
+  path: `${prefix}${file.key}`,
+  size: file.size,
+  sha256: file.sha256,
+  source: { path: file.path },
+  what,
+});
 
 function digest(bytes: Uint8Array): { size: number; sha256: string } {
   return { size: bytes.byteLength, sha256: new Bun.CryptoHasher("sha256").update(bytes).digest("hex") };

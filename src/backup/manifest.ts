@@ -22,6 +22,20 @@ export interface ManifestFile {
   sha256: string;
 }
 
+/** How many release files and files of PUBLIC_DIR an archive holds, and their bytes. */
+export function fileCounts(files: ManifestFile[]) {
+  const under = (prefix: string) => files.filter((f) => f.path.startsWith(prefix));
+  const bytes = (of: ManifestFile[]) => of.reduce((sum, f) => sum + f.size, 0);
+  const releases = under(RELEASES_PREFIX);
+  const images = under(PUBLIC_PREFIX);
+  return {
+    release_files: releases.length,
+    release_bytes: bytes(releases),
+    public_files: images.length,
+    public_bytes: bytes(images),
+  };
+}
+
 export interface Manifest {
   format: number;
   depot_version: string;

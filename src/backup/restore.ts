@@ -13,6 +13,7 @@ import {
   APP_KEY_ENTRY,
   countRows,
   DATABASE_ENTRY,
+  fileCounts,
   incompatibility,
   isSafeEntry,
   MANIFEST_ENTRY,
@@ -97,8 +98,6 @@ export async function restoreBackup(config: Config, file: string): Promise<Resto
 
     for (const p of places) if (!p.inside) await moveInto(p.staging, p.target);
     await moveInto(staging, dataDir);
-    const releases = filesUnder(manifest, RELEASES_PREFIX);
-    const images = filesUnder(manifest, PUBLIC_PREFIX);
     return {
       data_dir: dataDir,
       storage_dir: config.storageDir,
@@ -107,10 +106,7 @@ export async function restoreBackup(config: Config, file: string): Promise<Resto
       depot_version: manifest.depot_version,
       migrations: manifest.migrations.map((m) => m.tag ?? String(m.created_at)),
       tables: manifest.tables,
-      release_files: releases.length,
-      release_bytes: sumOfSizes(releases),
-      public_files: images.length,
-      public_bytes: sumOfSizes(images),
+      ...fileCounts(manifest.files),
     };
   } catch (error) {
     for (const dir of created) await rm(dir, { recursive: true, force: true });
@@ -233,10 +229,6 @@ async function loadDatabase(path: string, dump: string, manifest: Manifest) {
   }
   await rm(dump);
 }
-
-const filesUnder = (manifest: Manifest, prefix: string) =>
-  manifest.files.filter((f) => f.path.startsWith(prefix));
-const sumOfSizes = (files: ManifestFile[]) => files.reduce((sum, f) => sum + f.size, 0);
 
 /** Renames `staging` to `target`, which may exist only as an empty directory. */
 async function moveInto(staging: string, target: string) {

@@ -1,28 +1,24 @@
 import { existsSync, statSync } from "node:fs";
-import { link, mkdir, readdir, rm } from "node:fs/promises";
+import { link, mkdir, open, readdir, rm } from "node:fs/promises";
 import { dirname, join, relative } from "node:path";
 import type { PGlite } from "@electric-sql/pglite";
+import { hashFile } from "../storage/releases.ts";
 import { BackupFailed } from "./errors.ts";
 import { appliedMigrations, countRows, type Manifest, queryOn } from "./manifest.ts";
 
-/** A release file the snapshot's versions name, and where to read it from. */
-export interface SnapshotFile {
+/** A file of PUBLIC_DIR (a product image), hashed when the snapshot was taken, and where to read it from. */
+export interface PublicFile {
+  /** Its path inside PUBLIC_DIR. */
   key: string;
   size: number;
   sha256: string;
-  versionId: number;
   /** A hard link taken at the snapshot (a deletion afterwards cannot take it away), or the file itself. */
   path: string;
 }
 
-/** A file of PUBLIC_DIR (a product image), hashed when the snapshot was taken. */
-export interface PublicFile {
-  /** Its path inside PUBLIC_DIR, with `/` separators. */
-  key: string;
-  size: number;
-  sha256: string;
-  /** A hard link taken at the snapshot, or the file itself. */
-  path: string;
+/** A release file the snapshot's versions name (`key` is its storage key, size and SHA-256 the version's). */
+export interface SnapshotFile extends PublicFile {
+  versionId: number;
 }
 
 export interface Snapshot {
@@ -119,13 +115,13 @@ async function snapshotPublicDir(publicDir: string, staging: string): Promise<Pu
   return files.sort((a, b) => a.key.localeCompare(b.key));
 }
 
-/** Size and SHA-256 of a file, read as a stream (an image may be large). */
+/** Size and SHA-256 of a file, read in chunks (an image may be large). */
 async function digestOf(path: string): Promise<{ size: number; sha256: string }> {
-  const hash = new Bun.CryptoHasher("sha256");
-  let size = 0;
-  for await (const chunk of Bun.file(path).stream()) {
-    hash.update(chunk);
-    size += chunk.byteLength;
+  const handle = await open(path, "r");
+  try {
+    const { size } = await handle.stat();
+    return { size, sha256: await hashFile(handle, size) };
+  } finally {
+    await handle.close();
   }
-  return { size, sha256: hash.digest("hex") };
 }

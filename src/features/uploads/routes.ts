@@ -86,129 +86,123 @@ export const uploadRoutes = (ctx: AppContext) => {
     return new Response(null, { status: 204 });
   };
 
-  return (
-    new Elysia()
-      .use(bearerAuth(ctx))
-      .options("/api/uploads", options, { detail: optionsDoc })
-      .options("/api/uploads/:id", options, { detail: optionsDoc })
-      .post(
-        "/api/uploads",
-        async ({ request, actor }) => {
-          const headers = request.headers;
-          requireTusResumable(headers);
-          if (headers.has("upload-defer-length")) {
-            throw new AppError(400, "Upload-Length is required: deferring it is not supported.");
-          }
-          const length = integerHeader(headers, "upload-length");
-          const metadata = parseMetadata(headers.get("upload-metadata"));
-          const withBytes = hasBody(headers);
-          if (withBytes) requireChunkType(headers);
-          const checksum = withBytes ? parseChecksum(headers.get("upload-checksum")) : null;
-          let row = await createUpload(ctx, actor, length, metadata);
-          if (withBytes) row = await appendChunk(ctx, row, 0, body(request), checksum);
-          return Response.json(
-            {
-              data: {
-                id: row.id,
-                length: row.length,
-                offset: row.received,
-                expires_at: row.expiresAt.toISOString(),
-              },
+  return new Elysia()
+    .use(bearerAuth(ctx))
+    .options("/api/uploads", options, { detail: optionsDoc })
+    .options("/api/uploads/:id", options, { detail: optionsDoc })
+    .post(
+      "/api/uploads",
+      async ({ request, actor }) => {
+        const headers = request.headers;
+        requireTusResumable(headers);
+        if (headers.has("upload-defer-length")) {
+          throw new AppError(400, "Upload-Length is required: deferring it is not supported.");
+        }
+        const length = integerHeader(headers, "upload-length");
+        const metadata = parseMetadata(headers.get("upload-metadata"));
+        const withBytes = hasBody(headers);
+        if (withBytes) requireChunkType(headers);
+        const checksum = withBytes ? parseChecksum(headers.get("upload-checksum")) : null;
+        let row = await createUpload(ctx, actor, length, metadata);
+        if (withBytes) row = await appendChunk(ctx, row, 0, body(request), checksum);
+        return Response.json(
+          {
+            data: {
+              id: row.id,
+              length: row.length,
+              offset: row.received,
+              expires_at: row.expiresAt.toISOString(),
             },
-            {
-              status: 201,
-              headers: {
-                location: uploadPath(row.id),
-                "upload-offset": String(row.received),
-                ...expiryHeader(row),
-              },
-            },
-          );
-        },
-        {
-          auth: "versions.publish",
-          mapResponse: tusResumable,
-          detail: {
-            tags,
-            summary: "Start a resumable upload (tus creation, optionally with its first bytes)",
-            description:
-              "Headers: `Tus-Resumable: 1.0.0`, `Upload-Length`, optional `Upload-Metadata` (`filename`, " +
-              "`filetype`). A body of type application/offset+octet-stream carries the first bytes. 201 with " +
-              "`Location`; publish the finished upload with `upload_id` in the JSON publish request.",
-            responses: { 201: { description: "Created; `Location` is the upload's URL" } },
           },
-          response: errors,
-        },
-      )
-      .head(
-        "/api/uploads/:id",
-        async ({ params, request, actor }) => {
-          requireTusResumable(request.headers);
-          const row = requireUnexpired(await findOwnUpload(ctx, actor, params.id));
-          const metadata = formatMetadata(row.metadata);
-          return new Response(null, {
-            status: 200,
+          {
+            status: 201,
             headers: {
+              location: uploadPath(row.id),
               "upload-offset": String(row.received),
-              "upload-length": String(row.length),
-              "cache-control": "no-store",
-              ...(metadata === "" ? {} : { "upload-metadata": metadata }),
               ...expiryHeader(row),
             },
-          });
-        },
-        {
-          auth: "versions.publish",
-          mapResponse: tusResumable,
-          detail: { tags, summary: "An upload's offset: how many bytes the server has" },
-        },
-      )
-      .patch("/api/uploads/:id", ({ params, request, actor }) => continueUpload(params.id, request, actor), {
+          },
+        );
+      },
+      {
         auth: "versions.publish",
         mapResponse: tusResumable,
         detail: {
           tags,
-          summary: "Send an upload's next bytes",
+          summary: "Start a resumable upload (tus creation, optionally with its first bytes)",
           description:
-            "`Upload-Offset` must be the upload's offset (409 otherwise); optional `Upload-Checksum: sha256 " +
-            "<base64>` (460 when the bytes do not match, and nothing of them is kept).",
+            "Headers: `Tus-Resumable: 1.0.0`, `Upload-Length`, optional `Upload-Metadata` (`filename`, " +
+            "`filetype`). A body of type application/offset+octet-stream carries the first bytes. 201 with " +
+            "`Location`; publish the finished upload with `upload_id` in the JSON publish request.",
+          responses: { 201: { description: "Created; `Location` is the upload's URL" } },
         },
         response: errors,
-      })
-      .delete(
-        "/api/uploads/:id",
-        ({ params, request, actor }) => terminateUpload(params.id, request, actor),
-        {
-          auth: "versions.publish",
-          mapResponse: tusResumable,
-          detail: { tags, summary: "Cancel an upload and remove its bytes (tus termination)" },
-          response: errors,
-        },
-      )
-      // tus 1.0.0: a server MUST take X-HTTP-Method-Override as the method, for clients behind proxies
-      // that let only GET and POST through (tus-js-client's `overridePatchMethod`).
-      .post(
-        "/api/uploads/:id",
-        ({ params, request, actor }) => {
-          const method = request.headers.get("x-http-method-override")?.trim().toUpperCase();
-          if (method === "PATCH") return continueUpload(params.id, request, actor);
-          if (method === "DELETE") return terminateUpload(params.id, request, actor);
-          throw new AppError(405, "POST to an upload needs X-HTTP-Method-Override: PATCH or DELETE.", {
-            allow: "OPTIONS, HEAD, PATCH, DELETE, POST",
-          });
-        },
-        {
-          auth: "versions.publish",
-          mapResponse: tusResumable,
-          detail: {
-            tags,
-            summary: "PATCH or DELETE an upload through POST (X-HTTP-Method-Override)",
-            description:
-              "`X-HTTP-Method-Override: PATCH` sends bytes as PATCH does, `DELETE` terminates the upload; " +
-              "without either: 405.",
+      },
+    )
+    .head(
+      "/api/uploads/:id",
+      async ({ params, request, actor }) => {
+        requireTusResumable(request.headers);
+        const row = requireUnexpired(await findOwnUpload(ctx, actor, params.id));
+        const metadata = formatMetadata(row.metadata);
+        return new Response(null, {
+          status: 200,
+          headers: {
+            "upload-offset": String(row.received),
+            "upload-length": String(row.length),
+            "cache-control": "no-store",
+            ...(metadata === "" ? {} : { "upload-metadata": metadata }),
+            ...expiryHeader(row),
           },
-          response: { ...errors, 405: MessageJson },
+        });
+      },
+      {
+        auth: "versions.publish",
+        mapResponse: tusResumable,
+        detail: { tags, summary: "An upload's offset: how many bytes the server has" },
+      },
+    )
+    .patch("/api/uploads/:id", ({ params, request, actor }) => continueUpload(params.id, request, actor), {
+      auth: "versions.publish",
+      mapResponse: tusResumable,
+      detail: {
+        tags,
+        summary: "Send an upload's next bytes",
+        description:
+          "`Upload-Offset` must be the upload's offset (409 otherwise); optional `Upload-Checksum: sha256 " +
+          "<base64>` (460 when the bytes do not match, and nothing of them is kept).",
+      },
+      response: errors,
+    })
+    .delete("/api/uploads/:id", ({ params, request, actor }) => terminateUpload(params.id, request, actor), {
+      auth: "versions.publish",
+      mapResponse: tusResumable,
+      detail: { tags, summary: "Cancel an upload and remove its bytes (tus termination)" },
+      response: errors,
+    })
+    .post(
+      "/api/uploads/:id",
+      ({ params, request, actor }) => {
+        // tus 1.0.0: a server MUST take X-HTTP-Method-Override as the method, for clients behind
+        // proxies that let only GET and POST through (tus-js-client's `overridePatchMethod`).
+        const method = request.headers.get("x-http-method-override")?.trim().toUpperCase();
+        if (method === "PATCH") return continueUpload(params.id, request, actor);
+        if (method === "DELETE") return terminateUpload(params.id, request, actor);
+        throw new AppError(405, "POST to an upload needs X-HTTP-Method-Override: PATCH or DELETE.", {
+          allow: "OPTIONS, HEAD, PATCH, DELETE, POST",
+        });
+      },
+      {
+        auth: "versions.publish",
+        mapResponse: tusResumable,
+        detail: {
+          tags,
+          summary: "PATCH or DELETE an upload through POST (X-HTTP-Method-Override)",
+          description:
+            "`X-HTTP-Method-Override: PATCH` sends bytes as PATCH does, `DELETE` terminates the upload; " +
+            "without either: 405.",
         },
-      )
-  );
+        response: { ...errors, 405: MessageJson },
+      },
+    );
 };
