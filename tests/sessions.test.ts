@@ -216,11 +216,48 @@ describe("throttling failed sign-ins", () => {
     // Another address is not held back by this one.
     expect((await signInRequest(user.email, PASSWORD, fromNewAddress())).status).toBe(200);
   }, 30_000);
+  // `İ` (U+0130) is where the database's lower() (C.UTF-8: `i`) and JavaScript's (`i̇`, two code
+  // points) parted: the address below reached the user by one and got a count of its own by the other.
+  test("an address that only a locale folds to the user's (ADMİN) is nobody: no sign-in, no count of theirs", async () => {
+    const user = await userWithPassword(t.ctx, PASSWORD, { email: `mira.${ip}@example.com` });
+    const dotted = user.email.replace("mira", "MİRA");
+    const refused = await signInRequest(dotted, PASSWORD, fromNewAddress());
+    expect(refused.status).toBe(422);
+    expect(await readJson(refused)).toEqual(BAD_CREDENTIALS);
+    expect(refused.headers.get("set-cookie")).toBeNull();
+    // Its failures are not the user's: the user still has all five.
+    for (let i = 0; i < 5; i++) await signInRequest(dotted, "guess", fromNewAddress());
+    expect((await signInRequest(user.email, PASSWORD, fromNewAddress())).status).toBe(200);
+  }, 30_000);
+
+  test("every way of typing the user's address counts against the user: five in all, then 429", async () => {
+    const user = await userWithPassword(t.ctx, PASSWORD, { email: `nina.${ip}@example.com` });
+    const spellings = [user.email, user.email.toUpperCase(), user.email.replace("nina", "Nina")];
+    for (let i = 0; i < 5; i++)
+      expect((await signInRequest(spellings[i % 3] ?? "", "guess", fromNewAddress())).status).toBe(422);
+    for (const email of spellings) {
+      const refused = await signInRequest(email, PASSWORD, fromNewAddress());
+      expect(refused.status).toBe(429);
+    }
+    const [window] = await t.ctx.db
+      .select()
+      .from(signInAttempts)
+      .where(eq(signInAttempts.key, `sign-in:user:${user.id}`));
+    expect(window?.count).toBe(5);
+  }, 30_000);
+
+  test("unknown addresses count under one form: NOBODY@ and nobody@ share their five", async () => {
+    const address = `nobody.${ip}@example.com`;
+    for (const email of [address, address.toUpperCase(), address, address.toUpperCase(), address])
+      expect((await signInRequest(email, "guess", fromNewAddress())).status).toBe(422);
+    expect((await signInRequest(address.toUpperCase(), "guess", fromNewAddress())).status).toBe(429);
+  }, 30_000);
+
   test("the hourly sweep removes spent windows and keeps the live ones", async () => {
     const user = await userWithPassword(t.ctx, PASSWORD);
     const address = fromNewAddress();
     expect((await signInRequest(user.email, "guess", address)).status).toBe(422);
-    const spent = `sign-in:email:${user.email.toLowerCase()}`;
+    const spent = `sign-in:user:${user.id}`;
     const live = `sign-in:ip:${address["x-forwarded-for"]}`;
     await t.ctx.db
       .update(signInAttempts)

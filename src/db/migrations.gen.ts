@@ -12,6 +12,7 @@ import m9 from "../../drizzle/0009_user_passwords.sql" with { type: "text" };
 import m10 from "../../drizzle/0010_sessions.sql" with { type: "text" };
 import m11 from "../../drizzle/0011_version_downloads.sql" with { type: "text" };
 import m12 from "../../drizzle/0012_sign_in_attempts.sql" with { type: "text" };
+import m13 from "../../drizzle/0013_email_key.sql" with { type: "text" };
 
 import type { Migration } from "./migrate.ts";
 
@@ -29,4 +30,5 @@ export const migrations: Migration[] = [
   { tag: "0010_sessions", createdAt: 1795418442385, sql: m10 },
   { tag: "0011_version_downloads", createdAt: 1795425137029, sql: m11 },
   { tag: "0012_sign_in_attempts", createdAt: 1795443729318, sql: m12 },
+  { tag: "0013_email_key", createdAt: 1795672552017, sql: m13 },
 ];

@@ -2,7 +2,7 @@ import { index, integer, pgTable, text } from "drizzle-orm/pg-core";
 import { timestamptz } from "./columns.ts";
 
 /**
- * Password attempts counted per key (`sign-in:email:…`, `sign-in:ip:…`, `password:email:…`) in fixed
+ * Password attempts counted per key (`sign-in:user:7`, `sign-in:email:…`, `sign-in:ip:…`, `password:user:7`) in fixed
  * one-minute windows. In the database, so every instance serving the dashboard counts together.
  */
 export const signInAttempts = pgTable(

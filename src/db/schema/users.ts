@@ -1,5 +1,5 @@
-import { sql } from "drizzle-orm";
 import { pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { emailKeyOf } from "../email-key.ts";
 import { id, ref, timestamps } from "./columns.ts";
 import { roles } from "./roles.ts";
 
@@ -16,8 +16,8 @@ export const users = pgTable(
       .references(() => roles.id),
     ...timestamps,
   },
-  // E-mail addresses are unique regardless of case, as people type them.
-  (table) => [uniqueIndex("users_email_lower_unique").on(sql`lower(${table.email})`)],
+  // E-mail addresses are unique regardless of case, as people type them (db/email-key.ts).
+  (table) => [uniqueIndex("users_email_key_unique").on(emailKeyOf(table.email))],
 );
 
 export type User = typeof users.$inferSelect;

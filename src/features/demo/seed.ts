@@ -1,8 +1,8 @@
 import { mkdirSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
+import { emailMatches } from "../../db/email-key.ts";
 import { users } from "../../db/schema/index.ts";
 import { withTransaction } from "../../db/transaction.ts";
 import { AppError } from "../../errors.ts";
@@ -213,7 +213,7 @@ async function seedCatalogue(ctx: Pick<AppContext, "db" | "config">): Promise<De
     const [existing] = await tx.db
       .select({ id: users.id })
       .from(users)
-      .where(sql`lower(${users.email}) = lower(${ADMIN.email})`);
+      .where(emailMatches(users.email, ADMIN.email));
     if (existing) throw new DemoAlreadySeeded();
 
     await createRole(tx, SUPPORT_ROLE);

@@ -1,5 +1,6 @@
 import { and, desc, eq, ilike, like, or, type SQL, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
+import { emailMatches } from "../../db/email-key.ts";
 import { type License, licenseIps, licenses, type Product, users } from "../../db/schema/index.ts";
 import { FieldErrors, Forbidden, Invalid, NotFound } from "../../errors.ts";
 import type { PageRequest } from "../../pagination.ts";
@@ -90,7 +91,7 @@ async function checkedFields(ctx: Pick<AppContext, "db">, input: Partial<CreateP
     [owner] = await ctx.db
       .select({ id: users.id, name: users.name, email: users.email })
       .from(users)
-      .where(sql`lower(${users.email}) = lower(${input.owner_email.trim()})`);
+      .where(emailMatches(users.email, input.owner_email.trim()));
     if (!owner) errors.add("owner_email", "No user has this e-mail address.");
   }
   const expires = checkedExpires(input.expires, errors);

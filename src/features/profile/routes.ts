@@ -6,7 +6,7 @@ import { clientIpOf } from "../../http/request-id.ts";
 import { dataOf, MessageJson, ValidationJson } from "../../http/schemas.ts";
 import { sha256Hex } from "../auth/secrets.ts";
 import { readSessionCookie } from "../sessions/cookie.ts";
-import { SignInThrottle } from "../sessions/sign-in-throttle.ts";
+import { attemptSubject, SignInThrottle } from "../sessions/sign-in-throttle.ts";
 import { UserJson } from "../users/schemas.ts";
 import { toUserJson } from "../users/service.ts";
 import { ChangePasswordBody, UpdateProfileBody } from "./schemas.ts";
@@ -46,16 +46,17 @@ export const profileRoutes = (ctx: AppContext) => {
         // sessionOnly let only a live session cookie through: it is the session to keep.
         const current = sha256Hex(readSessionCookie(request) ?? "");
         const ip = clientIpOf(request);
-        await throttle.begin(actor.user.email, ip);
+        const subject = attemptSubject(actor.user, actor.user.email);
+        await throttle.begin(subject, ip);
         try {
           await changePassword(ctx, actor.user.id, current, body);
         } catch (error) {
           // Only a wrong current password counts as a failed attempt.
           if (!(error instanceof Invalid && error.errors.current_password))
-            await throttle.succeeded(actor.user.email, ip);
+            await throttle.succeeded(subject, ip);
           throw error;
         }
-        await throttle.succeeded(actor.user.email, ip);
+        await throttle.succeeded(subject, ip);
         set.status = 204;
       },
       {

@@ -1,5 +1,6 @@
-import { eq, sql } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
+import { emailMatches } from "../../db/email-key.ts";
 import { roles, users } from "../../db/schema/index.ts";
 import { Invalid } from "../../errors.ts";
 import { hashPassword, verifyPassword } from "../auth/passwords.ts";
@@ -18,19 +19,23 @@ export const warmDummyHash = () => {
   return dummyHash;
 };
 
-/** The user with this e-mail (any case) and password; the same 422 for every kind of mismatch. */
-export async function checkCredentials(
+/** The user this e-mail address belongs to (any case, db/email-key.ts), or null. */
+export async function findUserByEmail(
   ctx: Pick<AppContext, "db">,
   email: string,
-  password: string,
-): Promise<UserWithRole> {
+): Promise<UserWithRole | null> {
   const [row] = await ctx.db
     .select()
     .from(users)
     .innerJoin(roles, eq(users.roleId, roles.id))
-    .where(sql`lower(${users.email}) = lower(${email})`);
-  const hash = row?.users.passwordHash ?? (await warmDummyHash());
+    .where(emailMatches(users.email, email));
+  return row ? { user: row.users, role: row.roles } : null;
+}
+
+/** `found` when `password` is theirs; the same 422 for every kind of mismatch, no user included. */
+export async function checkPassword(found: UserWithRole | null, password: string): Promise<UserWithRole> {
+  const hash = found?.user.passwordHash ?? (await warmDummyHash());
   const matches = await verifyPassword(password, hash);
-  if (!row?.users.passwordHash || !matches) throw new Invalid({ email: [BAD_CREDENTIALS] });
-  return { user: row.users, role: row.roles };
+  if (!found?.user.passwordHash || !matches) throw new Invalid({ email: [BAD_CREDENTIALS] });
+  return found;
 }

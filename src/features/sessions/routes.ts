@@ -8,10 +8,10 @@ import { sessionAuth } from "../../http/session-auth.ts";
 import { sha256Hex } from "../auth/secrets.ts";
 import type { UserWithRole } from "../users/service.ts";
 import { clearedSessionCookie, cookieIsSecure, readSessionCookie, sessionCookie } from "./cookie.ts";
-import { checkCredentials, warmDummyHash } from "./credentials.ts";
+import { checkPassword, findUserByEmail, warmDummyHash } from "./credentials.ts";
 import { SessionJson, SignInBody } from "./schemas.ts";
 import { endEverySession, endSession, lifetimeSeconds, startSession } from "./service.ts";
-import { SignInThrottle } from "./sign-in-throttle.ts";
+import { attemptSubject, SignInThrottle } from "./sign-in-throttle.ts";
 
 const toSessionJson = ({ user, role }: UserWithRole, session: Session) => ({
   user: {
@@ -36,9 +36,11 @@ export const sessionRoutes = (ctx: AppContext) => {
       async ({ body, request, set }) => {
         refuseCrossSite(request, ctx.config.appUrl);
         const ip = clientIpOf(request);
-        await throttle.begin(body.email, ip);
-        const found = await checkCredentials(ctx, body.email, body.password);
-        await throttle.succeeded(body.email, ip);
+        const user = await findUserByEmail(ctx, body.email);
+        const subject = attemptSubject(user?.user ?? null, body.email);
+        await throttle.begin(subject, ip);
+        const found = await checkPassword(user, body.password);
+        await throttle.succeeded(subject, ip);
         // Signing in again replaces the browser's previous session rather than leaving it behind.
         const previous = readSessionCookie(request);
         if (previous) await endSession(ctx, sha256Hex(previous));

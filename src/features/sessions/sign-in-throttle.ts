@@ -1,10 +1,11 @@
 import { and, eq, gt, lte, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
+import { emailKey } from "../../db/email-key.ts";
 import { signInAttempts } from "../../db/schema/index.ts";
 import { TooManySignInAttempts } from "../../errors.ts";
 
-/** Failed sign-ins allowed per e-mail address (lower-cased) and per client address, per window. */
-export const MAX_FAILURES_PER_EMAIL = 5;
+/** Failed sign-ins allowed per user (or unknown e-mail address) and per client address, per window. */
+export const MAX_FAILURES_PER_USER = 5;
 export const MAX_FAILURES_PER_IP = 20;
 const WINDOW = sql`interval '60 seconds'`;
 
@@ -36,6 +37,16 @@ async function countAttempt(tx: Tx, key: string) {
   return window;
 }
 
+/** Whom attempts are counted against: a user, or an address that belongs to nobody. */
+export type AttemptSubject = `user:${number}` | `email:${string}`;
+
+/**
+ * The user the database matched, whatever way the address was typed; an unknown address counts
+ * under the one form depot compares addresses in, so `Admin@…` and `admin@…` share their five.
+ */
+export const attemptSubject = (user: { id: number } | null, email: string): AttemptSubject =>
+  user ? `user:${user.id}` : `email:${emailKey(email)}`;
+
 /**
  * Password throttling, kept in the database so several instances count together and a restart
  * forgets nothing. An attempt is counted before the password is checked and given back if it was
@@ -48,20 +59,20 @@ export class SignInThrottle {
     private readonly scope: "sign-in" | "password",
   ) {}
 
-  private keysOf(email: string, ip: string | null) {
-    return { email: `${this.scope}:email:${email.toLowerCase()}`, ip: `${this.scope}:ip:${ip ?? "unknown"}` };
+  private keysOf(subject: AttemptSubject, ip: string | null) {
+    return { subject: `${this.scope}:${subject}`, ip: `${this.scope}:ip:${ip ?? "unknown"}` };
   }
 
-  /** Counts an attempt for this e-mail and address, or throws 429 when either has used up its minute. */
-  async begin(email: string, ip: string | null): Promise<void> {
-    const keys = this.keysOf(email, ip);
-    // One transaction, the e-mail's row locked before the address's (always in that order, so two
+  /** Counts an attempt at `subject` from this address, or throws 429 when either has used up its minute. */
+  async begin(subject: AttemptSubject, ip: string | null): Promise<void> {
+    const keys = this.keysOf(subject, ip);
+    // One transaction, the subject's row locked before the address's (always in that order, so two
     // attempts cannot deadlock): a refusal rolls both counts back.
     await this.db.transaction(async (tx) => {
-      const byEmail = await countAttempt(tx, keys.email);
+      const bySubject = await countAttempt(tx, keys.subject);
       const byIp = await countAttempt(tx, keys.ip);
       const waits = [
-        byEmail.count > MAX_FAILURES_PER_EMAIL ? byEmail.wait : 0,
+        bySubject.count > MAX_FAILURES_PER_USER ? bySubject.wait : 0,
         byIp.count > MAX_FAILURES_PER_IP ? byIp.wait : 0,
       ];
       const wait = Math.max(...waits);
@@ -69,10 +80,10 @@ export class SignInThrottle {
     });
   }
 
-  /** The password was right: the e-mail starts afresh and the address gets its attempt back. */
-  async succeeded(email: string, ip: string | null): Promise<void> {
-    const keys = this.keysOf(email, ip);
-    await this.db.delete(signInAttempts).where(eq(signInAttempts.key, keys.email));
+  /** The password was right: the subject starts afresh and the address gets its attempt back. */
+  async succeeded(subject: AttemptSubject, ip: string | null): Promise<void> {
+    const keys = this.keysOf(subject, ip);
+    await this.db.delete(signInAttempts).where(eq(signInAttempts.key, keys.subject));
     await this.db
       .update(signInAttempts)
       .set({ count: sql`greatest(${signInAttempts.count} - 1, 0)` })

@@ -1,5 +1,6 @@
 import { and, asc, eq, ilike, or, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
+import { emailMatches } from "../../db/email-key.ts";
 import { containsPattern } from "../../db/like.ts";
 import { type Role, roles, type User, users } from "../../db/schema/index.ts";
 import { withTransaction } from "../../db/transaction.ts";
@@ -27,7 +28,7 @@ async function checkNewUser(ctx: Pick<AppContext, "db">, input: Partial<CreateUs
     const [taken] = await ctx.db
       .select({ id: users.id })
       .from(users)
-      .where(sql`lower(${users.email}) = lower(${input.email})`);
+      .where(emailMatches(users.email, input.email));
     if (taken) errors.add("email", "The email has already been taken.");
   }
   errors.throwIfAny();
@@ -44,7 +45,7 @@ export async function createUser(
   passwordHash: string | null = null,
 ): Promise<UserWithRole> {
   const role = await checkNewUser(ctx, input);
-  // The unique index on lower(email) still guards a race between the check and the insert.
+  // The unique index on the address (db/email-key.ts) still guards a race between the check and the insert.
   const [user] = await ctx.db
     .insert(users)
     .values({ name: input.name, email: input.email, roleId: role.id, passwordHash })
@@ -59,7 +60,7 @@ export async function setPassword(ctx: Pick<AppContext, "db">, email: string, pa
   const updated = await ctx.db
     .update(users)
     .set({ passwordHash })
-    .where(sql`lower(${users.email}) = lower(${email})`)
+    .where(emailMatches(users.email, email))
     .returning({ id: users.id });
   return updated.length > 0;
 }

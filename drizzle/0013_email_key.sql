@@ -1,0 +1,2 @@
+DROP INDEX "users_email_lower_unique";--> statement-breakpoint
+CREATE UNIQUE INDEX "users_email_key_unique" ON "users" USING btree (translate("email", 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz'));
