@@ -2,7 +2,14 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { licenseIps, licenses, products } from "../src/db/schema/index.ts";
 import { bearer, readJson, startTestApp, type TestApp } from "./helpers/app.ts";
-import { apiKeyFor, createProduct, createRole, createUser, tokenFor } from "./helpers/factories.ts";
+import {
+  apiKeyFor,
+  createProduct,
+  createPurchase,
+  createRole,
+  createUser,
+  tokenFor,
+} from "./helpers/factories.ts";
 import { sessionHeaders, signIn, userWithPassword } from "./helpers/sessions.ts";
 
 // The dashboard's face of the license service (/api/products/{product}/licenses…) over a real socket
@@ -44,6 +51,9 @@ beforeAll(async () => {
   product = await createProduct(t.ctx, vendor, { vendor_id: coVendor.id });
   hidden = await createProduct(t.ctx, vendor, { hidden: true });
   elsewhere = await createProduct(t.ctx, stranger);
+  // The vendor's customers: a license names only those (or, for an admin, anyone).
+  await createPurchase(t.ctx, customer, hidden);
+  await createPurchase(t.ctx, other, product);
   session = await signIn(base, vendor.email, PASSWORD);
   as.vendor = await tokenFor(t.ctx, vendor);
   as.coVendor = await tokenFor(t.ctx, coVendor);
@@ -146,21 +156,68 @@ describe("POST /api/products/{product}/licenses", () => {
     }
   });
 
-  test("an unknown e-mail: 422 on owner_email with a message, and nothing made", async () => {
+  // Licensing by e-mail must not tell a vendor who has an account: an address nobody has and one of
+  // someone who never dealt with the vendor (an admin, another vendor's customer) read the same.
+  test("an unknown e-mail and a user who is not the vendor's customer: the same 422, nothing made", async () => {
+    const admin = await createUser(t.ctx, { role: "admin", name: "Ada Admin" });
+    const theirs = await createUser(t.ctx, { name: "Sam Stranger's Customer" });
+    await createPurchase(t.ctx, theirs, elsewhere);
     const before = await count();
-    const response = await fetch(
+    const answers = [];
+    for (const email of ["nobody@example.com", admin.email, theirs.email.toUpperCase()]) {
+      const response = await fetch(licensesOf(product.id), withSession("POST", { owner_email: email }));
+      expect(response.status).toBe(422);
+      answers.push(await response.text());
+    }
+    const refusal = {
+      message: "No customer of this product's owner has this e-mail address.",
+      errors: { owner_email: ["No customer of this product's owner has this e-mail address."] },
+    };
+    expect(answers.map((text) => JSON.parse(text))).toEqual([refusal, refusal, refusal]);
+    expect(answers.join()).not.toContain(String(admin.id));
+    expect(await count()).toBe(before);
+    // An admin (users.view) may name anyone.
+    const byAdmin = await fetch(
       licensesOf(product.id),
-      withSession("POST", { owner_email: "nobody@example.com" }),
+      withToken(as.admin ?? "", "POST", { owner_email: theirs.email }),
     );
-    expect(response.status).toBe(422);
-    expect(await readJson(response)).toEqual({
-      message: "No user has this e-mail address.",
-      errors: { owner_email: ["No user has this e-mail address."] },
+    expect(byAdmin.status).toBe(201);
+    expect((await readJson(byAdmin)).data.owner).toEqual({
+      id: theirs.id,
+      name: theirs.name,
+      email: theirs.email,
     });
+  });
+
+  test("a customer of the co-vendor's other product is the product's owners' customer too", async () => {
+    const buyer = await createUser(t.ctx, { name: "Bo Buyer" });
+    await createPurchase(t.ctx, buyer, await createProduct(t.ctx, coVendor));
+    const response = await fetch(licensesOf(product.id), withSession("POST", { owner_email: buyer.email }));
+    expect(response.status).toBe(201);
+    expect((await readJson(response)).data.owner).toEqual({
+      id: buyer.id,
+      name: "Bo Buyer",
+      email: buyer.email,
+    });
+  });
+
+  test("an expires already past: 422 on expires, nothing made", async () => {
+    const before = await count();
+    for (const expires of ["2020-01-01T00:00:00Z", new Date(Date.now() - 1000).toISOString()]) {
+      const response = await fetch(
+        licensesOf(product.id),
+        withSession("POST", { owner_email: customer.email, expires }),
+      );
+      expect(response.status).toBe(422);
+      expect(await readJson(response)).toEqual({
+        message: "The expires field must be a date after now.",
+        errors: { expires: ["The expires field must be a date after now."] },
+      });
+    }
     expect(await count()).toBe(before);
   });
 
-  test("bad expires and max_ips are 422s named together with the owner's, as the license API words expires", async () => {
+  test("bad expires and max_ips are 422s named together, as the license API words expires", async () => {
     const before = await count();
     const response = await fetch(
       licensesOf(product.id),
@@ -169,9 +226,9 @@ describe("POST /api/products/{product}/licenses", () => {
     expect(response.status).toBe(422);
     const body = await readJson(response);
     expect(typeof body.message).toBe("string");
-    expect(Object.keys(body.errors).sort()).toEqual(["expires", "max_ips", "owner_email"]);
+    // Who may be named is checked once the body is whole (it depends on the product and the caller).
+    expect(Object.keys(body.errors).sort()).toEqual(["expires", "max_ips"]);
     expect(body.errors.expires).toEqual(["The expires field must be a valid ISO 8601 date-time."]);
-    expect(body.errors.owner_email).toEqual(["No user has this e-mail address."]);
     // The same expires to the license API gets the same words.
     const v1 = await fetch(`${base}/api/v1/licenses`, {
       method: "POST",
@@ -270,7 +327,12 @@ describe("GET /api/products/{product}/licenses", () => {
     product2 = await createProduct(t.ctx, vendor);
     made.first = await newLicense(product2.id, customer);
     made.second = await newLicense(product2.id, other, { max_ips: 3 });
-    made.expired = await newLicense(product2.id, other, { expires: "2020-01-01T00:00:00Z" });
+    // Made to expire later, then moved into the past (a past expires is refused at creation).
+    made.expired = await newLicense(product2.id, other, { expires: "2031-01-01T00:00:00Z" });
+    await t.ctx.db
+      .update(licenses)
+      .set({ expires: new Date("2020-01-01T00:00:00Z") })
+      .where(eq(licenses.id, made.expired?.id ?? ""));
     // Another product's license never shows here.
     made.elsewhere = await newLicense(hidden.id, customer);
     await validate(made.second?.key ?? "", "192.0.2.7", product2.id);

@@ -20,6 +20,7 @@ import {
   type Watched,
 } from "../helpers/browser.ts";
 import { randomBytes, sha256 } from "../helpers/bytes.ts";
+import { createPurchase } from "../helpers/factories.ts";
 import { until } from "../helpers/inbox.ts";
 import { userWithPassword } from "../helpers/sessions.ts";
 
@@ -184,6 +185,8 @@ test("admin, vendor and customer: a product made, a release published with progr
     await fetch(`${base}/api/products/${productId}/options`, { headers: { cookie: await cookieOf(a) } }),
   );
   expect(options.data).toEqual([expect.objectContaining({ name: "Standard", price: 19.99 })]);
+  // Carla buys it (recorded by the store): she is the vendor's customer, whom a license may name.
+  await createPurchase(t.ctx, carla, { id: productId }, { option_id: options.data[0].id });
   await expectClean(a);
   await a.context.close();
 

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readJson } from "../helpers/app.ts";
 import { fitsWidth, listeningDepot, offOrigin, openPage, signInAs } from "../helpers/browser.ts";
-import { apiKeyFor, createProduct, createUser, tokenFor } from "../helpers/factories.ts";
+import { apiKeyFor, createProduct, createPurchase, createUser, tokenFor } from "../helpers/factories.ts";
 import { until } from "../helpers/inbox.ts";
 import { publishedVersion } from "../helpers/publish.ts";
 import { userWithPassword } from "../helpers/sessions.ts";
@@ -45,6 +45,7 @@ test("a vendor manages a product's licenses and sends a webhook delivery again",
   const vendor = await userWithPassword(depot.ctx, PASSWORD, { role: "vendor" });
   const customer = await createUser(depot.ctx, { name: "Carla Customer" });
   const product = await createProduct(depot.ctx, vendor, { name: "Ultra Perms" });
+  await createPurchase(depot.ctx, customer, product);
   const apiKey = (await apiKeyFor(depot.ctx)).key;
   const w = await openPage(depot.origin);
   const { page } = w;
@@ -70,7 +71,9 @@ test("a vendor manages a product's licenses and sends a webhook delivery again",
     await page.getByRole("button", { name: "Create license" }).click();
     const ownerError = page.locator("#license-owner-error");
     await ownerError.waitFor({ timeout: 10_000 });
-    expect(await ownerError.textContent()).toBe("No user has this e-mail address.");
+    expect(await ownerError.textContent()).toBe(
+      "No customer of this product's owner has this e-mail address.",
+    );
     expect(await owner.getAttribute("aria-invalid")).toBe("true");
 
     await owner.fill(customer.email);

@@ -1,7 +1,15 @@
-import { and, desc, eq, ilike, like, or, type SQL, sql } from "drizzle-orm";
+import { and, desc, eq, ilike, inArray, like, or, type SQL, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { emailMatches } from "../../db/email-key.ts";
-import { type License, licenseIps, licenses, type Product, users } from "../../db/schema/index.ts";
+import {
+  type License,
+  licenseIps,
+  licenses,
+  type Product,
+  products,
+  purchases,
+  users,
+} from "../../db/schema/index.ts";
 import { FieldErrors, Forbidden, Invalid, NotFound } from "../../errors.ts";
 import type { PageRequest } from "../../pagination.ts";
 import { checkBodyWith } from "../../validation/body-checks.ts";
@@ -83,25 +91,57 @@ export async function listProductLicenses(
     .offset(page.offset);
 }
 
-/** The owner named by e-mail (any case) and the expiry, checked together: one 422 for both. */
-async function checkedFields(ctx: Pick<AppContext, "db">, input: Partial<CreateProductLicenseInput>) {
-  const errors = new FieldErrors();
-  let owner: Owner | undefined;
-  if (input.owner_email !== undefined) {
-    [owner] = await ctx.db
-      .select({ id: users.id, name: users.name, email: users.email })
-      .from(users)
-      .where(emailMatches(users.email, input.owner_email.trim()));
-    if (!owner) errors.add("owner_email", "No user has this e-mail address.");
-  }
-  const expires = checkedExpires(input.expires, errors);
-  errors.throwIfAny();
-  return { owner, expires };
+/** Said alike for an address nobody has and for someone who is not the product's owners' customer. */
+export const NOT_A_CUSTOMER = "No customer of this product's owner has this e-mail address.";
+
+/** Products whose owner (`user_id` or `vendor_id`) is one of `product`'s owners. */
+const ownersProducts = (product: Product) => {
+  const owners = [product.userId, product.vendorId].filter((id): id is number => id !== null);
+  return sql`SELECT ${products.id} FROM ${products} WHERE ${or(inArray(products.userId, owners), inArray(products.vendorId, owners))}`;
+};
+
+/**
+ * The user a license may be made out to by e-mail. With `users.view` (admins), anyone; otherwise a
+ * customer of the product's owners: someone who bought, or holds a license of, one of their
+ * products. Any other address, known or not, gets the same 422, so the form cannot be used to find
+ * out who has an account or what they are called.
+ */
+async function licensableOwner(
+  ctx: Pick<AppContext, "db">,
+  actor: Actor,
+  product: Product,
+  email: string,
+): Promise<Owner | undefined> {
+  const related = or(
+    sql`EXISTS (SELECT 1 FROM ${purchases} WHERE ${purchases.userId} = ${users.id} AND ${purchases.productId} IN (${ownersProducts(product)}))`,
+    sql`EXISTS (SELECT 1 FROM ${licenses} WHERE ${licenses.userId} = ${users.id} AND ${licenses.productId} IN (${ownersProducts(product)}))`,
+  );
+  const [owner] = await ctx.db
+    .select({ id: users.id, name: users.name, email: users.email })
+    .from(users)
+    .where(
+      and(emailMatches(users.email, email), allows(actor.permissions, "users.view") ? undefined : related),
+    );
+  return owner;
 }
 
-checkBodyWith(CreateProductLicenseBody, (ctx, fields) => checkedFields(ctx, fields));
+/** The expiry: absent, null (never) or a date-time still to come; recorded on `errors` otherwise. */
+function checkedFutureExpires(raw: string | null | undefined, errors: FieldErrors) {
+  const expires = checkedExpires(raw, errors);
+  if (expires && expires.getTime() <= Date.now())
+    errors.add("expires", "The expires field must be a date after now.");
+  return expires;
+}
 
-/** A license of `product` for the user with `owner_email`, created by `actor`. */
+// Before the body is whole (another field failed its schema) only the expiry is checked: who may be
+// named depends on the product and the caller, which are not known there.
+checkBodyWith(CreateProductLicenseBody, async (_ctx, fields: Partial<CreateProductLicenseInput>) => {
+  const errors = new FieldErrors();
+  checkedFutureExpires(fields.expires, errors);
+  errors.throwIfAny();
+});
+
+/** A license of `product` for the customer with `owner_email`, created by `actor`. */
 export async function createProductLicense(
   ctx: Pick<AppContext, "db" | "config">,
   actor: Actor,
@@ -110,8 +150,12 @@ export async function createProductLicense(
 ): Promise<ProductLicenseRow> {
   // As publishing: a deleted product's licenses stay manageable, but it gets no new ones.
   if (product.deletedAt !== null) throw new NotFound("Product");
-  const { owner, expires } = await checkedFields(ctx, input);
-  if (!owner) throw new Error("owner_email is required by the schema");
+  const errors = new FieldErrors();
+  const owner = await licensableOwner(ctx, actor, product, input.owner_email.trim());
+  if (!owner) errors.add("owner_email", NOT_A_CUSTOMER);
+  const expires = checkedFutureExpires(input.expires, errors);
+  errors.throwIfAny();
+  if (!owner) throw new Invalid(errors.messages); // recorded above
   const license = await insertLicense(ctx, {
     userId: owner.id,
     creatorId: actor.user.id,

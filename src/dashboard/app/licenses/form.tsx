@@ -63,7 +63,7 @@ export function NewLicenseForm({
         name="owner_email"
         required
         autocomplete="off"
-        hint="The customer's account e-mail: they must have a depot account."
+        hint="The e-mail of a customer of this product's owner: someone who bought or holds a license of one of their products."
         value={email}
         onInput={(event) => setEmail(event.currentTarget.value)}
       />
