@@ -206,6 +206,85 @@ describe("NUL characters: 422 on the field, nothing stored", () => {
   });
 });
 
+describe("bidirectional controls (U+202A–202E, U+2066–2069): names and titles refuse them, file names drop them", () => {
+  const message = (field: string) =>
+    `The ${field.replaceAll(/[_.]/g, " ")} field must not contain bidirectional control characters.`;
+  const cases: [string, string, Record<string, unknown>, string][] = [
+    ["a user's name", "/api/admin/users", { name: "Mallory\u202E", email: "bidi@example.com" }, "name"],
+    ["a product's name", "/api/admin/products", { name: "Tools\u2066", user_id: 1 }, "name"],
+    ["a product's tag", "/api/admin/products", { name: "P", user_id: 1, tags: ["a\u202Db"] }, "tags.0"],
+    ["a token's name", "/api/admin/users/1/tokens", { name: "ci\u2069" }, "name"],
+    ["an API key's name", "/api/admin/api-keys", { name: "\u202Ashop" }, "name"],
+  ];
+
+  test.each(cases)("%s: 422, nothing stored", async (_, path, body, field) => {
+    const users_ = await rowCount(users);
+    const products_ = await rowCount(products);
+    const response = await send(path, JSON.stringify(body), bearer(adminToken));
+    expect(response.status).toBe(422);
+    expect(await readJson(response)).toEqual({
+      message: message(field),
+      errors: { [field]: [message(field)] },
+    });
+    expect(await rowCount(users)).toBe(users_);
+    expect(await rowCount(products)).toBe(products_);
+  });
+
+  test("a version's title and name, JSON and multipart: 422, no version", async () => {
+    const path = `/api/products/${product.id}/versions`;
+    const asJson = await send(
+      path,
+      JSON.stringify({
+        version_name: "9.0.1",
+        title: "Fixes \u202E",
+        changelog: "c",
+        file: { filename: "a.jar", content: "YQ==" },
+      }),
+      bearer(vendorToken),
+    );
+    expect(asJson.status).toBe(422);
+    expect((await readJson(asJson)).errors).toEqual({ title: [message("title")] });
+
+    const form = new FormData();
+    form.append("version_name", "9.0.1\u2067");
+    form.append("title", "t");
+    form.append("changelog", "c");
+    form.append("file", new File(["abc"], "a.jar"));
+    const asMultipart = await fetch(`${base}${path}`, {
+      method: "POST",
+      headers: bearer(vendorToken),
+      body: form,
+    });
+    expect(asMultipart.status).toBe(422);
+    expect((await readJson(asMultipart)).errors).toEqual({ version_name: [message("version_name")] });
+
+    const list = await fetch(`${base}${path}`, { headers: bearer(vendorToken) });
+    expect((await readJson(list)).data).toEqual([]);
+  });
+
+  test("a file name keeps its letters and loses the controls, in the Version and in Content-Disposition", async () => {
+    const form = new FormData();
+    form.append("version_name", "bidi-1");
+    form.append("title", "t");
+    form.append("changelog", "c");
+    form.append("file", new File(["abc"], "setup-\u202Eexe.jar"));
+    const published = await fetch(`${base}/api/products/${product.id}/versions`, {
+      method: "POST",
+      headers: bearer(vendorToken),
+      body: form,
+    });
+    expect(published.status).toBe(201);
+    const { data } = await readJson(published);
+    expect(data.file_name).toBe("setup-exe.jar");
+    const download = await fetch(`${base}${new URL(data.download_url).pathname}`, {
+      headers: bearer(vendorToken),
+    });
+    expect(download.status).toBe(200);
+    expect(download.headers.get("content-disposition")).toBe('attachment; filename="setup-exe.jar"');
+    expect(await download.text()).toBe("abc");
+  });
+});
+
 describe("content types and body limits, whatever the type", () => {
   test("a form-urlencoded body to validate → 415, before it is read", async () => {
     const response = await send("/api/v1/licenses/validate", "key=AAAAA", {

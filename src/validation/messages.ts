@@ -81,9 +81,10 @@ function fieldMessage(issue: ValueError, field: string): string {
     case ValueErrorType.StringMaxLength:
       return `The ${name} field must not be greater than ${s.maxLength} characters.`;
     case ValueErrorType.StringFormat:
-      return s.format === "email"
-        ? `The ${name} field must be a valid email address.`
-        : `The ${name} field must be a valid ${s.format}.`;
+      if (s.format === "email") return `The ${name} field must be a valid email address.`;
+      if (s.format === "plain-text")
+        return `The ${name} field must not contain bidirectional control characters.`;
+      return `The ${name} field must be a valid ${s.format}.`;
     case ValueErrorType.StringPattern:
       return `The ${name} field format is invalid.`;
     case ValueErrorType.Integer:

@@ -1,7 +1,18 @@
-import { type IntegerOptions, Type } from "@sinclair/typebox";
+import { FormatRegistry, type IntegerOptions, type StringOptions, Type } from "@sinclair/typebox";
 
 /**
  * A JSON integer and nothing else. Elysia's `t.Integer` also accepts the string "5", which would let
  * a string id slip through response validation and hand services a string where they expect a number.
  */
 export const Int = (options?: IntegerOptions) => Type.Integer(options);
+
+/**
+ * Unicode's bidirectional embeddings, overrides and isolates (U+202A–202E, U+2066–2069): invisible,
+ * they reorder the text around them, so a title ending in U+202E shows the version `9.0.1` beside it
+ * as `1.0.9`. Names and titles refuse them; file names drop them (file-name.ts).
+ */
+export const BIDI_CONTROLS = /[\u202A-\u202E\u2066-\u2069]/;
+FormatRegistry.Set("plain-text", (value) => !BIDI_CONTROLS.test(value));
+
+/** A name or title people read beside other text: a string without bidirectional controls. */
+export const Text = (options?: StringOptions) => Type.String({ ...options, format: "plain-text" });

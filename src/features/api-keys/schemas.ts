@@ -1,11 +1,11 @@
 import { t } from "elysia";
 import { PageQuery, simplePageOf } from "../../http/pagination.ts";
 import { IdString } from "../../validation/ids.ts";
-import { Int } from "../../validation/schemas.ts";
+import { Int, Text } from "../../validation/schemas.ts";
 
 export const CreateApiKeyBody = t.Object(
   {
-    name: t.String({ minLength: 1, maxLength: 255 }),
+    name: Text({ minLength: 1, maxLength: 255 }),
     creator_id: t.Optional(t.Union([Int({ minimum: 1 }), IdString, t.Null()])),
   },
   { additionalProperties: false },

@@ -1,7 +1,7 @@
 import { t } from "elysia";
 import type { FieldMessages } from "../../errors.ts";
 import { BodyId } from "../../validation/ids.ts";
-import { Int } from "../../validation/schemas.ts";
+import { Int, Text } from "../../validation/schemas.ts";
 
 /** A price: at most two decimals (checked by `assertCents`, since `multipleOf: 0.01` fails on floats). */
 export const Price = t.Number({ minimum: 0, maximum: 9_999_999_999.99 });
@@ -13,7 +13,7 @@ export function centsError(field: string, value: number | undefined): FieldMessa
 }
 
 export const CreateOptionBody = t.Object(
-  { name: t.String({ minLength: 1, maxLength: 255 }), price: Price },
+  { name: Text({ minLength: 1, maxLength: 255 }), price: Price },
   { additionalProperties: false },
 );
 export type CreateOptionInput = typeof CreateOptionBody.static;
@@ -26,7 +26,7 @@ export const OptionJson = t.Object({
 });
 
 export const CreateBenefitBody = t.Object(
-  { option_id: BodyId, name: t.String({ minLength: 1, maxLength: 255 }) },
+  { option_id: BodyId, name: Text({ minLength: 1, maxLength: 255 }) },
   { additionalProperties: false },
 );
 export type CreateBenefitInput = typeof CreateBenefitBody.static;

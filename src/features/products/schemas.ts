@@ -1,7 +1,7 @@
 import { t } from "elysia";
 import { PageQuery, simplePageOf } from "../../http/pagination.ts";
 import { BodyId } from "../../validation/ids.ts";
-import { Int } from "../../validation/schemas.ts";
+import { Int, Text } from "../../validation/schemas.ts";
 
 const DateTime = t.String({ format: "date-time" });
 const Flag = t.String({ enum: ["0", "1"], description: '"0" or "1"' });
@@ -46,9 +46,9 @@ const ImageRef = t.String({ minLength: 1, maxLength: 2048 });
 
 /** Admin request fields; flags are JSON booleans here, strings only in responses. */
 const productFields = {
-  name: t.String({ minLength: 1, maxLength: 255 }),
+  name: Text({ minLength: 1, maxLength: 255 }),
   user_id: BodyId,
-  description: t.String({ maxLength: 5000 }),
+  description: Text({ maxLength: 5000 }),
   long_description: t.String({ maxLength: 100_000 }),
   slug: t.String({ minLength: 1, maxLength: 255, pattern: SLUG }),
   vendor_id: orNull(BodyId),
@@ -60,7 +60,7 @@ const productFields = {
   featured: t.Boolean(),
   placeholder_injection: t.Boolean(),
   discount: t.Number({ minimum: 0, maximum: 100, description: "percent off" }),
-  tags: t.Array(t.String({ minLength: 1, maxLength: 50 }), { maxItems: 50, uniqueItems: true }),
+  tags: t.Array(Text({ minLength: 1, maxLength: 50 }), { maxItems: 50, uniqueItems: true }),
   cover_image: orNull(ImageRef),
   gallery_images: t.Array(ImageRef, { maxItems: 50 }),
   youtube_video_url: orNull(t.String({ maxLength: 2048, pattern: "^https?://" })),

@@ -1,8 +1,9 @@
 import { t } from "elysia";
+import { Text } from "../../validation/schemas.ts";
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "../auth/passwords.ts";
 
 export const UpdateProfileBody = t.Object(
-  { name: t.String({ minLength: 1, maxLength: 255 }) },
+  { name: Text({ minLength: 1, maxLength: 255 }) },
   { additionalProperties: false },
 );
 

@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import { PageQuery, simplePageOf } from "../../http/pagination.ts";
-import { Int } from "../../validation/schemas.ts";
+import { Int, Text } from "../../validation/schemas.ts";
 import { PERMISSIONS } from "../auth/permissions.ts";
 
 const Ability = t.Union([t.Literal("*"), ...PERMISSIONS.map((p) => t.Literal(p))], {
@@ -9,7 +9,7 @@ const Ability = t.Union([t.Literal("*"), ...PERMISSIONS.map((p) => t.Literal(p))
 
 export const CreateTokenBody = t.Object(
   {
-    name: t.String({ minLength: 1, maxLength: 255 }),
+    name: Text({ minLength: 1, maxLength: 255 }),
     abilities: t.Optional(t.Array(Ability, { maxItems: 16 })),
   },
   { additionalProperties: false },

@@ -1,10 +1,10 @@
 import { t } from "elysia";
 import { PageQuery, simplePageOf } from "../../http/pagination.ts";
-import { Int } from "../../validation/schemas.ts";
+import { Int, Text } from "../../validation/schemas.ts";
 
 export const CreateUserBody = t.Object(
   {
-    name: t.String({ minLength: 1, maxLength: 255 }),
+    name: Text({ minLength: 1, maxLength: 255 }),
     email: t.String({ format: "email", maxLength: 255 }),
     role: t.Optional(
       t.String({ minLength: 1, maxLength: 64, description: "admin, vendor, customer or an added role" }),
@@ -40,7 +40,7 @@ export const UserPageJson = simplePageOf(UserJson);
 
 export const UpdateUserBody = t.Object(
   {
-    name: t.Optional(t.String({ minLength: 1, maxLength: 255 })),
+    name: t.Optional(Text({ minLength: 1, maxLength: 255 })),
     role: t.Optional(t.String({ minLength: 1, maxLength: 64, description: "the new role's name" })),
   },
   { additionalProperties: false },

@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import { PageQuery, simplePageOf } from "../../http/pagination.ts";
-import { Int } from "../../validation/schemas.ts";
+import { Int, Text } from "../../validation/schemas.ts";
 
 const DateTime = t.String({ format: "date-time" });
 
@@ -43,8 +43,8 @@ export const LatestQuery = t.Object({
 export const PublishFields = t.Object(
   {
     benefit_id: t.Optional(t.Union([t.String({ maxLength: 20 }), Int(), t.Null()])),
-    version_name: t.String({ minLength: 1, maxLength: 255 }),
-    title: t.String({ minLength: 1, maxLength: 255 }),
+    version_name: Text({ minLength: 1, maxLength: 255 }),
+    title: Text({ minLength: 1, maxLength: 255 }),
     changelog: t.String({ minLength: 1, maxLength: 1_000_000 }),
     changelog_format: t.Optional(t.UnionEnum(["markdown", "html"])),
   },
