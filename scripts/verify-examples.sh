@@ -15,7 +15,8 @@
 #      unsigned, forged, replayed or about another license: INVALID (exit 1); a self-keyed fake
 #      (its own JWKS, its own key): passes with keys fetched from it (exit 0), refused with the
 #      keys pinned, its license file too (exit 1)
-#   d. a license file with one character of its payload changed: license file INVALID (exit 1)
+#   d. a license file with one character of its payload changed: license file INVALID (exit 1); the
+#      server under another host name: the file is refused naming the issuer found and expected
 #   e. a key the server refuses (422): the signed error answer verifies, INVALID (exit 1)
 #   f. after keys:rotate, the JWKS fetched again (what a release would ship) holds both keys and
 #      the file signed by the retired key verifies (exit 0); the JWKS from before the rotation
@@ -235,6 +236,12 @@ run_bun -e '
 ' "$WORK/ts/depot-license.lic" "$WORK/tampered.lic"
 both "tampered license file" 1 '^VALID$' '^license file INVALID \(signature verification failed\)$' -- \
   "$BASE" "$key" --license-file "$WORK/tampered.lic" --jwks "$WORK/jwks.json"
+
+step "d2. the same server under another host name: the answer verifies, the file names both issuers"
+LOCALHOST_BASE="${BASE/127.0.0.1/localhost}"
+both "another host name" 1 '^VALID$' \
+  "^license file INVALID \\(the file was issued by \"$BASE\", expected \"$LOCALHOST_BASE\" \\(the issuer is the depot's APP_URL" -- \
+  "$LOCALHOST_BASE" "$key" --license-file "$WORK/ts/depot-license.lic" --jwks "$WORK/jwks.json"
 
 step "e. a key the server refuses (422): its signed error answer verifies, and says no"
 too_long="$(printf 'K%.0s' $(seq 1 201))"

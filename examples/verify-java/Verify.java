@@ -501,7 +501,12 @@ public final class Verify {
     Map<String, Object> claims = jsonObject(base64url(jws.group(2)), "payload");
     long now = Instant.now().getEpochSecond();
     // A file from another depot (same software, other vendor) must not unlock this one.
-    if (!config.url().equals(claims.get("iss"))) throw new Refused("unexpected iss " + claims.get("iss"));
+    if (!config.url().equals(claims.get("iss"))) {
+      // The same words as the TypeScript example: which issuer, which was expected, and what it is.
+      String found = claims.get("iss") instanceof String iss ? "\"" + iss + "\"" : String.valueOf(claims.get("iss"));
+      throw new Refused("the file was issued by " + found + ", expected \"" + config.url() + "\" (the issuer is the depot's "
+          + "APP_URL: verify with the URL the server's APP_URL names, or set APP_URL to the address clients use)");
+    }
     if (!(claims.get("exp") instanceof Number exp)) throw new Refused("the file has no exp");
     if (exp.longValue() <= now) throw new Refused("the file expired at " + Instant.ofEpochSecond(exp.longValue()));
     if (claims.get("nbf") instanceof Number nbf && nbf.longValue() > now) throw new Refused("the file is not valid yet");

@@ -15,6 +15,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { jwtVerify } from "jose";
+import { JWTClaimValidationFailed } from "jose/errors";
 
 const USAGE =
   "usage: verify <DEPOT_URL> <LICENSE_KEY> [--product ID] [--license-file PATH] [--jwks PATH]\n" +
@@ -377,6 +378,14 @@ const freshNonce = () => btoa(String.fromCharCode(...crypto.getRandomValues(new 
 
 // --- the license file (offline) -------------------------------------------------------------
 
+/** A file from another depot, or this one under another address: say which, and what the issuer is. */
+function wrongIssuer(found: unknown, expected: string): string {
+  return (
+    `the file was issued by ${JSON.stringify(found)}, expected "${expected}" (the issuer is the depot's ` +
+    "APP_URL: verify with the URL the server's APP_URL names, or set APP_URL to the address clients use)"
+  );
+}
+
 /**
  * Verifies the license file with the keys we already hold, without the network: it is what lets the
  * software run when depot cannot be reached, so it must stand on its own signature.
@@ -401,6 +410,9 @@ async function verifyLicenseFile(text: string, keys: KeySet, config: Config): Pr
       requiredClaims: ["exp", "sub", "key"],
     }));
   } catch (error) {
+    if (error instanceof JWTClaimValidationFailed && error.claim === "iss") {
+      throw new Refused(wrongIssuer(error.payload.iss, config.url));
+    }
     throw new Refused((error as Error).message);
   }
   // A genuine file for someone else's license would otherwise unlock ours.
