@@ -101,8 +101,8 @@ export function loadConfig(env: Env = process.env): Config {
     storageDownloads: oneOf("STORAGE_DOWNLOADS", read("STORAGE_DOWNLOADS"), STORAGE_DOWNLOADS, "proxy"),
     publicDir,
     appKey: appKey(read("APP_KEY")),
-    maxUploadBytes: integer("MAX_UPLOAD_BYTES", read("MAX_UPLOAD_BYTES"), 2 * GiB, { min: 1 }),
-    maxJsonUploadBytes: integer("MAX_JSON_UPLOAD_BYTES", read("MAX_JSON_UPLOAD_BYTES"), 64 * MiB, { min: 1 }),
+    maxUploadBytes: byteSize("MAX_UPLOAD_BYTES", read("MAX_UPLOAD_BYTES"), 2 * GiB),
+    maxJsonUploadBytes: byteSize("MAX_JSON_UPLOAD_BYTES", read("MAX_JSON_UPLOAD_BYTES"), 64 * MiB),
     uploadExpiryHours: integer("UPLOAD_EXPIRY_HOURS", read("UPLOAD_EXPIRY_HOURS"), 24, { min: 1, max: 720 }),
     licenseDefaultMaxIps: integer("LICENSE_DEFAULT_MAX_IPS", read("LICENSE_DEFAULT_MAX_IPS"), 1, { min: 1 }),
     signingKeyGraceDays: integer("SIGNING_KEY_GRACE_DAYS", read("SIGNING_KEY_GRACE_DAYS"), 30, {
@@ -143,6 +143,34 @@ function integer(
   const max = range.max ?? Number.MAX_SAFE_INTEGER;
   if (value < range.min || value > max) {
     throw new ConfigError(name, `expected a number from ${range.min} to ${max}, got ${raw}`);
+  }
+  return value;
+}
+
+/** Units a size may be written in, as the docs write them: SI (kB = 1000) and IEC (KiB = 1024). */
+const BYTE_UNITS: Record<string, number> = {
+  b: 1,
+  kb: 1000,
+  mb: 1000 ** 2,
+  gb: 1000 ** 3,
+  tb: 1000 ** 4,
+  kib: 1024,
+  mib: MiB,
+  gib: GiB,
+  tib: 1024 ** 4,
+};
+
+/** A size of at least one byte: `1048576`, `64 MiB`, `2GiB`, `1.5 GB`, `500MB` (any case). */
+function byteSize(name: string, raw: string | undefined, fallback: number) {
+  if (raw === undefined) return fallback;
+  const match = /^(\d+(?:\.\d+)?)\s*([a-z]*)$/i.exec(raw.trim());
+  const unit = BYTE_UNITS[(match?.[2] || "b").toLowerCase()];
+  const value = match && unit ? Math.floor(Number(match[1]) * unit) : Number.NaN;
+  if (!Number.isSafeInteger(value) || value < 1) {
+    throw new ConfigError(
+      name,
+      `expected a size such as 1048576, 64 MiB or 2 GiB (units B, kB, MB, GB, TB, KiB, MiB, GiB, TiB), got "${raw}"`,
+    );
   }
   return value;
 }

@@ -4,7 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ConfigError, loadConfig } from "../src/config.ts";
 import { prepareDirectories } from "../src/directories.ts";
+import { bearer, readJson, startTestApp } from "./helpers/app.ts";
 import { depot, stderrLines } from "./helpers/cli.ts";
+import { createUser, tokenFor } from "./helpers/factories.ts";
 
 const dataDir = () => mkdtempSync(join(tmpdir(), "depot-config-"));
 
@@ -49,6 +51,21 @@ describe("loadConfig", () => {
     expect(config.logLevel).toBe("warn");
   });
 
+  // The docs write sizes as "2 GiB": an operator copying that (or 2GB) is understood, not refused.
+  test.each([
+    ["1048576", 1048576],
+    ["2GiB", 2 * 1024 ** 3],
+    ["2 GiB", 2 * 1024 ** 3],
+    ["64 mib", 64 * 1024 ** 2],
+    ["2GB", 2_000_000_000],
+    ["500 MB", 500_000_000],
+    ["1.5 KiB", 1536],
+    ["10 B", 10],
+  ])("MAX_UPLOAD_BYTES=%p is %d bytes", (raw, bytes) => {
+    expect(loadConfig({ DATA_DIR: dataDir(), MAX_UPLOAD_BYTES: raw }).maxUploadBytes).toBe(bytes);
+    expect(loadConfig({ DATA_DIR: dataDir(), MAX_JSON_UPLOAD_BYTES: raw }).maxJsonUploadBytes).toBe(bytes);
+  });
+
   test.each([
     ["PORT", "abc"],
     ["PORT", "70000"],
@@ -57,6 +74,10 @@ describe("loadConfig", () => {
     ["DATABASE_URL", "mysql://localhost/db"],
     ["MAX_UPLOAD_BYTES", "-5"],
     ["MAX_UPLOAD_BYTES", "1e9"],
+    ["MAX_UPLOAD_BYTES", "2 XB"],
+    ["MAX_UPLOAD_BYTES", "0 GiB"],
+    ["MAX_UPLOAD_BYTES", "GiB"],
+    ["MAX_JSON_UPLOAD_BYTES", "99999999 TiB"],
     ["LICENSE_DEFAULT_MAX_IPS", "0"],
     ["TRUST_PROXY", "maybe"],
     ["SESSION_LIFETIME_HOURS", "0"],
@@ -71,6 +92,30 @@ describe("loadConfig", () => {
     } catch (error) {
       expect((error as ConfigError).variable).toBe(name);
       expect((error as Error).message.startsWith(`${name}: `)).toBe(true);
+    }
+  });
+});
+
+describe("a size written as the docs write it, through a listening server", () => {
+  test("MAX_UPLOAD_BYTES=2GB: tus announces 2,000,000,000 bytes and a declared 2 GiB upload is a 413", async () => {
+    const t = await startTestApp({ env: { MAX_UPLOAD_BYTES: "2GB" } });
+    try {
+      const base = t.listen();
+      const options = await fetch(`${base}/api/uploads`, { method: "OPTIONS" });
+      expect(options.headers.get("tus-max-size")).toBe("2000000000");
+      const tooLarge = await fetch(`${base}/api/uploads`, {
+        method: "POST",
+        headers: {
+          ...bearer(await tokenFor(t.ctx, await createUser(t.ctx, { role: "vendor" }))),
+          "tus-resumable": "1.0.0",
+          "upload-length": String(2 * 1024 ** 3),
+        },
+      });
+      expect(tooLarge.status).toBe(413);
+      expect(tooLarge.headers.get("content-type")).toContain("application/json");
+      expect(typeof (await readJson(tooLarge)).message).toBe("string");
+    } finally {
+      await t.close();
     }
   });
 });
