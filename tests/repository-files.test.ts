@@ -1,0 +1,77 @@
+import { describe, expect, test } from "bun:test";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { loadConfig } from "../src/config.ts";
+
+// Files the README promises exist, and say what they claim: links, docker-compose.yml, .gitignore.
+const ROOT = join(import.meta.dir, "..");
+const read = (path: string) => readFileSync(join(ROOT, path), "utf8");
+
+/** The markdown files a reader is sent to: the README and everything under docs/ and examples/. */
+const markdownFiles = () =>
+  ["README.md", "docs/**/*.md", "examples/**/*.md"].flatMap((pattern) => [
+    ...new Bun.Glob(pattern).scanSync({ cwd: ROOT }),
+  ]);
+
+describe("links", () => {
+  test.each(markdownFiles())("every relative link in %s names a file of the repository", (file) => {
+    const targets = [...read(file).matchAll(/\]\(([^)\s]+)\)/g)]
+      .map((match) => match[1] ?? "")
+      .filter((target) => !/^[a-z]+:/i.test(target) && !target.startsWith("#"))
+      .map((target) => join(dirname(file), decodeURIComponent(target.split("#")[0] ?? "")));
+    expect(targets.filter((path) => !existsSync(join(ROOT, path)))).toEqual([]);
+  });
+});
+
+describe("docker-compose.yml", () => {
+  const compose = Bun.YAML.parse(read("docker-compose.yml")) as {
+    services: Record<string, { environment?: Record<string, string>; command?: string[] }>;
+  };
+  /** `${NAME:?message}` as compose fills it in, from `values`. */
+  const filledIn = (environment: Record<string, string>, values: Record<string, string>) =>
+    Object.fromEntries(
+      Object.entries(environment).map(([name, value]) => [
+        name,
+        value.replace(/\$\{(\w+)(?::\?[^}]*)?\}/g, (_, variable: string) => values[variable] ?? ""),
+      ]),
+    );
+  const secrets = {
+    APP_KEY: "a-compose-test-key-that-is-long-enough-0123456789",
+    S3_SECRET_ACCESS_KEY: "s3cret",
+  };
+
+  test("the HTTP instances and the worker run the same configuration: serve --no-workers and worker", () => {
+    const { depot, worker } = compose.services;
+    expect(depot?.command).toEqual(["serve", "--no-workers"]);
+    expect(worker?.command).toEqual(["worker"]);
+    expect(worker?.environment).toEqual(depot?.environment);
+  });
+
+  test("depot reads every variable it sets: each one changes the configuration", () => {
+    const environment = filledIn(compose.services.depot?.environment ?? {}, secrets);
+    const config = loadConfig(environment);
+    expect(config).toMatchObject({
+      databaseUrl: "postgres://depot:depot@postgres:5432/depot",
+      appUrl: "https://depot.example.com",
+      appKey: secrets.APP_KEY,
+      trustProxy: true,
+    });
+    const unread = Object.keys(environment).filter((name) => {
+      const without = { ...environment };
+      delete without[name];
+      try {
+        return JSON.stringify(loadConfig(without)) === JSON.stringify(config);
+      } catch {
+        return false; // refused without it: it is read
+      }
+    });
+    expect(unread).toEqual([]);
+  });
+});
+
+test(".gitignore keeps what depot and its demo write out of a commit: demo.json (passwords, tokens), data/, dist/", () => {
+  for (const path of ["demo.json", "data/app.key", "dist/depot"]) {
+    const check = Bun.spawnSync(["git", "check-ignore", "--quiet", "--no-index", path], { cwd: ROOT });
+    expect({ path, ignored: check.exitCode === 0 }).toEqual({ path, ignored: true });
+  }
+});
