@@ -251,7 +251,7 @@ describe("resuming", () => {
   test("a .part longer than the file cannot be its start: downloaded from the beginning", async () => {
     writeFileSync(join(dir, "plugin-1.0.jar"), "an older file, replaced");
     writeFileSync(join(dir, "plugin-1.0.jar.part"), bytesOf(OLD.byteLength + 10, 9));
-    const result = await download(["--version", "1.0.0", "--json"]);
+    const result = await download(["--version", "1.0.0", "--force", "--json"]);
     expect(jsonOf(result)).toMatchObject({ resumed_from: 0, sha256: sha256(OLD) });
     expect(sha256(fileIn("plugin-1.0.jar"))).toBe(sha256(OLD));
   });

@@ -197,6 +197,8 @@ describe("the client commands in the CLI", () => {
     const download = await depot(["download", "--help"]);
     expect(download.code).toBe(0);
     expect(download.stdout).toContain("Exit codes: 0 saved, 1 refused or not verified, 2 usage, 3 network");
+    expect(download.stdout).toContain("[-o PATH] [--force]");
+    expect(download.stdout).toContain("A file already there under that name is replaced only with --force");
   });
 
   test("they need no server configuration: the defaults load from an empty environment", () => {

@@ -1,4 +1,5 @@
-import { rename, rm } from "node:fs/promises";
+import { lstat, rename, rm } from "node:fs/promises";
+import { UsageError } from "../cli/command.ts";
 import { Progress } from "../cli/progress.ts";
 import { type DepotClient, retryNotice } from "./depot-client.ts";
 import { ClientFailure, EXIT, Refused } from "./failures.ts";
@@ -22,12 +23,20 @@ export interface Downloaded {
   resumedFrom: number;
 }
 
+export interface DownloadOptions {
+  /** The progress bar's label. */
+  label: string;
+  /** Whether a file already at `output` may be replaced (the user asked: --force, or -o FILE). */
+  replace: boolean;
+}
+
 /**
  * Downloads `remote` to `output` through `output.part`: resumes what a `.part` holds (Range with
  * If-Range), retries connection errors and 5xx with backoff (each retry resumes), starts over when
  * the server sends the whole file instead of the rest, and checks the SHA-256 against the
  * Repr-Digest of every answer and `expected` before renaming into place. On a mismatch the `.part`
- * is deleted (it cannot be continued) and Refused is thrown.
+ * is deleted (it cannot be continued) and Refused is thrown. Unless `options.replace`, a file that
+ * appeared at `output` meanwhile is not replaced: the verified `.part` stays for a run with --force.
  */
 export async function downloadFile(
   client: DepotClient,
@@ -35,13 +44,13 @@ export async function downloadFile(
   remote: RemoteFile,
   output: string,
   expected: ExpectedDigest[],
-  label: string,
+  options: DownloadOptions,
 ): Promise<Downloaded> {
   const part = await PartFile.open(`${output}.part`, remote.size).catch((error: Error) => {
     throw new ClientFailure(`cannot write ${output}.part: ${error.message}`, EXIT.refused);
   });
   const resumedFrom = part.size;
-  const progress = new Progress(label, remote.size, { done: resumedFrom, plainLines: true });
+  const progress = new Progress(options.label, remote.size, { done: resumedFrom, plainLines: true });
   if (resumedFrom > 0) progress.note(`resuming ${part.path} at ${resumedFrom} of ${remote.size} bytes`);
   const digests = [...expected];
   if (remote.sha256 !== null) digests.push({ source: "the server's Repr-Digest", sha256: remote.sha256 });
@@ -61,8 +70,26 @@ export async function downloadFile(
     await part.close({ sync: true });
   }
   await verify(part.path, sha256, digests);
+  if (!options.replace) await refuseToReplace(output);
   await rename(part.path, output);
   return { path: output, size: remote.size, sha256, resumedFrom };
+}
+
+/**
+ * A file the user did not name is never replaced unasked, as `curl -OJ` refuses to: the name came
+ * from the server. A usage error (exit 2): --force or -o is the fix.
+ */
+export async function refuseToReplace(output: string) {
+  const taken = await lstat(output).then(
+    () => true,
+    () => false,
+  );
+  if (taken) {
+    throw new UsageError(
+      `${output} already exists: pass --force to replace it, or -o FILE to save it elsewhere`,
+      false,
+    );
+  }
 }
 
 /** One attempt: asks for what the `.part` lacks and appends it; Retryable if it ends short. */

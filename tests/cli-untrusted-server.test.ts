@@ -1,0 +1,213 @@
+import { afterAll, afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type CliResult, depot, stderrLines } from "./helpers/cli.ts";
+
+/**
+ * What a server that is not depot, or a depot that misbehaves, cannot make the client commands do
+ * (README, Client commands): name the file it is saved under, replace a file, fill the disk or the
+ * memory, or keep `depot versions` paging for ever. Each test runs the real CLI process against a
+ * small fake server that answers what the case needs.
+ */
+
+const sha256 = (bytes: Uint8Array) => new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
+const reprDigest = (bytes: Uint8Array) => `sha-256=:${Buffer.from(sha256(bytes), "hex").toString("base64")}:`;
+const CONTENT = new TextEncoder().encode("the release's bytes\n");
+
+/** A server on 127.0.0.1 answering with `answer`; it records each request as `METHOD /path?query`. */
+function fakeServer(answer: (request: Request, url: URL) => Response | Promise<Response>) {
+  const seen: string[] = [];
+  const server = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    fetch(request) {
+      const url = new URL(request.url);
+      seen.push(`${request.method} ${url.pathname}${url.search}`);
+      return answer(request, url);
+    },
+  });
+  servers.push(server);
+  return { url: `http://127.0.0.1:${server.port}`, seen };
+}
+const servers: { stop(force: boolean): unknown }[] = [];
+afterEach(() => {
+  for (const server of servers.splice(0)) server.stop(true);
+});
+
+/** Version 1 of product 1, as depot's API sends it, with the fields the case overrides. */
+const versionJson = (fields: Record<string, unknown> = {}) => ({
+  id: 1,
+  version_number: "1.0.0",
+  file_name: "app.bin",
+  sha256: sha256(CONTENT),
+  purchase_benefit_id: null,
+  ...fields,
+});
+
+/**
+ * A depot serving version 1 of product 1 (`latest`, by id, and its download) whose file is
+ * `CONTENT`, with the API's `file_name` and the download's Content-Disposition as given.
+ */
+function fakeDepot(options: { fileName?: string; disposition?: string } = {}) {
+  return fakeServer((request, url) => {
+    if (url.pathname === "/api/products/1/versions/latest" || url.pathname === "/api/products/1/versions/1") {
+      return Response.json({ data: versionJson({ file_name: options.fileName ?? "app.bin" }) });
+    }
+    if (url.pathname !== "/api/products/1/versions/1/download") return new Response(null, { status: 404 });
+    return new Response(request.method === "HEAD" ? null : CONTENT, {
+      headers: {
+        "content-length": String(CONTENT.byteLength),
+        "content-disposition": options.disposition ?? 'attachment; filename="app.bin"',
+        "repr-digest": reprDigest(CONTENT),
+      },
+    });
+  });
+}
+
+const root = mkdtempSync(join(tmpdir(), "depot-untrusted-"));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+/** Each test's working directory. */
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(root, "t-"));
+});
+
+const run = (server: { url: string }, args: string[], env: Record<string, string> = {}) =>
+  depot(
+    args,
+    { DEPOT_URL: server.url, DEPOT_TOKEN: "t", DEPOT_RETRIES: "2", DEPOT_RETRY_DELAY_MS: "10", ...env },
+    dir,
+  );
+const download = (server: { url: string }, args: string[] = []) =>
+  run(server, ["download", "--product", "1", ...args]);
+
+const read = (name: string) => readFileSync(join(dir, name), "utf8");
+const failure = (result: CliResult) => ({
+  code: result.code,
+  stdout: result.stdout,
+  stderr: stderrLines(result),
+});
+
+describe("depot download: the server does not choose where the file goes", () => {
+  test("the API's file_name names the file; a Content-Disposition naming .bashrc is not followed", async () => {
+    writeFileSync(join(dir, ".bashrc"), "mine\n");
+    const server = fakeDepot({ disposition: "attachment; filename*=UTF-8''.bashrc" });
+    const result = await download(server, ["--json"]);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ path: join(dir, "app.bin"), file_name: "app.bin" });
+    expect(read("app.bin")).toBe(new TextDecoder().decode(CONTENT));
+    expect(read(".bashrc")).toBe("mine\n");
+    expect(readdirSync(dir).sort()).toEqual([".bashrc", "app.bin"]);
+  });
+
+  test("a file name that starts with a dot is refused (exit 1) before a byte is written", async () => {
+    writeFileSync(join(dir, ".bashrc"), "mine\n");
+    const server = fakeDepot({ fileName: ".bashrc", disposition: "attachment; filename*=UTF-8''.bashrc" });
+    expect(failure(await download(server))).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: [
+        'depot download: the server names the file ".bashrc"; a name that starts with a dot is not saved ' +
+          "(it could be a hidden settings file): choose the name with -o FILE",
+      ],
+    });
+    expect(read(".bashrc")).toBe("mine\n");
+    expect(readdirSync(dir)).toEqual([".bashrc"]);
+    expect(server.seen.filter((line) => line.startsWith("GET /api/products/1/versions/1/download"))).toEqual(
+      [],
+    );
+  });
+
+  test("with a license key (no API to ask) the Content-Disposition names the file, and a dot name is refused", async () => {
+    writeFileSync(join(dir, ".profile"), "mine\n");
+    const server = fakeDepot({ disposition: "attachment; filename*=UTF-8''.profile" });
+    const result = await run(
+      server,
+      ["download", "--product", "1", "--version-id", "1", "--license-key", "k"],
+      {
+        DEPOT_TOKEN: "",
+      },
+    );
+    expect(failure(result)).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: [
+        'depot download: the server names the file ".profile"; a name that starts with a dot is not saved ' +
+          "(it could be a hidden settings file): choose the name with -o FILE",
+      ],
+    });
+    expect(read(".profile")).toBe("mine\n");
+    expect(readdirSync(dir)).toEqual([".profile"]);
+  });
+
+  test("-o FILE chooses the name whatever the server says, and may replace that file", async () => {
+    writeFileSync(join(dir, "settings"), "old\n");
+    const server = fakeDepot({ fileName: ".bashrc", disposition: "attachment; filename*=UTF-8''.bashrc" });
+    const result = await download(server, ["-o", "settings", "--json"]);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ path: join(dir, "settings"), sha256: sha256(CONTENT) });
+    expect(read("settings")).toBe(new TextDecoder().decode(CONTENT));
+    expect(readdirSync(dir)).toEqual(["settings"]);
+  });
+
+  test("an existing file under the server's name is not replaced without --force (exit 2), nothing downloaded", async () => {
+    writeFileSync(join(dir, "app.bin"), "mine\n");
+    mkdirSync(join(dir, "out"));
+    writeFileSync(join(dir, "out", "app.bin"), "mine too\n");
+    const server = fakeDepot();
+    for (const [args, path] of [
+      [[], join(dir, "app.bin")],
+      [["-o", "out"], join(dir, "out", "app.bin")],
+    ] as const) {
+      expect(failure(await download(server, [...args]))).toEqual({
+        code: 2,
+        stdout: "",
+        stderr: [
+          `depot download: ${path} already exists: pass --force to replace it, or -o FILE to save it elsewhere`,
+        ],
+      });
+    }
+    expect(read("app.bin")).toBe("mine\n");
+    expect(read("out/app.bin")).toBe("mine too\n");
+    expect(readdirSync(dir).sort()).toEqual(["app.bin", "out"]);
+    expect(server.seen.filter((line) => line.startsWith("GET /api/products/1/versions/1/download"))).toEqual(
+      [],
+    );
+
+    const forced = await download(server, ["--force", "--json"]);
+    expect(forced.code).toBe(0);
+    expect(JSON.parse(forced.stdout)).toMatchObject({ path: join(dir, "app.bin"), sha256: sha256(CONTENT) });
+    expect(read("app.bin")).toBe(new TextDecoder().decode(CONTENT));
+  });
+
+  test("a file that appears during the download is not replaced either: the verified .part waits for --force", async () => {
+    const depotServer = fakeDepot();
+    // Another program saves a file of that name while the bytes are on their way.
+    const server = fakeServer((request, url) => {
+      if (request.method === "GET" && url.pathname.endsWith("/download"))
+        writeFileSync(join(dir, "app.bin"), "mine\n");
+      return fetch(`${depotServer.url}${url.pathname}`, { method: request.method });
+    });
+    expect(failure(await download(server))).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: [
+        `downloading version 1.0.0 (${CONTENT.byteLength} bytes) to ${join(dir, "app.bin")}`,
+        "download [##############################] 100% 0.0/0.0 MiB",
+        `depot download: ${join(dir, "app.bin")} already exists: pass --force to replace it, or -o FILE to save it elsewhere`,
+      ],
+    });
+    expect(read("app.bin")).toBe("mine\n");
+    expect(read("app.bin.part")).toBe(new TextDecoder().decode(CONTENT));
+
+    const forced = await download(depotServer, ["--force", "--json"]);
+    expect(forced.code).toBe(0);
+    expect(JSON.parse(forced.stdout)).toMatchObject({
+      resumed_from: CONTENT.byteLength,
+      sha256: sha256(CONTENT),
+    });
+    expect(readdirSync(dir)).toEqual(["app.bin"]);
+    expect(read("app.bin")).toBe(new TextDecoder().decode(CONTENT));
+  });
+});
