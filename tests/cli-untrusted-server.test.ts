@@ -11,6 +11,7 @@ import { type CliResult, depot, stderrLines } from "./helpers/cli.ts";
  * small fake server that answers what the case needs.
  */
 
+const MiB = 1024 * 1024;
 const sha256 = (bytes: Uint8Array) => new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
 const reprDigest = (bytes: Uint8Array) => `sha-256=:${Buffer.from(sha256(bytes), "hex").toString("base64")}:`;
 const CONTENT = new TextEncoder().encode("the release's bytes\n");
@@ -209,5 +210,49 @@ describe("depot download: the server does not choose where the file goes", () =>
     });
     expect(readdirSync(dir)).toEqual(["app.bin"]);
     expect(read("app.bin")).toBe(new TextDecoder().decode(CONTENT));
+  });
+});
+
+/**
+ * A body of `total` bytes that is produced only as it is read (Bun.serve pulls as the socket drains),
+ * so `sent()` tells how much of it the client took before it stopped reading.
+ */
+function endlessBody(total: number, fill = 0x61) {
+  let sent = 0;
+  const chunk = new Uint8Array(64 * 1024).fill(fill);
+  const stream = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (sent >= total) return controller.close();
+      sent += chunk.byteLength;
+      controller.enqueue(chunk);
+    },
+  });
+  return { stream, sent: () => sent };
+}
+
+describe("depot download: a body longer than announced", () => {
+  test("announced 10 bytes, sent 200 MiB: stopped at once, the .part deleted, exit 1", async () => {
+    const ten = new TextEncoder().encode("0123456789");
+    const body = endlessBody(200 * MiB);
+    const server = fakeServer((request, url) => {
+      if (url.pathname === "/api/products/1/versions/latest") {
+        return Response.json({ data: versionJson({ sha256: sha256(ten) }) });
+      }
+      if (request.method === "HEAD") return new Response(null, { headers: { "content-length": "10" } });
+      return new Response(body.stream);
+    });
+    const result = await download(server);
+    expect(failure(result)).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: [
+        `downloading version 1.0.0 (10 bytes) to ${join(dir, "app.bin")}`,
+        `depot download: ${server.url}/api/products/1/versions/1/download sent more than the 10 bytes ` +
+          `it announced: stopped, and deleted ${join(dir, "app.bin.part")}`,
+      ],
+    });
+    expect(readdirSync(dir)).toEqual([]);
+    // What the server got to send before the client hung up: socket buffers, not 200 MiB.
+    expect(body.sent()).toBeLessThan(32 * MiB);
   });
 });

@@ -65,6 +65,7 @@ export async function downloadFile(
     sha256 = part.sha256();
   } catch (error) {
     progress.abandon();
+    if (error instanceof SentTooMuch) await part.discard();
     throw error;
   } finally {
     await part.close({ sync: true });
@@ -129,7 +130,7 @@ async function transfer(
     if (announced !== null && !digests.some((d) => d.sha256 === announced)) {
       digests.push({ source: "the download's Repr-Digest", sha256: announced });
     }
-    await copyBody(response, part, progress, idle);
+    await copyBody(response, part, remote.size, progress, idle);
   } catch (error) {
     if (!(error instanceof Retryable)) throw error;
     throw new Retryable(error.message, part.size > offset);
@@ -139,12 +140,22 @@ async function transfer(
   if (part.size < remote.size) {
     throw new Retryable(`the connection closed at ${part.size} of ${remote.size} bytes`, part.size > offset);
   }
-  if (part.size > remote.size) {
-    throw new Refused(`${client.url(path)} sent ${part.size} bytes of a file of ${remote.size}`);
-  }
 }
 
-async function copyBody(response: Response, part: PartFile, progress: Progress, idle: IdleTimer) {
+/**
+ * More bytes than the file has: a server gone wrong or one filling the disk. The bytes stop at once
+ * and the `.part` is deleted, since nothing says which of its bytes belong to the file.
+ */
+class SentTooMuch extends Refused {}
+
+/** Appends the body to `part`, stopping before a byte past `size` (the file's announced length). */
+async function copyBody(
+  response: Response,
+  part: PartFile,
+  size: number,
+  progress: Progress,
+  idle: IdleTimer,
+) {
   if (!response.body) return;
   const reader = response.body.getReader();
   try {
@@ -158,6 +169,12 @@ async function copyBody(response: Response, part: PartFile, progress: Progress, 
         throw new Retryable(`the download broke off at ${part.size} bytes: ${why}`);
       }
       if (chunk.done) return;
+      if (part.size + chunk.value.byteLength > size) {
+        await reader.cancel();
+        throw new SentTooMuch(
+          `${response.url} sent more than the ${size} bytes it announced: stopped, and deleted ${part.path}`,
+        );
+      }
       await part.append(chunk.value).catch((error: Error) => {
         throw new ClientFailure(`cannot write ${part.path}: ${error.message}`, EXIT.refused);
       });
