@@ -256,3 +256,122 @@ describe("depot download: a body longer than announced", () => {
     expect(body.sent()).toBeLessThan(32 * MiB);
   });
 });
+
+describe("bodies read into memory are bounded", () => {
+  test("versions/latest answering 200 MiB: the client stops reading past 8 MiB, exit 1", async () => {
+    const body = endlessBody(200 * MiB);
+    const server = fakeServer(
+      () => new Response(body.stream, { headers: { "content-type": "application/json" } }),
+    );
+    expect(failure(await download(server))).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: [
+        `depot download: ${server.url}/api/products/1/versions/latest answered with more than 8 MiB, ` +
+          "more than a depot sends: is it a depot server?",
+      ],
+    });
+    expect(body.sent()).toBeLessThan(32 * MiB);
+  });
+
+  test("an error answer over 64 KiB: its status says what happened, its body is not read on", async () => {
+    const body = endlessBody(200 * MiB);
+    const huge = fakeServer(
+      () => new Response(body.stream, { status: 404, headers: { "content-type": "text/html" } }),
+    );
+    expect(failure(await download(huge))).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: [`depot download: ${huge.url}/api/products/1/versions/latest answered 404: Not Found`],
+    });
+    expect(body.sent()).toBeLessThan(32 * MiB);
+    // A depot message is a sentence; one of 100 KiB is not printed either.
+    const long = fakeServer(() => Response.json({ message: "x".repeat(100 * 1024) }, { status: 403 }));
+    expect(failure(await download(long)).stderr).toEqual([
+      `depot download: ${long.url}/api/products/1/versions/latest answered 403: Forbidden`,
+    ]);
+  });
+
+  test("a Content-Length past the bound is refused the same way", async () => {
+    const body = endlessBody(200 * MiB);
+    const server = fakeServer(
+      () => new Response(body.stream, { headers: { "content-length": String(200 * MiB) } }),
+    );
+    const result = await download(server);
+    expect(failure(result).stderr).toEqual([
+      `depot download: ${server.url}/api/products/1/versions/latest answered with more than 8 MiB, ` +
+        "more than a depot sends: is it a depot server?",
+    ]);
+    expect(body.sent()).toBeLessThan(32 * MiB);
+  });
+});
+
+describe("depot versions stops paging when the pages do not end", () => {
+  /**
+   * A product list whose page N holds the versions `idsOf(N)` and always links a next page; after
+   * `runaway` requests it stops linking one, so a client that never stops still ends (and fails the test).
+   */
+  function endlessPages(idsOf: (page: number) => number[], runaway = 2000) {
+    let requests = 0;
+    const server = fakeServer((_, url) => {
+      requests++;
+      const page = Number(url.searchParams.get("page"));
+      const data = idsOf(page).map((id) => ({
+        ...versionJson({ id, version_number: `1.0.${id}`, file_name: `app-${id}.bin` }),
+        benefit_name: null,
+        file_size: 10,
+        created_at: "2026-01-01T00:00:00.000Z",
+      }));
+      const next = requests < runaway ? `${server.url}${url.pathname}?page=${page + 1}` : null;
+      return Response.json({ data, links: { first: "", last: null, prev: null, next } });
+    });
+    return { ...server, requests: () => requests };
+  }
+  const versions = (server: { url: string }) => run(server, ["versions", "--product", "1", "--json"]);
+
+  test("a server that ignores the page and sends the first one again: stopped at the second, exit 1", async () => {
+    const server = endlessPages(() => [3, 2, 1]);
+    expect(failure(await versions(server))).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: [
+        `depot versions: ${server.url}/api/products/1/versions?per_page=100&page=2 sent only versions of ` +
+          "earlier pages, yet links to a next one: stopped paging (is it a depot server?)",
+      ],
+    });
+    expect(server.requests()).toBe(2);
+  });
+
+  test("an empty page that links to a next one: stopped there, exit 1", async () => {
+    const server = endlessPages((page) => (page === 1 ? [2, 1] : []));
+    expect(failure(await versions(server))).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: [
+        `depot versions: ${server.url}/api/products/1/versions?per_page=100&page=2 sent an empty page, ` +
+          "yet links to a next one: stopped paging (is it a depot server?)",
+      ],
+    });
+    expect(server.requests()).toBe(2);
+  });
+
+  test("new versions on every page for ever: stopped after 1,000 pages, exit 1", async () => {
+    const server = endlessPages((page) => [page], 1500);
+    expect(failure(await versions(server))).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: [
+        `depot versions: ${server.url}/api/products/1/versions?per_page=100&page=1000 links to a next page ` +
+          "after 1000 pages, more than any product has: stopped paging (is it a depot server?)",
+      ],
+    });
+    expect(server.requests()).toBe(1000);
+  }, 60_000);
+
+  test("a version repeated at the top of the next page (one published meanwhile) is listed once", async () => {
+    const server = endlessPages((page) => (page === 1 ? [5, 4, 3] : [3, 2, 1]), 2);
+    const result = await versions(server);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout).versions.map((v: { id: number }) => v.id)).toEqual([5, 4, 3, 2, 1]);
+  });
+});

@@ -1,3 +1,4 @@
+import { MAX_ERROR_BYTES, MAX_JSON_BYTES, readAtMost, sizeOf } from "./body-limits.ts";
 import type { Credential } from "./connection.ts";
 import { Refused } from "./failures.ts";
 import { Retryable, type RetryPolicy, withRetries } from "./retry.ts";
@@ -89,9 +90,16 @@ export class DepotClient {
     );
   }
 
-  /** GET `path` and its JSON body; an answer that is not JSON is not depot (exit 1, not retried). */
-  json<T>(path: string): Promise<T> {
-    return this.request(path, { headers: { accept: "application/json" } }, { read: readJson<T> });
+  /**
+   * GET `path` and its JSON body, of at most `maxBytes`; an answer that is not JSON, or larger, is
+   * not depot (exit 1, not retried).
+   */
+  json<T>(path: string, maxBytes = MAX_JSON_BYTES): Promise<T> {
+    return this.request(
+      path,
+      { headers: { accept: "application/json" } },
+      { read: (response) => readJson<T>(response, maxBytes) },
+    );
   }
 
   #credentialHeaders(): Record<string, string> {
@@ -117,7 +125,8 @@ export function retryNotice(error: Retryable, delayMs: number, failures: number)
  * Invalid); anything else (a proxy's HTML page) by its status text.
  */
 export async function errorMessage(response: Response): Promise<string> {
-  const text = await response.text().catch(() => "");
+  const bytes = await readAtMost(response, MAX_ERROR_BYTES).catch(() => null);
+  const text = bytes === null ? "" : new TextDecoder().decode(bytes);
   try {
     const body = JSON.parse(text) as { message?: unknown; errors?: unknown };
     if (body.errors && typeof body.errors === "object") {
@@ -131,12 +140,21 @@ export async function errorMessage(response: Response): Promise<string> {
   return response.statusText || "no message";
 }
 
-async function readJson<T>(response: Response): Promise<T> {
-  const text = await response.text().catch((error: Error) => {
+/**
+ * The response's JSON body, read up to `maxBytes` (body-limits.ts): an answer cut short is retried,
+ * one that is larger or not JSON is not depot (exit 1).
+ */
+export async function readJson<T>(response: Response, maxBytes = MAX_JSON_BYTES): Promise<T> {
+  const bytes = await readAtMost(response, maxBytes).catch((error: Error) => {
     throw new Retryable(`${response.url}: the answer was cut short (${describe(error)})`);
   });
+  if (bytes === null) {
+    throw new Refused(
+      `${response.url} answered with more than ${sizeOf(maxBytes)}, more than a depot sends: is it a depot server?`,
+    );
+  }
   try {
-    return JSON.parse(text) as T;
+    return JSON.parse(new TextDecoder().decode(bytes)) as T;
   } catch {
     throw new Refused(
       `${response.url} answered ${response.status} with something that is not JSON: is it a depot?`,

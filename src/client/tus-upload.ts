@@ -1,5 +1,5 @@
 import type { Progress } from "../cli/progress.ts";
-import { type DepotClient, retryNotice } from "./depot-client.ts";
+import { type DepotClient, readJson, retryNotice } from "./depot-client.ts";
 import { Refused } from "./failures.ts";
 import { IDLE_TIMEOUT_MS, IdleTimer } from "./idle-timer.ts";
 import { Retryable, withRetries } from "./retry.ts";
@@ -45,7 +45,7 @@ export async function uploadFile(
         "upload-metadata": `filename ${base64(file.name)},filetype ${base64(file.type)}`,
       },
     },
-    { onRetry, read: (response) => response.json() as Promise<{ data: { id: string } }> },
+    { onRetry, read: (response) => readJson<{ data: { id: string } }>(response) },
   );
   const path = `/api/uploads/${created.data.id}`;
 
