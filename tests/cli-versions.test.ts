@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { versionsCommand } from "../src/cli/versions.ts";
 import { loadConfig } from "../src/config.ts";
 import { readJson, recordingLogger, startTestApp, type TestApp } from "./helpers/app.ts";
 import { depot, stderrLines } from "./helpers/cli.ts";
@@ -145,8 +146,17 @@ describe("depot versions", () => {
     expect(wrongToken.code).toBe(1);
     expect(wrongToken.stdout).toBe("");
     expect(stderrLines(wrongToken)).toEqual([
-      `depot versions: ${base}/api/products/${productId}/versions?per_page=100&page=1 answered 401: Unauthenticated.`,
+      `depot versions: ${base} refused the token from DEPOT_TOKEN (401: Unauthenticated.): ` +
+        "check that it is complete, not revoked or expired, and made on this server",
     ]);
+    const wrongOption = await versions(["--product", String(productId), "--token", "1|nope"]);
+    expect({ code: wrongOption.code, stderr: stderrLines(wrongOption) }).toEqual({
+      code: 1,
+      stderr: [
+        `depot versions: ${base} refused the token from --token (401: Unauthenticated.): ` +
+          "check that it is complete, not revoked or expired, and made on this server",
+      ],
+    });
     const unknown = await versions(["--product", "999999"]);
     expect(unknown.code).toBe(1);
     expect(stderrLines(unknown)).toEqual([
@@ -187,6 +197,19 @@ describe("depot versions", () => {
 });
 
 describe("the client commands in the CLI", () => {
+  test("a mistyped option names the one it is close to, then the usage (exit 2)", async () => {
+    const result = await versions(["--product", String(productId), "--jsno"]);
+    expect({ code: result.code, stdout: result.stdout, stderr: stderrLines(result) }).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: [
+        "depot versions: unknown option --jsno (did you mean --json?)",
+        `usage: ${versionsCommand.usage}`,
+      ],
+    });
+    expect(recorder.lines.filter((line) => line.msg === "request")).toEqual([]);
+  });
+
   test("depot --help lists them; <command> --help explains the options", async () => {
     const help = await depot(["--help"]);
     expect(help.code).toBe(0);

@@ -131,7 +131,7 @@ function downloadCredential(values: Values, env: Record<string, string | undefin
   const token = resolveToken(values, env);
   if (token === null)
     throw new UsageError("no credential: pass --token T, set DEPOT_TOKEN, or pass --license-key K");
-  return { kind: "token", token };
+  return token;
 }
 
 /** The version to download; null when only its id is known (a license key cannot read the API). */

@@ -1,7 +1,7 @@
 import { MAX_ERROR_BYTES, MAX_JSON_BYTES, readAtMost, sizeOf } from "./body-limits.ts";
 import type { Credential } from "./connection.ts";
 import { Refused } from "./failures.ts";
-import { Retryable, type RetryPolicy, withRetries } from "./retry.ts";
+import { Retryable, type RetryPolicy, retryNotice, withRetries } from "./retry.ts";
 
 /** How long an API request may take (connect, send, answer) before the attempt counts as failed. */
 export const REQUEST_TIMEOUT_MS = 30_000;
@@ -52,14 +52,18 @@ export class DepotClient {
       if (follow && (method === "GET" || method === "HEAD") && redirects < MAX_REDIRECTS) {
         await response.body?.cancel();
         const next = new URL(location, url);
-        if (next.origin !== new URL(this.server).origin) {
+        if (!sameOrigin(next, this.server)) {
           for (const name of SERVER_ONLY_HEADERS) headers.delete(name);
         }
         url = next.toString();
         continue;
       }
       if (response.status >= 200 && response.status < 300) return response;
-      const message = `${url} answered ${response.status}: ${await errorMessage(response)}`;
+      const said = await errorMessage(response);
+      if (response.status === 401 && this.credential?.kind === "token" && sameOrigin(url, this.server)) {
+        throw new Refused(tokenRefused(this.server, this.credential.from, said), 401);
+      }
+      const message = `${url} answered ${response.status}: ${said}`;
       if (response.status >= 500) throw new Retryable(message);
       throw new Refused(message, response.status);
     }
@@ -86,7 +90,7 @@ export class DepotClient {
         const response = await this.send(path, { ...fresh, signal });
         return read(response);
       },
-      options.onRetry ?? reportRetry,
+      options.onRetry ?? ((error, delayMs, failures) => reportRetry(error, delayMs, failures, this.retry)),
     );
   }
 
@@ -109,15 +113,22 @@ export class DepotClient {
   }
 }
 
-/** The default retry notice: one line on stderr, so a CI log shows why the command is slow. */
-export function reportRetry(error: Retryable, delayMs: number, failures: number) {
-  process.stderr.write(`${retryNotice(error, delayMs, failures)}\n`);
+const sameOrigin = (url: string | URL, server: string) => new URL(url).origin === new URL(server).origin;
+
+/**
+ * A 401 from depot means the token, whatever the path: say so, and where the token came from (a CI
+ * secret in DEPOT_TOKEN, or --token), rather than a request URL that leaves one guessing.
+ */
+function tokenRefused(server: string, from: string, said: string): string {
+  return (
+    `${server} refused the token from ${from} (401: ${said}): ` +
+    "check that it is complete, not revoked or expired, and made on this server"
+  );
 }
 
-/** `cannot reach …: ECONNREFUSED …; retry 2 in 1.9 s` */
-export function retryNotice(error: Retryable, delayMs: number, failures: number): string {
-  const wait = delayMs < 1000 ? `${delayMs} ms` : `${(delayMs / 1000).toFixed(1)} s`;
-  return `${error.message}; retry ${failures} in ${wait}`;
+/** The default retry notice: one line on stderr, so a CI log shows why the command is slow. */
+export function reportRetry(error: Retryable, delayMs: number, failures: number, policy: RetryPolicy) {
+  process.stderr.write(`${retryNotice(error, delayMs, failures, policy)}\n`);
 }
 
 /**
@@ -162,11 +173,22 @@ export async function readJson<T>(response: Response, maxBytes = MAX_JSON_BYTES)
   }
 }
 
-/** Bun's fetch errors carry a code (ConnectionRefused, ECONNRESET, …) worth showing next to the message. */
+/** What the usual network failures are, in words (Bun's messages add advice that does not fit here). */
+const NETWORK_ERRORS: Record<string, string> = {
+  ECONNREFUSED: "connection refused",
+  ConnectionRefused: "connection refused",
+  ECONNRESET: "connection reset",
+  ENOTFOUND: "no such host",
+  EHOSTUNREACH: "host unreachable",
+  ENETUNREACH: "network unreachable",
+};
+
+/** Bun's fetch errors carry a code (ECONNREFUSED, ECONNRESET, …): its words, else the message with it. */
 function describe(error: Error): string {
   if (error.name === "TimeoutError") return "no answer in time";
   const code = (error as Error & { code?: unknown }).code;
-  return typeof code === "string" && !error.message.includes(code)
-    ? `${error.message} (${code})`
-    : error.message;
+  if (typeof code !== "string") return error.message;
+  return (
+    NETWORK_ERRORS[code] ?? (error.message.includes(code) ? error.message : `${error.message} (${code})`)
+  );
 }

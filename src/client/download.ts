@@ -1,13 +1,13 @@
 import { lstat, rename, rm } from "node:fs/promises";
 import { UsageError } from "../cli/command.ts";
 import { Progress } from "../cli/progress.ts";
-import { type DepotClient, retryNotice } from "./depot-client.ts";
+import type { DepotClient } from "./depot-client.ts";
 import { ClientFailure, EXIT, Refused } from "./failures.ts";
 import { sha256OfReprDigest } from "./file-headers.ts";
 import { IDLE_TIMEOUT_MS, IdleTimer } from "./idle-timer.ts";
 import { PartFile } from "./part-file.ts";
 import type { RemoteFile } from "./remote-file.ts";
-import { Retryable, withRetries } from "./retry.ts";
+import { Retryable, retryNotice, withRetries } from "./retry.ts";
 
 /** A digest the finished file must have, and who said so (for the message when it does not). */
 export interface ExpectedDigest {
@@ -59,7 +59,7 @@ export async function downloadFile(
     await withRetries(
       client.retry,
       () => transfer(client, path, remote, part, progress, digests),
-      (error, delayMs, failures) => progress.note(retryNotice(error, delayMs, failures)),
+      (error, delayMs, failures) => progress.note(retryNotice(error, delayMs, failures, client.retry)),
     );
     progress.finish();
     sha256 = part.sha256();
