@@ -149,19 +149,23 @@ describe("depot versions", () => {
       `depot versions: ${base} refused the token from DEPOT_TOKEN (401: Unauthenticated.): ` +
         "check that it is complete, not revoked or expired, and made on this server",
     ]);
-    const wrongOption = await versions(["--product", String(productId), "--token", "1|nope"]);
-    expect({ code: wrongOption.code, stderr: stderrLines(wrongOption) }).toEqual({
-      code: 1,
-      stderr: [
-        `depot versions: ${base} refused the token from --token (401: Unauthenticated.): ` +
-          "check that it is complete, not revoked or expired, and made on this server",
-      ],
-    });
     const unknown = await versions(["--product", "999999"]);
     expect(unknown.code).toBe(1);
     expect(stderrLines(unknown)).toEqual([
       `depot versions: ${base}/api/products/999999/versions?per_page=100&page=1 answered 404: Product not found.`,
     ]);
+  });
+
+  test("a token given with --token is named so when refused", async () => {
+    const result = await versions(["--product", String(productId), "--token", "1|nope"]);
+    expect({ code: result.code, stdout: result.stdout, stderr: stderrLines(result) }).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: [
+        `depot versions: ${base} refused the token from --token (401: Unauthenticated.): ` +
+          "check that it is complete, not revoked or expired, and made on this server",
+      ],
+    });
   });
 
   test("usage errors exit 2 before any request", async () => {
