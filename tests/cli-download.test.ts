@@ -251,7 +251,7 @@ describe("resuming", () => {
   test("a .part longer than the file cannot be its start: downloaded from the beginning", async () => {
     writeFileSync(join(dir, "plugin-1.0.jar"), "an older file, replaced");
     writeFileSync(join(dir, "plugin-1.0.jar.part"), bytesOf(OLD.byteLength + 10, 9));
-    const result = await download(["--version", "1.0.0", "--json"]);
+    const result = await download(["--version", "1.0.0", "--force", "--json"]);
     expect(jsonOf(result)).toMatchObject({ resumed_from: 0, sha256: sha256(OLD) });
     expect(sha256(fileIn("plugin-1.0.jar"))).toBe(sha256(OLD));
   });
@@ -274,7 +274,7 @@ describe("resuming", () => {
       expect(downloaded).toMatchObject({ size: LATEST.byteLength, sha256: sha256(LATEST), resumed_from: 0 });
       expect(sha256(fileIn("plugin-1.1.jar"))).toBe(sha256(LATEST));
       expect(result.stderr).toMatch(/the (download broke off|connection closed) at \d+ /);
-      expect(result.stderr).toContain("retry 1 in");
+      expect(result.stderr).toContain("; retrying up to 8 times, waiting about 12.8 s in all");
       // While the proxy was cut the server could not be reached at all: those attempts were retried too.
       expect(result.stderr).toContain(`cannot reach http://127.0.0.1:${proxy.port}/`);
       const gets = (await requestsTo(`/versions/${latest.id}/download`)).filter((r) => r.method === "GET");
@@ -296,7 +296,8 @@ describe("refusals exit 1 with the server's message, without retrying", () => {
     expect(result.code).toBe(1);
     expect(result.stdout).toBe("");
     expect(stderrLines(result)).toEqual([
-      `depot download: ${base}/api/products/${productId}/versions/latest answered 401: Unauthenticated.`,
+      `depot download: ${base} refused the token from DEPOT_TOKEN (401: Unauthenticated.): ` +
+        "check that it is complete, not revoked or expired, and made on this server",
     ]);
     expect(await requestsTo("/versions/latest")).toEqual([
       { method: "GET", status: 401, bytes: expect.any(Number) },
@@ -508,7 +509,15 @@ describe("usage errors exit 2 before any request", () => {
       {},
       '--benefit must be an id (a positive whole number), got "premium"',
     ],
-    ["an unknown option", ["--verbose"], {}, "Unknown option '--verbose'"],
+    ["an unknown option", ["--verbose"], {}, "unknown option --verbose"],
+    ["a mistyped option", ["--versoin", "1.0.0"], {}, "unknown option --versoin (did you mean --version?)"],
+    ["an unknown short option", ["-x"], {}, "unknown option -x"],
+    [
+      "a mistyped option with its value",
+      ["--prodcut=1"],
+      {},
+      "unknown option --prodcut (did you mean --product?)",
+    ],
   ])("%s", async (_, args, env, message) => {
     const result = await download(args, env);
     expect(result.code).toBe(2);
@@ -534,7 +543,7 @@ describe("usage errors exit 2 before any request", () => {
 });
 
 describe("a network that gives up exits 3", () => {
-  test("nothing listening: every retry is reported, then the last error", async () => {
+  test("nothing listening: the first failure says what is retried and for how long, each retry is reported, then the last error", async () => {
     const listener = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
     const closed = `http://127.0.0.1:${listener.port}`;
     listener.stop(true);
@@ -542,12 +551,45 @@ describe("a network that gives up exits 3", () => {
     expect(result.code).toBe(3);
     expect(result.stdout).toBe("");
     const lines = stderrLines(result);
-    const cannotReach = `cannot reach ${closed}/api/products/${productId}/versions/latest:`;
+    const cannotReach = `cannot reach ${closed}/api/products/${productId}/versions/latest: connection refused`;
     expect(lines).toHaveLength(3);
-    expect(lines[0]).toStartWith(cannotReach);
-    expect(lines[0]).toMatch(/; retry 1 in \d+ ms$/);
-    expect(lines[1]).toMatch(/; retry 2 in \d+ ms$/);
-    expect(lines[2]).toStartWith(`depot download: gave up after 3 failed attempts in a row: ${cannotReach}`);
+    // Waits of 20 ms, then 40 ms (DEPOT_RETRY_DELAY_MS=20 in clientEnv).
+    expect(lines[0]).toBe(
+      `${cannotReach}; retrying up to 2 times, waiting about 60 ms in all (DEPOT_RETRIES=2, DEPOT_RETRY_DELAY_MS=20)`,
+    );
+    expect(lines[1]).toMatch(new RegExp(`^${RegExp.escape(cannotReach)}; retry 2 of 2 in \\d+ ms$`));
+    expect(lines[2]).toBe(`depot download: gave up after 3 failed attempts in a row: ${cannotReach}`);
     expect(existsSync(join(dir, "plugin-1.1.jar.part"))).toBe(false);
+  });
+
+  test("with the default retries the first failure says they take about 31 s", async () => {
+    const listener = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+    const closed = `http://127.0.0.1:${listener.port}`;
+    listener.stop(true);
+    // The default policy, cut short: the process is stopped once it has said what it will do.
+    const proc = Bun.spawn(
+      [process.execPath, join(import.meta.dir, "../src/main.ts"), "download", "--product", "1"],
+      {
+        env: cliEnv(
+          clientEnv({ DEPOT_URL: closed, DEPOT_RETRIES: undefined, DEPOT_RETRY_DELAY_MS: undefined }),
+        ),
+        cwd: dir,
+        stderr: "pipe",
+        stdout: "ignore",
+      },
+    );
+    const reader = proc.stderr.getReader();
+    let stderr = "";
+    while (!stderr.includes("\n")) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      stderr += new TextDecoder().decode(value);
+    }
+    proc.kill();
+    await proc.exited;
+    expect(stderr.split("\n")[0]).toBe(
+      `cannot reach ${closed}/api/products/1/versions/latest: connection refused; ` +
+        "retrying up to 5 times, waiting about 31 s in all (DEPOT_RETRIES=5, DEPOT_RETRY_DELAY_MS=1000)",
+    );
   });
 });

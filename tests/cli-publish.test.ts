@@ -6,7 +6,7 @@ import { FileDigests } from "../src/client/tus-upload.ts";
 import { uploads, versions } from "../src/db/schema/index.ts";
 import { bearer, recordingLogger, startTestApp, type TestApp } from "./helpers/app.ts";
 import { randomBytes, sha256 } from "./helpers/bytes.ts";
-import { type CliResult, depot } from "./helpers/cli.ts";
+import { type CliResult, depot, stderrLines } from "./helpers/cli.ts";
 import { createBenefit, createOption, createProduct, createUser, tokenFor } from "./helpers/factories.ts";
 import { startTcpProxy } from "./helpers/tcp-proxy.ts";
 
@@ -187,7 +187,9 @@ describe("depot publish on a bad network", () => {
       const out = jsonOf(result);
       expect(proxy.faulted).toBe(true);
       expect(out.version.sha256).toBe(sha256(bytes));
-      expect(result.stderr).toMatch(/; retry 1 in \d+ ms\n/);
+      expect(result.stderr).toContain(
+        "; retrying up to 4 times, waiting about 4.5 s in all (DEPOT_RETRIES=4, DEPOT_RETRY_DELAY_MS=300)\n",
+      );
       // It went on from where the server had got to: the second PATCH started past the first MiB.
       const heads = requestsTo(/^\/api\/uploads\//).filter((line) => line.method === "HEAD");
       expect(heads).toHaveLength(1);
@@ -250,7 +252,10 @@ describe("depot publish refused before or by the server", () => {
       DEPOT_TOKEN: "1|wrong",
     });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain("answered 401: Unauthenticated.");
+    expect(stderrLines(result)).toEqual([
+      `depot publish: ${base} refused the token from DEPOT_TOKEN (401: Unauthenticated.): ` +
+        "check that it is complete, not revoked or expired, and made on this server",
+    ]);
     expect(result.stderr).not.toContain("retry");
   });
 

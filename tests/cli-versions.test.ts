@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { versionsCommand } from "../src/cli/versions.ts";
 import { loadConfig } from "../src/config.ts";
 import { readJson, recordingLogger, startTestApp, type TestApp } from "./helpers/app.ts";
 import { depot, stderrLines } from "./helpers/cli.ts";
@@ -145,13 +146,26 @@ describe("depot versions", () => {
     expect(wrongToken.code).toBe(1);
     expect(wrongToken.stdout).toBe("");
     expect(stderrLines(wrongToken)).toEqual([
-      `depot versions: ${base}/api/products/${productId}/versions?per_page=100&page=1 answered 401: Unauthenticated.`,
+      `depot versions: ${base} refused the token from DEPOT_TOKEN (401: Unauthenticated.): ` +
+        "check that it is complete, not revoked or expired, and made on this server",
     ]);
     const unknown = await versions(["--product", "999999"]);
     expect(unknown.code).toBe(1);
     expect(stderrLines(unknown)).toEqual([
       `depot versions: ${base}/api/products/999999/versions?per_page=100&page=1 answered 404: Product not found.`,
     ]);
+  });
+
+  test("a token given with --token is named so when refused", async () => {
+    const result = await versions(["--product", String(productId), "--token", "1|nope"]);
+    expect({ code: result.code, stdout: result.stdout, stderr: stderrLines(result) }).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: [
+        `depot versions: ${base} refused the token from --token (401: Unauthenticated.): ` +
+          "check that it is complete, not revoked or expired, and made on this server",
+      ],
+    });
   });
 
   test("usage errors exit 2 before any request", async () => {
@@ -187,6 +201,19 @@ describe("depot versions", () => {
 });
 
 describe("the client commands in the CLI", () => {
+  test("a mistyped option names the one it is close to, then the usage (exit 2)", async () => {
+    const result = await versions(["--product", String(productId), "--jsno"]);
+    expect({ code: result.code, stdout: result.stdout, stderr: stderrLines(result) }).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: [
+        "depot versions: unknown option --jsno (did you mean --json?)",
+        `usage: ${versionsCommand.usage}`,
+      ],
+    });
+    expect(recorder.lines.filter((line) => line.msg === "request")).toEqual([]);
+  });
+
   test("depot --help lists them; <command> --help explains the options", async () => {
     const help = await depot(["--help"]);
     expect(help.code).toBe(0);
@@ -197,6 +224,8 @@ describe("the client commands in the CLI", () => {
     const download = await depot(["download", "--help"]);
     expect(download.code).toBe(0);
     expect(download.stdout).toContain("Exit codes: 0 saved, 1 refused or not verified, 2 usage, 3 network");
+    expect(download.stdout).toContain("[-o PATH] [--force]");
+    expect(download.stdout).toContain("A file already there under that name is replaced only with --force");
   });
 
   test("they need no server configuration: the defaults load from an empty environment", () => {

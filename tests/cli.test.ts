@@ -95,6 +95,32 @@ describe("token:create --ability", () => {
   });
 });
 
+describe("a mistyped option", () => {
+  test.each([
+    [
+      "user:create",
+      ["--name", "Ada", "--emial", "a@example.com"],
+      "unknown option --emial (did you mean --email?)",
+    ],
+    ["backup", ["out.tar", "--jsno"], "unknown option --jsno (did you mean --json?)"],
+    ["serve", ["--no-worker"], "unknown option --no-worker (did you mean --no-workers?)"],
+    ["migrate", ["--dry-run"], "unknown option --dry-run"],
+  ])(
+    "depot %s names the option it is close to, then the usage (exit 2, nothing opened)",
+    async (name, args, message) => {
+      const result = await depot([name, ...args], env);
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe("");
+      const [first, usage, ...rest] = stderrLines(result);
+      expect({ first, usage: usage?.startsWith("usage: depot "), rest }).toEqual({
+        first: `depot ${name}: ${message}`,
+        usage: true,
+        rest: [],
+      });
+    },
+  );
+});
+
 describe("the embedded database belongs to one process", () => {
   test("while serve runs, other commands stop at once and touch nothing; the token works", async () => {
     const server = await startServer(env);

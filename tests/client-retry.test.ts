@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { UsageError } from "../src/cli/command.ts";
 import { GaveUp } from "../src/client/failures.ts";
-import { Retryable, retryPolicy, withRetries } from "../src/client/retry.ts";
+import { Retryable, retryNotice, retryPolicy, withRetries } from "../src/client/retry.ts";
 
 /** The retry rules every client command shares (README, Client commands). */
 
@@ -56,6 +56,30 @@ describe("withRetries", () => {
       return calls;
     });
     expect(result).toBe(6);
+  });
+});
+
+describe("retryNotice", () => {
+  const down = new Retryable("cannot reach http://depot.test/api/x: connection refused");
+
+  test("the first failure says how often and how long the retries go on, and which settings decide it", () => {
+    expect(retryNotice(down, 1100, 1, { retries: 5, firstDelayMs: 1000 })).toBe(
+      "cannot reach http://depot.test/api/x: connection refused; retrying up to 5 times, waiting about " +
+        "31 s in all (DEPOT_RETRIES=5, DEPOT_RETRY_DELAY_MS=1000)",
+    );
+    // Waits are capped at 30 s each: 1 + 2 + 4 + 8 + 16 + 30 + 30.
+    expect(retryNotice(down, 900, 1, { retries: 7, firstDelayMs: 1000 })).toContain(
+      "waiting about 91 s in all",
+    );
+    expect(retryNotice(down, 20, 1, { retries: 1, firstDelayMs: 20 })).toContain(
+      "; retrying once, waiting about 20 ms",
+    );
+  });
+
+  test("the later ones count", () => {
+    expect(retryNotice(down, 1870, 2, { retries: 5, firstDelayMs: 1000 })).toBe(
+      "cannot reach http://depot.test/api/x: connection refused; retry 2 of 5 in 1.9 s",
+    );
   });
 });
 

@@ -3,6 +3,7 @@ import type { Config } from "../config.ts";
 import { createLogger } from "../log.ts";
 import { openRuntime, type Runtime } from "../runtime.ts";
 import { toId } from "../validation/ids.ts";
+import { closestName } from "./did-you-mean.ts";
 
 export type OptionSpec = Record<string, { type: "string" | "boolean"; multiple?: boolean; short?: string }>;
 
@@ -39,10 +40,13 @@ export class UsageError extends Error {
 }
 
 export function parseCommandArgs(command: Command, argv: string[]) {
+  const args = joinDashedValues(command.options, argv);
+  const options: OptionSpec = { ...command.options, help: { type: "boolean", short: "h" } };
+  refuseUnknownOptions(options, args);
   try {
     const { values, positionals } = parseArgs({
-      args: joinDashedValues(command.options, argv),
-      options: { ...command.options, help: { type: "boolean", short: "h" } },
+      args,
+      options,
       strict: true,
       allowPositionals: command.positional !== undefined,
     });
@@ -53,6 +57,20 @@ export function parseCommandArgs(command: Command, argv: string[]) {
   } catch (error) {
     if (error instanceof UsageError) throw error;
     throw new UsageError((error as Error).message);
+  }
+}
+
+/**
+ * `unknown option --versoin (did you mean --version?)`: parseArgs' own message for it quotes the
+ * option with an unbalanced quote and advises on `--`, which is no help for a typo. The options are
+ * tokenized leniently first, so every unknown one is found here, short or long, `--name=value` too.
+ */
+function refuseUnknownOptions(options: OptionSpec, args: string[]) {
+  const { tokens } = parseArgs({ args, options, strict: false, allowPositionals: true, tokens: true });
+  for (const token of tokens) {
+    if (token.kind !== "option" || Object.hasOwn(options, token.name)) continue;
+    const near = token.rawName.startsWith("--") ? closestName(token.name, Object.keys(options)) : null;
+    throw new UsageError(`unknown option ${token.rawName}${near ? ` (did you mean --${near}?)` : ""}`);
   }
 }
 

@@ -3,9 +3,10 @@ import { access, stat } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { CONNECTION_OPTIONS, type Credential, resolveServer, resolveToken } from "../client/connection.ts";
 import { DepotClient } from "../client/depot-client.ts";
-import { downloadFile, type ExpectedDigest } from "../client/download.ts";
+import { downloadFile, type ExpectedDigest, refuseToReplace } from "../client/download.ts";
+import { Refused } from "../client/failures.ts";
 import { safeFileName } from "../client/file-headers.ts";
-import { remoteFile } from "../client/remote-file.ts";
+import { type RemoteFile, remoteFile } from "../client/remote-file.ts";
 import { retryPolicy } from "../client/retry.ts";
 import { downloadPath, latestVersion, type Version, versionById, versionNamed } from "../client/versions.ts";
 import { type Command, optionalId, printResult, requireId, UsageError } from "./command.ts";
@@ -17,12 +18,14 @@ export const downloadCommand: Command = {
   summary: "download a version's file from a depot server, resuming and verifying its SHA-256",
   usage:
     "depot download --product ID [--version NAME|latest | --version-id ID] [--benefit ID] [-o PATH] " +
-    "[--token T | --license-key K] [--server URL] [--json]",
+    "[--force] [--token T | --license-key K] [--server URL] [--json]",
   details: [
     "--version defaults to latest: the newest version of the whole product, or with --benefit of that benefit.",
-    "-o names the file, or an existing directory to save it in under the server's file name (the default:",
-    "the current directory). The bytes go to PATH.part first, which a later run resumes; the file is",
-    "renamed into place only once its SHA-256 matches what the server published.",
+    "-o names the file, or an existing directory to save it in under the version's file name (the default:",
+    "the current directory). A file already there under that name is replaced only with --force, and a",
+    "name that starts with a dot is refused; -o FILE is the user's choice and replaces an existing FILE.",
+    "The bytes go to PATH.part first, which a later run resumes; the file is renamed into place only",
+    "once its SHA-256 matches what the server published.",
     "--license-key downloads with a license key instead of a token; the server lists versions only for",
     "a token, so it needs --version-id. The server is --server or DEPOT_URL, the token --token or",
     "DEPOT_TOKEN. Exit codes: 0 saved, 1 refused or not verified, 2 usage, 3 network (README, Client commands).",
@@ -34,6 +37,7 @@ export const downloadCommand: Command = {
     "version-id": { type: "string" },
     benefit: { type: "string" },
     output: { type: "string", short: "o" },
+    force: { type: "boolean" },
     "license-key": { type: "string" },
     json: { type: "boolean" },
     ...CONNECTION_OPTIONS,
@@ -59,8 +63,9 @@ export const downloadCommand: Command = {
     const id = version?.id ?? (versionId as number);
     const path = downloadPath(productId, id);
     const remote = await remoteFile(client, path);
-    const fileName = remote.fileName ?? safeFileName(version?.file_name) ?? `version-${id}`;
-    const output = destination.file ?? join(destination.dir, fileName);
+    const output = destination.file ?? join(destination.dir, serverFileName(version, remote, id));
+    const replace = values.force === true || destination.file !== null;
+    if (!replace) await refuseToReplace(output);
     process.stderr.write(
       `downloading ${version ? `version ${version.version_number}` : `version id ${id}`} ` +
         `(${remote.size} bytes) to ${output}\n`,
@@ -68,7 +73,7 @@ export const downloadCommand: Command = {
     const expected: ExpectedDigest[] = version
       ? [{ source: `the sha256 of version ${version.version_number} in the API`, sha256: version.sha256 }]
       : [];
-    const saved = await downloadFile(client, path, remote, output, expected, "download");
+    const saved = await downloadFile(client, path, remote, output, expected, { label: "download", replace });
     printResult(
       values.json === true,
       {
@@ -97,6 +102,23 @@ function versionName(values: Values): string | null {
   return name === "latest" ? null : name;
 }
 
+/**
+ * The name to save under when -o gives none: the API's `file_name` (the Content-Disposition is only
+ * its echo and is not followed), or, with a license key that cannot read the API, the
+ * Content-Disposition's. Either is reduced to a plain name; a dot file (`.bashrc`, `.profile`) is
+ * refused, since the server would choose a hidden file that a shell or a tool reads.
+ */
+function serverFileName(version: Version | null, remote: RemoteFile, id: number): string {
+  const name = version ? safeFileName(version.file_name) : remote.fileName;
+  if (name?.startsWith(".")) {
+    throw new Refused(
+      `the server names the file "${name}"; a name that starts with a dot is not saved ` +
+        "(it could be a hidden settings file): choose the name with -o FILE",
+    );
+  }
+  return name ?? `version-${id}`;
+}
+
 /** The token (`--token`, DEPOT_TOKEN) or `--license-key`: exactly one is sent. */
 function downloadCredential(values: Values, env: Record<string, string | undefined>): Credential {
   const rawKey = values["license-key"];
@@ -109,7 +131,7 @@ function downloadCredential(values: Values, env: Record<string, string | undefin
   const token = resolveToken(values, env);
   if (token === null)
     throw new UsageError("no credential: pass --token T, set DEPOT_TOKEN, or pass --license-key K");
-  return { kind: "token", token };
+  return token;
 }
 
 /** The version to download; null when only its id is known (a license key cannot read the API). */

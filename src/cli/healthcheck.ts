@@ -1,3 +1,4 @@
+import { MAX_ERROR_BYTES, readAtMost } from "../client/body-limits.ts";
 import { type Command, UsageError } from "./command.ts";
 
 const HEALTH_PATH = "/api/health";
@@ -31,7 +32,10 @@ export const healthcheckCommand: Command = {
 
 /** ` (storage: not writable (ENOTDIR))` from a readiness 503, so Docker's health log says what failed. */
 async function failingChecks(response: Response): Promise<string> {
-  const body = (await response.json().catch(() => null)) as { checks?: Record<string, unknown> } | null;
+  const bytes = await readAtMost(response, MAX_ERROR_BYTES).catch(() => null);
+  const body = (await new Response(bytes).json().catch(() => null)) as {
+    checks?: Record<string, unknown>;
+  } | null;
   if (!body?.checks || typeof body.checks !== "object") return "";
   const failing = Object.entries(body.checks).filter(([, result]) => result !== "ok");
   return failing.length === 0 ? "" : ` (${failing.map(([name, result]) => `${name}: ${result}`).join(", ")})`;

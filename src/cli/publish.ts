@@ -2,6 +2,7 @@ import { constants } from "node:fs";
 import { access, readFile, stat } from "node:fs/promises";
 import { basename } from "node:path";
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, tokenClient } from "../client/connection.ts";
+import { readJson } from "../client/depot-client.ts";
 import { Refused } from "../client/failures.ts";
 import { DEFAULT_CHUNK_BYTES, FileDigests, type LocalFile, uploadFile } from "../client/tus-upload.ts";
 import { findVersionNamed, type Version } from "../client/versions.ts";
@@ -87,7 +88,7 @@ export const publishCommand: Command = {
       {
         read: async (response) => ({
           status: response.status,
-          version: ((await response.json()) as { data: Version }).data,
+          version: (await readJson<{ data: Version }>(response)).data,
         }),
       },
     );

@@ -5,8 +5,13 @@ import { retryPolicy } from "./retry.ts";
 type Values = Record<string, string | boolean | string[] | undefined>;
 type Env = Record<string, string | undefined>;
 
-/** How a client command proves who it is: a personal access token, or (downloads only) a license key. */
-export type Credential = { kind: "token"; token: string } | { kind: "license-key"; key: string };
+/**
+ * How a client command proves who it is: a personal access token, or (downloads only) a license key.
+ * `from` names where the token came from, for the message when the server refuses it.
+ */
+export type Credential =
+  | { kind: "token"; token: string; from: "--token" | "DEPOT_TOKEN" }
+  | { kind: "license-key"; key: string };
 
 /** The options every client command takes; spread them into the command's own. */
 export const CONNECTION_OPTIONS = {
@@ -34,8 +39,11 @@ export function resolveServer(values: Values, env: Env): string {
 }
 
 /** `--token`, else DEPOT_TOKEN (which keeps the secret out of the process list); null when neither. */
-export function resolveToken(values: Values, env: Env): string | null {
-  return nonEmpty(values.token) ?? nonEmpty(env.DEPOT_TOKEN) ?? null;
+export function resolveToken(values: Values, env: Env): Credential | null {
+  const option = nonEmpty(values.token);
+  if (option !== undefined) return { kind: "token", token: option, from: "--token" };
+  const variable = nonEmpty(env.DEPOT_TOKEN);
+  return variable === undefined ? null : { kind: "token", token: variable, from: "DEPOT_TOKEN" };
 }
 
 /** A client for commands that need a token: server, token and retry settings, all checked before any request. */
@@ -43,7 +51,7 @@ export function tokenClient(values: Values, env: Env): DepotClient {
   const server = resolveServer(values, env);
   const token = resolveToken(values, env);
   if (token === null) throw new UsageError("no token: pass --token T or set DEPOT_TOKEN");
-  return new DepotClient(server, { kind: "token", token }, retryPolicy(env));
+  return new DepotClient(server, token, retryPolicy(env));
 }
 
 const nonEmpty = (value: unknown): string | undefined =>

@@ -1,6 +1,7 @@
+import { MAX_ERROR_BYTES, MAX_JSON_BYTES, readAtMost, sizeOf } from "./body-limits.ts";
 import type { Credential } from "./connection.ts";
 import { Refused } from "./failures.ts";
-import { Retryable, type RetryPolicy, withRetries } from "./retry.ts";
+import { Retryable, type RetryPolicy, retryNotice, withRetries } from "./retry.ts";
 
 /** How long an API request may take (connect, send, answer) before the attempt counts as failed. */
 export const REQUEST_TIMEOUT_MS = 30_000;
@@ -51,14 +52,18 @@ export class DepotClient {
       if (follow && (method === "GET" || method === "HEAD") && redirects < MAX_REDIRECTS) {
         await response.body?.cancel();
         const next = new URL(location, url);
-        if (next.origin !== new URL(this.server).origin) {
+        if (!sameOrigin(next, this.server)) {
           for (const name of SERVER_ONLY_HEADERS) headers.delete(name);
         }
         url = next.toString();
         continue;
       }
       if (response.status >= 200 && response.status < 300) return response;
-      const message = `${url} answered ${response.status}: ${await errorMessage(response)}`;
+      const said = await errorMessage(response);
+      if (response.status === 401 && this.credential?.kind === "token" && sameOrigin(url, this.server)) {
+        throw new Refused(tokenRefused(this.server, this.credential.from, said), 401);
+      }
+      const message = `${url} answered ${response.status}: ${said}`;
       if (response.status >= 500) throw new Retryable(message);
       throw new Refused(message, response.status);
     }
@@ -85,13 +90,20 @@ export class DepotClient {
         const response = await this.send(path, { ...fresh, signal });
         return read(response);
       },
-      options.onRetry ?? reportRetry,
+      options.onRetry ?? ((error, delayMs, failures) => reportRetry(error, delayMs, failures, this.retry)),
     );
   }
 
-  /** GET `path` and its JSON body; an answer that is not JSON is not depot (exit 1, not retried). */
-  json<T>(path: string): Promise<T> {
-    return this.request(path, { headers: { accept: "application/json" } }, { read: readJson<T> });
+  /**
+   * GET `path` and its JSON body, of at most `maxBytes`; an answer that is not JSON, or larger, is
+   * not depot (exit 1, not retried).
+   */
+  json<T>(path: string, maxBytes = MAX_JSON_BYTES): Promise<T> {
+    return this.request(
+      path,
+      { headers: { accept: "application/json" } },
+      { read: (response) => readJson<T>(response, maxBytes) },
+    );
   }
 
   #credentialHeaders(): Record<string, string> {
@@ -101,15 +113,22 @@ export class DepotClient {
   }
 }
 
-/** The default retry notice: one line on stderr, so a CI log shows why the command is slow. */
-export function reportRetry(error: Retryable, delayMs: number, failures: number) {
-  process.stderr.write(`${retryNotice(error, delayMs, failures)}\n`);
+const sameOrigin = (url: string | URL, server: string) => new URL(url).origin === new URL(server).origin;
+
+/**
+ * A 401 from depot means the token, whatever the path: say so, and where the token came from (a CI
+ * secret in DEPOT_TOKEN, or --token), rather than a request URL that leaves one guessing.
+ */
+function tokenRefused(server: string, from: string, said: string): string {
+  return (
+    `${server} refused the token from ${from} (401: ${said}): ` +
+    "check that it is complete, not revoked or expired, and made on this server"
+  );
 }
 
-/** `cannot reach …: ECONNREFUSED …; retry 2 in 1.9 s` */
-export function retryNotice(error: Retryable, delayMs: number, failures: number): string {
-  const wait = delayMs < 1000 ? `${delayMs} ms` : `${(delayMs / 1000).toFixed(1)} s`;
-  return `${error.message}; retry ${failures} in ${wait}`;
+/** The default retry notice: one line on stderr, so a CI log shows why the command is slow. */
+export function reportRetry(error: Retryable, delayMs: number, failures: number, policy: RetryPolicy) {
+  process.stderr.write(`${retryNotice(error, delayMs, failures, policy)}\n`);
 }
 
 /**
@@ -117,7 +136,8 @@ export function retryNotice(error: Retryable, delayMs: number, failures: number)
  * Invalid); anything else (a proxy's HTML page) by its status text.
  */
 export async function errorMessage(response: Response): Promise<string> {
-  const text = await response.text().catch(() => "");
+  const bytes = await readAtMost(response, MAX_ERROR_BYTES).catch(() => null);
+  const text = bytes === null ? "" : new TextDecoder().decode(bytes);
   try {
     const body = JSON.parse(text) as { message?: unknown; errors?: unknown };
     if (body.errors && typeof body.errors === "object") {
@@ -131,12 +151,21 @@ export async function errorMessage(response: Response): Promise<string> {
   return response.statusText || "no message";
 }
 
-async function readJson<T>(response: Response): Promise<T> {
-  const text = await response.text().catch((error: Error) => {
+/**
+ * The response's JSON body, read up to `maxBytes` (body-limits.ts): an answer cut short is retried,
+ * one that is larger or not JSON is not depot (exit 1).
+ */
+export async function readJson<T>(response: Response, maxBytes = MAX_JSON_BYTES): Promise<T> {
+  const bytes = await readAtMost(response, maxBytes).catch((error: Error) => {
     throw new Retryable(`${response.url}: the answer was cut short (${describe(error)})`);
   });
+  if (bytes === null) {
+    throw new Refused(
+      `${response.url} answered with more than ${sizeOf(maxBytes)}, more than a depot sends: is it a depot server?`,
+    );
+  }
   try {
-    return JSON.parse(text) as T;
+    return JSON.parse(new TextDecoder().decode(bytes)) as T;
   } catch {
     throw new Refused(
       `${response.url} answered ${response.status} with something that is not JSON: is it a depot?`,
@@ -144,11 +173,22 @@ async function readJson<T>(response: Response): Promise<T> {
   }
 }
 
-/** Bun's fetch errors carry a code (ConnectionRefused, ECONNRESET, …) worth showing next to the message. */
+/** What the usual network failures are, in words (Bun's messages add advice that does not fit here). */
+const NETWORK_ERRORS: Record<string, string> = {
+  ECONNREFUSED: "connection refused",
+  ConnectionRefused: "connection refused",
+  ECONNRESET: "connection reset",
+  ENOTFOUND: "no such host",
+  EHOSTUNREACH: "host unreachable",
+  ENETUNREACH: "network unreachable",
+};
+
+/** Bun's fetch errors carry a code (ECONNREFUSED, ECONNRESET, …): its words, else the message with it. */
 function describe(error: Error): string {
   if (error.name === "TimeoutError") return "no answer in time";
   const code = (error as Error & { code?: unknown }).code;
-  return typeof code === "string" && !error.message.includes(code)
-    ? `${error.message} (${code})`
-    : error.message;
+  if (typeof code !== "string") return error.message;
+  return (
+    NETWORK_ERRORS[code] ?? (error.message.includes(code) ? error.message : `${error.message} (${code})`)
+  );
 }

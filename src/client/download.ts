@@ -1,12 +1,13 @@
-import { rename, rm } from "node:fs/promises";
+import { lstat, rename, rm } from "node:fs/promises";
+import { UsageError } from "../cli/command.ts";
 import { Progress } from "../cli/progress.ts";
-import { type DepotClient, retryNotice } from "./depot-client.ts";
+import type { DepotClient } from "./depot-client.ts";
 import { ClientFailure, EXIT, Refused } from "./failures.ts";
 import { sha256OfReprDigest } from "./file-headers.ts";
 import { IDLE_TIMEOUT_MS, IdleTimer } from "./idle-timer.ts";
 import { PartFile } from "./part-file.ts";
 import type { RemoteFile } from "./remote-file.ts";
-import { Retryable, withRetries } from "./retry.ts";
+import { Retryable, retryNotice, withRetries } from "./retry.ts";
 
 /** A digest the finished file must have, and who said so (for the message when it does not). */
 export interface ExpectedDigest {
@@ -22,12 +23,20 @@ export interface Downloaded {
   resumedFrom: number;
 }
 
+export interface DownloadOptions {
+  /** The progress bar's label. */
+  label: string;
+  /** Whether a file already at `output` may be replaced (the user asked: --force, or -o FILE). */
+  replace: boolean;
+}
+
 /**
  * Downloads `remote` to `output` through `output.part`: resumes what a `.part` holds (Range with
  * If-Range), retries connection errors and 5xx with backoff (each retry resumes), starts over when
  * the server sends the whole file instead of the rest, and checks the SHA-256 against the
  * Repr-Digest of every answer and `expected` before renaming into place. On a mismatch the `.part`
- * is deleted (it cannot be continued) and Refused is thrown.
+ * is deleted (it cannot be continued) and Refused is thrown. Unless `options.replace`, a file that
+ * appeared at `output` meanwhile is not replaced: the verified `.part` stays for a run with --force.
  */
 export async function downloadFile(
   client: DepotClient,
@@ -35,13 +44,13 @@ export async function downloadFile(
   remote: RemoteFile,
   output: string,
   expected: ExpectedDigest[],
-  label: string,
+  options: DownloadOptions,
 ): Promise<Downloaded> {
   const part = await PartFile.open(`${output}.part`, remote.size).catch((error: Error) => {
     throw new ClientFailure(`cannot write ${output}.part: ${error.message}`, EXIT.refused);
   });
   const resumedFrom = part.size;
-  const progress = new Progress(label, remote.size, { done: resumedFrom, plainLines: true });
+  const progress = new Progress(options.label, remote.size, { done: resumedFrom, plainLines: true });
   if (resumedFrom > 0) progress.note(`resuming ${part.path} at ${resumedFrom} of ${remote.size} bytes`);
   const digests = [...expected];
   if (remote.sha256 !== null) digests.push({ source: "the server's Repr-Digest", sha256: remote.sha256 });
@@ -50,19 +59,38 @@ export async function downloadFile(
     await withRetries(
       client.retry,
       () => transfer(client, path, remote, part, progress, digests),
-      (error, delayMs, failures) => progress.note(retryNotice(error, delayMs, failures)),
+      (error, delayMs, failures) => progress.note(retryNotice(error, delayMs, failures, client.retry)),
     );
     progress.finish();
     sha256 = part.sha256();
   } catch (error) {
     progress.abandon();
+    if (error instanceof SentTooMuch) await part.discard();
     throw error;
   } finally {
     await part.close({ sync: true });
   }
   await verify(part.path, sha256, digests);
+  if (!options.replace) await refuseToReplace(output);
   await rename(part.path, output);
   return { path: output, size: remote.size, sha256, resumedFrom };
+}
+
+/**
+ * A file the user did not name is never replaced unasked, as `curl -OJ` refuses to: the name came
+ * from the server. A usage error (exit 2): --force or -o is the fix.
+ */
+export async function refuseToReplace(output: string) {
+  const taken = await lstat(output).then(
+    () => true,
+    () => false,
+  );
+  if (taken) {
+    throw new UsageError(
+      `${output} already exists: pass --force to replace it, or -o FILE to save it elsewhere`,
+      false,
+    );
+  }
 }
 
 /** One attempt: asks for what the `.part` lacks and appends it; Retryable if it ends short. */
@@ -102,7 +130,7 @@ async function transfer(
     if (announced !== null && !digests.some((d) => d.sha256 === announced)) {
       digests.push({ source: "the download's Repr-Digest", sha256: announced });
     }
-    await copyBody(response, part, progress, idle);
+    await copyBody(response, part, remote.size, progress, idle);
   } catch (error) {
     if (!(error instanceof Retryable)) throw error;
     throw new Retryable(error.message, part.size > offset);
@@ -112,12 +140,22 @@ async function transfer(
   if (part.size < remote.size) {
     throw new Retryable(`the connection closed at ${part.size} of ${remote.size} bytes`, part.size > offset);
   }
-  if (part.size > remote.size) {
-    throw new Refused(`${client.url(path)} sent ${part.size} bytes of a file of ${remote.size}`);
-  }
 }
 
-async function copyBody(response: Response, part: PartFile, progress: Progress, idle: IdleTimer) {
+/**
+ * More bytes than the file has: a server gone wrong or one filling the disk. The bytes stop at once
+ * and the `.part` is deleted, since nothing says which of its bytes belong to the file.
+ */
+class SentTooMuch extends Refused {}
+
+/** Appends the body to `part`, stopping before a byte past `size` (the file's announced length). */
+async function copyBody(
+  response: Response,
+  part: PartFile,
+  size: number,
+  progress: Progress,
+  idle: IdleTimer,
+) {
   if (!response.body) return;
   const reader = response.body.getReader();
   try {
@@ -131,6 +169,12 @@ async function copyBody(response: Response, part: PartFile, progress: Progress, 
         throw new Retryable(`the download broke off at ${part.size} bytes: ${why}`);
       }
       if (chunk.done) return;
+      if (part.size + chunk.value.byteLength > size) {
+        await reader.cancel();
+        throw new SentTooMuch(
+          `${response.url} sent more than the ${size} bytes it announced: stopped, and deleted ${part.path}`,
+        );
+      }
       await part.append(chunk.value).catch((error: Error) => {
         throw new ClientFailure(`cannot write ${part.path}: ${error.message}`, EXIT.refused);
       });

@@ -1,4 +1,4 @@
-import { type FileHandle, open, stat } from "node:fs/promises";
+import { type FileHandle, open, rm, stat } from "node:fs/promises";
 
 /**
  * A download in progress, `PATH.part`: bytes are appended as they arrive and hashed on the way, so
@@ -8,6 +8,7 @@ import { type FileHandle, open, stat } from "node:fs/promises";
  */
 export class PartFile {
   #hasher = new Bun.CryptoHasher("sha256");
+  #closed = false;
 
   private constructor(
     readonly path: string,
@@ -55,12 +56,23 @@ export class PartFile {
     return this.#hasher.digest("hex");
   }
 
-  /** Flushes to disk, so the file renamed into place is the file that was verified even after a crash. */
+  /**
+   * Flushes to disk, so the file renamed into place is the file that was verified even after a crash.
+   * Closing again does nothing.
+   */
   async close({ sync }: { sync: boolean }) {
+    if (this.#closed) return;
+    this.#closed = true;
     try {
       if (sync) await this.handle.sync();
     } finally {
       await this.handle.close();
     }
+  }
+
+  /** Closes and deletes the file: what it holds cannot be continued. */
+  async discard() {
+    await this.close({ sync: false });
+    await rm(this.path, { force: true });
   }
 }

@@ -75,6 +75,35 @@ export async function withRetries<T>(
 
 /** The wait after the `failures`-th failure in a row: doubling from the first delay, capped, ±25%. */
 function backoff(policy: RetryPolicy, failures: number): number {
-  const base = Math.min(MAX_DELAY_MS, policy.firstDelayMs * 2 ** (failures - 1));
-  return Math.round(base * (0.75 + Math.random() * 0.5));
+  return Math.round(plainDelay(policy, failures) * (0.75 + Math.random() * 0.5));
 }
+
+const plainDelay = (policy: RetryPolicy, failures: number) =>
+  Math.min(MAX_DELAY_MS, policy.firstDelayMs * 2 ** (failures - 1));
+
+/**
+ * The line each retry prints on stderr. The first failure in a row says what is retried, how often,
+ * how long the waits add up to and which settings decide it, so that a CI log tells at once why a
+ * step against a server that is down takes half a minute; the later ones count:
+ *
+ *     cannot reach http://…: connection refused; retrying up to 5 times, waiting about 31 s in all (DEPOT_RETRIES=5, DEPOT_RETRY_DELAY_MS=1000)
+ *     cannot reach http://…: connection refused; retry 2 of 5 in 1.9 s
+ */
+export function retryNotice(
+  error: Retryable,
+  delayMs: number,
+  failures: number,
+  policy: RetryPolicy,
+): string {
+  if (failures > 1) return `${error.message}; retry ${failures} of ${policy.retries} in ${duration(delayMs)}`;
+  let waits = 0;
+  for (let failure = 1; failure <= policy.retries; failure++) waits += plainDelay(policy, failure);
+  const times = policy.retries === 1 ? "once" : `up to ${policy.retries} times`;
+  return (
+    `${error.message}; retrying ${times}, waiting about ${duration(waits)} in all ` +
+    `(DEPOT_RETRIES=${policy.retries}, DEPOT_RETRY_DELAY_MS=${policy.firstDelayMs})`
+  );
+}
+
+/** `60 ms`, `1.9 s`, `31 s` */
+const duration = (ms: number) => (ms < 1000 ? `${ms} ms` : `${Number((ms / 1000).toFixed(1))} s`);

@@ -1,8 +1,8 @@
 import type { Progress } from "../cli/progress.ts";
-import { type DepotClient, retryNotice } from "./depot-client.ts";
+import { type DepotClient, readJson } from "./depot-client.ts";
 import { Refused } from "./failures.ts";
 import { IDLE_TIMEOUT_MS, IdleTimer } from "./idle-timer.ts";
-import { Retryable, withRetries } from "./retry.ts";
+import { Retryable, retryNotice, withRetries } from "./retry.ts";
 
 const TUS = { "tus-resumable": "1.0.0" };
 const CHUNK_TYPE = "application/offset+octet-stream";
@@ -34,7 +34,7 @@ export async function uploadFile(
 ): Promise<string> {
   const { progress } = options;
   const onRetry = (error: Retryable, delayMs: number, failures: number) =>
-    progress.note(retryNotice(error, delayMs, failures));
+    progress.note(retryNotice(error, delayMs, failures, client.retry));
   const created = await client.request(
     "/api/uploads",
     {
@@ -45,7 +45,7 @@ export async function uploadFile(
         "upload-metadata": `filename ${base64(file.name)},filetype ${base64(file.type)}`,
       },
     },
-    { onRetry, read: (response) => response.json() as Promise<{ data: { id: string } }> },
+    { onRetry, read: (response) => readJson<{ data: { id: string } }>(response) },
   );
   const path = `/api/uploads/${created.data.id}`;
 

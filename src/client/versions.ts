@@ -1,4 +1,5 @@
 import type { VersionJson, VersionPageJson } from "../features/versions/schemas.ts";
+import { MAX_PAGE_BYTES } from "./body-limits.ts";
 import type { DepotClient } from "./depot-client.ts";
 import { Refused } from "./failures.ts";
 
@@ -8,21 +9,45 @@ type VersionPage = (typeof VersionPageJson)["static"];
 
 /** The most the list endpoint sends a page: fewer requests for a long history. */
 const PER_PAGE = 100;
+/**
+ * 100,000 versions, more than any product publishes: a server still linking a next page past this
+ * is paging for ever (one answered 90,065 requests in 10 s), so the list stops with an error.
+ */
+const MAX_PAGES = 1000;
 
 /**
  * Every version of the product, newest first, page after page until the server says there is no
  * next one. Page numbers are counted here rather than following `links.next`, which is built from
- * the server's APP_URL and may not be the address this client reaches it at.
+ * the server's APP_URL and may not be the address this client reaches it at. A version already
+ * listed is not listed again (one published meanwhile pushes the page's last onto the next), and a
+ * page with nothing new, or past MAX_PAGES, that still links a next one ends the list with Refused.
  */
 export async function* versionsOf(client: DepotClient, productId: number): AsyncGenerator<Version> {
+  const seen = new Set<number>();
   for (let page = 1; ; page++) {
     const path = `/api/products/${productId}/versions?per_page=${PER_PAGE}&page=${page}`;
-    const body = await client.json<Partial<VersionPage>>(path);
+    const body = await client.json<Partial<VersionPage>>(path, MAX_PAGE_BYTES);
     if (!Array.isArray(body.data)) throw notDepot(client, path, "a page of versions");
-    yield* body.data.map((version) => checked(client, path, version));
-    if (!body.links?.next || body.data.length === 0) return;
+    const fresh = body.data.map((version) => checked(client, path, version)).filter((v) => !seen.has(v.id));
+    for (const version of fresh) seen.add(version.id);
+    yield* fresh;
+    if (!body.links?.next) return;
+    if (fresh.length === 0) {
+      const what = body.data.length === 0 ? "an empty page" : "only versions of earlier pages";
+      throw endlessPaging(client, path, `sent ${what}, yet links to a next one`);
+    }
+    if (page === MAX_PAGES) {
+      throw endlessPaging(
+        client,
+        path,
+        `links to a next page after ${MAX_PAGES} pages, more than any product has`,
+      );
+    }
   }
 }
+
+const endlessPaging = (client: DepotClient, path: string, what: string) =>
+  new Refused(`${client.url(path)} ${what}: stopped paging (is it a depot server?)`);
 
 /** The versions of the whole product (`benefitId` null) or of one benefit, as download and latest see them. */
 export const forBenefit = (version: Version, benefitId: number | null) =>
