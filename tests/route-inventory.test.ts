@@ -57,6 +57,8 @@ const PUBLIC = new Set([
   "GET /dashboard",
   "GET /dashboard/*",
   "GET /dashboard/assets/:file",
+  // The same icon for whatever asks for it there (tests/dashboard.test.ts).
+  "GET /favicon.ico",
   // Dashboard sign-in: the e-mail and password are the credential.
   "POST /api/auth/sign-in",
   // Guarded by the depot_session cookie (and CSRF), which the bearer matrix cannot send:
