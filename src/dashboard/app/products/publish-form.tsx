@@ -1,7 +1,8 @@
 // Publish a version: the file goes up through the resumable uploads (tus, with a progress bar and
 // Cancel), then the version is published naming that upload. A refusal keeps everything typed and
-// shows beside its field; a finished upload is kept for the next try, so fixing a field sends no
-// byte twice. A product with benefits also gets a Benefit select: the whole product, or one benefit.
+// shows beside its field until that field is changed; a finished upload is kept for the next try, so
+// fixing a field sends no byte twice. A product with benefits also gets a Benefit select: the whole
+// product, or one benefit.
 import { useRef, useState } from "preact/hooks";
 import { ApiError } from "../api.ts";
 import { Field } from "../field.tsx";
@@ -20,6 +21,13 @@ interface Props {
 }
 
 const EMPTY = { version_name: "", title: "", changelog: "" };
+
+/** The 422's keys each input answers for: its error goes when the input changes. */
+const ERROR_KEYS: Record<keyof typeof EMPTY, string[]> = {
+  version_name: ["version_name"],
+  title: ["title"],
+  changelog: ["changelog", "changelog_format"],
+};
 
 /** The 422's first message for any of `keys`. */
 const errorFor = (fields: Record<string, string[]>, ...keys: string[]) =>
@@ -41,10 +49,22 @@ export function PublishForm({ productId, onPublished }: Props) {
   const finished = useRef<{ file: File; id: string } | null>(null);
   // The form remounts (a fresh file input) after a publish.
   const [generation, setGeneration] = useState(0);
-  const { busy, error, fields, run } = useSubmission("Publishing failed.");
+  const { busy, error, fields, run, changed } = useSubmission("Publishing failed.");
 
-  const set = (name: keyof typeof EMPTY) => (value: string) =>
+  const set = (name: keyof typeof EMPTY) => (value: string) => {
     setValues((current) => ({ ...current, [name]: value }));
+    changed(...ERROR_KEYS[name]);
+  };
+  const chooseBenefit = (value: string) => {
+    setBenefit(value);
+    changed("benefit_id");
+  };
+  const chooseFile = (chosen: File | null) => {
+    setFile(chosen);
+    changed("file", "upload_id");
+    // The bar showed the last file's upload.
+    setProgress(null);
+  };
 
   /** The chosen file's upload id: the finished one, or a new upload (its refusal is about File). */
   const uploaded = async (chosen: File): Promise<string> => {
@@ -87,6 +107,7 @@ export function PublishForm({ productId, onPublished }: Props) {
     setValues(EMPTY);
     setBenefit("");
     setFile(null);
+    setProgress(null);
     finished.current = null;
     setGeneration((n) => n + 1);
     const of = made.benefit_name ? ` of ${made.benefit_name}` : "";
@@ -113,7 +134,7 @@ export function PublishForm({ productId, onPublished }: Props) {
         </p>
       )}
       {published && (
-        <p class="notice" role="status">
+        <p class="notice success" role="status">
           {published}
         </p>
       )}
@@ -129,10 +150,10 @@ export function PublishForm({ productId, onPublished }: Props) {
           value={benefit}
           error={benefitError}
           disabled={busy}
-          onChange={setBenefit}
+          onChange={chooseBenefit}
         />
       )}
-      <FileChoice id="publish-file" file={file} error={fileError} disabled={busy} onChoose={setFile} />
+      <FileChoice id="publish-file" file={file} error={fileError} disabled={busy} onChoose={chooseFile} />
       <Field
         id="publish-version"
         label="Version"
