@@ -264,6 +264,13 @@ const routes = (): GuardedRoute[] => [
     denied: hiddenFrom("customer", "stranger"),
     allowed: ownerAndAdmin(200),
   },
+  // What the caller may do with the product (tests/product-access.test.ts: each answer per caller).
+  {
+    route: "GET /api/products/:product/access",
+    send: call("GET", () => `/api/products/${ids.product}/access`),
+    denied: hiddenFrom("customer", "stranger"),
+    allowed: ownerAndAdmin(200),
+  },
   {
     route: "GET /api/purchases",
     send: call("GET", () => "/api/purchases"),

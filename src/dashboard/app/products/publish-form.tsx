@@ -10,7 +10,7 @@ import { useLoad } from "../load.ts";
 import { listOptions } from "../product-admin/api.ts";
 import { useSubmission } from "../submission.ts";
 import { TusUpload, UploadCancelled } from "../uploads/tus.ts";
-import { publishVersion, type Version } from "./api.ts";
+import { checkMayPublish, publishVersion, type Version } from "./api.ts";
 import { BenefitSelect } from "./benefit-select.tsx";
 import { ChangelogEditor } from "./changelog-editor.tsx";
 import { FileChoice } from "./file-choice.tsx";
@@ -69,6 +69,7 @@ export function PublishForm({ productId, onPublished }: Props) {
   /** The chosen file's upload id: the finished one, or a new upload (its refusal is about File). */
   const uploaded = async (chosen: File): Promise<string> => {
     if (finished.current?.file === chosen) return finished.current.id;
+    await checkMayPublish(productId);
     const tus = new TusUpload(chosen, { onProgress: (offset, size) => setProgress({ offset, size }) });
     setUpload(tus);
     try {
