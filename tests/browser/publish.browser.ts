@@ -11,6 +11,7 @@
 import { expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { eq } from "drizzle-orm";
+import { isolated } from "../../src/dashboard/app/bidi.ts";
 import { purchaseBenefits } from "../../src/db/schema/index.ts";
 import { bearer, readJson, startTestApp } from "../helpers/app.ts";
 import { fitsWidth, listeningDepot, offOrigin, openPage, signInAs } from "../helpers/browser.ts";
@@ -424,15 +425,16 @@ test("a vendor publishes to a benefit from the Benefit select, and to the whole 
     expect(await page.getByLabel("Benefit", { exact: true }).count()).toBe(0);
     expect(await page.locator("select").count()).toBe(0);
 
-    // A product with benefits: Whole product first and chosen, then each benefit with its option.
+    // A product with benefits: Whole product first and chosen, then each benefit with its option (each
+    // name isolated, as plain text must be: tests/browser/bidi.browser.ts).
     await page.goto(`${depot.base}/dashboard/products/${product.id}`, { waitUntil: "networkidle" });
     await page.getByText("No versions yet.").waitFor({ timeout: 10_000 });
     const select = page.getByLabel("Benefit", { exact: true });
     await select.waitFor({ timeout: 10_000 });
     expect(await select.locator("option").allTextContents()).toEqual([
       "Whole product",
-      `${benefit.name} (${option.name})`,
-      `${gone.name} (${option.name})`,
+      `${isolated(benefit.name)} (${isolated(option.name)})`,
+      `${isolated(gone.name)} (${isolated(option.name)})`,
     ]);
     expect(await select.inputValue()).toBe("");
     expect(await select.getAttribute("aria-describedby")).toBe("publish-benefit-hint");

@@ -1,5 +1,6 @@
 import { useState } from "preact/hooks";
 import { messageOf } from "../api.ts";
+import { isolated } from "../bidi.ts";
 import { ShownOnce } from "../created-panel.tsx";
 import { Field } from "../field.tsx";
 import { Layout } from "../layout.tsx";
@@ -21,7 +22,19 @@ export function ProductLicenses({ user, params, onSignedOut }: PageProps) {
   const product = useLoad(() => readManagedProduct(productId), "The product could not be loaded.");
   const name = product.loading.state === "loaded" ? product.loading.data.product.name : null;
   return (
-    <Layout user={user} title={name ? `Licenses of ${name}` : "Licenses"} onSignedOut={onSignedOut}>
+    <Layout
+      user={user}
+      title={
+        name ? (
+          <>
+            Licenses of <bdi>{name}</bdi>
+          </>
+        ) : (
+          "Licenses"
+        )
+      }
+      onSignedOut={onSignedOut}
+    >
       <Loaded loading={product.loading} label="Loading the product…">
         {() => <LicensesOfProduct productId={productId} />}
       </Loaded>
@@ -42,7 +55,7 @@ function LicensesOfProduct({ productId }: { productId: string }) {
   );
 
   const revoke = async (license: License) => {
-    if (!confirm(`Revoke the license of ${license.owner.email}? It stops working at once.`)) return;
+    if (!confirm(`Revoke the license of ${isolated(license.owner.email)}? It stops working at once.`)) return;
     setRevoking(license.id);
     setRevokeError(null);
     try {
@@ -59,10 +72,18 @@ function LicensesOfProduct({ productId }: { productId: string }) {
       {created ? (
         <ShownOnce
           id="created-license-key"
-          heading={`License created for ${created.owner.name}`}
+          heading={
+            <>
+              License created for <bdi>{created.owner.name}</bdi>
+            </>
+          }
           label="New license key"
           value={created.key}
-          note={`Send this key to ${created.owner.email}; it is also in the list below.`}
+          note={
+            <>
+              Send this key to <bdi>{created.owner.email}</bdi>; it is also in the list below.
+            </>
+          }
           onDone={() => setCreated(null)}
         />
       ) : (

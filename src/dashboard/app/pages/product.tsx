@@ -1,5 +1,6 @@
 import { useState } from "preact/hooks";
 import { messageOf } from "../api.ts";
+import { isolated } from "../bidi.ts";
 import { Layout } from "../layout.tsx";
 import { useListing } from "../listing.ts";
 import { useLoad } from "../load.ts";
@@ -28,11 +29,13 @@ export function ProductPage({ user, params, onSignedOut }: PageProps) {
   const id = params.product ?? "";
   const { loading } = useLoad(() => readManagedProduct(id), "The product could not be loaded.", [id]);
   const title =
-    loading.state === "loaded"
-      ? loading.data.product.name
-      : loading.state === "failed"
-        ? "Product"
-        : "Product…";
+    loading.state === "loaded" ? (
+      <bdi>{loading.data.product.name}</bdi>
+    ) : loading.state === "failed" ? (
+      "Product"
+    ) : (
+      "Product…"
+    );
 
   return (
     <Layout user={user} title={title} onSignedOut={onSignedOut}>
@@ -59,7 +62,7 @@ function ProductDetails({ user, product, access }: { user: User; product: Produc
   const remove = async (version: Version) => {
     if (
       !confirm(
-        `Delete version ${version.version_number}? Its file is removed and cannot be downloaded again.`,
+        `Delete version ${isolated(version.version_number)}? Its file is removed and cannot be downloaded again.`,
       )
     )
       return;

@@ -42,7 +42,7 @@ export function PublishForm({ productId, onPublished }: Props) {
   const [benefit, setBenefit] = useState("");
   const [file, setFile] = useState<File | null>(null);
   const [progress, setProgress] = useState<{ offset: number; size: number } | null>(null);
-  const [published, setPublished] = useState<string | null>(null);
+  const [published, setPublished] = useState<Version | null>(null);
   const [cancelled, setCancelled] = useState(false);
   const [upload, setUpload] = useState<TusUpload | null>(null);
   /** The last finished upload: publishing the same file again names it instead of sending it again. */
@@ -111,8 +111,7 @@ export function PublishForm({ productId, onPublished }: Props) {
     setProgress(null);
     finished.current = null;
     setGeneration((n) => n + 1);
-    const of = made.benefit_name ? ` of ${made.benefit_name}` : "";
-    setPublished(`Version ${made.version_number}${of} is published.`);
+    setPublished(made);
     onPublished(made);
   };
 
@@ -136,7 +135,14 @@ export function PublishForm({ productId, onPublished }: Props) {
       )}
       {published && (
         <p class="notice success" role="status">
-          {published}
+          Version <bdi>{published.version_number}</bdi>
+          {published.benefit_name && (
+            <>
+              {" of "}
+              <bdi>{published.benefit_name}</bdi>
+            </>
+          )}{" "}
+          is published.
         </p>
       )}
       {cancelled && (
