@@ -19,3 +19,9 @@ declare module "#scalar/dist/browser/standalone.js" {
   const path: string;
   export default path;
 }
+
+// The dashboard's /favicon.ico, imported as a file path so the compiled binary embeds it.
+declare module "*.ico" {
+  const path: string;
+  export default path;
+}

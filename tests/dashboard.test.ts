@@ -80,6 +80,43 @@ describe("the dashboard shell", () => {
     );
   });
 
+  test("the page links its SVG icon, cached for a year; /favicon.ico answers the same icon as an ICO", async () => {
+    const icons: { href: string; type: string }[] = [];
+    await new HTMLRewriter()
+      .on("link[rel=icon]", {
+        element: (e) =>
+          void icons.push({ href: e.getAttribute("href") ?? "", type: e.getAttribute("type") ?? "" }),
+      })
+      .transform(await fetch(`${base}/`))
+      .text();
+    expect(icons).toEqual([
+      {
+        href: expect.stringMatching(/^\/dashboard\/assets\/favicon-[a-z0-9]{6,}\.svg$/),
+        type: "image/svg+xml",
+      },
+    ]);
+    const svg = await fetch(`${base}${icons[0]?.href}`);
+    expect(svg.status).toBe(200);
+    expect(svg.headers.get("content-type")).toBe("image/svg+xml");
+    expect(svg.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+    expect(svg.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(await svg.text()).toStartWith("<svg ");
+
+    // Asked for by whatever does not read the page (bookmarks, feed readers): no 404 in the log.
+    const ico = await fetch(`${base}/favicon.ico`);
+    expect(ico.status).toBe(200);
+    expect(ico.headers.get("content-type")).toBe("image/x-icon");
+    // Its URL never changes, so not immutable; a week spares a request on every page load.
+    expect(ico.headers.get("cache-control")).toBe("public, max-age=604800");
+    expect(ico.headers.get("x-content-type-options")).toBe("nosniff");
+    const bytes = new Uint8Array(await ico.arrayBuffer());
+    expect(bytes.length).toBeGreaterThan(100);
+    // An ICO header (reserved 0, type 1) with at least one image.
+    expect([...bytes.subarray(0, 4)]).toEqual([0, 0, 1, 0]);
+    expect(bytes[4]).toBeGreaterThan(0);
+    expect(Number(ico.headers.get("content-length"))).toBe(bytes.length);
+  });
+
   test(`the first load's JavaScript is under ${FIRST_LOAD_JS_BUDGET / 1024} KB gzipped`, async () => {
     const { scripts } = await assetsOf(await (await fetch(`${base}/`)).text());
     let compressed = 0;

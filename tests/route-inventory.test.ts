@@ -57,6 +57,8 @@ const PUBLIC = new Set([
   "GET /dashboard",
   "GET /dashboard/*",
   "GET /dashboard/assets/:file",
+  // The same icon for whatever asks for it there (tests/dashboard.test.ts).
+  "GET /favicon.ico",
   // Dashboard sign-in: the e-mail and password are the credential.
   "POST /api/auth/sign-in",
   // Guarded by the depot_session cookie (and CSRF), which the bearer matrix cannot send:
@@ -259,6 +261,13 @@ const routes = (): GuardedRoute[] => [
   {
     route: "GET /api/products/:product",
     send: call("GET", () => `/api/products/${ids.product}`),
+    denied: hiddenFrom("customer", "stranger"),
+    allowed: ownerAndAdmin(200),
+  },
+  // What the caller may do with the product (tests/product-access.test.ts: each answer per caller).
+  {
+    route: "GET /api/products/:product/access",
+    send: call("GET", () => `/api/products/${ids.product}/access`),
     denied: hiddenFrom("customer", "stranger"),
     allowed: ownerAndAdmin(200),
   },

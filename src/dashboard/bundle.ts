@@ -1,4 +1,5 @@
-// Bundles the dashboard's browser code (app/) into one minified script and one stylesheet, in memory.
+// Bundles the dashboard's browser code (app/) into one minified script and one stylesheet, in memory,
+// beside its icon (favicon.svg).
 // scripts/build.ts runs this before compiling and embeds the result in the binary (prebuilt.ts);
 // run from the sources, routes.ts runs it once, on the first request for the dashboard.
 import { fileURLToPath } from "node:url";
@@ -13,14 +14,31 @@ export interface DashboardAsset {
 export interface DashboardBuild {
   script: DashboardAsset;
   stylesheet: DashboardAsset;
+  /** The page's icon, linked by the shell; /favicon.ico is the same drawing (routes.ts). */
+  icon: DashboardAsset;
 }
 
 const ENTRY = fileURLToPath(new URL("./app/main.tsx", import.meta.url));
+const ICON = fileURLToPath(new URL("./favicon.svg", import.meta.url));
 
 const CONTENT_TYPES: Record<string, string> = {
   js: "text/javascript; charset=utf-8",
   css: "text/css; charset=utf-8",
+  svg: "image/svg+xml",
 };
+
+/**
+ * `main-1a2b3c4d5e6f.js`: named by a hash of the content alone (Bun's [hash] also varies with the
+ * directory it runs in, and instances started from different directories must agree on the names).
+ */
+function asset(stem: string, extension: string, text: string, contentType?: string): DashboardAsset {
+  const hash = new Bun.CryptoHasher("sha256").update(text).digest("hex").slice(0, 12);
+  return {
+    name: `${stem}-${hash}.${extension}`,
+    contentType: CONTENT_TYPES[extension] ?? contentType ?? "application/octet-stream",
+    text,
+  };
+}
 
 export async function buildDashboard(): Promise<DashboardBuild> {
   const result = await Bun.build({
@@ -31,8 +49,7 @@ export async function buildDashboard(): Promise<DashboardBuild> {
     // One script, no lazy chunks: the shell and sign-in are the whole first load, and one request
     // is simplest to embed, cache and measure against the size budget.
     splitting: false,
-    // Named below by a hash of the content alone: Bun's [hash] also varies with the directory it
-    // runs in, and instances started from different directories must agree on the names.
+    // Named below by a hash of the content alone (asset()).
     naming: { entry: "[name].[ext]", asset: "[name].[ext]" },
     define: { "process.env.NODE_ENV": JSON.stringify("production") },
     throw: false,
@@ -43,13 +60,7 @@ export async function buildDashboard(): Promise<DashboardBuild> {
   const assets = await Promise.all(
     result.outputs.map(async (output): Promise<DashboardAsset> => {
       const [stem = "main", extension = ""] = (output.path.split("/").pop() ?? "").split(".");
-      const text = await output.text();
-      const hash = new Bun.CryptoHasher("sha256").update(text).digest("hex").slice(0, 12);
-      return {
-        name: `${stem}-${hash}.${extension}`,
-        contentType: CONTENT_TYPES[extension] ?? output.type,
-        text,
-      };
+      return asset(stem, extension, await output.text(), output.type);
     }),
   );
   const script = assets.find((asset) => asset.name.endsWith(".js"));
@@ -59,5 +70,5 @@ export async function buildDashboard(): Promise<DashboardBuild> {
       `the dashboard build wrote ${assets.map((a) => a.name).join(", ")}: one .js and one .css expected`,
     );
   }
-  return { script, stylesheet };
+  return { script, stylesheet, icon: asset("favicon", "svg", await Bun.file(ICON).text()) };
 }

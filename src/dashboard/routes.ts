@@ -1,9 +1,12 @@
 // Serves the dashboard: its HTML shell at `/`, `/sign-in`, `/set-password` and `/dashboard/*` (the browser routes from
-// there), and its script and stylesheet under hashed names. Everything else (/api, /docs, /storage…)
-// is untouched: the shell answers only these paths, so an unknown /api route is still a JSON 404.
+// there), its script, stylesheet and icon under hashed names, and the icon as /favicon.ico. Everything
+// else (/api, /docs, /storage…) is untouched: the shell answers only these paths, so an unknown /api
+// route is still a JSON 404.
 import { Elysia } from "elysia";
 import { NotFound } from "../errors.ts";
 import { buildDashboard, type DashboardAsset, type DashboardBuild } from "./bundle.ts";
+// A file path, so the compiled binary embeds it; scripts/favicon.ts makes it from favicon.svg.
+import faviconIcoPath from "./favicon.ico" with { type: "file" };
 import { prebuilt } from "./prebuilt.ts";
 import { ASSETS_PATH, SECURITY_HEADERS, shellHtml } from "./shell.ts";
 
@@ -19,7 +22,7 @@ interface Served {
 const served = (build: DashboardBuild): Served => ({
   html: shellHtml(build),
   assets: new Map(
-    [build.script, build.stylesheet].map((asset) => [
+    [build.script, build.stylesheet, build.icon].map((asset) => [
       asset.name,
       { asset, gzipped: Bun.gzipSync(asset.text) },
     ]),
@@ -48,6 +51,17 @@ const SHELL_HEADERS = {
 
 const IMMUTABLE = "public, max-age=31536000, immutable";
 
+/**
+ * For what asks /favicon.ico without reading the page (bookmarks, feed readers, older browsers). Its
+ * URL cannot change with the icon, so it is not immutable; a week spares a request on every visit.
+ */
+const FAVICON_HEADERS = {
+  ...SECURITY_HEADERS,
+  "content-type": "image/x-icon",
+  "cache-control": "public, max-age=604800",
+};
+let faviconIco: Promise<Uint8Array> | undefined;
+
 export function dashboardRoutes() {
   const app = new Elysia({ name: "dashboard" });
   for (const path of SHELL_PATHS) {
@@ -55,6 +69,14 @@ export function dashboardRoutes() {
       detail: { hide: true },
     });
   }
+  app.get(
+    "/favicon.ico",
+    async () => {
+      faviconIco ??= Bun.file(faviconIcoPath).bytes();
+      return new Response(await faviconIco, { headers: FAVICON_HEADERS });
+    },
+    { detail: { hide: true } },
+  );
   return app.get(
     `${ASSETS_PATH}/:file`,
     async ({ params, request }) => {

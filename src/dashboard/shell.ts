@@ -29,6 +29,7 @@ export function shellHtml(build: DashboardBuild): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>depot</title>
+<link rel="icon" type="image/svg+xml" href="${ASSETS_PATH}/${build.icon.name}">
 <link rel="stylesheet" href="${ASSETS_PATH}/${build.stylesheet.name}">
 <script type="module" src="${ASSETS_PATH}/${build.script.name}"></script>
 </head>

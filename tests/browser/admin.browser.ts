@@ -7,6 +7,7 @@
 import { expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import type { Page } from "playwright-core";
+import { isolated } from "../../src/dashboard/app/bidi.ts";
 import { users } from "../../src/db/schema/index.ts";
 import { readJson } from "../helpers/app.ts";
 import {
@@ -119,7 +120,9 @@ test("an admin creates a vendor, their product, a purchase and an API key; the v
     const productForm = page.getByRole("form", { name: "New product" });
     await productForm.getByLabel("Name", { exact: true }).fill("Vera's Plugin");
     const owner = productForm.getByLabel("Owner", { exact: true });
-    await owner.selectOption({ label: `Vera Vendor (${vendorEmail}, vendor)` });
+    await owner.selectOption({
+      label: `${isolated("Vera Vendor")} (${isolated(vendorEmail)}, ${isolated("vendor")})`,
+    });
     await productForm.getByLabel("Description", { exact: true }).fill("Does things.");
     expect(await fitsWidth(page)).toBe(true);
     await productForm.getByRole("button", { name: "Create product" }).click();
@@ -184,7 +187,7 @@ test("an admin creates a vendor, their product, a purchase and an API key; the v
     await page.goto(`${depot.base}/dashboard/products/${doomed.id}/settings`, { waitUntil: "networkidle" });
     await page.getByRole("button", { name: "Delete product" }).click();
     await waitForPath(page, /^\/dashboard\/products$/);
-    expect(dialogs).toEqual([expect.stringContaining("Delete “Doomed”?")]);
+    expect(dialogs).toEqual([expect.stringContaining(`Delete “${isolated("Doomed")}”?`)]);
     dialogs.length = 0;
     const deleted = await readJson(
       await fetch(`${depot.base}/api/products/${doomed.id}`, { headers: { cookie: await cookieOf(w) } }),

@@ -11,6 +11,7 @@
 import { expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { eq } from "drizzle-orm";
+import { isolated } from "../../src/dashboard/app/bidi.ts";
 import { purchaseBenefits } from "../../src/db/schema/index.ts";
 import { bearer, readJson, startTestApp } from "../helpers/app.ts";
 import { fitsWidth, listeningDepot, offOrigin, openPage, signInAs } from "../helpers/browser.ts";
@@ -95,6 +96,7 @@ test("a vendor previews, publishes with progress, resumes a broken upload and de
         const bar = document.getElementById("publish-progress");
         const text = document.getElementById("publish-progress-text");
         if (!bar || !text) return;
+        window.progressBar = bar.tagName + " labelled " + bar.labels[0]?.textContent;
         const seen = bar.value + " " + text.textContent;
         if (window.progressValues.at(-1) !== seen) window.progressValues.push(seen);
       }).observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
@@ -104,7 +106,9 @@ test("a vendor previews, publishes with progress, resumes a broken upload and de
     const progress = (await page.evaluate("window.progressValues")) as string[];
     // 2 MiB chunks of 5 MiB: 0, 40, 80, 100 — each value and its "N %" text agree.
     expect(progress).toEqual(["0 0 %", "40 40 %", "80 80 %", "100 100 %"]);
-    expect(await page.getByLabel("Upload", { exact: true }).evaluate((bar) => bar.tagName)).toBe("PROGRESS");
+    expect(await page.evaluate("window.progressBar")).toBe("PROGRESS labelled Upload");
+    // The form is cleared after the publish, the finished upload's bar with it.
+    expect(await page.locator("#publish-progress").count()).toBe(0);
 
     // The new version heads the list; the form is empty again.
     const versionRows = page.locator(".version");
@@ -421,15 +425,16 @@ test("a vendor publishes to a benefit from the Benefit select, and to the whole 
     expect(await page.getByLabel("Benefit", { exact: true }).count()).toBe(0);
     expect(await page.locator("select").count()).toBe(0);
 
-    // A product with benefits: Whole product first and chosen, then each benefit with its option.
+    // A product with benefits: Whole product first and chosen, then each benefit with its option (each
+    // name isolated, as plain text must be: tests/browser/bidi.browser.ts).
     await page.goto(`${depot.base}/dashboard/products/${product.id}`, { waitUntil: "networkidle" });
     await page.getByText("No versions yet.").waitFor({ timeout: 10_000 });
     const select = page.getByLabel("Benefit", { exact: true });
     await select.waitFor({ timeout: 10_000 });
     expect(await select.locator("option").allTextContents()).toEqual([
       "Whole product",
-      `${benefit.name} (${option.name})`,
-      `${gone.name} (${option.name})`,
+      `${isolated(benefit.name)} (${isolated(option.name)})`,
+      `${isolated(gone.name)} (${isolated(option.name)})`,
     ]);
     expect(await select.inputValue()).toBe("");
     expect(await select.getAttribute("aria-describedby")).toBe("publish-benefit-hint");

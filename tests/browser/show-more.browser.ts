@@ -7,6 +7,7 @@
 import { expect, test } from "bun:test";
 import { eq, inArray } from "drizzle-orm";
 import type { Locator } from "playwright-core";
+import { isolated } from "../../src/dashboard/app/bidi.ts";
 import { roles, users } from "../../src/db/schema/index.ts";
 import { createToken } from "../../src/features/tokens/service.ts";
 import { fitsWidth, listeningDepot, offOrigin, openPage, signInAs } from "../helpers/browser.ts";
@@ -111,7 +112,7 @@ test("the Owner and Creator selects offer every vendor, past the first page of t
   for (let n = 1; n <= PAGE; n++)
     await createUser(depot.ctx, { role: "vendor", name: `Vendor ${String(n).padStart(3, "0")}` });
   const last = await createUser(depot.ctx, { role: "vendor", name: "Zoe Zeta" });
-  const label = `Zoe Zeta (${last.email}, vendor)`;
+  const label = `${isolated("Zoe Zeta")} (${isolated(last.email)}, ${isolated("vendor")})`;
 
   const w = await openPage(depot.origin);
   const { page } = w;

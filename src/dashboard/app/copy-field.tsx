@@ -1,11 +1,12 @@
 // A read-only value with a Copy button: a new token, a webhook secret, a license key, a link. Without
 // a clipboard (plain http on another host leaves navigator.clipboard undefined) the value is selected
 // and the reader is told how to copy it.
+import type { ComponentChildren } from "preact";
 import { useRef, useState } from "preact/hooks";
 
 interface Props {
   id: string;
-  label: string;
+  label: ComponentChildren;
   value: string;
 }
 

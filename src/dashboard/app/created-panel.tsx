@@ -8,7 +8,7 @@ import { CopyField } from "./copy-field.tsx";
 interface Props {
   /** The heading's id is `<id>-heading`. */
   id: string;
-  heading: string;
+  heading: ComponentChildren;
   children: ComponentChildren;
   onDone: () => void;
 }
@@ -33,11 +33,11 @@ export function CreatedPanel({ id, heading, children, onDone }: Props) {
 interface ShownOnceProps {
   /** The copy field's id; the heading's is `<id>-heading`. */
   id: string;
-  heading: string;
+  heading: ComponentChildren;
   label: string;
   value: string;
   /** What to do with the value; by default, copy it now. */
-  note?: string;
+  note?: ComponentChildren;
   onDone: () => void;
 }
 

@@ -1,11 +1,12 @@
 // A credential in a list (a personal access token, an API key): its name, what it acts for, when it
 // was made and last used, and its Revoke button.
+import type { ComponentChildren } from "preact";
 import { formatDate } from "./dates.ts";
 
 interface Props {
   name: string;
   /** What it may do or whose data it reaches, in a few words. */
-  scope: string;
+  scope: ComponentChildren;
   createdAt: string;
   lastUsedAt: string | null;
   revoking: boolean;
@@ -16,7 +17,9 @@ export function CredentialRow({ name, scope, createdAt, lastUsedAt, revoking, on
   return (
     <li class="row">
       <div class="row-main">
-        <strong class="row-name">{name}</strong>
+        <strong class="row-name" dir="auto">
+          {name}
+        </strong>
         <span class="hint">{scope}</span>
         <span class="hint">
           Created <time dateTime={createdAt}>{formatDate(createdAt)}</time>

@@ -4,7 +4,7 @@ import type { ComponentChildren, JSX } from "preact";
 
 interface Framing {
   id: string;
-  label: string;
+  label: ComponentChildren;
   error: string | null;
   /** Marked invalid even when no error is shown here (e.g. it only repeats the form's alert). */
   invalid?: boolean;

@@ -25,7 +25,20 @@ export function useSubmission(fallback: string, initialError: string | null = nu
     }
   };
 
-  return { busy, error, fields, setError, setFields, run };
+  /**
+   * The reader changed the inputs of `keys` (and their items): their errors no longer describe what
+   * is typed, so they go. Once no field's error is left, neither is the refusal's message, which only
+   * summed them up.
+   */
+  const changed = (...keys: string[]) => {
+    const named = (key: string) => keys.some((k) => key === k || key.startsWith(`${k}.`));
+    if (!Object.keys(fields).some(named)) return;
+    const left = Object.fromEntries(Object.entries(fields).filter(([key]) => !named(key)));
+    setFields(left);
+    if (Object.keys(left).length === 0) setError(null);
+  };
+
+  return { busy, error, fields, setError, setFields, run, changed };
 }
 
 /** The 422's messages for `field` and its items (`abilities.0`…), joined for one line under it; null for none. */

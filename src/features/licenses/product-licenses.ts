@@ -31,7 +31,7 @@ import { licenseStatus } from "./status.ts";
  * or an unrestricted token, `products.manage` and admins. The rest of the work (revoking, addresses)
  * is the license service's own, called with the product as its scope.
  */
-const mayManageLicenses = (actor: Actor, product: Product) =>
+export const mayManageLicenses = (actor: Actor, product: Product) =>
   (actor.unrestricted && ownsProduct(actor.user.id, product)) || allows(actor.permissions, "products.manage");
 
 /**

@@ -6,9 +6,11 @@ import { publicUrl, simplePage } from "../../http/pagination.ts";
 import { dataOf, MessageJson, ValidationJson } from "../../http/schemas.ts";
 import { pageRequest } from "../../pagination.ts";
 import { pathId } from "../../validation/ids.ts";
+import { productAccess } from "./access.ts";
 import { toProductJson } from "./json.ts";
 import {
   CreateProductBody,
+  ProductAccessJson,
   ProductJson,
   ProductListQuery,
   ProductPageJson,
@@ -63,6 +65,22 @@ export const productRoutes = (ctx: AppContext) => {
         response: { 200: dataOf(ProductJson), 401: MessageJson, 404: MessageJson },
         detail: {
           summary: "Read a product (hidden, disabled or deleted ones only for owners and products.manage)",
+          tags: ["Products"],
+        },
+      },
+    )
+    .get(
+      "/api/products/:product/access",
+      async ({ params, actor }) => ({
+        data: await productAccess(ctx, actor, pathId(params.product, "Product")),
+      }),
+      {
+        auth: true,
+        response: { 200: dataOf(ProductAccessJson), 401: MessageJson, 404: MessageJson },
+        detail: {
+          summary:
+            "What you may do with a product you can see: manage it (its licenses) and publish versions " +
+            "to it; the dashboard offers only these",
           tags: ["Products"],
         },
       },

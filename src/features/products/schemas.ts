@@ -40,6 +40,15 @@ export const ProductJson = t.Object({
   full_url: t.String(),
 });
 
+/** What the caller may do with a product: `GET /api/products/{product}/access`. */
+export const ProductAccessJson = t.Object({
+  manage: t.Boolean({ description: "manage it: its licenses, and its pages in the dashboard" }),
+  publish: t.Boolean({
+    description:
+      "publish versions to it and delete them (false for a deleted product: it takes no new versions)",
+  }),
+});
+
 const SLUG = "^[a-z0-9]+(?:-[a-z0-9]+)*$";
 /** An image: a path under `$APP_URL/storage/`, or an absolute http(s) URL. */
 const ImageRef = t.String({ minLength: 1, maxLength: 2048 });

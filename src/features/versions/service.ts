@@ -38,8 +38,8 @@ export interface PublishTarget {
   benefit: PurchaseBenefit | null;
 }
 
-/** Publishing: `versions.publish` and an owner of the product, or `*`. */
-const mayPublish = (actor: Actor, product: Product) =>
+/** Publishing (and deleting versions): `versions.publish` and an owner of the product, or `*`. */
+export const mayPublish = (actor: Actor, product: Product) =>
   allows(actor.permissions, "*") ||
   (allows(actor.permissions, "versions.publish") && ownsProduct(actor.user.id, product));
 

@@ -1,5 +1,7 @@
 // Create a license API key: a name, and optionally the user (a vendor) it acts for alone.
+
 import { useState } from "preact/hooks";
+import { isolated } from "../bidi.ts";
 import { Field, SelectField } from "../field.tsx";
 import type { User } from "../session.ts";
 import { messagesFor, useSubmission } from "../submission.ts";
@@ -63,7 +65,7 @@ export function NewApiKeyForm({
         <option value="">None: all creators</option>
         {owners.map((owner) => (
           <option key={owner.id} value={String(owner.id)}>
-            {owner.name} ({owner.email})
+            {isolated(owner.name)} ({isolated(owner.email)})
           </option>
         ))}
       </SelectField>

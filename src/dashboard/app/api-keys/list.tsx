@@ -23,9 +23,13 @@ export function ApiKeyList({ keys, more, revoking, onRevoke }: Props) {
             key={key.id}
             name={key.name}
             scope={
-              key.creator_id === null
-                ? "All creators' licenses"
-                : `Only the licenses of ${key.creator_name ?? `user ${key.creator_id}`}`
+              key.creator_id === null ? (
+                "All creators' licenses"
+              ) : (
+                <>
+                  Only the licenses of <bdi>{key.creator_name ?? `user ${key.creator_id}`}</bdi>
+                </>
+              )
             }
             createdAt={key.created_at}
             lastUsedAt={key.last_used_at}

@@ -46,7 +46,7 @@ function Changelog({ version }: { version: Version }) {
   return (
     <Loaded loading={loading} label="Loading the changelog…">
       {/* Sanitised by the server (POST /api/changelog/preview): the same HTML the e-mails carry. */}
-      {(html) => <div class="changelog" dangerouslySetInnerHTML={{ __html: html }} />}
+      {(html) => <div class="changelog" dir="auto" dangerouslySetInnerHTML={{ __html: html }} />}
     </Loaded>
   );
 }
@@ -59,11 +59,11 @@ export function VersionEntry({ version, level }: { version: Version; level: Head
   return (
     <article class="version" aria-label={`${version.title} ${version.version_number}`}>
       <Heading class="version-title">
-        {version.title} <span class="version-number">{version.version_number}</span>
+        <bdi>{version.title}</bdi> <bdi class="version-number">{version.version_number}</bdi>
       </Heading>
       <p class="hint">
-        <time dateTime={version.created_at}>{formatDate(version.created_at)}</time> · {version.file_name} ·{" "}
-        {formatSize(version.file_size)}
+        <time dateTime={version.created_at}>{formatDate(version.created_at)}</time> ·{" "}
+        <bdi>{version.file_name}</bdi> · {formatSize(version.file_size)}
       </p>
       <p>
         <a class="download" href={sessionDownloadHref(version.download_url)} download={version.file_name}>

@@ -29,10 +29,6 @@ export interface NewLicense {
 
 const base = (productId: string) => `/api/products/${encodeURIComponent(productId)}/licenses`;
 
-export async function productName(productId: string): Promise<string> {
-  return (await get<{ data: { name: string } }>(`/api/products/${encodeURIComponent(productId)}`)).data.name;
-}
-
 /** The newest licenses first, those matching `search` (a key's beginning, an owner's name or e-mail). */
 export function listLicenses(productId: string, search: string): Promise<Listing<License>> {
   const query = new URLSearchParams();

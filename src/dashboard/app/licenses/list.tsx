@@ -29,7 +29,7 @@ export function LicenseList({ productId, licenses, more, search, revoking, onRev
   if (licenses.length === 0) {
     return search ? (
       <p class="empty">
-        No license matches “{search}”. Search by the start of a key, or part of an e-mail or name.
+        No license matches “<bdi>{search}</bdi>”. Search by the start of a key, or part of an e-mail or name.
       </p>
     ) : (
       <p class="empty">No licenses yet. Create one above with the customer's e-mail.</p>
@@ -47,7 +47,7 @@ export function LicenseList({ productId, licenses, more, search, revoking, onRev
               <dl class="item-facts">
                 <dt>Owner</dt>
                 <dd id={describedBy}>
-                  {license.owner.name} <span class="hint">{license.owner.email}</span>
+                  <bdi>{license.owner.name}</bdi> <bdi class="hint">{license.owner.email}</bdi>
                 </dd>
                 <dt>Status</dt>
                 <dd>

@@ -2,6 +2,7 @@
 // it, and the owner's "Reset IPs" (after a confirm; the server's 429 shows here).
 import { useState } from "preact/hooks";
 import { messageOf } from "../api.ts";
+import { isolated } from "../bidi.ts";
 import { CopyField } from "../copy-field.tsx";
 import { formatDate } from "../dates.ts";
 import { type OwnLicense, resetIps } from "./api.ts";
@@ -38,7 +39,7 @@ export function LicenseCard({ license, onChanged }: { license: OwnLicense; onCha
   const reset = async () => {
     const question =
       `Forget the ${license.ips.length} address${license.ips.length === 1 ? "" : "es"} using ` +
-      `${license.product.name}'s license? Use this after moving to another server. ` +
+      `${isolated(license.product.name)}'s license? Use this after moving to another server. ` +
       `It uses one of your ${license.ip_resets_left} resets left today.`;
     if (!confirm(question)) return;
     setBusy(true);
@@ -57,7 +58,9 @@ export function LicenseCard({ license, onChanged }: { license: OwnLicense; onCha
 
   return (
     <li class="panel license" aria-labelledby={headingId}>
-      <h2 id={headingId}>{license.product.name}</h2>
+      <h2 id={headingId} dir="auto">
+        {license.product.name}
+      </h2>
       <p class="license-status">
         <Status license={license} />
       </p>

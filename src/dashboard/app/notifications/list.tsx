@@ -23,7 +23,17 @@ export function NotificationList({ notifications, marking, onMarkRead }: Props) 
             <div class="row-main">
               <span>
                 {unread && <span class="unread-mark">Unread</span>}
-                <strong>{what}</strong>: {data.title}
+                <strong>
+                  <bdi>{data.product_name}</bdi>
+                  {data.benefit_name && (
+                    <>
+                      {" ("}
+                      <bdi>{data.benefit_name}</bdi>)
+                    </>
+                  )}{" "}
+                  <bdi>{data.version_number}</bdi>
+                </strong>
+                : <bdi>{data.title}</bdi>
               </span>
               <span class="hint">
                 New version published{" "}

@@ -3,6 +3,7 @@ import { messageOf } from "../api.ts";
 import { type ApiKey, listApiKeys, type NewApiKey, revokeApiKey } from "../api-keys/api.ts";
 import { NewApiKeyForm } from "../api-keys/form.tsx";
 import { ApiKeyList } from "../api-keys/list.tsx";
+import { isolated } from "../bidi.ts";
 import { ShownOnce } from "../created-panel.tsx";
 import { Layout } from "../layout.tsx";
 import { useListing } from "../listing.ts";
@@ -19,7 +20,7 @@ export function ApiKeys({ user, onSignedOut }: PageProps) {
   const [revokeError, setRevokeError] = useState<string | null>(null);
 
   const revoke = async (key: ApiKey) => {
-    if (!confirm(`Revoke “${key.name}”? Anything using it will be refused from now on.`)) return;
+    if (!confirm(`Revoke “${isolated(key.name)}”? Anything using it will be refused from now on.`)) return;
     setRevoking(key.id);
     setRevokeError(null);
     try {
@@ -41,7 +42,11 @@ export function ApiKeys({ user, onSignedOut }: PageProps) {
       {created ? (
         <ShownOnce
           id="created-api-key"
-          heading={`API key “${created.name}” created`}
+          heading={
+            <>
+              API key “<bdi>{created.name}</bdi>” created
+            </>
+          }
           label="Your new API key"
           value={created.key}
           onDone={() => setCreated(null)}

@@ -48,7 +48,9 @@ export function Downloads({ user, onSignedOut }: PageProps) {
             ) : (
               downloads.map(({ product, latest, benefits }) => (
                 <section key={product.id} class="panel" aria-labelledby={`product-${product.id}-heading`}>
-                  <h2 id={`product-${product.id}-heading`}>{product.name}</h2>
+                  <h2 id={`product-${product.id}-heading`} dir="auto">
+                    {product.name}
+                  </h2>
                   <ReleaseLine
                     productId={product.id}
                     benefitId={null}
@@ -62,7 +64,9 @@ export function Downloads({ user, onSignedOut }: PageProps) {
                       class="benefit"
                       aria-labelledby={`benefit-${benefit.id}-heading`}
                     >
-                      <h3 id={`benefit-${benefit.id}-heading`}>{benefit.name}</h3>
+                      <h3 id={`benefit-${benefit.id}-heading`} dir="auto">
+                        {benefit.name}
+                      </h3>
                       <ReleaseLine
                         productId={product.id}
                         benefitId={benefit.id}

@@ -4,7 +4,15 @@ import { UserFacts } from "./user-facts.tsx";
 
 export function Home({ user, onSignedOut }: PageProps) {
   return (
-    <Layout user={user} title={`Welcome, ${user.name}`} onSignedOut={onSignedOut}>
+    <Layout
+      user={user}
+      title={
+        <>
+          Welcome, <bdi>{user.name}</bdi>
+        </>
+      }
+      onSignedOut={onSignedOut}
+    >
       <UserFacts user={user} />
     </Layout>
   );

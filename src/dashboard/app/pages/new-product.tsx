@@ -1,4 +1,5 @@
 import { useState } from "preact/hooks";
+import { isolated } from "../bidi.ts";
 import { SelectField } from "../field.tsx";
 import { Layout } from "../layout.tsx";
 import { useLoad } from "../load.ts";
@@ -72,7 +73,7 @@ function NewProductForm({ owners }: { owners: User[] }) {
       <option value="">Choose the owner…</option>
       {owners.map((candidate) => (
         <option key={candidate.id} value={String(candidate.id)}>
-          {candidate.name} ({candidate.email}, {candidate.role.name})
+          {isolated(candidate.name)} ({isolated(candidate.email)}, {isolated(candidate.role.name)})
         </option>
       ))}
     </SelectField>

@@ -1,23 +1,40 @@
-import { useEffect, useState } from "preact/hooks";
+import { useState } from "preact/hooks";
 import { messageOf } from "../api.ts";
+import { isolated } from "../bidi.ts";
 import { ShownOnce } from "../created-panel.tsx";
 import { Field } from "../field.tsx";
 import { Layout } from "../layout.tsx";
-import { type License, listLicenses, productName, revokeLicense } from "../licenses/api.ts";
+import { type License, listLicenses, revokeLicense } from "../licenses/api.ts";
 import { NewLicenseForm } from "../licenses/form.tsx";
 import { LicenseList } from "../licenses/list.tsx";
 import { useListing } from "../listing.ts";
 import { useLoad } from "../load.ts";
 import { Loaded } from "../loaded.tsx";
 import type { PageProps } from "../pages.ts";
+import { readManagedProduct } from "../products/api.ts";
 
-/** A product's licenses (`/dashboard/products/:product/licenses`), reached from the product's page. */
+/**
+ * A product's licenses (`/dashboard/products/:product/licenses`), reached from the product's page: for
+ * those who manage the product; any other product is "Product not found.".
+ */
 export function ProductLicenses({ user, params, onSignedOut }: PageProps) {
   const productId = params.product ?? "";
-  const product = useLoad(() => productName(productId), "The product could not be loaded.");
-  const name = product.loading.state === "loaded" ? product.loading.data : null;
+  const product = useLoad(() => readManagedProduct(productId), "The product could not be loaded.");
+  const name = product.loading.state === "loaded" ? product.loading.data.product.name : null;
   return (
-    <Layout user={user} title={name ? `Licenses of ${name}` : "Licenses"} onSignedOut={onSignedOut}>
+    <Layout
+      user={user}
+      title={
+        name ? (
+          <>
+            Licenses of <bdi>{name}</bdi>
+          </>
+        ) : (
+          "Licenses"
+        )
+      }
+      onSignedOut={onSignedOut}
+    >
       <Loaded loading={product.loading} label="Loading the product…">
         {() => <LicensesOfProduct productId={productId} />}
       </Loaded>
@@ -36,15 +53,9 @@ function LicensesOfProduct({ productId }: { productId: string }) {
     "The licenses could not be loaded.",
     [search],
   );
-  // The server decides who may manage the product's licenses: the form appears once it has listed
-  // them (a 403 leaves only its message).
-  const [mayManage, setMayManage] = useState(false);
-  useEffect(() => {
-    if (loading.state === "loaded") setMayManage(true);
-  }, [loading.state]);
 
   const revoke = async (license: License) => {
-    if (!confirm(`Revoke the license of ${license.owner.email}? It stops working at once.`)) return;
+    if (!confirm(`Revoke the license of ${isolated(license.owner.email)}? It stops working at once.`)) return;
     setRevoking(license.id);
     setRevokeError(null);
     try {
@@ -61,47 +72,51 @@ function LicensesOfProduct({ productId }: { productId: string }) {
       {created ? (
         <ShownOnce
           id="created-license-key"
-          heading={`License created for ${created.owner.name}`}
+          heading={
+            <>
+              License created for <bdi>{created.owner.name}</bdi>
+            </>
+          }
           label="New license key"
           value={created.key}
-          note={`Send this key to ${created.owner.email}; it is also in the list below.`}
+          note={
+            <>
+              Send this key to <bdi>{created.owner.email}</bdi>; it is also in the list below.
+            </>
+          }
           onDone={() => setCreated(null)}
         />
       ) : (
-        mayManage && (
-          <NewLicenseForm
-            productId={productId}
-            onCreated={(license) => {
-              setCreated(license);
-              void reload();
-            }}
-          />
-        )
+        <NewLicenseForm
+          productId={productId}
+          onCreated={(license) => {
+            setCreated(license);
+            void reload();
+          }}
+        />
       )}
       <section aria-labelledby="license-list-heading" aria-busy={loading.state === "loading"}>
         <h2 id="license-list-heading">Licenses</h2>
-        {mayManage && (
-          <form
-            class="search"
-            aria-label="Search licenses"
-            onSubmit={(event) => {
-              event.preventDefault();
-              setSearch(typed.trim());
-            }}
-          >
-            <Field
-              id="license-search"
-              label="Search by key or owner"
-              error={null}
-              type="search"
-              name="search"
-              maxLength={255}
-              value={typed}
-              onInput={(event) => setTyped(event.currentTarget.value)}
-            />
-            <button type="submit">Search</button>
-          </form>
-        )}
+        <form
+          class="search"
+          aria-label="Search licenses"
+          onSubmit={(event) => {
+            event.preventDefault();
+            setSearch(typed.trim());
+          }}
+        >
+          <Field
+            id="license-search"
+            label="Search by key or owner"
+            error={null}
+            type="search"
+            name="search"
+            maxLength={255}
+            value={typed}
+            onInput={(event) => setTyped(event.currentTarget.value)}
+          />
+          <button type="submit">Search</button>
+        </form>
         {revokeError && (
           <p class="error" role="alert">
             {revokeError}

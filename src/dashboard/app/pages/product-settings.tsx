@@ -1,5 +1,6 @@
 import { useState } from "preact/hooks";
 import { messageOf } from "../api.ts";
+import { isolated } from "../bidi.ts";
 import { Layout } from "../layout.tsx";
 import { useLoad } from "../load.ts";
 import { Loaded } from "../loaded.tsx";
@@ -18,7 +19,13 @@ export function ProductSettings({ user, params, onSignedOut }: PageProps) {
   const { loading } = useLoad(() => readProduct(params.product ?? ""), "The product could not be loaded.");
   const [saved, setSaved] = useState<Product | null>(null);
   const product = saved ?? (loading.state === "loaded" ? loading.data : null);
-  const title = product ? `Settings of ${product.name}` : "Product settings";
+  const title = product ? (
+    <>
+      Settings of <bdi>{product.name}</bdi>
+    </>
+  ) : (
+    "Product settings"
+  );
 
   return (
     <Layout user={user} title={title} onSignedOut={onSignedOut}>
@@ -31,7 +38,9 @@ export function ProductSettings({ user, params, onSignedOut }: PageProps) {
           return (
             <>
               <p>
-                <NavLink href={productPath(shown.id)}>Back to {shown.name}</NavLink>
+                <NavLink href={productPath(shown.id)}>
+                  Back to <bdi>{shown.name}</bdi>
+                </NavLink>
               </p>
               <ProductSettingsForm product={shown} onSaved={setSaved} />
               <ProductOptions productId={shown.id} />
@@ -48,7 +57,7 @@ function DeleteProduct({ product }: { product: Product }) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const remove = async () => {
-    const question = `Delete “${product.name}”? It leaves the storefront and the lists; its purchases, licenses and versions are kept.`;
+    const question = `Delete “${isolated(product.name)}”? It leaves the storefront and the lists; its purchases, licenses and versions are kept.`;
     if (!confirm(question)) return;
     setBusy(true);
     setError(null);

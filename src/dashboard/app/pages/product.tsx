@@ -1,5 +1,6 @@
 import { useState } from "preact/hooks";
 import { messageOf } from "../api.ts";
+import { isolated } from "../bidi.ts";
 import { Layout } from "../layout.tsx";
 import { useListing } from "../listing.ts";
 import { useLoad } from "../load.ts";
@@ -7,30 +8,45 @@ import { Loaded } from "../loaded.tsx";
 import { NavLink } from "../nav.tsx";
 import type { PageProps } from "../pages.ts";
 import { productPath } from "../paths.ts";
-import { deleteVersion, listVersions, type Product, readProduct, type Version } from "../products/api.ts";
+import {
+  deleteVersion,
+  listVersions,
+  type Product,
+  type ProductAccess,
+  readManagedProduct,
+  type Version,
+} from "../products/api.ts";
 import { ProductFlags } from "../products/flags.tsx";
 import { PublishForm } from "../products/publish-form.tsx";
 import { VersionList } from "../products/versions.tsx";
-import { can, type User } from "../session.ts";
+import { isAdmin, type User } from "../session.ts";
 
-/** One product: its flags, links to its other pages, its versions and the publish form. */
+/**
+ * One product the user manages: its flags, links to its other pages, its versions and, for those who
+ * may publish to it, Delete and the publish form. Any other product is "Product not found.".
+ */
 export function ProductPage({ user, params, onSignedOut }: PageProps) {
   const id = params.product ?? "";
-  // A product the user may not see is the API's 404: "Product not found."
-  const { loading } = useLoad(() => readProduct(id), "The product could not be loaded.", [id]);
+  const { loading } = useLoad(() => readManagedProduct(id), "The product could not be loaded.", [id]);
   const title =
-    loading.state === "loaded" ? loading.data.name : loading.state === "failed" ? "Product" : "Product…";
+    loading.state === "loaded" ? (
+      <bdi>{loading.data.product.name}</bdi>
+    ) : loading.state === "failed" ? (
+      "Product"
+    ) : (
+      "Product…"
+    );
 
   return (
     <Layout user={user} title={title} onSignedOut={onSignedOut}>
       <Loaded loading={loading} label="Loading the product…">
-        {(product) => <ProductDetails user={user} product={product} />}
+        {({ product, access }) => <ProductDetails user={user} product={product} access={access} />}
       </Loaded>
     </Layout>
   );
 }
 
-function ProductDetails({ user, product }: { user: User; product: Product }) {
+function ProductDetails({ user, product, access }: { user: User; product: Product; access: ProductAccess }) {
   const { loading, reload, more } = useListing(
     () => listVersions(product.id),
     "The versions could not be loaded.",
@@ -38,14 +54,15 @@ function ProductDetails({ user, product }: { user: User; product: Product }) {
   );
   const [deleting, setDeleting] = useState<number | null>(null);
   const [deleteError, setDeleteError] = useState<string | null>(null);
-  // What the page offers; the API decides all the same (publishing needs ownership too).
-  const mayPublish = can(user, "versions.publish");
-  const mayManage = can(user, "products.manage");
+  // What the server says the user may do (the API decides all the same).
+  const mayPublish = access.publish;
+  // The settings page changes the product through the admin API.
+  const mayChangeSettings = isAdmin(user);
 
   const remove = async (version: Version) => {
     if (
       !confirm(
-        `Delete version ${version.version_number}? Its file is removed and cannot be downloaded again.`,
+        `Delete version ${isolated(version.version_number)}? Its file is removed and cannot be downloaded again.`,
       )
     )
       return;
@@ -67,7 +84,7 @@ function ProductDetails({ user, product }: { user: User; product: Product }) {
       </p>
       <nav aria-label="Product" class="product-links">
         <NavLink href={productPath(product.id, "/licenses")}>Licenses</NavLink>
-        {mayManage && <NavLink href={productPath(product.id, "/settings")}>Settings</NavLink>}
+        {mayChangeSettings && <NavLink href={productPath(product.id, "/settings")}>Settings</NavLink>}
       </nav>
       <section aria-labelledby="versions-heading" aria-busy={loading.state === "loading"}>
         <h2 id="versions-heading">Versions</h2>

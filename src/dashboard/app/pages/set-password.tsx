@@ -75,7 +75,7 @@ export function SetPassword({ onPasswordSet }: Props) {
       {link.state === "valid" && (
         <>
           <p>
-            Choose a password for <strong>{link.info.email}</strong>. This link works once, until{" "}
+            Choose a password for <strong dir="auto">{link.info.email}</strong>. This link works once, until{" "}
             {until(link.info.expires_at)}.
           </p>
           {pageError && (

@@ -1,5 +1,6 @@
 import { useState } from "preact/hooks";
 import { messageOf } from "../api.ts";
+import { isolated } from "../bidi.ts";
 import { ShownOnce } from "../created-panel.tsx";
 import { Layout } from "../layout.tsx";
 import { useListing } from "../listing.ts";
@@ -16,7 +17,7 @@ export function Tokens({ user, onSignedOut }: PageProps) {
   const [revokeError, setRevokeError] = useState<string | null>(null);
 
   const revoke = async (token: Token) => {
-    if (!confirm(`Revoke “${token.name}”? Anything using it will be refused from now on.`)) return;
+    if (!confirm(`Revoke “${isolated(token.name)}”? Anything using it will be refused from now on.`)) return;
     setRevoking(token.id);
     setRevokeError(null);
     try {
@@ -38,7 +39,11 @@ export function Tokens({ user, onSignedOut }: PageProps) {
       {created ? (
         <ShownOnce
           id="created-token"
-          heading={`Token “${created.name}” created`}
+          heading={
+            <>
+              Token “<bdi>{created.name}</bdi>” created
+            </>
+          }
           label="Your new token"
           value={created.token}
           onDone={() => setCreated(null)}

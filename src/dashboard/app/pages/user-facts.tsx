@@ -5,11 +5,11 @@ export function UserFacts({ user }: { user: User }) {
   return (
     <dl class="facts">
       <dt>Name</dt>
-      <dd>{user.name}</dd>
+      <dd dir="auto">{user.name}</dd>
       <dt>Email</dt>
-      <dd>{user.email}</dd>
+      <dd dir="auto">{user.email}</dd>
       <dt>Role</dt>
-      <dd>{user.role.name}</dd>
+      <dd dir="auto">{user.role.name}</dd>
     </dl>
   );
 }

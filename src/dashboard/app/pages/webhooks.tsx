@@ -1,5 +1,6 @@
 import { useState } from "preact/hooks";
 import { messageOf } from "../api.ts";
+import { isolated } from "../bidi.ts";
 import { ShownOnce } from "../created-panel.tsx";
 import { Layout } from "../layout.tsx";
 import { useLoad } from "../load.ts";
@@ -17,7 +18,7 @@ export function Webhooks({ user, onSignedOut }: PageProps) {
   const [deleteError, setDeleteError] = useState<string | null>(null);
 
   const remove = async (webhook: Webhook) => {
-    if (!confirm(`Delete the endpoint ${webhook.url} and its deliveries?`)) return;
+    if (!confirm(`Delete the endpoint ${isolated(webhook.url)} and its deliveries?`)) return;
     setDeleting(webhook.id);
     setDeleteError(null);
     try {

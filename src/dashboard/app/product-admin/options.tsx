@@ -51,7 +51,7 @@ function OptionRow({
     <li class="row option">
       <div class="row-main">
         <strong class="row-name">
-          {option.name} <span class="price">{PRICE.format(option.price)}</span>
+          <bdi>{option.name}</bdi> <span class="price">{PRICE.format(option.price)}</span>
         </strong>
         {option.benefits.length === 0 ? (
           <span class="hint">No benefits yet.</span>
@@ -150,7 +150,11 @@ function AddBenefit({
       )}
       <Field
         id={id}
-        label={`New benefit of ${option.name}`}
+        label={
+          <>
+            New benefit of <bdi>{option.name}</bdi>
+          </>
+        }
         error={messagesFor(fields, "name")}
         alert
         required

@@ -38,6 +38,37 @@ export async function readProduct(id: string): Promise<Product> {
   return (await get<{ data: Product }>(`/api/products/${encodeURIComponent(id)}`)).data;
 }
 
+/** What the reader may do with a product, as the server decides it (GET /api/products/{id}/access). */
+export interface ProductAccess {
+  /** Its pages here and its licenses: the owners and products.manage. */
+  manage: boolean;
+  /** Publish versions to it and delete them. */
+  publish: boolean;
+}
+
+export async function readAccess(id: string | number): Promise<ProductAccess> {
+  return (await get<{ data: ProductAccess }>(`/api/products/${encodeURIComponent(id)}/access`)).data;
+}
+
+/**
+ * A product the reader manages, with what they may do with it. Any other is "Product not found.",
+ * as the API answers for a product one may not see: its pages offer nothing to anyone else.
+ */
+export async function readManagedProduct(id: string): Promise<{ product: Product; access: ProductAccess }> {
+  const [product, access] = await Promise.all([readProduct(id), readAccess(id)]);
+  if (!access.manage) throw new ApiError(404, "Product not found.");
+  return { product, access };
+}
+
+/**
+ * Refuses before a byte of a file goes up when the reader may not publish to the product: the page
+ * may have been open since they lost the right (the server would refuse only the finished upload).
+ */
+export async function checkMayPublish(productId: number): Promise<void> {
+  if (!(await readAccess(productId)).publish)
+    throw new ApiError(403, "You may not publish versions of this product.");
+}
+
 /** The newest versions first. */
 export const listVersions = (productId: number): Promise<Listing<Version>> =>
   listing(`/api/products/${productId}/versions`);

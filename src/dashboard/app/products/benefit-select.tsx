@@ -1,6 +1,7 @@
 // Where a version goes: the whole product, or one benefit of one of its options (a benefit's version
 // reaches only the buyers of that option). Shown only when the product has benefits.
 
+import { isolated } from "../bidi.ts";
 import { SelectField } from "../field.tsx";
 import type { Option } from "../product-admin/api.ts";
 
@@ -31,7 +32,7 @@ export function BenefitSelect({ id, options, value, error, disabled, onChange }:
       {options.flatMap((option) =>
         option.benefits.map((benefit) => (
           <option key={benefit.id} value={String(benefit.id)}>
-            {benefit.name} ({option.name})
+            {isolated(benefit.name)} ({isolated(option.name)})
           </option>
         )),
       )}

@@ -56,7 +56,7 @@ export function ChangelogEditor({ id, value, error, onInput }: Props) {
           {preview.state === "shown" &&
             (preview.html ? (
               // Sanitised by depot (sanitize-html), as every changelog it shows is.
-              <div class="changelog" dangerouslySetInnerHTML={{ __html: preview.html }} />
+              <div class="changelog" dir="auto" dangerouslySetInnerHTML={{ __html: preview.html }} />
             ) : (
               <p class="empty">Nothing to preview yet: write the changelog first.</p>
             ))}

@@ -43,7 +43,11 @@ export function FileChoice({ id, file, error, disabled, onChoose }: Props) {
       <p id={`${id}-chosen`} class="hint" aria-live="polite">
         {file ? (
           <>
-            Chosen: <strong class="file-name">{file.name}</strong> ({formatBytes(file.size)})
+            Chosen:{" "}
+            <strong class="file-name" dir="auto">
+              {file.name}
+            </strong>{" "}
+            ({formatBytes(file.size)})
           </>
         ) : (
           "Drop the release file here, or choose it above."

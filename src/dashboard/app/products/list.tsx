@@ -17,14 +17,26 @@ interface Props {
 
 export function ProductList({ listing, more, search, empty }: Props) {
   if (listing.items.length === 0) {
-    return <p class="empty">{search ? `No products match “${search}”.` : empty}</p>;
+    return (
+      <p class="empty">
+        {search ? (
+          <>
+            No products match “<bdi>{search}</bdi>”.
+          </>
+        ) : (
+          empty
+        )}
+      </p>
+    );
   }
   return (
     <>
       <ul class="rows">
         {listing.items.map((product) => (
           <li key={product.id} class="row">
-            <NavLink href={productPath(product.id)}>{product.name}</NavLink>
+            <NavLink href={productPath(product.id)}>
+              <bdi>{product.name}</bdi>
+            </NavLink>
             <ProductFlags product={product} />
           </li>
         ))}

@@ -1,7 +1,8 @@
 // Publish a version: the file goes up through the resumable uploads (tus, with a progress bar and
 // Cancel), then the version is published naming that upload. A refusal keeps everything typed and
-// shows beside its field; a finished upload is kept for the next try, so fixing a field sends no
-// byte twice. A product with benefits also gets a Benefit select: the whole product, or one benefit.
+// shows beside its field until that field is changed; a finished upload is kept for the next try, so
+// fixing a field sends no byte twice. A product with benefits also gets a Benefit select: the whole
+// product, or one benefit.
 import { useRef, useState } from "preact/hooks";
 import { ApiError } from "../api.ts";
 import { Field } from "../field.tsx";
@@ -9,7 +10,7 @@ import { useLoad } from "../load.ts";
 import { listOptions } from "../product-admin/api.ts";
 import { useSubmission } from "../submission.ts";
 import { TusUpload, UploadCancelled } from "../uploads/tus.ts";
-import { publishVersion, type Version } from "./api.ts";
+import { checkMayPublish, publishVersion, type Version } from "./api.ts";
 import { BenefitSelect } from "./benefit-select.tsx";
 import { ChangelogEditor } from "./changelog-editor.tsx";
 import { FileChoice } from "./file-choice.tsx";
@@ -20,6 +21,13 @@ interface Props {
 }
 
 const EMPTY = { version_name: "", title: "", changelog: "" };
+
+/** The 422's keys each input answers for: its error goes when the input changes. */
+const ERROR_KEYS: Record<keyof typeof EMPTY, string[]> = {
+  version_name: ["version_name"],
+  title: ["title"],
+  changelog: ["changelog", "changelog_format"],
+};
 
 /** The 422's first message for any of `keys`. */
 const errorFor = (fields: Record<string, string[]>, ...keys: string[]) =>
@@ -34,21 +42,34 @@ export function PublishForm({ productId, onPublished }: Props) {
   const [benefit, setBenefit] = useState("");
   const [file, setFile] = useState<File | null>(null);
   const [progress, setProgress] = useState<{ offset: number; size: number } | null>(null);
-  const [published, setPublished] = useState<string | null>(null);
+  const [published, setPublished] = useState<Version | null>(null);
   const [cancelled, setCancelled] = useState(false);
   const [upload, setUpload] = useState<TusUpload | null>(null);
   /** The last finished upload: publishing the same file again names it instead of sending it again. */
   const finished = useRef<{ file: File; id: string } | null>(null);
   // The form remounts (a fresh file input) after a publish.
   const [generation, setGeneration] = useState(0);
-  const { busy, error, fields, run } = useSubmission("Publishing failed.");
+  const { busy, error, fields, run, changed } = useSubmission("Publishing failed.");
 
-  const set = (name: keyof typeof EMPTY) => (value: string) =>
+  const set = (name: keyof typeof EMPTY) => (value: string) => {
     setValues((current) => ({ ...current, [name]: value }));
+    changed(...ERROR_KEYS[name]);
+  };
+  const chooseBenefit = (value: string) => {
+    setBenefit(value);
+    changed("benefit_id");
+  };
+  const chooseFile = (chosen: File | null) => {
+    setFile(chosen);
+    changed("file", "upload_id");
+    // The bar showed the last file's upload.
+    setProgress(null);
+  };
 
   /** The chosen file's upload id: the finished one, or a new upload (its refusal is about File). */
   const uploaded = async (chosen: File): Promise<string> => {
     if (finished.current?.file === chosen) return finished.current.id;
+    await checkMayPublish(productId);
     const tus = new TusUpload(chosen, { onProgress: (offset, size) => setProgress({ offset, size }) });
     setUpload(tus);
     try {
@@ -87,10 +108,10 @@ export function PublishForm({ productId, onPublished }: Props) {
     setValues(EMPTY);
     setBenefit("");
     setFile(null);
+    setProgress(null);
     finished.current = null;
     setGeneration((n) => n + 1);
-    const of = made.benefit_name ? ` of ${made.benefit_name}` : "";
-    setPublished(`Version ${made.version_number}${of} is published.`);
+    setPublished(made);
     onPublished(made);
   };
 
@@ -113,8 +134,15 @@ export function PublishForm({ productId, onPublished }: Props) {
         </p>
       )}
       {published && (
-        <p class="notice" role="status">
-          {published}
+        <p class="notice success" role="status">
+          Version <bdi>{published.version_number}</bdi>
+          {published.benefit_name && (
+            <>
+              {" of "}
+              <bdi>{published.benefit_name}</bdi>
+            </>
+          )}{" "}
+          is published.
         </p>
       )}
       {cancelled && (
@@ -129,10 +157,10 @@ export function PublishForm({ productId, onPublished }: Props) {
           value={benefit}
           error={benefitError}
           disabled={busy}
-          onChange={setBenefit}
+          onChange={chooseBenefit}
         />
       )}
-      <FileChoice id="publish-file" file={file} error={fileError} disabled={busy} onChoose={setFile} />
+      <FileChoice id="publish-file" file={file} error={fileError} disabled={busy} onChoose={chooseFile} />
       <Field
         id="publish-version"
         label="Version"

@@ -31,12 +31,19 @@ export function VersionList({ productId, listing, more, mayDelete, deleting, onD
           <li key={version.id} class="row version">
             <div class="row-main">
               <strong>
-                {version.version_number} <span class="version-subtitle">{version.title}</span>
+                <bdi>{version.version_number}</bdi> <bdi class="version-subtitle">{version.title}</bdi>
               </strong>
               <span class="hint">
                 <time dateTime={version.created_at}>{formatDate(version.created_at)}</time>
-                {version.benefit_name && ` · ${version.benefit_name}`}
-                {` · ${version.file_name}, ${formatBytes(version.file_size)}`}
+                {version.benefit_name && (
+                  <>
+                    {" · "}
+                    <bdi>{version.benefit_name}</bdi>
+                  </>
+                )}
+                {" · "}
+                <bdi>{version.file_name}</bdi>
+                {`, ${formatBytes(version.file_size)}`}
                 {` · ${version.downloads === "1" ? "1 download" : `${version.downloads} downloads`}`}
               </span>
             </div>

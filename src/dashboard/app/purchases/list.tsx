@@ -15,11 +15,16 @@ export function PurchaseList({ purchases, more }: { purchases: Purchase[]; more:
           <li key={purchase.id} class="row">
             <div class="row-main">
               <strong class="row-name">
-                {purchase.product.name}
-                {purchase.option && ` · ${purchase.option.name}`}
+                <bdi>{purchase.product.name}</bdi>
+                {purchase.option && (
+                  <>
+                    {" · "}
+                    <bdi>{purchase.option.name}</bdi>
+                  </>
+                )}
               </strong>
               <span class="hint">
-                Bought by {purchase.buyer.name} ({purchase.buyer.email})
+                Bought by <bdi>{purchase.buyer.name}</bdi> (<bdi>{purchase.buyer.email}</bdi>)
               </span>
               <span class="hint">
                 {purchase.quantity > 1 ? `${purchase.quantity} × ` : ""}

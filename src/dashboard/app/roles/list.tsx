@@ -9,7 +9,9 @@ export function RoleList({ roles }: { roles: Role[] }) {
       {roles.map((role) => (
         <li key={role.id} class="row">
           <div class="row-main">
-            <strong class="row-name">{role.name}</strong>
+            <strong class="row-name" dir="auto">
+              {role.name}
+            </strong>
             <span class="hint">
               {role.permissions.includes("*")
                 ? "Everything (admin)"

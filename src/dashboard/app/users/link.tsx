@@ -13,9 +13,17 @@ interface Props {
 export function ShownLink({ id, email, link }: Props) {
   return (
     <div class="shown-link">
-      <CopyField id={id} label={`Set-password link for ${email}`} value={link.url} />
+      <CopyField
+        id={id}
+        label={
+          <>
+            Set-password link for <bdi>{email}</bdi>
+          </>
+        }
+        value={link.url}
+      />
       <p class="hint">
-        Send this link to {email}; it expires in 72 hours (
+        Send this link to <bdi>{email}</bdi>; it expires in 72 hours (
         <time dateTime={link.expires_at}>{formatDate(link.expires_at)}</time>) and works once.{" "}
         {link.emailed
           ? "depot has e-mailed it to them as well."

@@ -28,9 +28,15 @@ export function UserList({ users, more, roles, onChanged }: Props) {
         {users.map((user) => (
           <li key={user.id} class="row">
             <div class="row-main">
-              <strong class="row-name">{user.name}</strong>
-              <span class="hint">{user.email}</span>
-              <span class="hint">Role: {user.role.name}</span>
+              <strong class="row-name" dir="auto">
+                {user.name}
+              </strong>
+              <span class="hint" dir="auto">
+                {user.email}
+              </span>
+              <span class="hint">
+                Role: <bdi>{user.role.name}</bdi>
+              </span>
             </div>
             {roles && (
               <div class="row-actions stacked">

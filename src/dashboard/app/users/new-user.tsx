@@ -113,7 +113,15 @@ function NewUserForm({ roles, onCreated }: { roles: Role[]; onCreated: (created:
 function CreatedUser({ created, onDone }: { created: Created; onDone: () => void }) {
   const { user, link, linkError } = created;
   return (
-    <CreatedPanel id="created-user" heading={`User “${user.name}” created`} onDone={onDone}>
+    <CreatedPanel
+      id="created-user"
+      heading={
+        <>
+          User “<bdi>{user.name}</bdi>” created
+        </>
+      }
+      onDone={onDone}
+    >
       {link && <ShownLink id="created-user-link" email={user.email} link={link} />}
       {linkError && (
         <p class="error" role="alert">

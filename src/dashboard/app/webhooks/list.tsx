@@ -23,7 +23,7 @@ export function WebhookList({ webhooks, deleting, onDelete }: Props) {
         const deliveriesId = `webhook-deliveries-${webhook.id}`;
         return (
           <li key={webhook.id} class="item">
-            <code id={urlId} class="webhook-url">
+            <code id={urlId} class="webhook-url" dir="auto">
               {webhook.url}
             </code>
             <span class="hint">
