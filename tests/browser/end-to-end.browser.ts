@@ -6,6 +6,8 @@
 // Also: a page opened without a session goes to sign-in, and a signed-in browser tricked by another
 // site into posting to depot has the post refused.
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
 import { isolated } from "../../src/dashboard/app/bidi.ts";
@@ -116,8 +118,13 @@ test("a form on another site posting to depot with the signed-in browser's cooki
   }
 }, 60_000);
 
-/** Where the README's screenshots live; the story below takes them at a laptop's width. */
-const SCREENSHOTS = join(import.meta.dir, "../../docs/screenshots");
+/**
+ * The story below takes the README's screenshots at a laptop's width. They replace the committed ones
+ * only with UPDATE_SCREENSHOTS=1: otherwise every run would leave changed pictures in the checkout.
+ */
+const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS
+  ? join(import.meta.dir, "../../docs/screenshots")
+  : mkdtempSync(join(tmpdir(), "depot-screenshots-"));
 const LAPTOP = { width: 1100, height: 760 };
 
 async function expectAccessible(w: Watched, page: string) {
