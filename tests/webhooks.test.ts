@@ -627,9 +627,9 @@ describe("deliveries", () => {
         await eventually(() => holderHook.received.length === 1 && ownerHook.received.length === 1),
       ).toBe(true);
 
-      for (const [hook, endpoint, token, answer] of [
-        [holderHook, holderEndpoint, w.holderToken, 200],
-        [ownerHook, ownerEndpoint, w.ownerToken, 204],
+      for (const [hook, endpoint, token, answer, user] of [
+        [holderHook, holderEndpoint, w.holderToken, 200, w.holder],
+        [ownerHook, ownerEndpoint, w.ownerToken, 204, w.owner],
       ] as const) {
         const [request] = hook.received;
         if (!request) throw new Error("nothing received");
@@ -648,6 +648,11 @@ describe("deliveries", () => {
             title: "A release",
           }),
         });
+        // The download link is signed for the endpoint's owner, and downloads as them.
+        const link = new URL(JSON.parse(request.body).data.download_url);
+        expect(link.pathname).toBe(`/api/products/${w.product.id}/versions/${versionId}/download`);
+        expect(link.searchParams.get("user")).toBe(String(user.id));
+        expect((await fetch(`${base}${link.pathname}${link.search}`)).status).toBe(200);
         // …and refuses a body that was tampered with, or another endpoint's secret.
         expect(() => new Webhook(endpoint.secret).verify(`${request.body} `, request.headers)).toThrow();
         const otherSecret = endpoint === holderEndpoint ? ownerEndpoint.secret : holderEndpoint.secret;

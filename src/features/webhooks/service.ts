@@ -14,6 +14,7 @@ import { withTransaction } from "../../db/transaction.ts";
 import { Invalid, NotFound, Unauthenticated, validateAll } from "../../errors.ts";
 import type { PageRequest } from "../../pagination.ts";
 import { checkBodyWith } from "../../validation/body-checks.ts";
+import { payloadFor } from "../notifications/links.ts";
 import { CreateWebhookBody, type CreateWebhookInput, WEBHOOK_EVENTS } from "./schemas.ts";
 import { checkWebhookUrl } from "./url.ts";
 
@@ -161,17 +162,16 @@ export const toWebhookJson = (row: Webhook) => ({
   created_at: row.createdAt.toISOString(),
 });
 
-export const toDeliveryJson = ({
-  delivery,
-  attempts,
-}: {
-  delivery: WebhookDelivery;
-  attempts: WebhookAttempt[];
-}) => ({
+/** A delivery as its endpoint's owner (`userId`) sees it: the payload exactly as it is sent to them. */
+export const toDeliveryJson = (
+  ctx: Pick<AppContext, "appKey" | "config">,
+  userId: number,
+  { delivery, attempts }: { delivery: WebhookDelivery; attempts: WebhookAttempt[] },
+) => ({
   id: delivery.id,
   event: delivery.event,
   status: delivery.status,
-  payload: delivery.payload,
+  payload: payloadFor(ctx, delivery.payload, userId, delivery.createdAt),
   attempts: attempts.map((attempt) => ({
     attempt: attempt.attempt,
     status_code: attempt.statusCode,
