@@ -4,7 +4,7 @@ import { sql } from "drizzle-orm";
 import type { ParsedMail } from "mailparser";
 // mailparser 3.9.31 is pinned: 3.9.36 and later need an @zone-eu/mailsplit the registry here does not serve.
 import { selectRows } from "../src/db/rows.ts";
-import { licenses } from "../src/db/schema/index.ts";
+import { licenses, versions } from "../src/db/schema/index.ts";
 import { generateLicenseKey } from "../src/features/licenses/keys.ts";
 import { notifyHolders } from "../src/features/notifications/fan-out.ts";
 import { bearer, readJson, startTestApp, type TestApp } from "./helpers/app.ts";
@@ -323,6 +323,32 @@ describe("changelogs in the e-mail", () => {
     expect(html).toContain('<img src="https://cdn.test/x.png" />');
     expect(html).not.toContain("onerror");
     expect(html).not.toContain("<script");
+  }, 30_000);
+  test("a changelog stored before links to depot were refused is shown without them", async () => {
+    // Written straight to the table, as an older depot stored it; the fan-out then runs as usual.
+    const [row] = await t.ctx.db
+      .insert(versions)
+      .values({
+        productId: product.id,
+        versionNumber: "2.0.3",
+        title: "Old row",
+        changelog: "![shot](/api/products/1/versions/5/download) [site](https://example.com/)",
+        changelogFormat: "markdown",
+        fileName: "old.jar",
+        fileSize: 1,
+        contentType: "application/java-archive",
+        sha256: "0".repeat(64),
+        storageKey: "old.jar",
+      })
+      .returning({ id: versions.id });
+    await notifyHolders(t.ctx, row?.id ?? 0);
+    const oldRowMail = () =>
+      messagesTo(inbox, people.live.user.email).find((m) => m.mail.subject?.includes("2.0.3"));
+    const { mail } = (await until("the e-mail of the old row", async () => oldRowMail())) as Received;
+    const html = htmlOf(mail);
+    expect(html).toContain('<img alt="shot" />');
+    expect(html).toContain('<a href="https://example.com/">site</a>');
+    expect(html).not.toContain("/versions/5/download");
   }, 30_000);
 });
 

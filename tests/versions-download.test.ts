@@ -810,6 +810,66 @@ describe("download: a missing release file", () => {
   });
 });
 
+describe("download: never as part of a page (Sec-Fetch-Dest)", () => {
+  const REFUSED = "A release file is only downloaded, never loaded as part of a page.";
+
+  test("an image, script, style, frame or any other sub-resource → 403 JSON, not counted", async () => {
+    const counted = await createProduct(t.ctx, owner);
+    const version = await publish(`/api/products/${counted.id}/versions`, { bytes: CONTENT, name: "s.jar" });
+    for (const destination of [
+      "image",
+      "script",
+      "style",
+      "iframe",
+      "frame",
+      "video",
+      "font",
+      "IMAGE",
+      "x",
+    ]) {
+      const response = await download(version, {
+        token: ownerToken,
+        headers: { "sec-fetch-dest": destination },
+      });
+      expect(response.headers.get("content-type")).toStartWith("application/json");
+      expect({ destination, status: response.status, body: await readJson(response) }).toEqual({
+        destination,
+        status: 403,
+        body: { message: REFUSED },
+      });
+    }
+    // Refused whatever it would act for: a signed link and HEAD too.
+    const link = signUrl(version.download_url, t.ctx.appKey, {
+      userId: owner.id,
+      expiresAt: new Date(Date.now() + 60_000),
+    });
+    await expectRefused(
+      await fetch(onServer(link), { headers: { "sec-fetch-dest": "image" } }),
+      403,
+      REFUSED,
+    );
+    const head = await download(version, {
+      token: ownerToken,
+      method: "HEAD",
+      headers: { "sec-fetch-dest": "image" },
+    });
+    expect(head.status).toBe(403);
+
+    // A navigation, a script's fetch, or no header at all (curl, the CLI, older browsers) downloads.
+    const passing: Record<string, string>[] = [
+      { "sec-fetch-dest": "document" },
+      { "sec-fetch-dest": "empty" },
+      {},
+    ];
+    for (const headers of passing) {
+      await expectWhole(await download(version, { token: ownerToken, headers }));
+    }
+    await t.ctx.downloads.flush();
+    const shown = await fetch(`${base}/api/products/${counted.id}`, { headers: bearer(ownerToken) });
+    expect((await readJson(shown)).data.downloads).toBe("3");
+  });
+});
+
 describe("download: the dashboard's session cookie (its Download links)", () => {
   test("downloads as its user's token would: the owner's 200, another user's 404 or 403, a dead cookie is none", async () => {
     const PASSWORD = "correct horse battery";

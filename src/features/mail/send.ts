@@ -39,6 +39,7 @@ export async function sendNotificationEmail(ctx: AppContext, notificationId: str
     data: withDownloadLink(ctx, row.data, row.userId, row.createdAt),
     changelog: row.changelog,
     changelogFormat: row.changelogFormat,
+    appUrl: ctx.config.appUrl,
   });
   const { messageId } = await sendMail(smtpUrl, {
     from: ctx.config.mailFrom,
