@@ -155,7 +155,7 @@ export const versionRoutes = (ctx: AppContext) => {
     summary: "Download a version's file",
     description:
       "Bearer token or the dashboard's session cookie (owner, admin or holder), `X-License-Key`, " +
-      "or a signed URL (`expires`, `signature`). " +
+      "or a signed URL (`user`, `expires`, `signature`: it downloads while that user may). " +
       "Strong ETag, If-None-Match → 304, one byte range → 206 (416 past the end), Repr-Digest. " +
       "With object storage and STORAGE_DOWNLOADS=redirect: 302 to a presigned URL valid for 5 minutes. " +
       "A browser's request for it as part of a page (`Sec-Fetch-Dest` other than `document` or `empty`): 403.",
