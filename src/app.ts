@@ -29,7 +29,8 @@ import { versionRoutes } from "./features/versions/routes.ts";
 import { webhookRoutes } from "./features/webhooks/routes.ts";
 import { bodyLimit } from "./http/body-limit.ts";
 import { jsonBodies } from "./http/body-parser.ts";
-import { DOCS_PATH, docsAssetRoutes, scalarOptions } from "./http/docs-ui.ts";
+import { apiNoStore } from "./http/cache-control.ts";
+import { DOCS_PATH, docsUi, scalarOptions } from "./http/docs-ui.ts";
 import { errorRenderer } from "./http/error-renderer.ts";
 import { methodsAllowedAt } from "./http/method-not-allowed.ts";
 import { requestLog } from "./http/request-id.ts";
@@ -78,6 +79,8 @@ export function buildApp(ctx: AppContext) {
     )
     // With ctx.metrics null (no METRICS_TOKEN, no METRICS_PORT) nothing is counted.
     .use(requestLog(ctx.log, ctx.config.trustProxy, ctx.metrics))
+    // A hook rather than a plugin: the chain's type is as deep as TypeScript will follow.
+    .onRequest(apiNoStore)
     .use(bodyLimit(ctx.config.maxUploadBytes + MULTIPART_OVERHEAD))
     .use(jsonBodies({ maxBytes: MAX_JSON_BODY, takesJson }))
     .use(
@@ -109,7 +112,7 @@ export function buildApp(ctx: AppContext) {
         },
       }),
     )
-    .use(docsAssetRoutes())
+    .use(docsUi())
     .use(healthRoutes(ctx))
     .use(clientRoutes())
     .use(metricsRoute(ctx))

@@ -122,3 +122,20 @@ describe("GET /docs loads everything from depot itself", () => {
     expect(Object.keys(document.paths).filter((path) => path.startsWith("/docs"))).toEqual([]);
   });
 });
+
+describe("GET /docs may not be framed", () => {
+  test.each(["/docs", "/docs/"])("at %s: a CSP with frame-ancestors 'none'", async (path) => {
+    const response = await fetch(`${base}${path}`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-security-policy")).toBe("frame-ancestors 'none'");
+    await response.arrayBuffer();
+  });
+
+  test("the document and the bundle are not pages: no policy there", async () => {
+    for (const path of ["/docs/json", "/api/health"]) {
+      const response = await fetch(`${base}${path}`);
+      expect({ path, csp: response.headers.get("content-security-policy") }).toEqual({ path, csp: null });
+      await response.arrayBuffer();
+    }
+  });
+});

@@ -5,7 +5,8 @@ import { Forbidden, Invalid, NotFound, TooManyAttempts } from "../src/errors.ts"
 import { errorRenderer } from "../src/http/error-renderer.ts";
 import { createLogger } from "../src/log.ts";
 import { bearer, json, readJson, startTestApp, type TestApp } from "./helpers/app.ts";
-import { createUser, tokenFor } from "./helpers/factories.ts";
+import { apiKeyFor, createProduct, createUser, tokenFor } from "./helpers/factories.ts";
+import { sessionCookieOf, userWithPassword } from "./helpers/sessions.ts";
 
 let t: TestApp;
 let adminToken: string;
@@ -86,6 +87,83 @@ describe("X-Content-Type-Options: nosniff on every kind of answer", () => {
       docs: [200, "nosniff"],
       dashboard: [200, "nosniff"],
     });
+  });
+});
+
+describe("Cache-Control: no-store on API answers", () => {
+  test("secrets, authenticated answers by every credential, refusals and the validation; not the public keys", async () => {
+    const url = t.listen();
+    const post = (path: string, body: unknown, headers: Record<string, string>) =>
+      fetch(`${url}${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...headers },
+        body: JSON.stringify(body),
+      });
+    const vendor = await userWithPassword(t.ctx, "correct horse battery", { role: "vendor" });
+    const product = await createProduct(t.ctx, vendor);
+    const { key: apiKey } = await apiKeyFor(t.ctx);
+    const apiKeyHeader = { "x-api-key": apiKey };
+
+    const signIn = await post(
+      "/api/auth/sign-in",
+      { email: vendor.email, password: "correct horse battery" },
+      {},
+    );
+    const session = { cookie: sessionCookieOf(signIn) };
+    const token = await post(`/api/admin/users/${vendor.id}/tokens`, { name: "ci" }, bearer(adminToken));
+    const newKey = await post("/api/admin/api-keys", { name: "shop" }, bearer(adminToken));
+    const webhook = await post("/api/webhooks", { url: "https://203.0.113.10/hook" }, bearer(adminToken));
+    const license = await post(
+      "/api/v1/licenses",
+      { ownerId: String(vendor.id), creatorId: String(vendor.id), productId: String(product.id) },
+      apiKeyHeader,
+    );
+    const licenseKey = (await readJson(license)).key as string;
+
+    const answers: [string, Response][] = [
+      ["sign-in (session cookie and CSRF token)", signIn],
+      ["a new token", token],
+      ["a new API key", newKey],
+      ["a new webhook secret", webhook],
+      ["a new license key", license],
+      ["bearer", await fetch(`${url}/api/users/${vendor.id}`, { headers: bearer(adminToken) })],
+      ["session cookie", await fetch(`${url}/api/auth/session`, { headers: session })],
+      ["x-api-key", await fetch(`${url}/api/v1/licenses`, { headers: apiKeyHeader })],
+      ["validation (the key in the body)", await post("/api/v1/licenses/validate", { key: licenseKey }, {})],
+      ["a bad token", await fetch(`${url}/api/users/${vendor.id}`, { headers: bearer("1|nope") })],
+      ["an unknown route", await fetch(`${url}/api/nothing-here`, { headers: bearer(adminToken) })],
+      ["health", await fetch(`${url}/api/health`)],
+    ];
+    const seen = Object.fromEntries(
+      await Promise.all(
+        answers.map(async ([name, response]) => {
+          if (!response.bodyUsed) await response.arrayBuffer();
+          return [name, [response.status, response.headers.get("cache-control")]] as const;
+        }),
+      ),
+    );
+    expect(seen).toEqual({
+      "sign-in (session cookie and CSRF token)": [200, "no-store"],
+      "a new token": [201, "no-store"],
+      "a new API key": [201, "no-store"],
+      "a new webhook secret": [201, "no-store"],
+      "a new license key": [201, "no-store"],
+      bearer: [200, "no-store"],
+      "session cookie": [200, "no-store"],
+      "x-api-key": [200, "no-store"],
+      "validation (the key in the body)": [200, "no-store"],
+      "a bad token": [401, "no-store"],
+      "an unknown route": [404, "no-store"],
+      health: [200, "no-store"],
+    });
+
+    // Answers that choose their own caching keep it: the public signing keys (a release file's
+    // `private, no-cache` with its ETag and 304 is asserted in versions-download.test.ts).
+    const keys = await fetch(`${url}/api/v1/keys`, { headers: bearer(adminToken) });
+    expect(keys.status).toBe(200);
+    expect(keys.headers.get("cache-control")).toBe("public, max-age=300");
+    // Outside /api nothing changes: the dashboard's page is revalidated, not kept from the cache.
+    expect((await fetch(`${url}/`)).headers.get("cache-control")).toBe("no-cache");
   });
 });
 

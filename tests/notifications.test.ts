@@ -4,11 +4,12 @@ import { sql } from "drizzle-orm";
 import type { ParsedMail } from "mailparser";
 // mailparser 3.9.31 is pinned: 3.9.36 and later need an @zone-eu/mailsplit the registry here does not serve.
 import { selectRows } from "../src/db/rows.ts";
-import { licenses } from "../src/db/schema/index.ts";
+import { licenses, versions } from "../src/db/schema/index.ts";
 import { generateLicenseKey } from "../src/features/licenses/keys.ts";
 import { notifyHolders } from "../src/features/notifications/fan-out.ts";
 import { bearer, readJson, startTestApp, type TestApp } from "./helpers/app.ts";
 import {
+  apiKeyFor,
   createBenefit,
   createOption,
   createProduct,
@@ -26,7 +27,7 @@ import { type Inbox, type Received, startInbox, until } from "./helpers/inbox.ts
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const SIGNED =
-  /^http:\/\/depot\.test\/api\/products\/\d+\/versions\/\d+\/download\?expires=\d+&signature=[0-9a-f]{64}$/;
+  /^http:\/\/depot\.test\/api\/products\/\d+\/versions\/\d+\/download\?user=\d+&expires=\d+&signature=[0-9a-f]{64}$/;
 const MAIL_FROM = "Depot Releases <releases@depot.test>";
 const DAY_S = 24 * 60 * 60;
 
@@ -126,9 +127,10 @@ async function grantLicense(
   product: { id: number },
   creator: { id: number },
   extra: { expires?: Date; revokedAt?: Date } = {},
-) {
+): Promise<string> {
+  const id = Bun.randomUUIDv7();
   await app.ctx.db.insert(licenses).values({
-    id: Bun.randomUUIDv7(),
+    id,
     key: generateLicenseKey(),
     userId: user.id,
     creatorId: creator.id,
@@ -136,6 +138,7 @@ async function grantLicense(
     maxIps: 1,
     ...extra,
   });
+  return id;
 }
 
 const listOf = async (base: string, token: string, query = "") => {
@@ -225,6 +228,10 @@ describe("publishing a version notifies its holders", () => {
     });
     const expires = Number(new URL(notification.data.download_url).searchParams.get("expires"));
     expect(Math.abs(expires - (Date.now() / 1000 + 7 * DAY_S))).toBeLessThan(120);
+    // Issued to its reader: using it checks that they may still download.
+    expect(new URL(notification.data.download_url).searchParams.get("user")).toBe(
+      String(people.live.user.id),
+    );
 
     for (const name of ["expired", "revoked", "none", "elsewhere"] as const) {
       expect((await listOf(base, people[name].token)).data).toEqual([]);
@@ -317,6 +324,32 @@ describe("changelogs in the e-mail", () => {
     expect(html).not.toContain("onerror");
     expect(html).not.toContain("<script");
   }, 30_000);
+  test("a changelog stored before links to depot were refused is shown without them", async () => {
+    // Written straight to the table, as an older depot stored it; the fan-out then runs as usual.
+    const [row] = await t.ctx.db
+      .insert(versions)
+      .values({
+        productId: product.id,
+        versionNumber: "2.0.3",
+        title: "Old row",
+        changelog: "![shot](/api/products/1/versions/5/download) [site](https://example.com/)",
+        changelogFormat: "markdown",
+        fileName: "old.jar",
+        fileSize: 1,
+        contentType: "application/java-archive",
+        sha256: "0".repeat(64),
+        storageKey: "old.jar",
+      })
+      .returning({ id: versions.id });
+    await notifyHolders(t.ctx, row?.id ?? 0);
+    const oldRowMail = () =>
+      messagesTo(inbox, people.live.user.email).find((m) => m.mail.subject?.includes("2.0.3"));
+    const { mail } = (await until("the e-mail of the old row", async () => oldRowMail())) as Received;
+    const html = htmlOf(mail);
+    expect(html).toContain('<img alt="shot" />');
+    expect(html).toContain('<a href="https://example.com/">site</a>');
+    expect(html).not.toContain("/versions/5/download");
+  }, 30_000);
 });
 
 describe("benefit versions", () => {
@@ -400,6 +433,90 @@ describe("idempotency", () => {
     expect(mails).toHaveLength(before.notifications);
     expect(new Set(mails.map((m) => m.envelopeTo.join())).size).toBe(before.notifications);
   }, 30_000);
+});
+
+describe("a notification's link is its user's, checked again on every use", () => {
+  const bytes = new TextEncoder().encode(`revocable ${crypto.randomUUID()}`);
+  let customer: Person;
+  let vendorToken: string;
+  let own: { id: number };
+  let licenseIds: string[];
+  let link: URL;
+  const onServer = (url: URL) => `${base}${url.pathname}${url.search}`;
+
+  beforeAll(async () => {
+    const vendor = await createUser(t.ctx, { role: "vendor" });
+    vendorToken = await tokenFor(t.ctx, vendor);
+    own = await createProduct(t.ctx, vendor);
+    const user = await createUser(t.ctx, { name: "Two Licenses" });
+    customer = { user, token: await tokenFor(t.ctx, user) };
+    licenseIds = [await grantLicense(t, user, own, vendor), await grantLicense(t, user, own, vendor)];
+    const version = await publish(
+      base,
+      vendorToken,
+      `/api/products/${own.id}/versions`,
+      { version_name: "5.0.0", title: "Revocable", changelog: "-" },
+      bytes,
+    );
+    await settled(t, version.id);
+    const [notification] = (await listOf(base, customer.token)).data;
+    link = new URL(notification.data.download_url);
+  }, 30_000);
+
+  const apiKeyRevokes = async (licenseId: string) => {
+    const { key } = await apiKeyFor(t.ctx);
+    const response = await fetch(`${base}/api/v1/licenses/${licenseId}`, {
+      method: "DELETE",
+      headers: { "x-api-key": key },
+    });
+    expect(response.status).toBe(204);
+  };
+
+  test("the e-mail carries the same link, naming its user", async () => {
+    expect(link.searchParams.get("user")).toBe(String(customer.user.id));
+    const [received] = messagesTo(inbox, customer.user.email) as [Received];
+    expect(received.mail.text).toContain(link.toString());
+  });
+
+  test("it downloads while the user holds a license; a changed user is a bad signature", async () => {
+    const response = await fetch(onServer(link));
+    expect(response.status).toBe(200);
+    expect(new Uint8Array(await response.arrayBuffer())).toEqual(bytes);
+
+    // The product's owner may download, but the link was not issued to them.
+    const edited = new URL(link);
+    edited.searchParams.set("user", String(owner.id));
+    const refused = await fetch(onServer(edited));
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get("content-type")).toStartWith("application/json");
+    expect(await readJson(refused)).toEqual({ message: "Invalid signature." });
+  });
+
+  test("revoking one license leaves the other; revoking both → 403; deleting the product → 404", async () => {
+    await apiKeyRevokes(licenseIds[0] as string);
+    expect((await fetch(onServer(link))).status).toBe(200);
+
+    await apiKeyRevokes(licenseIds[1] as string);
+    const revoked = await fetch(onServer(link));
+    expect(revoked.status).toBe(403);
+    expect(revoked.headers.get("content-type")).toStartWith("application/json");
+    expect(await readJson(revoked)).toEqual({
+      message: "The user this link was issued to may no longer download this version.",
+    });
+    // As the user's own token is refused.
+    const byToken = await fetch(onServer(new URL(link.pathname, base)), { headers: bearer(customer.token) });
+    expect(byToken.status).toBe(403);
+
+    const adminToken = await tokenFor(t.ctx, await createUser(t.ctx, { role: "admin" }));
+    const deleted = await fetch(`${base}/api/admin/products/${own.id}`, {
+      method: "DELETE",
+      headers: bearer(adminToken),
+    });
+    expect(deleted.status).toBe(204);
+    const gone = await fetch(onServer(link));
+    expect(gone.status).toBe(404);
+    expect(await readJson(gone)).toEqual({ message: "Product not found." });
+  });
 });
 
 describe("the notifications API", () => {

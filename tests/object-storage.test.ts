@@ -320,6 +320,8 @@ describe("STORAGE_DOWNLOADS=redirect", () => {
       expect(location.pathname).toBe(`/${s3.bucket}/redirect/${await storageKeyOf(app, version.id)}`);
       expect(location.searchParams.get("X-Amz-Expires")).toBe("300");
       expect(location.searchParams.get("X-Amz-Signature")).toMatch(/^[0-9a-f]{64}$/);
+      // The URL names the key that signed it, depot's own (README, Object storage): its id, never its secret.
+      expect(location.searchParams.get("X-Amz-Credential")).toStartWith("S3RVER/");
 
       const direct = await fetch(location);
       expect(direct.status).toBe(200);
@@ -349,12 +351,24 @@ describe("STORAGE_DOWNLOADS=redirect", () => {
       });
       expect(held.status).toBe(304);
       expect(held.headers.get("etag")).toBe(`"${sha256(bytes)}"`);
+      expect(held.headers.get("cache-control")).toBe("private, no-cache");
       expect(held.headers.get("location")).toBeNull();
       const stale = await fetch(version.download_url.replace("http://depot.test", url), {
         headers: { ...bearer(seeded.token), "if-none-match": `"${"0".repeat(64)}"` },
         redirect: "manual",
       });
       expect(stale.status).toBe(302);
+
+      // Nor as part of a page: an <img> pointing here gets neither the file nor a redirect to it.
+      const embedded = await fetch(version.download_url.replace("http://depot.test", url), {
+        headers: { ...bearer(seeded.token), "sec-fetch-dest": "image" },
+        redirect: "manual",
+      });
+      expect(embedded.status).toBe(403);
+      expect(embedded.headers.get("location")).toBeNull();
+      expect(await readJson(embedded)).toEqual({
+        message: "A release file is only downloaded, never loaded as part of a page.",
+      });
 
       // Without a credential there is no redirect at all.
       const anonymous = await fetch(version.download_url.replace("http://depot.test", url), {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createHmac } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { products, versions } from "../src/db/schema/index.ts";
 import { createLicense, revokeLicense } from "../src/features/licenses/service.ts";
@@ -30,14 +31,19 @@ let base: string;
 const recorder = recordingLogger("info");
 let owner: { id: number };
 let ownerToken: string;
+let admin: { id: number };
 let adminToken: string;
 /** A live license for the product, no benefit. */
+let holder: { id: number };
 let holderToken: string;
 let holderKey: string;
 /** A live license and a purchase of the benefit's option. */
+let benefitHolder: { id: number };
 let benefitHolderToken: string;
 let benefitHolderKey: string;
+let stranger: { id: number };
 let strangerToken: string;
+let expired: { id: number };
 let expiredToken: string;
 let expiredKey: string;
 let revokedToken: string;
@@ -98,25 +104,27 @@ beforeAll(async () => {
   base = t.listen();
   owner = await createUser(t.ctx, { role: "vendor" });
   ownerToken = await tokenFor(t.ctx, owner);
-  adminToken = await tokenFor(t.ctx, await createUser(t.ctx, { role: "admin" }));
+  admin = await createUser(t.ctx, { role: "admin" });
+  adminToken = await tokenFor(t.ctx, admin);
   product = await createProduct(t.ctx, owner);
   const option = await createOption(t.ctx, product);
   const benefit = await createBenefit(t.ctx, { id: option.id, productId: product.id });
   const otherProduct = await createProduct(t.ctx, owner);
 
-  const holder = await createUser(t.ctx);
+  holder = await createUser(t.ctx);
   holderToken = await tokenFor(t.ctx, holder);
   holderKey = (await liveLicense(holder.id, product.id)).key;
   otherProductKey = (await liveLicense(holder.id, otherProduct.id)).key;
 
-  const benefitHolder = await createUser(t.ctx);
+  benefitHolder = await createUser(t.ctx);
   benefitHolderToken = await tokenFor(t.ctx, benefitHolder);
   benefitHolderKey = (await liveLicense(benefitHolder.id, product.id)).key;
   await createPurchase(t.ctx, benefitHolder, product, { option_id: option.id });
 
-  strangerToken = await tokenFor(t.ctx, await createUser(t.ctx));
+  stranger = await createUser(t.ctx);
+  strangerToken = await tokenFor(t.ctx, stranger);
 
-  const expired = await createUser(t.ctx);
+  expired = await createUser(t.ctx);
   expiredToken = await tokenFor(t.ctx, expired);
   expiredKey = (await liveLicense(expired.id, product.id, { expires: "2020-01-01T00:00:00Z" })).key;
   // An expired license with the benefit too: expiry must win.
@@ -287,28 +295,54 @@ describe("download: X-License-Key", () => {
 
 describe("download: signed URLs", () => {
   const inAnHour = () => new Date(Date.now() + 3600_000);
+  const linkFor = (version: Published, user: { id: number }, expiresAt = inAnHour()) =>
+    signUrl(version.download_url, t.ctx.appKey, { userId: user.id, expiresAt });
   const get = (url: string) => fetch(onServer(url));
 
   test("a signed URL needs no other credentials, for a whole-product or a benefit version", async () => {
-    const signed = signUrl(whole.download_url, t.ctx.appKey, inAnHour());
-    expect(signed).toStartWith(`${whole.download_url}?expires=`);
+    const signed = linkFor(whole, holder);
+    expect(signed).toStartWith(`${whole.download_url}?user=${holder.id}&expires=`);
     expect(new URL(signed).searchParams.get("signature")).toMatch(/^[0-9a-f]{64}$/);
     const response = await get(signed);
     expect(headersOf(response)).toEqual(wholeHeaders());
     await expectWhole(response);
     await expectWhole(
-      await get(signUrl(benefitVersion.download_url, t.ctx.appKey, inAnHour())),
+      await get(linkFor(benefitVersion, benefitHolder)),
       new TextEncoder().encode("premium bytes"),
     );
   });
 
-  test("an expired signature → 403 Invalid signature.", async () => {
-    const expired = signUrl(whole.download_url, t.ctx.appKey, new Date(Date.now() - 1000));
-    await expectRefused(await get(expired), 403, "Invalid signature.");
+  test("a link acts as its user, as they are now: owner, admin and holders download, anyone else → 403", async () => {
+    for (const user of [owner, admin, holder]) await expectWhole(await get(linkFor(whole, user)));
+    const refused = "The user this link was issued to may no longer download this version.";
+    for (const user of [stranger, expired])
+      await expectRefused(await get(linkFor(whole, user)), 403, refused);
+    // A holder without the benefit may not use a link to the benefit's version either.
+    await expectRefused(await get(linkFor(benefitVersion, holder)), 403, refused);
   });
 
-  test("a tampered signature, path or expiry → 403", async () => {
-    const signed = new URL(signUrl(whole.download_url, t.ctx.appKey, inAnHour()));
+  test("a link signed before links named their user → 403 saying why, even for a live holder", async () => {
+    // Signed as depot did before: the same HMAC over the URL with only `expires` in its query.
+    const unnamed = new URL(whole.download_url);
+    unnamed.searchParams.set("expires", String(Math.floor(inAnHour().getTime() / 1000)));
+    unnamed.searchParams.set(
+      "signature",
+      createHmac("sha256", t.ctx.appKey).update(unnamed.toString()).digest("hex"),
+    );
+    await expectRefused(
+      await get(unnamed.toString()),
+      403,
+      "This download link is from before links named their user; open the notification again for a new one.",
+    );
+  });
+
+  test("an expired signature → 403 Invalid signature.", async () => {
+    const past = linkFor(whole, holder, new Date(Date.now() - 1000));
+    await expectRefused(await get(past), 403, "Invalid signature.");
+  });
+
+  test("a tampered signature, path, expiry or user → 403", async () => {
+    const signed = new URL(linkFor(whole, holder));
     const signature = signed.searchParams.get("signature") ?? "";
 
     const badSignature = new URL(signed);
@@ -321,7 +355,15 @@ describe("download: signed URLs", () => {
     laterExpiry.searchParams.set("expires", String(Number(signed.searchParams.get("expires")) + 3600));
     const withoutExpiry = new URL(signed);
     withoutExpiry.searchParams.delete("expires");
-    const otherKey = signUrl(whole.download_url, "not the app key", inAnHour());
+    // The owner may download, but this link was not issued to them.
+    const otherUser = new URL(signed);
+    otherUser.searchParams.set("user", String(owner.id));
+    const withoutUser = new URL(signed);
+    withoutUser.searchParams.delete("user");
+    const otherKey = signUrl(whole.download_url, "not the app key", {
+      userId: holder.id,
+      expiresAt: inAnHour(),
+    });
     const emptySignature = new URL(signed);
     emptySignature.searchParams.set("signature", "");
 
@@ -330,6 +372,8 @@ describe("download: signed URLs", () => {
       otherPath,
       laterExpiry,
       withoutExpiry,
+      otherUser,
+      withoutUser,
       new URL(otherKey),
       emptySignature,
     ]) {
@@ -623,6 +667,7 @@ describe("download: the counter and large files", () => {
 describe("download: hidden, disabled and deleted products are 404 to whoever could not read them", () => {
   let hiddenProduct: { id: number };
   let hiddenVersion: Published;
+  let holderOfHidden: { id: number };
   let holderOfHiddenToken: string;
   let holderOfHiddenKey: string;
   let managerToken: string;
@@ -634,9 +679,9 @@ describe("download: hidden, disabled and deleted products are 404 to whoever cou
       bytes: CONTENT,
       name: "beta.jar",
     });
-    const holder = await createUser(t.ctx);
-    holderOfHiddenToken = await tokenFor(t.ctx, holder);
-    holderOfHiddenKey = (await liveLicense(holder.id, hiddenProduct.id)).key;
+    holderOfHidden = await createUser(t.ctx);
+    holderOfHiddenToken = await tokenFor(t.ctx, holderOfHidden);
+    holderOfHiddenKey = (await liveLicense(holderOfHidden.id, hiddenProduct.id)).key;
     const role = await createRole(t.ctx, ["products.manage"]);
     managerToken = await tokenFor(t.ctx, await createUser(t.ctx, { role: role.name }));
   });
@@ -668,7 +713,10 @@ describe("download: hidden, disabled and deleted products are 404 to whoever cou
       await expectWhole(await download(hiddenVersion, { token }));
     }
     await expectWhole(await download(hiddenVersion, { key: holderOfHiddenKey }));
-    const signed = signUrl(hiddenVersion.download_url, t.ctx.appKey, new Date(Date.now() + 60_000));
+    const signed = signUrl(hiddenVersion.download_url, t.ctx.appKey, {
+      userId: holderOfHidden.id,
+      expiresAt: new Date(Date.now() + 60_000),
+    });
     await expectWhole(await fetch(onServer(signed)));
   });
 
@@ -759,6 +807,66 @@ describe("download: a missing release file", () => {
       ["GET", 410],
       ["HEAD", 410],
     ]);
+  });
+});
+
+describe("download: never as part of a page (Sec-Fetch-Dest)", () => {
+  const REFUSED = "A release file is only downloaded, never loaded as part of a page.";
+
+  test("an image, script, style, frame or any other sub-resource → 403 JSON, not counted", async () => {
+    const counted = await createProduct(t.ctx, owner);
+    const version = await publish(`/api/products/${counted.id}/versions`, { bytes: CONTENT, name: "s.jar" });
+    for (const destination of [
+      "image",
+      "script",
+      "style",
+      "iframe",
+      "frame",
+      "video",
+      "font",
+      "IMAGE",
+      "x",
+    ]) {
+      const response = await download(version, {
+        token: ownerToken,
+        headers: { "sec-fetch-dest": destination },
+      });
+      expect(response.headers.get("content-type")).toStartWith("application/json");
+      expect({ destination, status: response.status, body: await readJson(response) }).toEqual({
+        destination,
+        status: 403,
+        body: { message: REFUSED },
+      });
+    }
+    // Refused whatever it would act for: a signed link and HEAD too.
+    const link = signUrl(version.download_url, t.ctx.appKey, {
+      userId: owner.id,
+      expiresAt: new Date(Date.now() + 60_000),
+    });
+    await expectRefused(
+      await fetch(onServer(link), { headers: { "sec-fetch-dest": "image" } }),
+      403,
+      REFUSED,
+    );
+    const head = await download(version, {
+      token: ownerToken,
+      method: "HEAD",
+      headers: { "sec-fetch-dest": "image" },
+    });
+    expect(head.status).toBe(403);
+
+    // A navigation, a script's fetch, or no header at all (curl, the CLI, older browsers) downloads.
+    const passing: Record<string, string>[] = [
+      { "sec-fetch-dest": "document" },
+      { "sec-fetch-dest": "empty" },
+      {},
+    ];
+    for (const headers of passing) {
+      await expectWhole(await download(version, { token: ownerToken, headers }));
+    }
+    await t.ctx.downloads.flush();
+    const shown = await fetch(`${base}/api/products/${counted.id}`, { headers: bearer(ownerToken) });
+    expect((await readJson(shown)).data.downloads).toBe("3");
   });
 });
 

@@ -567,7 +567,8 @@ describe("changelogs", () => {
     expect(data.changelog).toBe(
       "<h2>What's new</h2><p><strong>Faster</strong> <em>sync</em></p>" +
         '<ul><li><a>bad</a></li><li><a href="https://example.com/notes">notes</a></li></ul>' +
-        '<img src="x" />',
+        // A relative src would load from depot itself: it goes too (changelog-preview.test.ts).
+        "<img />",
     );
     expect((await rowOf(data.id)).changelog).toBe(data.changelog);
   });

@@ -548,6 +548,47 @@ describe("registering endpoints", () => {
     },
   );
 
+  test("a URL is stored and listed as the host it is sent to: http://a\\@b/ is host a", async () => {
+    const user = await createUser(strict.ctx);
+    const token = await tokenFor(strict.ctx, user);
+    // Reads as user "93.184.216.34\" at 127.0.0.1, but the backslash ends the host: it goes to 93.184.216.34.
+    const typed = [
+      "https://93.184.216.34\\@127.0.0.1/hook",
+      "HTTPS://93.184.216.34:443/a/../hook",
+      "https://0x5d.184.216.34/hook",
+    ];
+    const shown: string[] = [];
+    for (const url of typed) {
+      const response = await post(strictBase, token, { url });
+      expect(response.status).toBe(201);
+      shown.push((await readJson(response)).data.url);
+    }
+    expect(shown).toEqual([
+      "https://93.184.216.34/@127.0.0.1/hook",
+      "https://93.184.216.34/hook",
+      "https://93.184.216.34/hook",
+    ]);
+    expect(await webhookUrls(strict, user.id)).toEqual(shown);
+    // The other way round, the address check judges the real host, and names it.
+    await expectInvalid(
+      await post(strictBase, token, { url: "http://127.0.0.1\\@93.184.216.34/hook" }),
+      "url",
+      "The host 127.0.0.1 resolves to 127.0.0.1, a loopback or private address.",
+    );
+    // A row stored as typed by an older depot is listed in the same form.
+    await strict.ctx.db.insert(webhooks).values({
+      userId: user.id,
+      url: "https://93.184.216.34\\@127.0.0.1/old",
+      events: ["version.published"],
+      secretSalt: "s",
+    });
+    const list = await readJson(await strict.request("/api/webhooks", { headers: bearer(token) }));
+    expect(list.data.map((hook: { url: string }) => hook.url)).toEqual([
+      ...shown,
+      "https://93.184.216.34/@127.0.0.1/old",
+    ]);
+  });
+
   test("without WEBHOOK_ALLOW_PRIVATE, an IPv6 form of a public IPv4 address is accepted", async () => {
     const user = await createUser(strict.ctx);
     const token = await tokenFor(strict.ctx, user);
@@ -627,9 +668,9 @@ describe("deliveries", () => {
         await eventually(() => holderHook.received.length === 1 && ownerHook.received.length === 1),
       ).toBe(true);
 
-      for (const [hook, endpoint, token, answer] of [
-        [holderHook, holderEndpoint, w.holderToken, 200],
-        [ownerHook, ownerEndpoint, w.ownerToken, 204],
+      for (const [hook, endpoint, token, answer, user] of [
+        [holderHook, holderEndpoint, w.holderToken, 200, w.holder],
+        [ownerHook, ownerEndpoint, w.ownerToken, 204, w.owner],
       ] as const) {
         const [request] = hook.received;
         if (!request) throw new Error("nothing received");
@@ -648,6 +689,11 @@ describe("deliveries", () => {
             title: "A release",
           }),
         });
+        // The download link is signed for the endpoint's owner, and downloads as them.
+        const link = new URL(JSON.parse(request.body).data.download_url);
+        expect(link.pathname).toBe(`/api/products/${w.product.id}/versions/${versionId}/download`);
+        expect(link.searchParams.get("user")).toBe(String(user.id));
+        expect((await fetch(`${base}${link.pathname}${link.search}`)).status).toBe(200);
         // …and refuses a body that was tampered with, or another endpoint's secret.
         expect(() => new Webhook(endpoint.secret).verify(`${request.body} `, request.headers)).toThrow();
         const otherSecret = endpoint === holderEndpoint ? ownerEndpoint.secret : holderEndpoint.secret;

@@ -4,6 +4,7 @@ import type { ElysiaOpenAPIConfig } from "@elysiajs/openapi";
 import { Elysia } from "elysia";
 import scalarBundlePath from "#scalar/dist/browser/standalone.js" with { type: "file" };
 import scalarPackage from "#scalar/package.json" with { type: "json" };
+import { pathOf } from "./request-path.ts";
 
 export const DOCS_PATH = "/docs";
 
@@ -48,11 +49,27 @@ const BUNDLE_HEADERS = {
   "cache-control": "public, max-age=31536000, immutable",
 };
 
-/** GET the Scalar bundle, embedded in the binary by the `file` import above. */
-export function docsAssetRoutes() {
-  return new Elysia({ name: "docs-assets" }).get(
-    SCALAR_BUNDLE_URL,
-    () => new Response(Bun.file(scalarBundlePath), { headers: BUNDLE_HEADERS }),
-    { detail: { hide: true } },
-  );
+/**
+ * The page may not be framed by another site: framed invisibly, it could be clicked through to send
+ * "Test Request"s with a token typed into it (clickjacking). Only `frame-ancestors`: the page Scalar's
+ * plugin writes carries inline script and style, which a stricter policy would have to list by hash
+ * and follow on every upgrade of the plugin.
+ */
+const DOCS_PAGE_POLICY = "frame-ancestors 'none'";
+
+/**
+ * What depot adds to the OpenAPI plugin's UI: the Scalar bundle, embedded in the binary by the `file`
+ * import above, and the page's framing policy (on `/docs` and `/docs/`, which the plugin answers).
+ */
+export function docsUi() {
+  return new Elysia({ name: "docs-ui" })
+    .onRequest(({ request, set }) => {
+      const path = pathOf(request.url);
+      if (path === DOCS_PATH || path === `${DOCS_PATH}/`) {
+        set.headers["content-security-policy"] = DOCS_PAGE_POLICY;
+      }
+    })
+    .get(SCALAR_BUNDLE_URL, () => new Response(Bun.file(scalarBundlePath), { headers: BUNDLE_HEADERS }), {
+      detail: { hide: true },
+    });
 }

@@ -9,7 +9,6 @@ import { expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { notifications } from "../../src/db/schema/index.ts";
-import { signUrl } from "../../src/signed-url.ts";
 import { bearer, readJson } from "../helpers/app.ts";
 import { fitsWidth, listeningDepot, offOrigin, openPage, signInAs } from "../helpers/browser.ts";
 import { apiKeyFor, createProduct, createUser, tokenFor } from "../helpers/factories.ts";
@@ -37,7 +36,7 @@ async function publish(token: string, productId: number, name: string, changelog
   return (await readJson(response)).data;
 }
 
-/** An unread notification as the fan-out writes it (its signed download URL over APP_URL). */
+/** An unread notification as the fan-out writes it (its plain download URL over APP_URL: the API signs it for its reader). */
 async function notify(
   userId: number,
   product: { id: number; name: string },
@@ -54,7 +53,7 @@ async function notify(
       version_number: version.version_number,
       title: version.title,
       benefit_name: null,
-      download_url: signUrl(version.download_url, depot.ctx.appKey, new Date(Date.now() + 7 * 86_400_000)),
+      download_url: version.download_url,
     },
   });
 }

@@ -12,7 +12,10 @@ export interface VersionPublishedData {
   version_number: string;
   title: string;
   benefit_name: string | null;
-  /** Signed, valid for 7 days from the fan-out. */
+  /**
+   * As stored, the plain download URL (rows from before links named their user hold a signed one);
+   * every reader gets it signed for themselves, valid for 7 days from the fan-out (notifications/links.ts).
+   */
   download_url: string;
 }
 

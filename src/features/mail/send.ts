@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { notifications, users, versions } from "../../db/schema/index.ts";
+import { withDownloadLink } from "../notifications/links.ts";
 import { sendMail } from "./mailer.ts";
 import { versionEmail } from "./version-email.ts";
 
@@ -18,6 +19,8 @@ export async function sendNotificationEmail(ctx: AppContext, notificationId: str
   const [row] = await ctx.db
     .select({
       data: notifications.data,
+      userId: notifications.userId,
+      createdAt: notifications.createdAt,
       name: users.name,
       email: users.email,
       changelog: versions.changelog,
@@ -33,9 +36,10 @@ export async function sendNotificationEmail(ctx: AppContext, notificationId: str
   }
   const email = versionEmail({
     recipientName: row.name,
-    data: row.data,
+    data: withDownloadLink(ctx, row.data, row.userId, row.createdAt),
     changelog: row.changelog,
     changelogFormat: row.changelogFormat,
+    appUrl: ctx.config.appUrl,
   });
   const { messageId } = await sendMail(smtpUrl, {
     from: ctx.config.mailFrom,

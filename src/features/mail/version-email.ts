@@ -9,6 +9,8 @@ export interface VersionEmailInput {
   data: VersionPublishedData;
   changelog: string;
   changelogFormat: "markdown" | "html";
+  /** depot's public URL: a changelog's links to it are dropped (versions/changelog.ts). */
+  appUrl: string;
 }
 
 export interface Email {
@@ -21,7 +23,7 @@ export interface Email {
 export function versionEmail(input: VersionEmailInput): Email {
   const { data } = input;
   const expires = linkExpiry(data.download_url);
-  const changelog = changelogParts(input.changelog, input.changelogFormat);
+  const changelog = changelogParts(input.changelog, input.changelogFormat, input.appUrl);
   // One line: a newline in a product name or title must not start a new header or break the headline.
   const product = oneLine(data.product_name);
   const version = oneLine(data.version_number);
@@ -54,10 +56,10 @@ ${expires ? `<p style="color: #666">The link works until ${e(expires)}.</p>\n` :
 }
 
 /** Markdown is kept as written for the text part; HTML is turned into readable text. */
-function changelogParts(changelog: string, format: "markdown" | "html") {
+function changelogParts(changelog: string, format: "markdown" | "html", appUrl: string) {
   if (changelog.trim() === "") return { text: "", html: "" };
   const text = format === "markdown" ? changelog.trim() : htmlToText(changelog);
-  return { text, html: renderChangelog(changelog, format) };
+  return { text, html: renderChangelog(changelog, format, appUrl) };
 }
 
 /**

@@ -11,14 +11,12 @@ import {
   versions,
   webhookDeliveries,
 } from "../../db/schema/index.ts";
-import { signUrl } from "../../signed-url.ts";
 import { holdsProduct } from "../licenses/holders.ts";
 import { notificationEmail } from "../mail/jobs.ts";
 import { downloadUrl } from "../versions/urls.ts";
 import { webhookDelivery } from "../webhooks/jobs.ts";
 
 const EVENT = "version.published";
-const LINK_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
 const BATCH = 1000;
 
 /**
@@ -62,11 +60,8 @@ async function notificationData(ctx: AppContext, versionId: number) {
     version_number: version.versionNumber,
     title: version.title,
     benefit_name: row.benefitName,
-    download_url: signUrl(
-      downloadUrl(ctx.config.appUrl, version),
-      ctx.appKey,
-      new Date(Date.now() + LINK_LIFETIME_MS),
-    ),
+    // Unsigned: every reader gets it signed for themselves when it is shown (links.ts).
+    download_url: downloadUrl(ctx.config.appUrl, version),
   };
   return { data, productId: version.productId, optionId: row.optionId };
 }

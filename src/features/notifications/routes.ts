@@ -24,7 +24,11 @@ export const notificationRoutes = (ctx: AppContext) =>
         const page = pageRequest(query);
         const unreadOnly = query.unread === "1" || query.unread === "true";
         const rows = await listNotifications(ctx, actor.user.id, unreadOnly, page);
-        return simplePage(rows.map(toNotificationJson), page, publicUrl(request.url, ctx.config.appUrl));
+        return simplePage(
+          rows.map((row) => toNotificationJson(ctx, row)),
+          page,
+          publicUrl(request.url, ctx.config.appUrl),
+        );
       },
       {
         auth: true,
@@ -45,7 +49,7 @@ export const notificationRoutes = (ctx: AppContext) =>
     .post(
       "/api/notifications/:id/read",
       async ({ params, actor }) => ({
-        data: toNotificationJson(await markRead(ctx, actor.user.id, params.id)),
+        data: toNotificationJson(ctx, await markRead(ctx, actor.user.id, params.id)),
       }),
       {
         auth: true,

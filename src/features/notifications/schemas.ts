@@ -12,7 +12,9 @@ export const NotificationJson = t.Object({
     version_number: t.String(),
     title: t.String(),
     benefit_name: t.Union([t.String(), t.Null()]),
-    download_url: t.String({ description: "signed, valid for 7 days" }),
+    download_url: t.String({
+      description: "signed for you, valid for 7 days from the notification; works while you may download",
+    }),
   }),
   read_at: t.Union([t.String({ format: "date-time" }), t.Null()]),
   created_at: t.String({ format: "date-time" }),

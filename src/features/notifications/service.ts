@@ -4,6 +4,7 @@ import { type Notification, notifications } from "../../db/schema/index.ts";
 import { NotFound } from "../../errors.ts";
 import type { PageRequest } from "../../pagination.ts";
 import { isUuid } from "../../validation/ids.ts";
+import { withDownloadLink } from "./links.ts";
 
 /** The user's own notifications, newest first. */
 export function listNotifications(
@@ -46,10 +47,11 @@ export async function markAllRead(ctx: Pick<AppContext, "db">, userId: number): 
   return rows.length;
 }
 
-export const toNotificationJson = (row: Notification) => ({
+/** A notification as its user reads it, with a download link signed for them. */
+export const toNotificationJson = (ctx: Pick<AppContext, "appKey" | "config">, row: Notification) => ({
   id: row.id,
   type: row.type,
-  data: row.data,
+  data: withDownloadLink(ctx, row.data, row.userId, row.createdAt),
   read_at: row.readAt?.toISOString() ?? null,
   created_at: row.createdAt.toISOString(),
 });

@@ -21,7 +21,7 @@ export const changelogRoutes = (ctx: AppContext) =>
   new Elysia().use(bearerAuth(ctx)).post(
     "/api/changelog/preview",
     ({ body }) => ({
-      data: { html: renderChangelog(body.changelog, body.changelog_format ?? "markdown") },
+      data: { html: renderChangelog(body.changelog, body.changelog_format ?? "markdown", ctx.config.appUrl) },
     }),
     {
       auth: true,

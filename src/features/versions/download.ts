@@ -3,12 +3,13 @@ import type { AppContext } from "../../context.ts";
 import { type Product, products } from "../../db/schema/index.ts";
 import { Forbidden, NotFound, Unauthenticated } from "../../errors.ts";
 import { checkSignedUrl, type SignatureCheck } from "../../signed-url.ts";
-import type { Actor } from "../auth/actor.ts";
+import { type Actor, linkActorOf } from "../auth/actor.ts";
 import { allows } from "../auth/permissions.ts";
 import { holderByKey, isHolder } from "../licenses/holders.ts";
 import { normaliseLicenseKey } from "../licenses/keys.ts";
 import { isListed, ownsProduct } from "../products/service.ts";
 import { authenticateToken } from "../tokens/service.ts";
+import { findUserWithRole } from "../users/service.ts";
 import { findVersion, type VersionRow } from "./service.ts";
 
 export interface DownloadCredentials {
@@ -20,21 +21,34 @@ export interface DownloadCredentials {
   session: () => Promise<Actor | null>;
 }
 
+/**
+ * A link signed before links named their user. Its signature is good, but it says nobody whose right to
+ * download could be checked again, so it is refused; the notification shows a fresh link.
+ */
+const UNNAMED_LINK =
+  "This download link is from before links named their user; open the notification again for a new one.";
+
+/** A good link whose user may no longer download (their license was revoked or expired). */
+const LINK_USER_REFUSED = "The user this link was issued to may no longer download this version.";
+
 /** Who is asking, by the one credential they brought (a signature, a token or session, a license key). */
 type Caller =
-  | { by: "signature"; check: SignatureCheck }
-  /** A bearer token or the dashboard's session cookie: the same rules for both. */
+  /** A signed link that is no good: tampered with, signed with another key, or past its expiry. */
+  | { by: "bad signature" }
+  | { by: "unnamed link" }
+  /** A bearer token, the dashboard's session cookie or a signed link's user: the same rules for all. */
   | { by: "user"; actor: Actor }
   /** The key, and the owner of a live license of this product with it (null for any other key). */
   | { by: "license"; key: string; holderId: number | null }
   | { by: "nothing" };
 
 /**
- * The version, if the caller may download it: a valid signed URL; or a bearer token (or the dashboard
- * session) of the product's owner, an admin or a holder; or an `X-License-Key` that is live for this
- * product. For a benefit version a holder must also have the benefit. A hidden, disabled or deleted
- * product is as unknown (404) to a caller who could not read it as a product that does not exist,
- * whatever they sent.
+ * The version, if the caller may download it: a bearer token, the dashboard session or a valid signed
+ * link of the product's owner, an admin or a holder (a link acts as the user it was issued to, checked
+ * as they are now: a revoked license no longer downloads by last week's link); or an `X-License-Key`
+ * that is live for this product. For a benefit version a holder must also have the benefit. A hidden,
+ * disabled or deleted product is as unknown (404) to a caller who could not read it as a product that
+ * does not exist, whatever they sent.
  */
 export async function downloadableVersion(
   ctx: Pick<AppContext, "db" | "appKey" | "config">,
@@ -59,7 +73,7 @@ async function identify(
   credentials: DownloadCredentials,
 ): Promise<Caller> {
   if (credentials.url.searchParams.has("signature")) {
-    return { by: "signature", check: checkSignedUrl(credentials.url, ctx.appKey) };
+    return linkCaller(ctx, checkSignedUrl(credentials.url, ctx.appKey));
   }
   if (credentials.bearer !== undefined) {
     const actor = await authenticateToken(ctx, credentials.bearer);
@@ -74,11 +88,22 @@ async function identify(
   return actor ? { by: "user", actor } : { by: "nothing" };
 }
 
-/** Whether the caller may know an unlisted product exists: the signature, its owners and admins, its holders. */
+async function linkCaller(ctx: Pick<AppContext, "db">, check: SignatureCheck): Promise<Caller> {
+  if (check.status !== "valid") return { by: "bad signature" };
+  if (check.userId === null) return { by: "unnamed link" };
+  return { by: "user", actor: linkActorOf(await findUserWithRole(ctx, check.userId)) };
+}
+
+/**
+ * Whether the caller may know an unlisted product exists: its owners and admins, its holders, and an
+ * unnamed link (depot itself gave it out for this product, so its refusal may say why).
+ */
 async function mayKnow(ctx: Pick<AppContext, "db">, caller: Caller, product: Product): Promise<boolean> {
   switch (caller.by) {
-    case "signature":
-      return caller.check === "valid";
+    case "bad signature":
+      return false;
+    case "unnamed link":
+      return true;
     case "user":
       return (
         allows(caller.actor.permissions, "products.manage") ||
@@ -95,17 +120,18 @@ async function mayKnow(ctx: Pick<AppContext, "db">, caller: Caller, product: Pro
 async function authorize(ctx: Pick<AppContext, "db">, caller: Caller, product: Product, row: VersionRow) {
   const optionId = row.benefit?.optionId ?? null;
   switch (caller.by) {
-    case "signature":
-      if (caller.check !== "valid") throw new Forbidden("Invalid signature.");
-      return;
+    case "bad signature":
+      throw new Forbidden("Invalid signature.");
+    case "unnamed link":
+      throw new Forbidden(UNNAMED_LINK);
     case "user": {
       const { actor } = caller;
       const allowed =
         allows(actor.permissions, "*") ||
         ownsProduct(actor.user.id, product) ||
         (await isHolder(ctx, actor.user.id, product.id, optionId));
-      if (!allowed) throw new Forbidden();
-      return;
+      if (allowed) return;
+      throw actor.via === "link" ? new Forbidden(LINK_USER_REFUSED) : new Forbidden();
     }
     case "license": {
       const allowed =

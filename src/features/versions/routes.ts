@@ -12,6 +12,7 @@ import { newStorageKey } from "../../storage/storage.ts";
 import { pathId, toId } from "../../validation/ids.ts";
 import type { Actor } from "../auth/actor.ts";
 import { downloadableVersion } from "./download.ts";
+import { refuseSubresource } from "./fetch-destination.ts";
 import { alreadyHeld, contentDisposition, fileResponse } from "./file-response.ts";
 import {
   LatestQuery,
@@ -88,6 +89,8 @@ export const versionRoutes = (ctx: AppContext) => {
     bearer: string | undefined,
     set: { headers: Record<string, string | number> },
   ) => {
+    // Before anything is looked up: an embedded download is refused whoever it would act for.
+    refuseSubresource(request);
     const { product, row, userId } = await downloadableVersion(
       ctx,
       pathId(params.product, "Product"),
@@ -152,9 +155,10 @@ export const versionRoutes = (ctx: AppContext) => {
     summary: "Download a version's file",
     description:
       "Bearer token or the dashboard's session cookie (owner, admin or holder), `X-License-Key`, " +
-      "or a signed URL (`expires`, `signature`). " +
+      "or a signed URL (`user`, `expires`, `signature`: it downloads while that user may). " +
       "Strong ETag, If-None-Match → 304, one byte range → 206 (416 past the end), Repr-Digest. " +
-      "With object storage and STORAGE_DOWNLOADS=redirect: 302 to a presigned URL valid for 5 minutes.",
+      "With object storage and STORAGE_DOWNLOADS=redirect: 302 to a presigned URL valid for 5 minutes. " +
+      "A browser's request for it as part of a page (`Sec-Fetch-Dest` other than `document` or `empty`): 403.",
   };
 
   return new Elysia()

@@ -20,7 +20,7 @@ import { allows } from "../auth/permissions.ts";
 import { isHolder } from "../licenses/holders.ts";
 import { findLiveProduct, findVisibleProduct, ownsProduct } from "../products/service.ts";
 import { consumeUpload, uploadedFile } from "../uploads/service.ts";
-import { sanitiseChangelog } from "./changelog.ts";
+import { checkMarkdownLinks, sanitiseChangelog } from "./changelog.ts";
 import { versionPublished } from "./jobs.ts";
 import { PublishFields } from "./schemas.ts";
 import type { Upload, UploadedFile } from "./upload.ts";
@@ -82,8 +82,9 @@ export async function publishVersion(
   let kept = false;
   try {
     // Every field at once; on a field both find fault with, the schema's message (listed last) wins.
-    const [benefit, fields, file] = await validateAll(
+    const [benefit, , fields, file] = await validateAll(
       () => benefitOf(ctx, target, upload.fields.benefit_id as PublishFields["benefit_id"]),
+      () => checkChangelogLinks(upload.fields, ctx.config.appUrl),
       () => {
         assertValid(PublishFields, upload.fields);
         return upload.fields;
@@ -93,7 +94,8 @@ export async function publishVersion(
     // A finished resumable upload's file is kept already, and stays the upload's if this fails.
     const fromUpload = file.uploadId ?? null;
     const format = fields.changelog_format ?? "markdown";
-    const changelog = format === "html" ? sanitiseChangelog(fields.changelog) : fields.changelog;
+    const changelog =
+      format === "html" ? sanitiseChangelog(fields.changelog, ctx.config.appUrl) : fields.changelog;
 
     const existing = await findByName(ctx, target.product.id, benefit?.id ?? null, fields.version_name);
     if (existing) return repost(existing, file.sha256);
@@ -156,6 +158,12 @@ function requireFile(file: UploadedFile | null): UploadedFile {
   if (!file) throw new Invalid({ file: ["The file field is required."] });
   if (file.size === 0) throw new Invalid({ file: ["The file field must not be empty."] });
   return file;
+}
+
+/** A Markdown changelog (the default format) may not point at depot itself; the schema checks the rest. */
+function checkChangelogLinks(fields: Record<string, unknown>, appUrl: string): void {
+  const { changelog, changelog_format: format = "markdown" } = fields;
+  if (typeof changelog === "string" && format === "markdown") checkMarkdownLinks(changelog, appUrl);
 }
 
 /** The benefit a version is for: the one in the path, or `benefit_id` in the body (which must agree). */

@@ -3,6 +3,7 @@ import { and, eq, isNull, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { webhookAttempts, webhookDeliveries, webhooks } from "../../db/schema/index.ts";
 import { withTransaction } from "../../db/transaction.ts";
+import { payloadFor } from "../notifications/links.ts";
 import { checkTarget } from "./address.ts";
 import { webhookKey } from "./service.ts";
 
@@ -58,7 +59,7 @@ export async function deliverWebhook(
   const { refused, ...attempt } = await send(ctx, {
     url: webhook.url,
     id: delivery.id,
-    body: JSON.stringify(delivery.payload),
+    body: JSON.stringify(payloadFor(ctx, delivery.payload, webhook.userId, delivery.createdAt)),
     key: webhookKey(ctx.appKey, webhook.secretSalt),
     timeoutMs,
   });

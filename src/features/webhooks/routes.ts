@@ -81,7 +81,11 @@ export const webhookRoutes = (ctx: AppContext) =>
         const webhook = await findOwnWebhook(ctx, actor.user.id, pathId(params.id, "Webhook"));
         const page = pageRequest(query);
         const rows = await listDeliveries(ctx, webhook.id, page);
-        return simplePage(rows.map(toDeliveryJson), page, publicUrl(request.url, ctx.config.appUrl));
+        return simplePage(
+          rows.map((row) => toDeliveryJson(ctx, webhook.userId, row)),
+          page,
+          publicUrl(request.url, ctx.config.appUrl),
+        );
       },
       {
         auth: true,
@@ -95,7 +99,7 @@ export const webhookRoutes = (ctx: AppContext) =>
       async ({ params, actor, set }) => {
         const row = await resendDelivery(ctx, actor.user.id, pathId(params.id, "Webhook"), params.delivery);
         set.status = 202;
-        return { data: toDeliveryJson(row) };
+        return { data: toDeliveryJson(ctx, actor.user.id, row) };
       },
       {
         auth: true,

@@ -14,8 +14,9 @@ import { withTransaction } from "../../db/transaction.ts";
 import { Invalid, NotFound, Unauthenticated, validateAll } from "../../errors.ts";
 import type { PageRequest } from "../../pagination.ts";
 import { checkBodyWith } from "../../validation/body-checks.ts";
+import { payloadFor } from "../notifications/links.ts";
 import { CreateWebhookBody, type CreateWebhookInput, WEBHOOK_EVENTS } from "./schemas.ts";
-import { checkWebhookUrl } from "./url.ts";
+import { canonicalUrl, checkWebhookUrl } from "./url.ts";
 
 /** Each endpoint costs a delivery per event; disabled ones count too until deleted. */
 export const MAX_WEBHOOKS_PER_USER = 20;
@@ -58,7 +59,8 @@ export async function createWebhook(
   userId: number,
   input: CreateWebhookInput,
 ) {
-  const [, events] = await checkEndpoint(ctx, input);
+  const [url, events] = await checkEndpoint(ctx, input);
+  if (!url) throw new Error("checkEndpoint returned no URL for a required url");
   const salt = randomBytes(16).toString("base64url");
   // The URL was resolved above, outside the transaction: a slow DNS answer holds no lock.
   const row = await withTransaction(ctx, async (tx) => {
@@ -78,7 +80,7 @@ export async function createWebhook(
     if ((existing?.count ?? 0) >= MAX_WEBHOOKS_PER_USER) throw new Invalid({ url: [TOO_MANY] });
     const [inserted] = await tx.db
       .insert(webhooks)
-      .values({ userId, url: input.url, events, secretSalt: salt })
+      .values({ userId, url: url.href, events, secretSalt: salt })
       .returning();
     if (!inserted) throw new Error("webhook insert returned nothing");
     return inserted;
@@ -155,23 +157,22 @@ export async function listDeliveries(ctx: Pick<AppContext, "db">, webhookId: num
 
 export const toWebhookJson = (row: Webhook) => ({
   id: row.id,
-  url: row.url,
+  url: canonicalUrl(row.url),
   events: row.events,
   disabled_at: row.disabledAt?.toISOString() ?? null,
   created_at: row.createdAt.toISOString(),
 });
 
-export const toDeliveryJson = ({
-  delivery,
-  attempts,
-}: {
-  delivery: WebhookDelivery;
-  attempts: WebhookAttempt[];
-}) => ({
+/** A delivery as its endpoint's owner (`userId`) sees it: the payload exactly as it is sent to them. */
+export const toDeliveryJson = (
+  ctx: Pick<AppContext, "appKey" | "config">,
+  userId: number,
+  { delivery, attempts }: { delivery: WebhookDelivery; attempts: WebhookAttempt[] },
+) => ({
   id: delivery.id,
   event: delivery.event,
   status: delivery.status,
-  payload: delivery.payload,
+  payload: payloadFor(ctx, delivery.payload, userId, delivery.createdAt),
   attempts: attempts.map((attempt) => ({
     attempt: attempt.attempt,
     status_code: attempt.statusCode,

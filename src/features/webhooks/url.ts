@@ -10,7 +10,16 @@ import { checkTarget } from "./address.ts";
 const CONTROL_OR_SPACE = /[\p{Cc}\s]/u;
 
 /**
+ * A URL as depot calls it, parsed and written back: `http://a\@b/` reads as user `a\` at host `b`
+ * but is sent to host `a` (path `/@b/`), so it is stored and shown as `http://a/@b/`; so are upper
+ * case, default ports, dot segments and numeric IPv4 forms. Rows stored before this kept the URL as
+ * typed, so the list writes those back the same way.
+ */
+export const canonicalUrl = (url: string): string => (URL.canParse(url) ? new URL(url).href : url);
+
+/**
  * Parses and checks a webhook URL as registered; each message names the problem (422 on `url`).
+ * The URL returned is what is stored (its `href`, the canonical form).
  * Credentials are refused: they would be stored and listed in clear, sent as Basic auth on every
  * delivery, and `https://ci.example.com@203.0.113.7/` reads as a host it is not.
  */
