@@ -108,7 +108,9 @@ export class S3ReleaseStore implements ReleaseStorage {
       }
       return { key, size, sha256: hash.digest("hex") };
     } catch (error) {
-      // Ending with an error still completes what was sent; the object goes right after.
+      // Bun's writer has no abort: ending it, even with an error, completes what was sent (parts
+      // that S3 itself refused are aborted by Bun). The object therefore exists for a moment and is
+      // deleted right after; a crash in between leaves an orphan for the hourly sweep.
       await Promise.resolve()
         .then(() => writer.end(error instanceof Error ? error : new Error(String(error))))
         .catch(() => {});
