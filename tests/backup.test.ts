@@ -110,6 +110,15 @@ async function repack(source: string, target: string, edit: (dir: string) => voi
 /** Nothing but `expected` in `dir`: a refused restore leaves no staging directory behind. */
 const entries = (dir: string) => readdirSync(dir).sort();
 
+/** Every directory and file below `dir` (and `dir` itself) whose mode is not private: 0700, 0600. */
+function notPrivate(dir: string): string[] {
+  const paths = [dir, ...readdirSync(dir, { recursive: true, encoding: "utf8" }).map((p) => join(dir, p))];
+  return paths.filter((path) => {
+    const stat = statSync(path);
+    return (stat.mode & 0o777) !== (stat.isDirectory() ? 0o700 : 0o600);
+  });
+}
+
 beforeAll(async () => {
   const seeded = await depot(["demo:seed", "--json"], { DATA_DIR: original });
   expect(seeded.code).toBe(0);
@@ -164,6 +173,10 @@ describe("depot backup, then depot restore into another directory", () => {
     expect(backup.tables["public.users"]).toBe(demo.users.customers.length + 4);
     expect(readdirSync(root).filter((name) => name.includes(".partial-"))).toEqual([]);
   }, 60_000);
+
+  test("the archive is created 0600: it holds app.key and the whole database", () => {
+    expect(statSync(archive).mode & 0o777).toBe(0o600);
+  });
 
   test("on a terminal a progress bar is drawn on stderr, then the result as a readable line", async () => {
     // script(1) gives the command a pseudo-terminal, as an operator's shell would.
@@ -246,7 +259,8 @@ describe("depot backup, then depot restore into another directory", () => {
       public_bytes: backup.public_bytes,
     });
     expect(entries(restored)).toEqual(["app.key", "db", "public", "releases"]);
-    expect(statSync(join(restored, "app.key")).mode & 0o777).toBe(0o600);
+    // Private throughout, PGlite's files included (README: File modes).
+    expect(notPrivate(restored)).toEqual([]);
     expect(readdirSync(root).filter((name) => name.includes(".restoring-"))).toEqual([]);
   }, 60_000);
 
@@ -590,6 +604,7 @@ describe("depot backup while depot serve runs", () => {
     expect(result.code).toBe(0);
     expect(result.stderr).toBe("");
     const summary: BackupResult = single(result);
+    expect(statSync(live).mode & 0o777).toBe(0o600);
     expect(summary).toMatchObject({
       file: live,
       bytes: statSync(live).size,

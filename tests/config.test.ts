@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ConfigError, loadConfig } from "../src/config.ts";
 import { prepareDirectories } from "../src/directories.ts";
+import { createLogger } from "../src/log.ts";
 import { depot, stderrLines } from "./helpers/cli.ts";
 
 const dataDir = () => mkdtempSync(join(tmpdir(), "depot-config-"));
@@ -86,7 +87,7 @@ describe("DATA_DIR and STORAGE_DIR", () => {
 
   test("prepareDirectories creates both, STORAGE_DIR under DATA_DIR by default", () => {
     const parent = dataDir();
-    prepareDirectories(loadConfig({ DATA_DIR: join(parent, "data") }));
+    prepareDirectories(loadConfig({ DATA_DIR: join(parent, "data") }), createLogger("silent"));
     expect(statSync(join(parent, "data", "releases")).isDirectory()).toBe(true);
   });
 
@@ -97,7 +98,7 @@ describe("DATA_DIR and STORAGE_DIR", () => {
     const config = loadConfig({ DATA_DIR: dataDir(), ...env });
     const error = (() => {
       try {
-        prepareDirectories(config);
+        prepareDirectories(config, createLogger("silent"));
       } catch (thrown) {
         return thrown;
       }
