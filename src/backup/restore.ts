@@ -16,6 +16,7 @@ import {
   DATABASE_ENTRY,
   fileCounts,
   incompatibility,
+  isDumpEntry,
   isSafeEntry,
   MANIFEST_ENTRY,
   type Manifest,
@@ -215,6 +216,7 @@ class Unpacker implements TarSink {
  * restore that lost rows fails here rather than at the first request.
  */
 async function loadDatabase(path: string, dump: string, manifest: Manifest) {
+  await requireContainedDump(dump);
   const pglite = await PGlite.create(path, { ...(await pgliteAssets()), loadDataDir: Bun.file(dump) });
   const database = wrapPglite(pglite);
   try {
@@ -230,6 +232,31 @@ async function loadDatabase(path: string, dump: string, manifest: Manifest) {
     await database.close();
   }
   await rm(dump);
+}
+
+/**
+ * Every entry of the database dump, checked before PGlite sees any: PGlite writes each where its name
+ * says (isDumpEntry), so a hostile archive naming a path outside the data directory is refused here.
+ */
+async function requireContainedDump(dump: string): Promise<void> {
+  const ignored = { write: async () => {}, end: async () => {} };
+  try {
+    await readTar(
+      createReadStream(dump),
+      {
+        async entry(name) {
+          if (isDumpEntry(name)) return ignored;
+          throw new BackupFailed(
+            `refused: its database dump holds an entry outside the data directory (${name}); nothing was restored`,
+          );
+        },
+      },
+      { directories: true },
+    );
+  } catch (error) {
+    if (!(error instanceof TruncatedArchive)) throw error;
+    throw new BackupFailed(`refused: its database dump is damaged (${error.detail}); nothing was restored`);
+  }
 }
 
 /** Renames `staging` to `target`, which may exist only as an empty directory. */
