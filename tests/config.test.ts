@@ -23,6 +23,8 @@ describe("loadConfig", () => {
       appKey: null,
       maxUploadBytes: 2 * 1024 ** 3,
       maxJsonUploadBytes: 64 * 1024 ** 2,
+      maxOpenUploads: 20,
+      maxOpenUploadBytes: 10 * 1024 ** 3,
       licenseDefaultMaxIps: 1,
       trustProxy: false,
       sessionLifetimeHours: 12,
@@ -58,6 +60,9 @@ describe("loadConfig", () => {
     ["DATABASE_URL", "mysql://localhost/db"],
     ["MAX_UPLOAD_BYTES", "-5"],
     ["MAX_UPLOAD_BYTES", "1e9"],
+    ["MAX_OPEN_UPLOADS", "0"],
+    ["MAX_OPEN_UPLOADS", "10001"],
+    ["MAX_OPEN_UPLOAD_BYTES", "ten"],
     ["LICENSE_DEFAULT_MAX_IPS", "0"],
     ["TRUST_PROXY", "maybe"],
     ["SESSION_LIFETIME_HOURS", "0"],
@@ -73,6 +78,30 @@ describe("loadConfig", () => {
       expect((error as ConfigError).variable).toBe(name);
       expect((error as Error).message.startsWith(`${name}: `)).toBe(true);
     }
+  });
+});
+
+describe("limits on resumable uploads per user", () => {
+  test("MAX_OPEN_UPLOAD_BYTES is five uploads of MAX_UPLOAD_BYTES unless set", () => {
+    const config = loadConfig({ DATA_DIR: dataDir(), MAX_UPLOAD_BYTES: "1000", MAX_OPEN_UPLOADS: "3" });
+    expect(config).toMatchObject({ maxOpenUploads: 3, maxOpenUploadBytes: 5000 });
+    const set = loadConfig({ DATA_DIR: dataDir(), MAX_UPLOAD_BYTES: "1000", MAX_OPEN_UPLOAD_BYTES: "1000" });
+    expect(set.maxOpenUploadBytes).toBe(1000);
+  });
+
+  test("MAX_OPEN_UPLOAD_BYTES below MAX_UPLOAD_BYTES would refuse every upload of the largest size", () => {
+    expect(() =>
+      loadConfig({ DATA_DIR: dataDir(), MAX_UPLOAD_BYTES: "1000", MAX_OPEN_UPLOAD_BYTES: "999" }),
+    ).toThrow(new ConfigError("MAX_OPEN_UPLOAD_BYTES", "must be at least MAX_UPLOAD_BYTES (1000), got 999"));
+  });
+
+  test("a bad value stops depot: exit 2 and one line naming it", async () => {
+    const result = await depot(["migrate"], { DATA_DIR: dataDir(), MAX_OPEN_UPLOADS: "many" });
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe("");
+    expect(stderrLines(result)).toEqual([
+      'depot: invalid configuration: MAX_OPEN_UPLOADS: expected a whole number, got "many"',
+    ]);
   });
 });
 

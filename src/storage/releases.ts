@@ -1,5 +1,5 @@
 import { mkdirSync } from "node:fs";
-import { type FileHandle, open, rename, rm, stat } from "node:fs/promises";
+import { type FileHandle, open, rename, rm, stat, statfs } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { PayloadTooLarge } from "../errors.ts";
 import { PRIVATE_DIRECTORY, PRIVATE_FILE } from "../file-modes.ts";
@@ -132,6 +132,19 @@ export class ReleaseStore implements ReleaseStorage {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
       throw error;
+    }
+  }
+
+  /**
+   * Blocks available to unprivileged users (not those reserved for root) times their size; null when
+   * the file system cannot say (writing there then fails with its own 507).
+   */
+  async freeBytes(): Promise<number | null> {
+    try {
+      const { bavail, bsize } = await statfs(this.root);
+      return bavail * bsize;
+    } catch {
+      return null;
     }
   }
 

@@ -135,6 +135,11 @@ export class S3ReleaseStore implements ReleaseStorage {
     }
   }
 
+  /** A bucket has no free space to ask about: its limits are the store's (and its bill). */
+  async freeBytes(): Promise<null> {
+    return null;
+  }
+
   /** Always a stream: a ranged GET for a range. (An S3File itself as a body would make Bun redirect.) */
   body(key: string, range: ByteRange | null): FileBody {
     const file = this.#client.file(this.#object(key));
