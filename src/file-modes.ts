@@ -1,4 +1,4 @@
-import { chmodSync, lstatSync, readdirSync } from "node:fs";
+import { chmodSync, lstatSync, readdirSync, realpathSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Logger } from "./log.ts";
 
@@ -20,13 +20,14 @@ export interface Tightened {
 /**
  * Takes group and other permissions away from `root` and from every directory and regular file
  * below it (their owner's stay as they are: 0755 becomes 0700, 0666 becomes 0600). `root` comes
- * first, so nobody else can reach what is below while it is walked; symbolic links are neither
- * followed nor changed. An entry this process may not change (another account's) or read is listed
- * in `refused` and left as it is: it never stops the walk.
+ * first, so nobody else can reach what is below while it is walked; `root` itself may be a symbolic
+ * link to the directory (an operator's choice), but links below it are neither followed nor changed.
+ * An entry this process may not change (another account's) or read is listed in `refused` and left
+ * as it is: it never stops the walk.
  */
 export function tightenTree(root: string): Tightened {
   const result: Tightened = { directories: 0, files: 0, refused: [] };
-  const pending = [root];
+  const pending = [realpathSync(root)];
   const tighten = (path: string, isDirectory: boolean, mode: number) => {
     if ((mode & 0o077) === 0) return;
     chmodSync(path, mode & 0o7700);
@@ -60,7 +61,7 @@ const NAMED_REFUSALS = 10;
  * this costs one `stat`, however many release files it holds.
  */
 export function keepPrivate(variable: string, dir: string, log: Logger): void {
-  if ((lstatSync(dir).mode & 0o077) === 0) return;
+  if ((statSync(dir).mode & 0o077) === 0) return;
   const started = performance.now();
   const { directories, files, refused } = tightenTree(dir);
   log.info("file modes tightened", {

@@ -7,6 +7,7 @@ import {
   mkdtempSync,
   readdirSync,
   rmSync,
+  symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -186,6 +187,18 @@ describe("an installation from before depot kept DATA_DIR private", () => {
 
     const again = await serveOnce({ DATA_DIR: dataDir });
     expect((await again.stop()).filter((line) => String(line.msg).startsWith("file modes"))).toEqual([]);
+  });
+
+  test("a DATA_DIR that is a symbolic link to the directory is tightened through it", async () => {
+    loosen(dataDir);
+    const link = join(root, "data-link");
+    symlinkSync(dataDir, link);
+    const server = await serveOnce({ DATA_DIR: link });
+    const lines = await server.stop();
+    expect(lines).toContainEqual(expect.objectContaining({ msg: "file modes tightened", path: link }));
+    expect(lstatSync(dataDir).mode & 0o777).toBe(0o700);
+    expect(depotsOwn(dataDir).filter((e) => e.mode !== privateMode(e))).toEqual([]);
+    rmSync(link);
   });
 
   test.if(asRoot)(
