@@ -5,7 +5,8 @@
 #   docker run -d -p 8080:8080 -v depot-data:/data depot
 #   docker exec <container> depot user:create --name Admin --email admin@example.com --role admin
 #
-# Without DATABASE_URL the embedded database, app.key and uploaded releases live in /data (the volume).
+# Without DATABASE_URL the embedded database, app.key and uploaded releases live in /data (the volume),
+# which is depot's alone (0700; README: File modes).
 
 # ---- build: install dependencies (Bun comes from devDependencies) and compile dist/depot ----
 FROM node:22-bookworm-slim AS build
@@ -21,8 +22,7 @@ RUN npm run build && ./dist/depot --version
 FROM debian:bookworm-slim
 RUN groupadd --system --gid 10001 depot \
  && useradd --system --uid 10001 --gid depot --home-dir /data --no-create-home --shell /usr/sbin/nologin depot \
- && mkdir -p /data \
- && chown depot:depot /data
+ && install -d -m 0700 -o depot -g depot /data
 COPY --from=build /src/dist/depot /usr/local/bin/depot
 ENV DATA_DIR=/data \
     PORT=8080 \

@@ -1,6 +1,7 @@
 import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Config } from "./config.ts";
+import { PRIVATE_FILE } from "./file-modes.ts";
 
 /**
  * APP_KEY when set; otherwise the key in `$DATA_DIR/app.key`, generated on first use so a single
@@ -11,7 +12,7 @@ export function resolveAppKey(config: Config): string {
   const path = join(config.dataDir, "app.key");
   if (existsSync(path)) return readFileSync(path, "utf8").trim();
   const key = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url");
-  writeFileSync(path, `${key}\n`, { flag: "wx", mode: 0o600 });
-  chmodSync(path, 0o600);
+  writeFileSync(path, `${key}\n`, { flag: "wx", mode: PRIVATE_FILE });
+  chmodSync(path, PRIVATE_FILE);
   return key;
 }

@@ -23,6 +23,10 @@ export interface Config {
   readonly maxJsonUploadBytes: number;
   /** How long a resumable upload may sit unfinished (or finished and unpublished) before it is swept. */
   readonly uploadExpiryHours: number;
+  /** Resumable uploads one user may have open (neither published nor expired) at once. */
+  readonly maxOpenUploads: number;
+  /** The Upload-Length of those open uploads together, at most (at least MAX_UPLOAD_BYTES). */
+  readonly maxOpenUploadBytes: number;
   readonly licenseDefaultMaxIps: number;
   /** How long a retired signing key stays published (and what it signed keeps verifying). */
   readonly signingKeyGraceDays: number;
@@ -84,6 +88,7 @@ export function loadConfig(env: Env = process.env): Config {
   const publicDir = resolve(read("PUBLIC_DIR") ?? `${dataDir}/public`);
   const databaseUrl = read("DATABASE_URL") ?? null;
   if (databaseUrl !== null) postgresUrl("DATABASE_URL", databaseUrl);
+  const maxUploadBytes = byteSize("MAX_UPLOAD_BYTES", read("MAX_UPLOAD_BYTES"), 2 * GiB);
   const smtpUrl = read("SMTP_URL") ?? null;
   if (smtpUrl !== null) url("SMTP_URL", smtpUrl, ["smtp:", "smtps:"]);
 
@@ -101,9 +106,11 @@ export function loadConfig(env: Env = process.env): Config {
     storageDownloads: oneOf("STORAGE_DOWNLOADS", read("STORAGE_DOWNLOADS"), STORAGE_DOWNLOADS, "proxy"),
     publicDir,
     appKey: appKey(read("APP_KEY")),
-    maxUploadBytes: byteSize("MAX_UPLOAD_BYTES", read("MAX_UPLOAD_BYTES"), 2 * GiB),
+    maxUploadBytes,
     maxJsonUploadBytes: byteSize("MAX_JSON_UPLOAD_BYTES", read("MAX_JSON_UPLOAD_BYTES"), 64 * MiB),
     uploadExpiryHours: integer("UPLOAD_EXPIRY_HOURS", read("UPLOAD_EXPIRY_HOURS"), 24, { min: 1, max: 720 }),
+    maxOpenUploads: integer("MAX_OPEN_UPLOADS", read("MAX_OPEN_UPLOADS"), 20, { min: 1, max: 10_000 }),
+    maxOpenUploadBytes: maxOpenUploadBytes(read("MAX_OPEN_UPLOAD_BYTES"), maxUploadBytes),
     licenseDefaultMaxIps: integer("LICENSE_DEFAULT_MAX_IPS", read("LICENSE_DEFAULT_MAX_IPS"), 1, { min: 1 }),
     signingKeyGraceDays: integer("SIGNING_KEY_GRACE_DAYS", read("SIGNING_KEY_GRACE_DAYS"), 30, {
       min: 1,
@@ -256,6 +263,18 @@ function metricsToken(raw: string | undefined) {
     throw new ConfigError("METRICS_TOKEN", "must be printable ASCII without spaces");
   }
   return raw;
+}
+
+/** By default five uploads of the largest size; never less than one, or such an upload could not start. */
+function maxOpenUploadBytes(raw: string | undefined, maxUploadBytes: number) {
+  const value = byteSize("MAX_OPEN_UPLOAD_BYTES", raw, Math.min(5 * maxUploadBytes, Number.MAX_SAFE_INTEGER));
+  if (value < maxUploadBytes) {
+    throw new ConfigError(
+      "MAX_OPEN_UPLOAD_BYTES",
+      `must be at least MAX_UPLOAD_BYTES (${maxUploadBytes}), got ${value}`,
+    );
+  }
+  return value;
 }
 
 function metricsPort(raw: string | undefined, port: number) {

@@ -4,7 +4,7 @@ import type { AppContext } from "./context.ts";
 import { type Database, openEmbedded, openPostgres } from "./db/client.ts";
 import { migrate } from "./db/migrate.ts";
 import { migrations } from "./db/migrations.gen.ts";
-import { prepareDirectories, usableDirectory } from "./directories.ts";
+import { prepareDirectories, privateDirectory } from "./directories.ts";
 import { SigningKeyring } from "./features/signing/keyring.ts";
 import { DownloadCounter } from "./features/versions/download-counter.ts";
 import { queues } from "./jobs/queues.ts";
@@ -29,7 +29,7 @@ const FIRST_ANSWER_MS = 10_000;
 
 /** Opens the configured database, brings its schema up to date, and wires the shared context. */
 export async function openRuntime(config: Config, log: Logger): Promise<Runtime> {
-  prepareDirectories(config);
+  prepareDirectories(config, log);
   const database = await openDatabase(config, log);
   try {
     return await wire(config, log, database);
@@ -44,8 +44,8 @@ export async function openRuntime(config: Config, log: Logger): Promise<Runtime>
  * lazily, and a database that is unreachable, missing or refuses the login should stop start-up with a
  * ConfigError naming DATABASE_URL rather than a stack trace from the first migration.
  */
-export async function openDatabase(config: Config, log?: Logger): Promise<Database> {
-  if (!config.databaseUrl) return openEmbedded(usableDirectory("DATA_DIR", config.dataDir), log);
+export async function openDatabase(config: Config, log: Logger): Promise<Database> {
+  if (!config.databaseUrl) return openEmbedded(privateDirectory("DATA_DIR", config.dataDir, log), log);
   const database = openPostgres(config.databaseUrl, { log });
   try {
     await database.ping(FIRST_ANSWER_MS);

@@ -15,10 +15,12 @@ import { dirname, join, relative } from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
 import type { BackupResult } from "../src/backup/create.ts";
 import { countRows, queryOn } from "../src/backup/manifest.ts";
+import { writeTar } from "../src/backup/tar.ts";
 import { openEmbedded } from "../src/db/client.ts";
 import { migrations } from "../src/db/migrations.gen.ts";
 import type { DemoSeed } from "../src/features/demo/seed.ts";
 import { bearer, readJson } from "./helpers/app.ts";
+import { sha256 } from "./helpers/bytes.ts";
 import { type CliResult, cliEnv, depot, STACK_FRAME, startServer, stderrLines } from "./helpers/cli.ts";
 import { publishedVersion } from "./helpers/publish.ts";
 
@@ -97,10 +99,10 @@ async function rowCounts(dataDir: string) {
 }
 
 /** Unpacks the archive with the system's tar, hands its directory to `edit`, packs it again (manifest first). */
-async function repack(source: string, target: string, edit: (dir: string) => void) {
+async function repack(source: string, target: string, edit: (dir: string) => void | Promise<void>) {
   const dir = mkdtempSync(join(root, "repack-"));
   expect(Bun.spawnSync(["tar", "-xzf", source, "-C", dir]).exitCode).toBe(0);
-  edit(dir);
+  await edit(dir);
   const manifest = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8"));
   const paths = ["manifest.json", ...manifest.files.map((f: { path: string }) => f.path)];
   expect(Bun.spawnSync(["tar", "-czf", target, "-C", dir, ...paths]).exitCode).toBe(0);
@@ -109,6 +111,55 @@ async function repack(source: string, target: string, edit: (dir: string) => voi
 
 /** Nothing but `expected` in `dir`: a refused restore leaves no staging directory behind. */
 const entries = (dir: string) => readdirSync(dir).sort();
+
+/** Every directory and file below `dir` (and `dir` itself) whose mode is not private: 0700, 0600. */
+function notPrivate(dir: string): string[] {
+  const paths = [dir, ...readdirSync(dir, { recursive: true, encoding: "utf8" }).map((p) => join(dir, p))];
+  return paths.filter((path) => {
+    const stat = statSync(path);
+    return (stat.mode & 0o777) !== (stat.isDirectory() ? 0o700 : 0o600);
+  });
+}
+
+/**
+ * `tar` (PGlite's dump of its data directory) with one more entry, named `name`, written by depot's
+ * own tar writer where the dump's end-of-archive marker was; `typeFlag` makes it something other
+ * than a file ("2": a symbolic link).
+ */
+async function withExtraEntry(tar: Uint8Array, name: string, typeFlag = "0"): Promise<Uint8Array> {
+  let end = 0;
+  while (tar.subarray(end, end + 512).some((byte) => byte !== 0)) {
+    const size = Number.parseInt(new TextDecoder().decode(tar.subarray(end + 124, end + 136)), 8);
+    end += 512 + Math.ceil(size / 512) * 512;
+  }
+  const body = new TextEncoder().encode("not PostgreSQL's\n");
+  const written: Uint8Array[] = [];
+  async function* once() {
+    yield body;
+  }
+  for await (const chunk of writeTar([{ name, size: body.byteLength, body: once() }])) written.push(chunk);
+  const extra = Buffer.concat(written);
+  extra[156] = typeFlag.charCodeAt(0);
+  extra.fill(0x20, 148, 156); // the checksum counts itself as spaces
+  const checksum = extra.subarray(0, 512).reduce((sum, byte) => sum + byte, 0);
+  extra.write(`${checksum.toString(8).padStart(6, "0")}\0`, 148, "latin1");
+  return Buffer.concat([tar.subarray(0, end), extra]);
+}
+
+/** A copy of `archive` whose database dump has that extra entry, its manifest updated to match. */
+async function hostileArchive(name: string, typeFlag?: string): Promise<string> {
+  const hostile = join(root, "hostile.tar.gz");
+  await repack(archive, hostile, async (dir) => {
+    const dumpPath = join(dir, "database", "pgdata.tar");
+    const dump = await withExtraEntry(readFileSync(dumpPath), name, typeFlag);
+    writeFileSync(dumpPath, dump);
+    const manifest = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8"));
+    const entry = manifest.files.find((f: { path: string }) => f.path === "database/pgdata.tar");
+    Object.assign(entry, { size: dump.byteLength, sha256: sha256(dump) });
+    writeFileSync(join(dir, "manifest.json"), JSON.stringify(manifest));
+  });
+  return hostile;
+}
 
 beforeAll(async () => {
   const seeded = await depot(["demo:seed", "--json"], { DATA_DIR: original });
@@ -164,6 +215,10 @@ describe("depot backup, then depot restore into another directory", () => {
     expect(backup.tables["public.users"]).toBe(demo.users.customers.length + 4);
     expect(readdirSync(root).filter((name) => name.includes(".partial-"))).toEqual([]);
   }, 60_000);
+
+  test("the archive is created 0600: it holds app.key and the whole database", () => {
+    expect(statSync(archive).mode & 0o777).toBe(0o600);
+  });
 
   test("on a terminal a progress bar is drawn on stderr, then the result as a readable line", async () => {
     // script(1) gives the command a pseudo-terminal, as an operator's shell would.
@@ -246,7 +301,8 @@ describe("depot backup, then depot restore into another directory", () => {
       public_bytes: backup.public_bytes,
     });
     expect(entries(restored)).toEqual(["app.key", "db", "public", "releases"]);
-    expect(statSync(join(restored, "app.key")).mode & 0o777).toBe(0o600);
+    // Private throughout, PGlite's files included (README: File modes).
+    expect(notPrivate(restored)).toEqual([]);
     expect(readdirSync(root).filter((name) => name.includes(".restoring-"))).toEqual([]);
   }, 60_000);
 
@@ -452,6 +508,47 @@ describe("depot restore refuses", () => {
     expect(existsSync(target)).toBe(false);
   });
 
+  // PGlite writes each entry of its dump to `<data directory>/<name>` as it finds it; depot checks
+  // every name before PGlite sees the dump. ("/global/1262", PGlite's own form, is not absolute.)
+  test.each([
+    ["climbs out of it", "/../../../escaped-from-a-backup"],
+    ["climbs out of it without PGlite's leading slash", "../escaped-from-a-backup"],
+    ["is absolute", "//tmp/escaped-from-a-backup"],
+  ])(
+    "an archive whose database dump holds an entry that %s: one line, nothing written",
+    async (_, name) => {
+      const hostile = await hostileArchive(name);
+      const target = join(root, "from-hostile");
+      const before = entries(root);
+      const result = await depot(["restore", hostile], { DATA_DIR: target });
+      const quoted = name.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+      expectOneLine(
+        result,
+        1,
+        new RegExp(
+          `^depot restore: .*hostile\\.tar\\.gz: refused: its database dump holds an entry outside the data directory \\(${quoted}\\); nothing was restored\n$`,
+        ),
+      );
+      expect(existsSync(target)).toBe(false);
+      expect(entries(root)).toEqual(before);
+      rmSync(hostile);
+    },
+    60_000,
+  );
+
+  test("an archive whose database dump holds a symbolic link: one line, nothing written", async () => {
+    const hostile = await hostileArchive("/global/pg_control_link", "2");
+    const target = join(root, "from-hostile");
+    const result = await depot(["restore", hostile], { DATA_DIR: target });
+    expectOneLine(
+      result,
+      1,
+      /hostile\.tar\.gz: refused: its database dump is damaged \(it holds something other than regular files and directories\); nothing was restored\n$/,
+    );
+    expect(existsSync(target)).toBe(false);
+    rmSync(hostile);
+  }, 60_000);
+
   test("a file that is not a depot backup", async () => {
     const other = join(root, "other.tar.gz");
     const dir = mkdtempSync(join(root, "other-"));
@@ -590,6 +687,7 @@ describe("depot backup while depot serve runs", () => {
     expect(result.code).toBe(0);
     expect(result.stderr).toBe("");
     const summary: BackupResult = single(result);
+    expect(statSync(live).mode & 0o777).toBe(0o600);
     expect(summary).toMatchObject({
       file: live,
       bytes: statSync(live).size,

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ConfigError, loadConfig } from "../src/config.ts";
 import { prepareDirectories } from "../src/directories.ts";
+import { createLogger } from "../src/log.ts";
 import { bearer, readJson, startTestApp } from "./helpers/app.ts";
 import { depot, stderrLines } from "./helpers/cli.ts";
 import { createUser, tokenFor } from "./helpers/factories.ts";
@@ -24,6 +25,8 @@ describe("loadConfig", () => {
       appKey: null,
       maxUploadBytes: 2 * 1024 ** 3,
       maxJsonUploadBytes: 64 * 1024 ** 2,
+      maxOpenUploads: 20,
+      maxOpenUploadBytes: 10 * 1024 ** 3,
       licenseDefaultMaxIps: 1,
       trustProxy: false,
       sessionLifetimeHours: 12,
@@ -78,6 +81,9 @@ describe("loadConfig", () => {
     ["MAX_UPLOAD_BYTES", "0 GiB"],
     ["MAX_UPLOAD_BYTES", "GiB"],
     ["MAX_JSON_UPLOAD_BYTES", "99999999 TiB"],
+    ["MAX_OPEN_UPLOADS", "0"],
+    ["MAX_OPEN_UPLOADS", "10001"],
+    ["MAX_OPEN_UPLOAD_BYTES", "ten"],
     ["LICENSE_DEFAULT_MAX_IPS", "0"],
     ["TRUST_PROXY", "maybe"],
     ["SESSION_LIFETIME_HOURS", "0"],
@@ -120,6 +126,30 @@ describe("a size written as the docs write it, through a listening server", () =
   });
 });
 
+describe("limits on resumable uploads per user", () => {
+  test("MAX_OPEN_UPLOAD_BYTES is five uploads of MAX_UPLOAD_BYTES unless set", () => {
+    const config = loadConfig({ DATA_DIR: dataDir(), MAX_UPLOAD_BYTES: "1000", MAX_OPEN_UPLOADS: "3" });
+    expect(config).toMatchObject({ maxOpenUploads: 3, maxOpenUploadBytes: 5000 });
+    const set = loadConfig({ DATA_DIR: dataDir(), MAX_UPLOAD_BYTES: "1000", MAX_OPEN_UPLOAD_BYTES: "1000" });
+    expect(set.maxOpenUploadBytes).toBe(1000);
+  });
+
+  test("MAX_OPEN_UPLOAD_BYTES below MAX_UPLOAD_BYTES would refuse every upload of the largest size", () => {
+    expect(() =>
+      loadConfig({ DATA_DIR: dataDir(), MAX_UPLOAD_BYTES: "1000", MAX_OPEN_UPLOAD_BYTES: "999" }),
+    ).toThrow(new ConfigError("MAX_OPEN_UPLOAD_BYTES", "must be at least MAX_UPLOAD_BYTES (1000), got 999"));
+  });
+
+  test("a bad value stops depot: exit 2 and one line naming it", async () => {
+    const result = await depot(["migrate"], { DATA_DIR: dataDir(), MAX_OPEN_UPLOADS: "many" });
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe("");
+    expect(stderrLines(result)).toEqual([
+      'depot: invalid configuration: MAX_OPEN_UPLOADS: expected a whole number, got "many"',
+    ]);
+  });
+});
+
 describe("DATA_DIR and STORAGE_DIR", () => {
   test("loadConfig parses only: it creates neither directory", () => {
     const parent = dataDir();
@@ -131,7 +161,7 @@ describe("DATA_DIR and STORAGE_DIR", () => {
 
   test("prepareDirectories creates both, STORAGE_DIR under DATA_DIR by default", () => {
     const parent = dataDir();
-    prepareDirectories(loadConfig({ DATA_DIR: join(parent, "data") }));
+    prepareDirectories(loadConfig({ DATA_DIR: join(parent, "data") }), createLogger("silent"));
     expect(statSync(join(parent, "data", "releases")).isDirectory()).toBe(true);
   });
 
@@ -142,7 +172,7 @@ describe("DATA_DIR and STORAGE_DIR", () => {
     const config = loadConfig({ DATA_DIR: dataDir(), ...env });
     const error = (() => {
       try {
-        prepareDirectories(config);
+        prepareDirectories(config, createLogger("silent"));
       } catch (thrown) {
         return thrown;
       }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { eq } from "drizzle-orm";
+import { eq, isNull } from "drizzle-orm";
 import { Upload } from "tus-js-client";
 import { uploads, versions } from "../src/db/schema/index.ts";
 import { sweepExpiredUploads } from "../src/features/uploads/service.ts";
@@ -599,5 +599,107 @@ describe("the protocol's refusals", () => {
     });
     expect(download.status).toBe(200);
     expect((await download.arrayBuffer()).byteLength).toBe(100);
+  });
+});
+
+describe("limits per user: MAX_OPEN_UPLOADS and MAX_OPEN_UPLOAD_BYTES", () => {
+  const MAX_OPEN = 3;
+  let w: World;
+  beforeAll(async () => {
+    w = await world({ MAX_OPEN_UPLOADS: String(MAX_OPEN), MAX_OPEN_UPLOAD_BYTES: String(MAX_UPLOAD) });
+  });
+  afterAll(() => w.t.close());
+
+  /** Another vendor with a token, and how many uploads that vendor has. */
+  async function vendor() {
+    const user = await createUser(w.t.ctx, { role: "vendor" });
+    const token = await tokenFor(w.t.ctx, user);
+    const rows = async () =>
+      (await w.t.ctx.db.select({ id: uploads.id }).from(uploads).where(eq(uploads.userId, user.id))).length;
+    return { token, rows };
+  }
+
+  const post = (token: string, length: number) =>
+    fetch(`${w.base}/api/uploads`, {
+      method: "POST",
+      headers: { ...bearer(token), ...TUS, "upload-length": String(length) },
+    });
+
+  const tooMany = {
+    message: `You already have ${MAX_OPEN} open uploads; one user may have at most ${MAX_OPEN}. Publish or delete one (or let it expire) first.`,
+  };
+
+  async function expectRefused(response: Response, status: number, body: unknown) {
+    expect(response.status).toBe(status);
+    expect(response.headers.get("content-type")).toContain("application/json");
+    expect(response.headers.get("tus-resumable")).toBe("1.0.0");
+    expect(response.headers.get("location")).toBeNull();
+    expect(await readJson(response)).toEqual(body);
+  }
+
+  test("past MAX_OPEN_UPLOADS a 429 that creates nothing; publishing, deleting or expiring one makes room", async () => {
+    const count = async () =>
+      (await w.t.ctx.db.select({ id: uploads.id }).from(uploads).where(isNull(uploads.consumedAt))).length;
+    const finished = await tusUpload(w.base, w.token, randomBytes(100));
+    const waiting = await create(w, 10);
+    const doomed = await create(w, 10);
+    const before = await count();
+    await expectRefused(await post(w.token, 10), 429, tooMany);
+    expect(await count()).toBe(before);
+
+    // Another vendor's uploads are theirs to count.
+    const other = await vendor();
+    expect((await post(other.token, 10)).status).toBe(201);
+
+    // Published: its file is the version's now, the upload no longer open.
+    expect((await publishFromUpload(w, finished.id, { version_name: "5.0.0" })).status).toBe(201);
+    const fourth = await create(w, 10);
+    await expectRefused(await post(w.token, 10), 429, tooMany);
+
+    const deleted = await fetch(`${w.base}${doomed}`, {
+      method: "DELETE",
+      headers: { ...bearer(w.token), ...TUS },
+    });
+    expect(deleted.status).toBe(204);
+    await create(w, 10);
+    await expectRefused(await post(w.token, 10), 429, tooMany);
+
+    // Expired (answering 410 until the sweep takes it): no longer open either.
+    await w.t.ctx.db
+      .update(uploads)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(uploads.id, waiting.split("/").at(-1) ?? ""));
+    await create(w, 10);
+    await expectRefused(await post(w.token, 10), 429, tooMany);
+    expect((await head(w, fourth)).status).toBe(200);
+  });
+
+  test("past MAX_OPEN_UPLOAD_BYTES declared together, a 413 that creates nothing", async () => {
+    const { token, rows } = await vendor();
+    expect((await post(token, 10 * MiB)).status).toBe(201);
+    await expectRefused(await post(token, 7 * MiB), 413, {
+      message: `Your open uploads would declare ${17 * MiB} bytes, more than the ${MAX_UPLOAD} one user may have open. Publish or delete one (or let it expire) first.`,
+    });
+    expect(await rows()).toBe(1);
+    expect((await post(token, 6 * MiB)).status).toBe(201);
+    expect(await rows()).toBe(2);
+  });
+
+  test("creations at once are counted one after the other: only one takes the last place", async () => {
+    const { token, rows } = await vendor();
+    for (let i = 1; i < MAX_OPEN; i++) expect((await post(token, 10)).status).toBe(201);
+    const statuses = (await Promise.all(Array.from({ length: 8 }, () => post(token, 10)))).map(
+      (r) => r.status,
+    );
+    expect(statuses.sort()).toEqual([201, 429, 429, 429, 429, 429, 429, 429]);
+    expect(await rows()).toBe(MAX_OPEN);
+
+    // The same for the bytes: of eight uploads of 10 MiB, one fits under 16 MiB.
+    const bytes = await vendor();
+    const sized = (await Promise.all(Array.from({ length: 8 }, () => post(bytes.token, 10 * MiB)))).map(
+      (r) => r.status,
+    );
+    expect(sized.sort()).toEqual([201, 413, 413, 413, 413, 413, 413, 413]);
+    expect(await bytes.rows()).toBe(1);
   });
 });

@@ -86,7 +86,8 @@ let deletedApiKey: string;
 let customerEmail: string;
 
 beforeAll(async () => {
-  t = await startTestApp({ jobs: "send", env: { WEBHOOK_ALLOW_PRIVATE: "true" } });
+  // The matrix leaves dozens of the vendor's uploads open: more than MAX_OPEN_UPLOADS allows by default.
+  t = await startTestApp({ jobs: "send", env: { WEBHOOK_ALLOW_PRIVATE: "true", MAX_OPEN_UPLOADS: "1000" } });
   base = t.listen();
   const admin = await createUser(t.ctx, { role: "admin" });
   const vendor = await createUser(t.ctx, { role: "vendor" });

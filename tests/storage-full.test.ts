@@ -135,3 +135,37 @@ describe("a full STORAGE_DIR", () => {
     expect(new Uint8Array(await download.arrayBuffer())).toEqual(bytes);
   });
 });
+
+describe("a resumable upload and the free space", () => {
+  const create = (length: number) =>
+    fetch(`${base}/api/uploads`, {
+      method: "POST",
+      headers: { ...bearer(token), "tus-resumable": "1.0.0", "upload-length": String(length) },
+    });
+  const uploadRows = async () =>
+    (await selectRows<{ n: number }>(t.ctx.db, sql`SELECT count(*)::int AS n FROM uploads`))[0]?.n;
+
+  test("an Upload-Length larger than STORAGE_DIR's free space: 413 that creates nothing; one that fits: 201", async () => {
+    const free = (await t.ctx.releases.freeBytes()) ?? 0;
+    expect(free).toBeGreaterThan(MiB);
+    expect(free).toBeLessThan(4 * MiB);
+    const before = filesIn(storage);
+
+    const tooLarge = await create(4 * MiB);
+    expect(tooLarge.status).toBe(413);
+    expect(tooLarge.headers.get("content-type")).toContain("application/json");
+    expect(await readJson(tooLarge)).toEqual({
+      message: `There is not enough storage space left for a file of ${4 * MiB} bytes.`,
+    });
+    expect(await uploadRows()).toBe(0);
+    expect(filesIn(storage)).toEqual(before);
+
+    const fits = await create(MiB);
+    expect(fits.status).toBe(201);
+    const removed = await fetch(`${base}${fits.headers.get("location")}`, {
+      method: "DELETE",
+      headers: { ...bearer(token), "tus-resumable": "1.0.0" },
+    });
+    expect(removed.status).toBe(204);
+  });
+});

@@ -1,5 +1,6 @@
 import { chmodSync, existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { PRIVATE_FILE } from "../file-modes.ts";
 import type { Runtime } from "../runtime.ts";
 import { archiveSnapshot } from "./archive.ts";
 import { BackupFailed } from "./errors.ts";
@@ -90,7 +91,7 @@ export function startControlSocket(runtime: Runtime): () => void {
       });
     },
   });
-  chmodSync(path, 0o600);
+  chmodSync(path, PRIVATE_FILE);
   return () => {
     server.stop(true);
     rmSync(path, { force: true });

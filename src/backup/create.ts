@@ -9,6 +9,7 @@ import type { Config } from "../config.ts";
 import { openEmbedded } from "../db/client.ts";
 import { isInitialised } from "../db/embedded-init.ts";
 import { DataDirInUse } from "../db/embedded-lock.ts";
+import { PRIVATE_FILE } from "../file-modes.ts";
 import { archiveSnapshot, type BackupSummary } from "./archive.ts";
 import { controlSocketPath } from "./control-socket.ts";
 import { BackupFailed } from "./errors.ts";
@@ -113,11 +114,18 @@ async function* counted(source: AsyncIterable<Uint8Array>, expected: number, pro
   if (received !== expected) throw new Error(`${received} of ${expected} bytes arrived`);
 }
 
-/** gzip's `tar` into `target`, through a partial file that is synced and renamed only when complete. */
+/**
+ * gzip's `tar` into `target`, through a partial file that is synced and renamed only when complete.
+ * The archive holds app.key and the whole database: it is created 0600, never readable by others.
+ */
 async function writeArchive(tar: AsyncIterable<Uint8Array>, target: string, progress: Progress) {
   const partial = `${target}.partial-${process.pid}`;
   try {
-    await pipeline(Readable.from(tar), createGzip(), createWriteStream(partial, { flags: "wx" }));
+    await pipeline(
+      Readable.from(tar),
+      createGzip(),
+      createWriteStream(partial, { flags: "wx", mode: PRIVATE_FILE }),
+    );
     progress.finish();
     const handle = await open(partial, "r+");
     try {

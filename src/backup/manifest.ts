@@ -121,6 +121,17 @@ export function parseManifest(text: string): Manifest {
   return m as Manifest;
 }
 
+/**
+ * Whether `name`, an entry of PGlite's dump of its data directory, stays inside that directory.
+ * PGlite names its entries from the directory's root ("/global/1262") and writes each to
+ * `<data directory>/<name>` without resolving it, so one leading slash is its format; a name that is
+ * still absolute without it, or has a `..` (or an empty or `.`) part, is not a path PGlite writes.
+ */
+export function isDumpEntry(name: string): boolean {
+  const parts = (name.startsWith("/") ? name.slice(1) : name).split("/");
+  return parts.every((part) => part !== "" && part !== "." && part !== "..");
+}
+
 /** Whether `path` is an entry name a restore may write: one of ours, never outside the target. */
 export function isSafeEntry(path: string): boolean {
   if (path === DATABASE_ENTRY || path === APP_KEY_ENTRY) return true;

@@ -1,5 +1,5 @@
 import { createReadStream, existsSync, readdirSync } from "node:fs";
-import { chmod, mkdir, open, rename, rm, rmdir } from "node:fs/promises";
+import { mkdir, open, rename, rm, rmdir } from "node:fs/promises";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { pipeline } from "node:stream/promises";
 import { createGunzip } from "node:zlib";
@@ -7,6 +7,7 @@ import { PGlite } from "@electric-sql/pglite";
 import { Progress } from "../cli/progress.ts";
 import type { Config } from "../config.ts";
 import { pgliteAssets, wrapPglite } from "../db/client.ts";
+import { PRIVATE_DIRECTORY, PRIVATE_FILE, tightenTree } from "../file-modes.ts";
 import type { BackupSummary } from "./archive.ts";
 import { BackupFailed } from "./errors.ts";
 import {
@@ -15,6 +16,7 @@ import {
   DATABASE_ENTRY,
   fileCounts,
   incompatibility,
+  isDumpEntry,
   isSafeEntry,
   MANIFEST_ENTRY,
   type Manifest,
@@ -75,10 +77,10 @@ export async function restoreBackup(config: Config, file: string): Promise<Resto
   const created: string[] = [];
   try {
     for (const dir of [staging, ...places.filter((p) => !p.inside).map((p) => p.staging)]) {
-      const first = await mkdir(dir, { recursive: true });
+      const first = await mkdir(dir, { recursive: true, mode: PRIVATE_DIRECTORY });
       if (first) created.push(first);
     }
-    for (const p of places) await mkdir(p.staging, { recursive: true });
+    for (const p of places) await mkdir(p.staging, { recursive: true, mode: PRIVATE_DIRECTORY });
     const unpacked = new Unpacker(staging, places);
     try {
       await pipeline(createReadStream(archive), createGunzip(), (source) => readTar(source, unpacked));
@@ -94,7 +96,8 @@ export async function restoreBackup(config: Config, file: string): Promise<Resto
     unpacked.progress?.finish();
 
     await loadDatabase(join(staging, "db"), join(staging, "database.tar"), manifest);
-    if (existsSync(join(staging, APP_KEY_ENTRY))) await chmod(join(staging, APP_KEY_ENTRY), 0o600);
+    // PGlite wrote its files 0666; everything else here was created private (README: File modes).
+    tightenTree(join(staging, "db"));
 
     for (const p of places) if (!p.inside) await moveInto(p.staging, p.target);
     await moveInto(staging, dataDir);
@@ -138,8 +141,8 @@ class Unpacker implements TarSink {
     if (size !== expected.size)
       throw new BackupFailed(`${name} is ${size} bytes, its manifest says ${expected.size}`);
     const path = this.#destination(name);
-    await mkdir(dirname(path), { recursive: true });
-    const handle = await open(path, "wx");
+    await mkdir(dirname(path), { recursive: true, mode: PRIVATE_DIRECTORY });
+    const handle = await open(path, "wx", PRIVATE_FILE);
     const hash = new Bun.CryptoHasher("sha256");
     const progress = this.progress;
     return {
@@ -213,6 +216,7 @@ class Unpacker implements TarSink {
  * restore that lost rows fails here rather than at the first request.
  */
 async function loadDatabase(path: string, dump: string, manifest: Manifest) {
+  await requireContainedDump(dump);
   const pglite = await PGlite.create(path, { ...(await pgliteAssets()), loadDataDir: Bun.file(dump) });
   const database = wrapPglite(pglite);
   try {
@@ -230,10 +234,35 @@ async function loadDatabase(path: string, dump: string, manifest: Manifest) {
   await rm(dump);
 }
 
+/**
+ * Every entry of the database dump, checked before PGlite sees any: PGlite writes each where its name
+ * says (isDumpEntry), so a hostile archive naming a path outside the data directory is refused here.
+ */
+async function requireContainedDump(dump: string): Promise<void> {
+  const ignored = { write: async () => {}, end: async () => {} };
+  try {
+    await readTar(
+      createReadStream(dump),
+      {
+        async entry(name) {
+          if (isDumpEntry(name)) return ignored;
+          throw new BackupFailed(
+            `refused: its database dump holds an entry outside the data directory (${name}); nothing was restored`,
+          );
+        },
+      },
+      { directories: true },
+    );
+  } catch (error) {
+    if (!(error instanceof TruncatedArchive)) throw error;
+    throw new BackupFailed(`refused: its database dump is damaged (${error.detail}); nothing was restored`);
+  }
+}
+
 /** Renames `staging` to `target`, which may exist only as an empty directory. */
 async function moveInto(staging: string, target: string) {
   if (existsSync(target)) await rmdir(target); // fails (ENOTEMPTY) if something appeared meanwhile
-  await mkdir(dirname(target), { recursive: true });
+  await mkdir(dirname(target), { recursive: true, mode: PRIVATE_DIRECTORY });
   await rename(staging, target);
 }
 

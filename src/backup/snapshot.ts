@@ -2,6 +2,7 @@ import { existsSync, statSync } from "node:fs";
 import { link, mkdir, open, readdir, rm } from "node:fs/promises";
 import { dirname, join, relative } from "node:path";
 import type { PGlite } from "@electric-sql/pglite";
+import { PRIVATE_DIRECTORY } from "../file-modes.ts";
 import { hashFile } from "../storage/releases.ts";
 import { BackupFailed } from "./errors.ts";
 import { appliedMigrations, countRows, type Manifest, queryOn } from "./manifest.ts";
@@ -89,7 +90,7 @@ export async function takeSnapshot(
 
 /** A hard link to `original` at `linked`, or `original` itself where a link is not possible. */
 const linkOrSelf = (original: string, linked: string): Promise<string> =>
-  mkdir(dirname(linked), { recursive: true })
+  mkdir(dirname(linked), { recursive: true, mode: PRIVATE_DIRECTORY })
     .then(() => link(original, linked))
     .then(
       () => linked,

@@ -9,7 +9,7 @@ const decoder = new TextDecoder();
 
 /** The archive ended (or broke) before its end-of-archive marker: cut short in transit or on disk. */
 export class TruncatedArchive extends Error {
-  constructor(detail: string) {
+  constructor(readonly detail: string) {
     super(`the archive is truncated or damaged (${detail})`);
   }
 }
@@ -79,11 +79,15 @@ function octal(block: Uint8Array, offset: number, length: number, value: number)
   block[offset + length - 1] = 0;
 }
 
+/** What an entry is: depot's archives hold files only; PGlite's dump of its data directory also directories. */
+export type TarEntryType = "file" | "directory";
+
 /** Where `readTar` hands each entry's bytes; every call is awaited before more is read. */
 export interface TarSink {
   entry(
     name: string,
     size: number,
+    type: TarEntryType,
   ): Promise<{
     write(chunk: Uint8Array): Promise<void>;
     end(): Promise<void>;
@@ -91,10 +95,15 @@ export interface TarSink {
 }
 
 /**
- * Reads a tar stream into `sink`. Anything that is not a regular file, a header whose checksum is
- * wrong, or a stream that ends before the end-of-archive marker is refused.
+ * Reads a tar stream into `sink`. Anything that is not a regular file (or, with `directories`, a
+ * directory), a header whose checksum is wrong, or a stream that ends before the end-of-archive
+ * marker is refused.
  */
-export async function readTar(source: AsyncIterable<Uint8Array>, sink: TarSink): Promise<void> {
+export async function readTar(
+  source: AsyncIterable<Uint8Array>,
+  sink: TarSink,
+  options: { directories?: boolean } = {},
+): Promise<void> {
   let pending = new Uint8Array(0);
   let current: Awaited<ReturnType<TarSink["entry"]>> | null = null;
   let remaining = 0; // bytes of the current entry still to come
@@ -131,8 +140,8 @@ export async function readTar(source: AsyncIterable<Uint8Array>, sink: TarSink):
         ended = true;
         break;
       }
-      const { name, size } = parseHeader(block);
-      current = await sink.entry(name, size);
+      const { name, size, type } = parseHeader(block, options.directories === true);
+      current = await sink.entry(name, size, type);
       remaining = size;
       skip = (BLOCK - (size % BLOCK)) % BLOCK;
       if (size === 0) {
@@ -144,17 +153,28 @@ export async function readTar(source: AsyncIterable<Uint8Array>, sink: TarSink):
   if (!ended) throw new TruncatedArchive(current ? "it ends inside a file" : "no end-of-archive marker");
 }
 
-function parseHeader(block: Uint8Array): { name: string; size: number } {
+function parseHeader(
+  block: Uint8Array,
+  directories: boolean,
+): { name: string; size: number; type: TarEntryType } {
   const stored = readOctal(block, 148, 8);
   const copy = block.slice();
   copy.fill(0x20, 148, 156);
   if (copy.reduce((sum, byte) => sum + byte, 0) !== stored)
     throw new TruncatedArchive("a header checksum is wrong");
-  const type = block[156];
-  if (type !== 0x30 && type !== 0) throw new TruncatedArchive("it holds something other than regular files");
+  const flag = block[156];
+  const type = flag === 0x30 || flag === 0 ? "file" : directories && flag === 0x35 ? "directory" : null;
+  if (type === null) {
+    throw new TruncatedArchive(
+      `it holds something other than regular files${directories ? " and directories" : ""}`,
+    );
+  }
   const base = readString(block, 0, 100);
   const prefix = readString(block, 345, 155);
-  return { name: prefix ? `${prefix}/${base}` : base, size: readOctal(block, 124, 12) };
+  const size = readOctal(block, 124, 12);
+  // Readers disagree on whether a directory's size is followed by data; ours never is.
+  if (type === "directory" && size !== 0) throw new TruncatedArchive("a directory has a size");
+  return { name: prefix ? `${prefix}/${base}` : base, size, type };
 }
 
 function readString(block: Uint8Array, offset: number, length: number): string {

@@ -10,7 +10,9 @@ export const migrateCommand: Command = {
   usage: "depot migrate [--json]",
   options: { json: { type: "boolean" } },
   async run(config, values) {
-    const database = await openDatabase(config);
+    // Logs go to stderr: with --json stdout carries the result only.
+    const log = createLogger(config.logLevel, (line) => process.stderr.write(`${line}\n`));
+    const database = await openDatabase(config, log);
     try {
       const applied = await migrate(database.db, migrations);
       if (values.json) process.stdout.write(`${JSON.stringify({ applied })}\n`);

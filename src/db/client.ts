@@ -9,6 +9,7 @@ import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
+import { PRIVATE_DIRECTORY } from "../file-modes.ts";
 import type { Logger } from "../log.ts";
 import { initialiseInChild, isInitialised } from "./embedded-init.ts";
 import { lockDataDir } from "./embedded-lock.ts";
@@ -92,7 +93,7 @@ export async function openEmbedded(dataDir: string, log?: Logger): Promise<Datab
   const lock = lockDataDir(dataDir);
   try {
     const path = join(dataDir, "db");
-    mkdirSync(path, { recursive: true });
+    mkdirSync(path, { recursive: true, mode: PRIVATE_DIRECTORY });
     if (!isInitialised(path)) await initialiseInChild(path);
     return wrapPglite(await PGlite.create(path, await pgliteAssets()), lock.release, log);
   } catch (error) {

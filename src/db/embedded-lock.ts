@@ -1,5 +1,6 @@
 import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
 import { join } from "node:path";
+import { PRIVATE_FILE } from "../file-modes.ts";
 
 /** Another live process holds the embedded database. */
 export class DataDirInUse extends Error {
@@ -26,7 +27,7 @@ export function lockDataDir(dataDir: string): EmbeddedLock {
   const path = join(dataDir, "depot.pid");
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
-      const fd = openSync(path, "wx", 0o644);
+      const fd = openSync(path, "wx", PRIVATE_FILE);
       writeSync(fd, String(process.pid));
       closeSync(fd);
       return { release: () => releaseIfOurs(path) };

@@ -1,7 +1,8 @@
 import { mkdirSync } from "node:fs";
-import { type FileHandle, open, rename, rm, stat } from "node:fs/promises";
+import { type FileHandle, open, rename, rm, stat, statfs } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { PayloadTooLarge } from "../errors.ts";
+import { PRIVATE_DIRECTORY, PRIVATE_FILE } from "../file-modes.ts";
 import type { Logger } from "../log.ts";
 import { storageFailure } from "./failures.ts";
 import { sweepDiskLeftovers } from "./leftovers.ts";
@@ -35,7 +36,7 @@ export class ReleaseStore implements ReleaseStorage {
     private readonly log: Logger,
   ) {
     this.incoming = join(root, ".incoming");
-    mkdirSync(this.incoming, { recursive: true });
+    mkdirSync(this.incoming, { recursive: true, mode: PRIVATE_DIRECTORY });
     this.staging = new DiskUploadStaging(this);
   }
 
@@ -53,7 +54,7 @@ export class ReleaseStore implements ReleaseStorage {
     key: string,
   ): Promise<ReceivedDiskFile> {
     const tempPath = join(this.incoming, crypto.randomUUID());
-    const file = await open(tempPath, "wx+").catch((error: unknown) => {
+    const file = await open(tempPath, "wx+", PRIVATE_FILE).catch((error: unknown) => {
       throw this.failure(error, "create", tempPath);
     });
     const hash = new Bun.CryptoHasher("sha256");
@@ -101,7 +102,7 @@ export class ReleaseStore implements ReleaseStorage {
   async place(from: string, key: string): Promise<void> {
     const target = this.path(key);
     try {
-      mkdirSync(dirname(target), { recursive: true });
+      mkdirSync(dirname(target), { recursive: true, mode: PRIVATE_DIRECTORY });
       await rename(from, target);
       const directory = await open(dirname(target), "r");
       try {
@@ -131,6 +132,19 @@ export class ReleaseStore implements ReleaseStorage {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
       throw error;
+    }
+  }
+
+  /**
+   * Blocks available to unprivileged users (not those reserved for root) times their size; null when
+   * the file system cannot say (writing there then fails with its own 507).
+   */
+  async freeBytes(): Promise<number | null> {
+    try {
+      const { bavail, bsize } = await statfs(this.root);
+      return bavail * bsize;
+    } catch {
+      return null;
     }
   }
 

@@ -108,7 +108,9 @@ export class S3ReleaseStore implements ReleaseStorage {
       }
       return { key, size, sha256: hash.digest("hex") };
     } catch (error) {
-      // Ending with an error still completes what was sent; the object goes right after.
+      // Bun's writer has no abort: ending it, even with an error, completes what was sent (parts
+      // that S3 itself refused are aborted by Bun). The object therefore exists for a moment and is
+      // deleted right after; a crash in between leaves an orphan for the hourly sweep.
       await Promise.resolve()
         .then(() => writer.end(error instanceof Error ? error : new Error(String(error))))
         .catch(() => {});
@@ -131,6 +133,11 @@ export class S3ReleaseStore implements ReleaseStorage {
       if (isMissing(error)) return null;
       throw this.#failure(error, "stat", this.#object(key));
     }
+  }
+
+  /** A bucket has no free space to ask about: its limits are the store's (and its bill). */
+  async freeBytes(): Promise<null> {
+    return null;
   }
 
   /** Always a stream: a ranged GET for a range. (An S3File itself as a body would make Bun redirect.) */

@@ -2,6 +2,7 @@ import { mkdirSync } from "node:fs";
 import { open, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { NotFound } from "../errors.ts";
+import { PRIVATE_DIRECTORY, PRIVATE_FILE } from "../file-modes.ts";
 import { hashFile, type ReleaseStore, writeStream } from "./releases.ts";
 import type { StagedChunk, UploadStaging } from "./staging.ts";
 import type { ReceivedFile } from "./storage.ts";
@@ -21,7 +22,7 @@ export class DiskUploadStaging implements UploadStaging {
 
   constructor(private readonly store: ReleaseStore) {
     this.#root = join(store.root, ".uploads");
-    mkdirSync(this.#root, { recursive: true });
+    mkdirSync(this.#root, { recursive: true, mode: PRIVATE_DIRECTORY });
   }
 
   #path(id: string): string {
@@ -30,7 +31,7 @@ export class DiskUploadStaging implements UploadStaging {
 
   async create(id: string): Promise<void> {
     const path = this.#path(id);
-    const file = await open(path, "wx").catch((error: unknown) => {
+    const file = await open(path, "wx", PRIVATE_FILE).catch((error: unknown) => {
       throw this.store.failure(error, "create", path);
     });
     await file.close();

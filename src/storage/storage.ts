@@ -54,6 +54,11 @@ export interface ReleaseStorage {
   discard(file: ReceivedFile | null): Promise<void>;
   /** The size of the file kept at `key`, or null when there is none. */
   size(key: string): Promise<number | null>;
+  /**
+   * Bytes the store can still take, as far as it knows: the free space of STORAGE_DIR's file system
+   * for this user; null for object storage, which reports none.
+   */
+  freeBytes(): Promise<number | null>;
   /** The file's bytes (all, or one range) as a response body. */
   body(key: string, range: ByteRange | null, options: { plainStream: boolean }): FileBody;
   /**

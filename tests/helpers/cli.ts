@@ -47,16 +47,18 @@ export async function depot(
 
 /**
  * Starts `depot serve` (or `args`, such as `serve --no-workers`) and resolves once /api/health answers
- * 200. A port taken between our pick and the server's bind is picked again, a few times.
+ * 200. A port taken between our pick and the server's bind is picked again, a few times. `launcher`
+ * runs it through another program that execs it (`setpriv …` to take a capability away).
  */
 export async function startServer(
   env: Record<string, string | undefined>,
   timeoutMs = 30_000,
   args: string[] = ["serve"],
+  launcher: string[] = [],
 ) {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startServerOn(unusedPort(), env, timeoutMs, args);
+      return await startServerOn(unusedPort(), env, timeoutMs, args, launcher);
     } catch (error) {
       if (!(error instanceof PortTaken) || attempt === 3) throw error;
     }
@@ -70,8 +72,9 @@ async function startServerOn(
   env: Record<string, string | undefined>,
   timeoutMs: number,
   args: string[],
+  launcher: string[],
 ) {
-  const proc = Bun.spawn([process.execPath, MAIN, ...args], {
+  const proc = Bun.spawn([...launcher, process.execPath, MAIN, ...args], {
     env: cliEnv({ PORT: String(port), HOST: "127.0.0.1", ...env }),
     stdout: "pipe",
     stderr: "pipe",

@@ -6,6 +6,7 @@ import { emailMatches } from "../../db/email-key.ts";
 import { users } from "../../db/schema/index.ts";
 import { withTransaction } from "../../db/transaction.ts";
 import { AppError } from "../../errors.ts";
+import { PRIVATE_DIRECTORY, PRIVATE_FILE } from "../../file-modes.ts";
 import { createApiKey } from "../api-keys/service.ts";
 import { hashPassword } from "../auth/passwords.ts";
 import { createLicense } from "../licenses/service.ts";
@@ -188,10 +189,12 @@ const PLACEHOLDER_PNG = Buffer.from(
 );
 
 async function writePlaceholderImage(path: string) {
-  mkdirSync(dirname(path), { recursive: true });
-  await writeFile(path, PLACEHOLDER_PNG, { flag: "wx" }).catch((error: NodeJS.ErrnoException) => {
-    if (error.code !== "EEXIST") throw error; // an operator's own image stays
-  });
+  mkdirSync(dirname(path), { recursive: true, mode: PRIVATE_DIRECTORY });
+  await writeFile(path, PLACEHOLDER_PNG, { flag: "wx", mode: PRIVATE_FILE }).catch(
+    (error: NodeJS.ErrnoException) => {
+      if (error.code !== "EEXIST") throw error; // an operator's own image stays
+    },
+  );
 }
 
 /** A password and its hash for every demo user, hashed side by side (argon2 is slow on purpose). */

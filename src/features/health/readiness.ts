@@ -4,6 +4,7 @@ import { sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { migrations } from "../../db/migrations.gen.ts";
 import { selectRows } from "../../db/rows.ts";
+import { PRIVATE_FILE } from "../../file-modes.ts";
 import { errorFields } from "../../log-errors.ts";
 
 /** How long one check may take before it counts as failed: an orchestrator probes every few seconds. */
@@ -72,7 +73,7 @@ async function storageCheck(ctx: AppContext): Promise<CheckResult> {
   if (ctx.releases.kind === "s3") return objectStoreCheck(ctx);
   const probe = join(ctx.config.storageDir, `.ready-${crypto.randomUUID()}`);
   try {
-    await withTimeout(writeFile(probe, "ready\n", { flag: "wx" }));
+    await withTimeout(writeFile(probe, "ready\n", { flag: "wx", mode: PRIVATE_FILE }));
     await rm(probe, { force: true });
     return "ok";
   } catch (error) {

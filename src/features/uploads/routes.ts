@@ -133,10 +133,12 @@ export const uploadRoutes = (ctx: AppContext) => {
           description:
             "Headers: `Tus-Resumable: 1.0.0`, `Upload-Length`, optional `Upload-Metadata` (`filename`, " +
             "`filetype`). A body of type application/offset+octet-stream carries the first bytes. 201 with " +
-            "`Location`; publish the finished upload with `upload_id` in the JSON publish request.",
+            "`Location`; publish the finished upload with `upload_id` in the JSON publish request. " +
+            "413 past MAX_UPLOAD_BYTES, the release store's free space or the caller's " +
+            "MAX_OPEN_UPLOAD_BYTES; 429 past the caller's MAX_OPEN_UPLOADS.",
           responses: { 201: { description: "Created; `Location` is the upload's URL" } },
         },
-        response: errors,
+        response: { ...errors, 429: MessageJson },
       },
     )
     .head(

@@ -1,7 +1,8 @@
-import { and, eq, isNull, lt, sql } from "drizzle-orm";
+import { and, count, eq, gt, isNull, lt, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/client.ts";
-import { type UploadRow, uploads } from "../../db/schema/index.ts";
+import { type UploadRow, uploads, users } from "../../db/schema/index.ts";
+import { withTransaction } from "../../db/transaction.ts";
 import { AppError, Invalid, NotFound, PayloadTooLarge } from "../../errors.ts";
 import { mediaTypeOrDefault } from "../../http/media-type.ts";
 import { uploadStorageKey } from "../../storage/staging.ts";
@@ -18,7 +19,9 @@ const expiresFromNow = (ctx: Pick<AppContext, "config">) =>
 
 /**
  * A new upload of `length` bytes owned by the caller; its file name and type come from the metadata
- * (`filename`, `filetype`), as tus clients send them. Longer than MAX_UPLOAD_BYTES is a 413.
+ * (`filename`, `filetype`), as tus clients send them. Longer than MAX_UPLOAD_BYTES, or than the
+ * release store's free space, is a 413; so is one past the caller's MAX_OPEN_UPLOAD_BYTES, and one
+ * past MAX_OPEN_UPLOADS is a 429 (requireRoomForUpload).
  */
 export async function createUpload(
   ctx: UploadsContext,
@@ -28,18 +31,26 @@ export async function createUpload(
 ): Promise<UploadRow> {
   const max = ctx.config.maxUploadBytes;
   if (length > max) throw new PayloadTooLarge(`The file may not be greater than ${max} bytes.`);
-  const [row] = await ctx.db
-    .insert(uploads)
-    .values({
-      id: crypto.randomUUID(),
-      userId: actor.user.id,
-      length,
-      metadata,
-      fileName: cleanFileName(metadata.filename),
-      contentType: mediaTypeOrDefault(metadata.filetype),
-      expiresAt: expiresFromNow(ctx),
-    })
-    .returning();
+  const free = await ctx.releases.freeBytes();
+  if (free !== null && length > free) {
+    throw new PayloadTooLarge(`There is not enough storage space left for a file of ${length} bytes.`);
+  }
+  const row = await withTransaction(ctx, async (tx) => {
+    await requireRoomForUpload(tx, actor.user.id, length);
+    const [inserted] = await tx.db
+      .insert(uploads)
+      .values({
+        id: crypto.randomUUID(),
+        userId: actor.user.id,
+        length,
+        metadata,
+        fileName: cleanFileName(metadata.filename),
+        contentType: mediaTypeOrDefault(metadata.filetype),
+        expiresAt: expiresFromNow(ctx),
+      })
+      .returning();
+    return inserted;
+  });
   if (!row) throw new Error("upload insert returned nothing");
   try {
     await ctx.releases.staging.create(row.id);
@@ -48,6 +59,35 @@ export async function createUpload(
     throw error;
   }
   return finishIfComplete(ctx, row); // an empty file is complete at once
+}
+
+/**
+ * Whether the user's open uploads (neither published nor expired: their bytes wait in the release
+ * store) leave room for one more of `length` declared bytes: at most MAX_OPEN_UPLOADS of them (429)
+ * declaring at most MAX_OPEN_UPLOAD_BYTES together (413). Inside the creating transaction, with the
+ * user's row locked first, so that two creations at once are counted one after the other and cannot
+ * both slip past a limit.
+ */
+async function requireRoomForUpload(tx: UploadsContext, userId: number, length: number): Promise<void> {
+  await tx.db.select({ id: users.id }).from(users).where(eq(users.id, userId)).for("update");
+  const [open] = await tx.db
+    .select({ uploads: count(), bytes: sql<string>`coalesce(sum(${uploads.length}), 0)::text` })
+    .from(uploads)
+    .where(and(eq(uploads.userId, userId), isNull(uploads.consumedAt), gt(uploads.expiresAt, new Date())));
+  const { maxOpenUploads, maxOpenUploadBytes } = tx.config;
+  const openUploads = open?.uploads ?? 0;
+  if (openUploads >= maxOpenUploads) {
+    throw new AppError(
+      429,
+      `You already have ${openUploads} open uploads; one user may have at most ${maxOpenUploads}. Publish or delete one (or let it expire) first.`,
+    );
+  }
+  const declared = Number(open?.bytes ?? 0) + length;
+  if (declared > maxOpenUploadBytes) {
+    throw new PayloadTooLarge(
+      `Your open uploads would declare ${declared} bytes, more than the ${maxOpenUploadBytes} one user may have open. Publish or delete one (or let it expire) first.`,
+    );
+  }
 }
 
 /** The caller's own upload; anyone else's is as unknown as one that never existed. */
