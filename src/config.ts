@@ -247,7 +247,26 @@ function objectStorage(read: (name: string) => string | undefined): S3Settings |
     accessKeyId: read("S3_ACCESS_KEY_ID") ?? read("AWS_ACCESS_KEY_ID") ?? null,
     secretAccessKey: read("S3_SECRET_ACCESS_KEY") ?? read("AWS_SECRET_ACCESS_KEY") ?? null,
     sessionToken: read("S3_SESSION_TOKEN") ?? read("AWS_SESSION_TOKEN") ?? null,
+    presign: presignKey(read),
   };
+}
+
+/**
+ * A key of its own for the redirects' presigned URLs (S3_PRESIGN_*): every URL shows the id of the
+ * key that signed it, and this one can be limited to reading release files.
+ */
+function presignKey(read: (name: string) => string | undefined): S3Settings["presign"] {
+  const accessKeyId = read("S3_PRESIGN_ACCESS_KEY_ID");
+  const secretAccessKey = read("S3_PRESIGN_SECRET_ACCESS_KEY");
+  if (accessKeyId === undefined && secretAccessKey === undefined) return null;
+  if (!accessKeyId || !secretAccessKey) {
+    const missing = accessKeyId ? "S3_PRESIGN_SECRET_ACCESS_KEY" : "S3_PRESIGN_ACCESS_KEY_ID";
+    throw new ConfigError(
+      missing,
+      "set both S3_PRESIGN_ACCESS_KEY_ID and S3_PRESIGN_SECRET_ACCESS_KEY, or neither",
+    );
+  }
+  return { accessKeyId, secretAccessKey };
 }
 
 function appKey(raw: string | undefined) {

@@ -12,7 +12,7 @@ import { depot, stderrLines } from "./helpers/cli.ts";
 import { createProduct, createUser, tokenFor } from "./helpers/factories.ts";
 import { parseExposition, sampleValue } from "./helpers/prometheus.ts";
 import { publishMultipart } from "./helpers/publish.ts";
-import { startS3, type TestS3 } from "./helpers/s3.ts";
+import { READER_CREDENTIALS, startS3, type TestS3 } from "./helpers/s3.ts";
 import { startTcpProxy } from "./helpers/tcp-proxy.ts";
 
 /**
@@ -396,6 +396,51 @@ describe("STORAGE_DOWNLOADS=redirect", () => {
     } finally {
       await app.close();
     }
+  });
+});
+
+describe("S3_PRESIGN_*: redirects signed by a key of their own", () => {
+  test("the Location names the presign key, not depot's, and downloads the file", async () => {
+    const app = await startTestApp({
+      jobs: "send",
+      env: { ...s3.env("presign"), STORAGE_DOWNLOADS: "redirect", ...READER_CREDENTIALS },
+    });
+    try {
+      const url = app.listen();
+      const seeded = await seed(app);
+      const bytes = randomBytes(50_000);
+      const published = await publishMultipart(url, seeded.token, seeded.product.id, {
+        name: "1.0.0",
+        bytes,
+      });
+      expect(published.status).toBe(201);
+      const version = (await readJson(published)).data;
+      const redirect = await fetch(version.download_url.replace("http://depot.test", url), {
+        headers: bearer(seeded.token),
+        redirect: "manual",
+      });
+      expect(redirect.status).toBe(302);
+      const location = new URL(redirect.headers.get("location") ?? "");
+      expect(location.searchParams.get("X-Amz-Credential")).toStartWith("READER/");
+      expect(location.href).not.toContain("S3RVER");
+      const direct = await fetch(location);
+      expect(direct.status).toBe(200);
+      expect(sha256(await direct.arrayBuffer())).toBe(sha256(bytes));
+    } finally {
+      await app.close();
+    }
+  });
+
+  test.each([
+    [{ S3_PRESIGN_ACCESS_KEY_ID: "READER" }, "S3_PRESIGN_SECRET_ACCESS_KEY"],
+    [{ S3_PRESIGN_SECRET_ACCESS_KEY: "x" }, "S3_PRESIGN_ACCESS_KEY_ID"],
+  ])("one of the pair alone is refused, naming the other", (env, missing) => {
+    expect(() => loadConfig({ STORAGE_URL: "s3://bucket", ...env })).toThrow(
+      new ConfigError(
+        missing,
+        "set both S3_PRESIGN_ACCESS_KEY_ID and S3_PRESIGN_SECRET_ACCESS_KEY, or neither",
+      ),
+    );
   });
 });
 

@@ -33,6 +33,8 @@ export interface S3Settings {
   accessKeyId: string | null;
   secretAccessKey: string | null;
   sessionToken: string | null;
+  /** The key presigned redirect URLs are signed with, when not the one above (it can only read). */
+  presign: { accessKeyId: string; secretAccessKey: string } | null;
 }
 
 /**
@@ -45,6 +47,8 @@ export interface S3Settings {
 export class S3ReleaseStore implements ReleaseStorage {
   readonly kind = "s3";
   readonly #client: S3Client;
+  /** Signs the redirects' URLs: #client, or a client with S3_PRESIGN_*'s read-only key. */
+  readonly #presigner: S3Client;
   readonly #prefix: string;
   readonly staging: S3UploadStaging;
 
@@ -59,6 +63,9 @@ export class S3ReleaseStore implements ReleaseStorage {
     if (settings.secretAccessKey) options.secretAccessKey = settings.secretAccessKey;
     if (settings.sessionToken) options.sessionToken = settings.sessionToken;
     this.#client = new Bun.S3Client(options);
+    this.#presigner = settings.presign
+      ? new Bun.S3Client({ ...options, ...settings.presign, sessionToken: undefined })
+      : this.#client;
     this.#prefix = settings.prefix === "" ? "" : `${settings.prefix}/`;
     this.staging = new S3UploadStaging(this, this.#client, this.#prefix);
   }
@@ -148,7 +155,7 @@ export class S3ReleaseStore implements ReleaseStorage {
 
   /** A GET URL valid for PRESIGNED_SECONDS that answers with depot's own Content-Type and -Disposition. */
   presignedUrl(key: string, headers: { contentDisposition: string; contentType: string }): string {
-    return this.#client.presign(this.#object(key), {
+    return this.#presigner.presign(this.#object(key), {
       method: "GET",
       expiresIn: PRESIGNED_SECONDS,
       contentDisposition: headers.contentDisposition,

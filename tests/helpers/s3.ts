@@ -2,6 +2,21 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import S3rver from "s3rver";
+// s3rver's one account; a second key pair on it stands for a bucket-scoped read-only key.
+import AWSAccount from "s3rver/lib/models/account.js";
+
+/**
+ * A second key s3rver accepts, as S3_PRESIGN_* would name a read-only one (s3rver has no policies,
+ * so it can write too: the test shows which key signed a URL, not what the key may do).
+ */
+export const READER_CREDENTIALS = {
+  S3_PRESIGN_ACCESS_KEY_ID: "READER",
+  S3_PRESIGN_SECRET_ACCESS_KEY: "reader-secret",
+};
+AWSAccount.DUMMY_ACCOUNT.createKeyPair(
+  READER_CREDENTIALS.S3_PRESIGN_ACCESS_KEY_ID,
+  READER_CREDENTIALS.S3_PRESIGN_SECRET_ACCESS_KEY,
+);
 
 /** s3rver's fixed credentials: any other access key id is refused (InvalidAccessKeyId). */
 export const S3RVER_CREDENTIALS = { S3_ACCESS_KEY_ID: "S3RVER", S3_SECRET_ACCESS_KEY: "S3RVER" };
