@@ -36,12 +36,22 @@ const framesOf = (stack: string | undefined) =>
     .filter((line) => line.startsWith("    at "))
     .join("\n");
 
+const text = (value: unknown) => (typeof value === "string" ? value : undefined);
+
 export function errorFields(error: unknown): Record<string, unknown> {
   if (!(error instanceof Error)) return { message: String(error) };
   const query = failedQuery(error);
   const database = databaseFailure(query === null ? error : error.cause);
   if (query !== null || database) {
-    return { name: "DatabaseError", query: query ?? undefined, ...database, stack: framesOf(error.stack) };
+    // A failure without a SQLSTATE is the driver's: it could not connect, or the connection went
+    // (ECONNREFUSED, CONNECT_TIMEOUT, CONNECTION_CLOSED, …). Its code says which.
+    const driverCode = text((error.cause as { code?: unknown } | undefined)?.code);
+    return {
+      name: "DatabaseError",
+      query: query ?? undefined,
+      ...(database ?? { code: driverCode }),
+      stack: framesOf(error.stack),
+    };
   }
   const code = (error as NodeJS.ErrnoException).code;
   return { name: error.name, message: error.message, code, stack: error.stack };

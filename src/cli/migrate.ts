@@ -12,7 +12,7 @@ export const migrateCommand: Command = {
   async run(config, values) {
     const database = await openDatabase(config);
     try {
-      const applied = await migrate(database.db, migrations);
+      const applied = await database.withoutStatementTimeout((db) => migrate(db, migrations));
       if (values.json) process.stdout.write(`${JSON.stringify({ applied })}\n`);
       else createLogger("info", (line) => process.stderr.write(`${line}\n`)).info("migrated", { applied });
       return 0;
