@@ -39,7 +39,7 @@ const framesOf = (stack: string | undefined) =>
 const text = (value: unknown) => (typeof value === "string" ? value : undefined);
 
 export function errorFields(error: unknown): Record<string, unknown> {
-  if (!(error instanceof Error)) return { message: String(error) };
+  if (!(error instanceof Error)) return copiedErrorFields(error);
   const query = failedQuery(error);
   const database = databaseFailure(query === null ? error : error.cause);
   if (query !== null || database) {
@@ -55,6 +55,25 @@ export function errorFields(error: unknown): Record<string, unknown> {
   }
   const code = (error as NodeJS.ErrnoException).code;
   return { name: error.name, message: error.message, code, stack: error.stack };
+}
+
+/**
+ * pg-boss reports a worker's failure as a copy of the error's own fields (`{ ...error, message, stack }`),
+ * not as an Error: the same fields are read from it, PostgreSQL's message left out as above. The copy
+ * has no `name` (it lives on the prototype); the stack's first line, `Name: message`, still has it.
+ */
+function copiedErrorFields(error: unknown): Record<string, unknown> {
+  if (typeof error !== "object" || error === null) return { message: String(error) };
+  const fields = error as Record<string, unknown>;
+  const stack = text(fields.stack);
+  const database = databaseFailure(fields);
+  if (database) return { name: "DatabaseError", ...database, stack: framesOf(stack) };
+  return {
+    name: text(fields.name) ?? /^([A-Za-z_$][\w$]*):/.exec(stack ?? "")?.[1],
+    message: text(fields.message),
+    code: text(fields.code),
+    stack,
+  };
 }
 
 /** One line for where only a string fits (a job's stored output). */

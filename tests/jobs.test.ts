@@ -5,7 +5,7 @@ import { openPostgres } from "../src/db/client.ts";
 import { defineQueue } from "../src/jobs/registry.ts";
 import { JobRunner } from "../src/jobs/runner.ts";
 import { createLogger } from "../src/log.ts";
-import { readJson, startTestApp } from "./helpers/app.ts";
+import { readJson, recordingLogger, startTestApp } from "./helpers/app.ts";
 import { freshDatabase, onPostgres } from "./helpers/db.ts";
 import { startTcpProxy } from "./helpers/tcp-proxy.ts";
 
@@ -100,6 +100,48 @@ describe.if(onPostgres)("a database outage (PostgreSQL behind a TCP proxy)", () 
       await runner.send(queue, { word: "after the outage" });
       await eventually(() => seen.includes("after the outage"));
     } finally {
+      await runner.stop(1000);
+      await app.close();
+      proxy.cut();
+      await fresh.drop();
+    }
+  }, 60_000);
+
+  test("the queue's failures during an outage are logged with their name, message and code", async () => {
+    const fresh = await freshDatabase();
+    const direct = new URL(fresh.url ?? "");
+    const proxy = await startTcpProxy({ hostname: direct.hostname, port: Number(direct.port || 5432) });
+    const viaProxy = new URL(direct);
+    viaProxy.port = String(proxy.port);
+    const database = openPostgres(viaProxy.toString(), { max: 3 });
+    const { queue } = recordingQueue("test.logged");
+    const app = await startTestApp({ database });
+    const recorder = recordingLogger("warn");
+    const runner = new JobRunner(database, recorder.log, [queue]);
+    const logged = () => recorder.lines.filter((line) => line.msg === "job queue error");
+    try {
+      await runner.start(app.ctx, { workers: true, superviseIntervalMs: 200 });
+      proxy.cut();
+      // pg-boss reports a worker's failed fetch as a copy of the error's fields, which was logged as
+      // {"message":"[object Object]"}: the connection that went, then the ones refused.
+      const refused = (line: Record<string, unknown>) =>
+        line.queue === "test.logged" && (line.error as { code?: string }).code === "ECONNREFUSED";
+      await eventually(() => logged().some(refused));
+      for (const line of logged()) {
+        const error = line.error as Record<string, unknown>;
+        expect(error.name).toBeString();
+        expect(error.message).toBeString();
+        expect(error.message).not.toBe("[object Object]");
+      }
+      const fromWorker = logged().find(refused);
+      expect(fromWorker?.error).toMatchObject({
+        name: "Error",
+        message: expect.stringContaining("ECONNREFUSED"),
+        code: "ECONNREFUSED",
+      });
+      expect((fromWorker?.error as { stack?: string }).stack).toContain("    at ");
+    } finally {
+      proxy.restore();
       await runner.stop(1000);
       await app.close();
       proxy.cut();

@@ -142,7 +142,12 @@ export class JobRunner {
         });
     boss.on("error", (error) => {
       this.#broken = true;
-      this.log.warn("job queue error", { error: errorFields(error) });
+      // A worker's failure names its queue (pg-boss adds it to the copy of the error it emits).
+      const queue = (error as { queue?: unknown }).queue;
+      this.log.warn("job queue error", {
+        queue: typeof queue === "string" ? queue : undefined,
+        error: errorFields(error),
+      });
     });
     await boss.start();
     for (const queue of this.queues) {
