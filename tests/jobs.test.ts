@@ -192,7 +192,7 @@ describe.if(onPostgres)("a database outage (PostgreSQL behind a TCP proxy)", () 
         message: expect.stringContaining("ECONNREFUSED"),
         code: "ECONNREFUSED",
       });
-      expect((fromWorker?.error as { stack?: string }).stack).toContain("    at ");
+      expect((fromWorker?.error as { stack?: string } | undefined)?.stack).toContain("    at ");
     } finally {
       proxy.restore();
       await runner.stop(1000);
