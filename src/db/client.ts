@@ -94,8 +94,10 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Databa
   // PostgreSQL needs to cancel is dead, and is destroyed with its queries). The last two come from the
   // patch. The statement timeout covers this pool only, which serves requests, job handlers and
   // sweeps: short statements (the longest, a fan-out's one INSERT, takes about 1 s per 100,000
-  // holders: bench/README.md). Migrations run on a connection of their own without it
-  // (withoutStatementTimeout), and pg-boss's maintenance runs on pg-boss's own pool.
+  // holders: bench/README.md). An upload's bytes are stored before its short transaction and a
+  // download streams from the release store, so neither holds a statement open. Migrations run on a
+  // connection of their own without it (withoutStatementTimeout), pg-boss's maintenance on pg-boss's
+  // own pool, and `depot backup` exists for the embedded database only (PostgreSQL's is pg_dump).
   const client = postgres(url, {
     max: options.max ?? 10,
     connect_timeout: connectTimeout,
