@@ -9,6 +9,10 @@ export interface Config {
   readonly appUrl: string;
   /** PostgreSQL connection string, or null for the embedded database in `dataDir`. */
   readonly databaseUrl: string | null;
+  /** How long opening a PostgreSQL connection may take. */
+  readonly databaseConnectTimeoutSeconds: number;
+  /** How long one statement may take, and a query wait for a free connection (db/client.ts). */
+  readonly databaseStatementTimeoutSeconds: number;
   readonly dataDir: string;
   readonly storageDir: string;
   /** Release files in an S3-compatible bucket (STORAGE_URL), or null for STORAGE_DIR on local disk. */
@@ -57,6 +61,12 @@ export type StorageDownloads = (typeof STORAGE_DOWNLOADS)[number];
 export const LOG_LEVELS = ["debug", "info", "warn", "error", "silent"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
+/**
+ * Bounds on every wait for PostgreSQL, so that a database that is away or a network that drops packets
+ * turns into a quick 503 rather than requests that hang (README, Configuration).
+ */
+export const DATABASE_TIMEOUT_DEFAULTS = { connectSeconds: 5, statementSeconds: 10 } as const;
+
 const GiB = 1024 ** 3;
 const MiB = 1024 ** 2;
 
@@ -100,6 +110,18 @@ export function loadConfig(env: Env = process.env): Config {
       "",
     ),
     databaseUrl,
+    databaseConnectTimeoutSeconds: integer(
+      "DATABASE_CONNECT_TIMEOUT_SECONDS",
+      read("DATABASE_CONNECT_TIMEOUT_SECONDS"),
+      DATABASE_TIMEOUT_DEFAULTS.connectSeconds,
+      { min: 1, max: 300 },
+    ),
+    databaseStatementTimeoutSeconds: integer(
+      "DATABASE_STATEMENT_TIMEOUT_SECONDS",
+      read("DATABASE_STATEMENT_TIMEOUT_SECONDS"),
+      DATABASE_TIMEOUT_DEFAULTS.statementSeconds,
+      { min: 1, max: 3600 },
+    ),
     dataDir,
     storageDir,
     objectStorage: objectStorage(read),

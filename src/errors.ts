@@ -71,6 +71,16 @@ export class TooManySignInAttempts extends AppError {
   }
 }
 
+/**
+ * 503: PostgreSQL cannot be reached, did not answer in time or ended the connection (a restart, a
+ * network that drops packets: db/errors.ts). Clients may try again shortly.
+ */
+export class DatabaseUnavailable extends AppError {
+  constructor() {
+    super(503, "Database unavailable.", { "retry-after": "5" });
+  }
+}
+
 /** Field → its messages, as a 422 lists them. */
 export type FieldMessages = Record<string, string[]>;
 

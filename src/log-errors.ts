@@ -36,15 +36,44 @@ const framesOf = (stack: string | undefined) =>
     .filter((line) => line.startsWith("    at "))
     .join("\n");
 
+const text = (value: unknown) => (typeof value === "string" ? value : undefined);
+
 export function errorFields(error: unknown): Record<string, unknown> {
-  if (!(error instanceof Error)) return { message: String(error) };
+  if (!(error instanceof Error)) return copiedErrorFields(error);
   const query = failedQuery(error);
   const database = databaseFailure(query === null ? error : error.cause);
   if (query !== null || database) {
-    return { name: "DatabaseError", query: query ?? undefined, ...database, stack: framesOf(error.stack) };
+    // A failure without a SQLSTATE is the driver's: it could not connect, or the connection went
+    // (ECONNREFUSED, CONNECT_TIMEOUT, CONNECTION_CLOSED, …). Its code says which.
+    const driverCode = text((error.cause as { code?: unknown } | undefined)?.code);
+    return {
+      name: "DatabaseError",
+      query: query ?? undefined,
+      ...(database ?? { code: driverCode }),
+      stack: framesOf(error.stack),
+    };
   }
   const code = (error as NodeJS.ErrnoException).code;
   return { name: error.name, message: error.message, code, stack: error.stack };
+}
+
+/**
+ * pg-boss reports a worker's failure as a copy of the error's own fields (`{ ...error, message, stack }`),
+ * not as an Error: the same fields are read from it, PostgreSQL's message left out as above. The copy
+ * has no `name` (it lives on the prototype); the stack's first line, `Name: message`, still has it.
+ */
+function copiedErrorFields(error: unknown): Record<string, unknown> {
+  if (typeof error !== "object" || error === null) return { message: String(error) };
+  const fields = error as Record<string, unknown>;
+  const stack = text(fields.stack);
+  const database = databaseFailure(fields);
+  if (database) return { name: "DatabaseError", ...database, stack: framesOf(stack) };
+  return {
+    name: text(fields.name) ?? /^([A-Za-z_$][\w$]*):/.exec(stack ?? "")?.[1],
+    message: text(fields.message),
+    code: text(fields.code),
+    stack,
+  };
 }
 
 /** One line for where only a string fits (a job's stored output). */

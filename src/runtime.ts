@@ -21,11 +21,11 @@ export interface Runtime extends AppContext {
 }
 
 /**
- * How long PostgreSQL may take to answer the first query: longer than postgres.js's own 5 s connect
- * timeout, so that one reports first. It also bounds the case that timeout misses: something other
- * than PostgreSQL accepts the connection and closes it, and postgres.js reconnects for ever.
+ * How much longer than DATABASE_CONNECT_TIMEOUT_SECONDS PostgreSQL may take to answer the first query,
+ * so that the connect timeout reports first. It also bounds the case that timeout misses: something
+ * other than PostgreSQL accepts the connection and closes it, and postgres.js reconnects for ever.
  */
-const FIRST_ANSWER_MS = 10_000;
+const FIRST_ANSWER_MARGIN_MS = 5000;
 
 /** Opens the configured database, brings its schema up to date, and wires the shared context. */
 export async function openRuntime(config: Config, log: Logger): Promise<Runtime> {
@@ -46,9 +46,13 @@ export async function openRuntime(config: Config, log: Logger): Promise<Runtime>
  */
 export async function openDatabase(config: Config, log: Logger): Promise<Database> {
   if (!config.databaseUrl) return openEmbedded(privateDirectory("DATA_DIR", config.dataDir, log), log);
-  const database = openPostgres(config.databaseUrl, { log });
+  const database = openPostgres(config.databaseUrl, {
+    log,
+    connectTimeoutSeconds: config.databaseConnectTimeoutSeconds,
+    statementTimeoutSeconds: config.databaseStatementTimeoutSeconds,
+  });
   try {
-    await database.ping(FIRST_ANSWER_MS);
+    await database.ping(config.databaseConnectTimeoutSeconds * 1000 + FIRST_ANSWER_MARGIN_MS);
   } catch (error) {
     await database.close();
     throw databaseStartupError(error, config.databaseUrl) ?? error;
@@ -58,7 +62,7 @@ export async function openDatabase(config: Config, log: Logger): Promise<Databas
 
 /** The context over an already open database (tests pass a per-file database). */
 export async function wire(config: Config, log: Logger, database: Database): Promise<Runtime> {
-  const applied = await migrate(database.db, migrations);
+  const applied = await database.withoutStatementTimeout((db) => migrate(db, migrations));
   if (applied.length > 0) log.info("migrations applied", { migrations: applied });
   const jobs = new JobRunner(database, log, queues);
   const downloads = new DownloadCounter(database.db, log);

@@ -1,11 +1,14 @@
 import { afterAll, describe, expect, test } from "bun:test";
+import { sql } from "drizzle-orm";
 import { t } from "elysia";
+import { fromPglite, PgBoss } from "pg-boss";
 import { buildApp } from "../src/app.ts";
 import { openPostgres } from "../src/db/client.ts";
+import { selectRows } from "../src/db/rows.ts";
 import { defineQueue } from "../src/jobs/registry.ts";
 import { JobRunner } from "../src/jobs/runner.ts";
 import { createLogger } from "../src/log.ts";
-import { readJson, startTestApp } from "./helpers/app.ts";
+import { readJson, recordingLogger, startTestApp } from "./helpers/app.ts";
 import { freshDatabase, onPostgres } from "./helpers/db.ts";
 import { startTcpProxy } from "./helpers/tcp-proxy.ts";
 
@@ -61,6 +64,56 @@ describe("job runner", () => {
     expect(bad).toBeString();
   });
 
+  test("a job whose worker died is run again within about 25 s of its heartbeat going stale", async () => {
+    const app = await startTestApp();
+    cleanup.push(() => app.close());
+    const seen: string[] = [];
+    const queue = defineQueue({
+      name: "test.stranded",
+      payload: t.Object({ word: t.String() }),
+      // The least pg-boss allows; a fan-out has 15.
+      options: { heartbeatSeconds: 10, retryLimit: 1 },
+      async handle(_ctx, data) {
+        seen.push(data.word);
+      },
+    });
+    const runner = new JobRunner(app.ctx.database, log, [queue]);
+    cleanup.push(() => runner.stop(1000));
+    await runner.start(app.ctx, { workers: false });
+    // pg-boss fails jobs with a stale heartbeat in its monitor pass, which claims each queue at most
+    // every monitorIntervalSeconds (60 by default). The first pass claims it now, while nothing is stale.
+    const monitored = async () =>
+      (
+        await selectRows<{ claimed: boolean }>(
+          app.ctx.db,
+          sql`SELECT monitor_claim_on IS NOT NULL AS claimed FROM pgboss.queue WHERE name = ${queue.name}`,
+        )
+      )[0]?.claimed === true;
+    await eventually(monitored, 30_000);
+
+    // A worker that takes the job and dies: nothing settles it, and its heartbeat goes stale.
+    await runner.send(queue, { word: "stranded" });
+    const { database } = app.ctx;
+    const doomed = new PgBoss({
+      ...(database.pglite
+        ? { db: fromPglite(database.pglite), backend: "pglite" as const }
+        : { connectionString: database.url ?? "" }),
+      supervise: false,
+      schedule: false,
+    });
+    await doomed.start();
+    const [taken] = await doomed.fetch(queue.name);
+    expect(taken?.data).toEqual({ word: "stranded" });
+    await doomed.stop({ graceful: false, close: !database.pglite });
+    const stale = Date.now() + 10_000;
+
+    // The others' workers (here this process's, started after the death) run it again.
+    await runner.stop(1000);
+    await runner.start(app.ctx, { workers: true });
+    await eventually(() => seen.includes("stranded"), 60_000);
+    expect((Date.now() - stale) / 1000).toBeLessThan(25);
+  }, 120_000);
+
   test("a sender-only runner (serve --no-workers) enqueues without running", async () => {
     const { runner, queue, seen } = await startRunner("test.quiet", false);
     expect(await runner.send(queue, { word: "later" })).toBeString();
@@ -100,6 +153,48 @@ describe.if(onPostgres)("a database outage (PostgreSQL behind a TCP proxy)", () 
       await runner.send(queue, { word: "after the outage" });
       await eventually(() => seen.includes("after the outage"));
     } finally {
+      await runner.stop(1000);
+      await app.close();
+      proxy.cut();
+      await fresh.drop();
+    }
+  }, 60_000);
+
+  test("the queue's failures during an outage are logged with their name, message and code", async () => {
+    const fresh = await freshDatabase();
+    const direct = new URL(fresh.url ?? "");
+    const proxy = await startTcpProxy({ hostname: direct.hostname, port: Number(direct.port || 5432) });
+    const viaProxy = new URL(direct);
+    viaProxy.port = String(proxy.port);
+    const database = openPostgres(viaProxy.toString(), { max: 3 });
+    const { queue } = recordingQueue("test.logged");
+    const app = await startTestApp({ database });
+    const recorder = recordingLogger("warn");
+    const runner = new JobRunner(database, recorder.log, [queue]);
+    const logged = () => recorder.lines.filter((line) => line.msg === "job queue error");
+    try {
+      await runner.start(app.ctx, { workers: true, superviseIntervalMs: 200 });
+      proxy.cut();
+      // pg-boss reports a worker's failed fetch as a copy of the error's fields, which was logged as
+      // {"message":"[object Object]"}: the connection that went, then the ones refused.
+      const refused = (line: Record<string, unknown>) =>
+        line.queue === "test.logged" && (line.error as { code?: string }).code === "ECONNREFUSED";
+      await eventually(() => logged().some(refused));
+      for (const line of logged()) {
+        const error = line.error as Record<string, unknown>;
+        expect(error.name).toBeString();
+        expect(error.message).toBeString();
+        expect(error.message).not.toBe("[object Object]");
+      }
+      const fromWorker = logged().find(refused);
+      expect(fromWorker?.error).toMatchObject({
+        name: "Error",
+        message: expect.stringContaining("ECONNREFUSED"),
+        code: "ECONNREFUSED",
+      });
+      expect((fromWorker?.error as { stack?: string } | undefined)?.stack).toContain("    at ");
+    } finally {
+      proxy.restore();
       await runner.stop(1000);
       await app.close();
       proxy.cut();

@@ -14,7 +14,7 @@ export const migrateCommand: Command = {
     const log = createLogger(config.logLevel, (line) => process.stderr.write(`${line}\n`));
     const database = await openDatabase(config, log);
     try {
-      const applied = await migrate(database.db, migrations);
+      const applied = await database.withoutStatementTimeout((db) => migrate(db, migrations));
       if (values.json) process.stdout.write(`${JSON.stringify({ applied })}\n`);
       else createLogger("info", (line) => process.stderr.write(`${line}\n`)).info("migrated", { applied });
       return 0;

@@ -9,6 +9,7 @@ import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
+import { DATABASE_TIMEOUT_DEFAULTS } from "../config.ts";
 import { PRIVATE_DIRECTORY } from "../file-modes.ts";
 import type { Logger } from "../log.ts";
 import { initialiseInChild, isInitialised } from "./embedded-init.ts";
@@ -39,8 +40,37 @@ export interface Database {
   ping(timeoutMs?: number): Promise<void>;
   /** The connection pool's state; null for the embedded database, which has one connection and no pool. */
   pool(): PoolStats | null;
+  /**
+   * Runs `fn` on a connection of its own that no statement timeout applies to: for migrations, which may
+   * rewrite large tables and wait for another instance's migration lock. The embedded database has
+   * no timeouts: `fn` gets its one connection.
+   */
+  withoutStatementTimeout<T>(fn: (db: Db) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
+
+export interface PostgresOptions {
+  max?: number;
+  log?: Logger;
+  /** DATABASE_CONNECT_TIMEOUT_SECONDS; its default when not given. */
+  connectTimeoutSeconds?: number;
+  /** DATABASE_STATEMENT_TIMEOUT_SECONDS; its default when not given. */
+  statementTimeoutSeconds?: number;
+}
+
+/**
+ * How much longer than the statement timeout a connection may stay silent: PostgreSQL cancels a
+ * statement at the timeout and says so at once, so silence past this means nobody is listening.
+ */
+const ANSWER_GRACE_SECONDS = 1;
+
+/**
+ * Seconds before a connection is reopened after failed attempts. postgres.js's own delay grows to
+ * 20 s (3^n / 100 s), and the query handed to that connection waits it out, with no timeout running:
+ * after a PostgreSQL restart, requests hung for that long although the database was back. Capped at
+ * 1 s (less its jitter), a pool of 10 makes at most about 20 attempts a second while the database is away.
+ */
+const reconnectDelay = (retries: number) => Math.min(3 ** retries / 100, 1) * (0.5 + Math.random() / 2);
 
 /**
  * At LOG_LEVEL=debug every statement is logged (its text, never its parameters: they hold token
@@ -51,19 +81,40 @@ function queryLogger(log: Logger | undefined): DrizzleLogger | undefined {
   return { logQuery: (query) => log.debug("query", { sql: query }) };
 }
 
-export function openPostgres(url: string, options: { max?: number; log?: Logger } = {}): Database {
+export function openPostgres(url: string, options: PostgresOptions = {}): Database {
+  const connectTimeout = options.connectTimeoutSeconds ?? DATABASE_TIMEOUT_DEFAULTS.connectSeconds;
+  const statementTimeout = options.statementTimeoutSeconds ?? DATABASE_TIMEOUT_DEFAULTS.statementSeconds;
   // postgres.js is patched (patches/postgres+3.4.9.patch): its queue otherwise slows down for as
   // long as more queries are in flight than the pool has connections (bench/README.md).
+  //
+  // Every wait on PostgreSQL is bounded, so that a database that is away, or a network that drops
+  // packets, is a quick 503 (isDatabaseUnavailable) and never a request that hangs: opening a
+  // connection (connect_timeout, the login included); a statement (statement_timeout: PostgreSQL
+  // cancels it and the connection lives on); waiting for a free connection (queue_timeout: the query
+  // fails unsent); and silence (answer_timeout: a connection that hears nothing back for longer than
+  // PostgreSQL needs to cancel is dead, and is destroyed with its queries). The last two come from the
+  // patch. The statement timeout covers this pool only, which serves requests, job handlers and
+  // sweeps: short statements (the longest, a fan-out's one INSERT, takes about 1 s per 100,000
+  // holders: bench/README.md). An upload's bytes are stored before its short transaction and a
+  // download streams from the release store, so neither holds a statement open. Migrations run on a
+  // connection of their own without it (withoutStatementTimeout), pg-boss's maintenance on pg-boss's
+  // own pool, and `depot backup` exists for the embedded database only (PostgreSQL's is pg_dump).
   const client = postgres(url, {
     max: options.max ?? 10,
-    connect_timeout: 5,
+    connect_timeout: connectTimeout,
+    queue_timeout: statementTimeout,
+    answer_timeout: statementTimeout + ANSWER_GRACE_SECONDS,
+    backoff: reconnectDelay,
     // Notices such as "schema already exists, skipping" are noise in our JSON logs.
     onnotice: () => {},
-    // depot's prepared statements are index look-ups whose plan does not depend on the values. Left
-    // to choose, PostgreSQL keeps planning every execution anew for a statement whose LIMIT is a
-    // parameter (its generic plan looks costlier than a custom one for LIMIT 16): a third of the
-    // database's CPU for a purchase list (bench/README.md).
-    connection: { plan_cache_mode: "force_generic_plan" },
+    connection: {
+      statement_timeout: statementTimeout * 1000,
+      // depot's prepared statements are index look-ups whose plan does not depend on the values. Left
+      // to choose, PostgreSQL keeps planning every execution anew for a statement whose LIMIT is a
+      // parameter (its generic plan looks costlier than a custom one for LIMIT 16): a third of the
+      // database's CPU for a purchase list (bench/README.md).
+      plan_cache_mode: "force_generic_plan",
+    },
   });
   // drizzle's postgres-js driver sends every query unprepared (drizzle-orm#6096): a parse and a plan
   // on the server and an extra round trip each time. depot's queries are a small set of shapes, so
@@ -80,6 +131,22 @@ export function openPostgres(url: string, options: { max?: number; log?: Logger 
     url,
     ping: (timeoutMs = 2000) => withTimeout(db.execute(sql`SELECT 1`), timeoutMs),
     pool: () => ({ max: client.options.max, ...client.stats }),
+    async withoutStatementTimeout(fn) {
+      const own = postgres(url, {
+        max: 1,
+        connect_timeout: connectTimeout,
+        onnotice: () => {},
+        // 0: none, whatever the role or the database sets.
+        connection: { statement_timeout: 0 },
+      });
+      try {
+        return await fn(
+          drizzlePostgres({ client: own, schema, logger: queryLogger(options.log) }) as unknown as Db,
+        );
+      } finally {
+        await own.end({ timeout: 5 });
+      }
+    },
     close: () => client.end({ timeout: 5 }),
   };
 }
@@ -122,6 +189,7 @@ export function wrapPglite(pglite: PGlite, onClose: () => void = () => {}, log?:
       await db.execute(sql`SELECT 1`);
     },
     pool: () => null,
+    withoutStatementTimeout: (fn) => fn(db),
     close: async () => {
       try {
         await pglite.close();

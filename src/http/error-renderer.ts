@@ -1,7 +1,8 @@
 import type { TSchema } from "@sinclair/typebox";
 import type { ValueError } from "@sinclair/typebox/errors";
 import { Elysia, type ValidationError } from "elysia";
-import { AppError, type FieldMessages, Invalid, NotFound } from "../errors.ts";
+import { isDatabaseUnavailable } from "../db/errors.ts";
+import { AppError, DatabaseUnavailable, type FieldMessages, Invalid, NotFound } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { errorFields } from "../log-errors.ts";
 import { invalidFrom } from "../validation/messages.ts";
@@ -25,6 +26,16 @@ export const errorRenderer = ({ log, allowedMethods, remainingFieldErrors }: Ren
         return Response.json(failure.body(), { status: failure.status, headers: failure.headers });
       };
       if (error instanceof AppError) return render(error);
+      // Not a bug of ours: the database is away for a moment (a restart, a network that drops packets).
+      if (isDatabaseUnavailable(error)) {
+        log.warn("database unavailable", {
+          request_id: requestIdOf(request),
+          method: request.method,
+          path,
+          error: errorFields(error),
+        });
+        return render(new DatabaseUnavailable());
+      }
       switch (code) {
         case "VALIDATION": {
           // A response that fails its own schema is our bug, not the client's.

@@ -9,10 +9,15 @@ import { errorFields, errorSummary } from "../log-errors.ts";
 import type { QueueDefinition } from "./registry.ts";
 
 /**
- * pg-boss checks every 10 s (default 60) for jobs whose worker stopped sending heartbeats, so the
- * jobs of a killed worker are retried by the others within seconds, not a minute later.
+ * How soon the jobs of a killed worker are retried by the others. pg-boss fails a job whose heartbeat
+ * is older than its queue's heartbeatSeconds (15 for a fan-out), but only in its monitor pass, which
+ * runs at most every monitorIntervalSeconds (default 60) on a supervise tick (every
+ * superviseIntervalSeconds): with 60 a stranded fan-out waited up to 75 s. With both at 10 it is
+ * taken again within about 15 + 10 s plus a retry delay of 1–2 s (bench/README.md, "Stranded
+ * fan-out"). The same pass counts the queues, so depot_job_queue_jobs is as fresh; its aggregate
+ * over the job table costs about 0.2 s per million jobs (pg-boss's own measurement).
  */
-const BOSS_OPTIONS = { superviseIntervalSeconds: 10 } as const;
+const BOSS_OPTIONS = { superviseIntervalSeconds: 10, monitorIntervalSeconds: 10 } as const;
 
 /** An id no job has, for warming pg-boss's queue cache. */
 const NO_JOB = "00000000-0000-0000-0000-000000000000";
@@ -60,7 +65,7 @@ export class JobRunner {
     return this.#ctx !== null;
   }
 
-  /** Each queue's waiting and running jobs, as pg-boss last counted them (its monitor, about every minute). */
+  /** Each queue's waiting and running jobs, as pg-boss last counted them (its monitor, about every 10 s). */
   async queueDepths(): Promise<{ queue: string; ready: number; deferred: number; active: number }[]> {
     const boss = this.#boss;
     if (!boss) return [];
@@ -142,7 +147,12 @@ export class JobRunner {
         });
     boss.on("error", (error) => {
       this.#broken = true;
-      this.log.warn("job queue error", { error: errorFields(error) });
+      // A worker's failure names its queue (pg-boss adds it to the copy of the error it emits).
+      const queue = (error as { queue?: unknown }).queue;
+      this.log.warn("job queue error", {
+        queue: typeof queue === "string" ? queue : undefined,
+        error: errorFields(error),
+      });
     });
     await boss.start();
     for (const queue of this.queues) {

@@ -89,7 +89,7 @@ export class Metrics {
   constructor(queues: QueueDepthSource, database: PoolSource) {
     new Gauge({
       name: "depot_job_queue_jobs",
-      help: "Jobs waiting or running per queue and state (ready, deferred, active), as pg-boss last counted them (about every minute).",
+      help: "Jobs waiting or running per queue and state (ready, deferred, active), as pg-boss last counted them (about every 10 s).",
       labelNames: ["queue", "state"] as const,
       registers: [this.registry],
       async collect() {

@@ -5,12 +5,16 @@ const STALL_MS = 300;
 
 /**
  * A TCP proxy in front of PostgreSQL (or any server). `cut()` drops every connection and refuses new
- * ones, as a database restart or network partition would, without touching the shared server;
- * `restore()` heals it. `cutAfter(n)` cuts once `n` more bytes have reached the clients: a download
- * broken off in the middle. `faultTowardsServer` drops or damages one upload in the middle.
+ * ones, as a database restart would, without touching the shared server; `blackhole()` keeps every
+ * connection and accepts new ones but lets nothing through either way, as a network that drops
+ * packets; `restore()` heals both. `cutAfter(n)` cuts once `n` more bytes have reached the clients: a
+ * download broken off in the middle. `faultTowardsServer` drops or damages one upload in the middle.
  */
 export async function startTcpProxy(target: { hostname: string; port: number }) {
   const open = new Set<Socket<unknown>>();
+  const clients = new Set<Socket<Pair>>();
+  /** Nothing passes; what is sent waits, as TCP retransmits it, and arrives once the network heals. */
+  let blackholed = false;
   let listener: TCPSocketListener | null = null;
   let port = 0;
   /** Bytes clients may still receive before the armed cut, and what to call then (cutAfter). */
@@ -28,14 +32,25 @@ export async function startTcpProxy(target: { hostname: string; port: number }) 
     ending: boolean;
     /** Past an armed drop: nothing more is forwarded until the connection is dropped. */
     stalled: boolean;
+    /** Bytes for the client that arrived while blackholed. */
+    held: Uint8Array[];
   }
-  const pair = (): Pair => ({ upstream: null, pending: [], backlog: [], ending: false, stalled: false });
+  const pair = (): Pair => ({
+    upstream: null,
+    pending: [],
+    backlog: [],
+    ending: false,
+    stalled: false,
+    held: [],
+  });
 
   const cut = () => {
     listener?.stop(true);
     listener = null;
+    blackholed = false;
     for (const socket of open) socket.terminate();
     open.clear();
+    clients.clear();
   };
 
   /** Writes all of `chunk` eventually: what the socket does not take now waits for its drain. */
@@ -106,6 +121,42 @@ export async function startTcpProxy(target: { hostname: string; port: number }) 
     return null;
   };
 
+  const connectUpstream = (client: Socket<Pair>) =>
+    Bun.connect<Pair>({
+      ...target,
+      data: pair(),
+      socket: {
+        open(upstream) {
+          open.add(upstream as Socket<unknown>);
+          client.data.upstream = upstream;
+          for (const chunk of client.data.pending) send(upstream, chunk);
+          client.data.pending = [];
+        },
+        data(_, chunk) {
+          if (blackholed) client.data.held.push(new Uint8Array(chunk));
+          else toClient(client, new Uint8Array(chunk));
+        },
+        drain,
+        close: () => endWhenDrained(client),
+        error: () => endWhenDrained(client),
+      },
+    }).catch(() => void client.end());
+
+  /** After a blackhole: what waited goes through, and connections accepted meanwhile reach the server. */
+  const release = () => {
+    for (const client of clients) {
+      for (const chunk of client.data.held) toClient(client, chunk);
+      client.data.held = [];
+      const { upstream } = client.data;
+      if (upstream === null) {
+        void connectUpstream(client);
+        continue;
+      }
+      for (const chunk of client.data.pending) send(upstream, chunk);
+      client.data.pending = [];
+    }
+  };
+
   const listen = () =>
     Bun.listen<Pair>({
       hostname: "127.0.0.1",
@@ -114,32 +165,24 @@ export async function startTcpProxy(target: { hostname: string; port: number }) 
         open(client) {
           client.data = pair();
           open.add(client as Socket<unknown>);
-          Bun.connect<Pair>({
-            ...target,
-            data: pair(),
-            socket: {
-              open(upstream) {
-                open.add(upstream as Socket<unknown>);
-                client.data.upstream = upstream;
-                for (const chunk of client.data.pending) send(upstream, chunk);
-                client.data.pending = [];
-              },
-              data: (_, chunk) => toClient(client, new Uint8Array(chunk)),
-              drain,
-              close: () => endWhenDrained(client),
-              error: () => endWhenDrained(client),
-            },
-          }).catch(() => void client.end());
+          clients.add(client);
+          if (!blackholed) void connectUpstream(client);
         },
         data(client, chunk) {
           const bytes = towardsServer(client, new Uint8Array(chunk));
           if (bytes === null) return;
-          if (client.data.upstream) send(client.data.upstream, bytes);
+          if (client.data.upstream && !blackholed) send(client.data.upstream, bytes);
           else client.data.pending.push(bytes);
         },
         drain,
-        close: (client) => void (client.data.upstream && endWhenDrained(client.data.upstream)),
-        error: (client) => void (client.data.upstream && endWhenDrained(client.data.upstream)),
+        close(client) {
+          clients.delete(client);
+          if (client.data.upstream) endWhenDrained(client.data.upstream);
+        },
+        error(client) {
+          clients.delete(client);
+          if (client.data.upstream) endWhenDrained(client.data.upstream);
+        },
       },
     });
 
@@ -148,8 +191,15 @@ export async function startTcpProxy(target: { hostname: string; port: number }) 
   return {
     port,
     cut,
+    blackhole() {
+      listener ??= listen();
+      blackholed = true;
+    },
     restore() {
       listener ??= listen();
+      if (!blackholed) return;
+      blackholed = false;
+      release();
     },
     /**
      * One fault, once, at the `at`th byte clients send from now on: `drop` drops that connection as

@@ -1,7 +1,15 @@
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
-import { AppError } from "../../errors.ts";
+import { DatabaseUnavailable } from "../../errors.ts";
+import { MessageJson } from "../../http/schemas.ts";
 import { readiness } from "./readiness.ts";
+
+/**
+ * An orchestrator's probe gives up after about a second (Kubernetes' default timeoutSeconds is 1), and
+ * a probe without an answer looks like a dead process: the answer comes before that, a 503 when the
+ * database has not answered by then.
+ */
+const LIVENESS_TIMEOUT_MS = 800;
 
 const Checks = t.Record(t.String(), t.String(), {
   description: '"ok" or why not, per check: database, migrations, storage, and jobs where the runner runs',
@@ -15,14 +23,14 @@ export const healthRoutes = (ctx: AppContext) =>
       "/api/health",
       async () => {
         try {
-          await ctx.database.ping(2000);
+          await ctx.database.ping(LIVENESS_TIMEOUT_MS);
         } catch {
-          throw new AppError(503, "Database unavailable.");
+          throw new DatabaseUnavailable();
         }
         return { status: "ok" };
       },
       {
-        response: { 200: t.Object({ status: t.String({ examples: ["ok"] }) }) },
+        response: { 200: t.Object({ status: t.String({ examples: ["ok"] }) }), 503: MessageJson },
         detail: { summary: "Service health", tags: ["Health"] },
       },
     )
