@@ -3,16 +3,15 @@ import { Elysia } from "elysia";
 import type { AppContext } from "../context.ts";
 import { Forbidden, Unauthenticated } from "../errors.ts";
 import { authenticateApiKey } from "../features/api-keys/service.ts";
-import { type Actor, type ApiKeyActor, sessionActorOf } from "../features/auth/actor.ts";
+import { type Actor, sessionActorOf } from "../features/auth/actor.ts";
 import { allows, type Grant } from "../features/auth/permissions.ts";
 import { authenticateToken } from "../features/tokens/service.ts";
-import { annotateRequest } from "./request-id.ts";
+import { type RequestState, requestState } from "./request-state.ts";
 import { authenticateSession } from "./session-auth.ts";
 
 // Credentials are checked in `transform`, which Elysia runs before body validation, so an anonymous
-// caller gets 401, not a 422 describing the body it may not send. `resolve` then hands the result on.
-const actors = new WeakMap<Request, Actor>();
-const apiKeys = new WeakMap<Request, ApiKeyActor>();
+// caller gets 401, not a 422 describing the body it may not send. What they found goes into the
+// request's state, and `resolve` hands it to the handler.
 
 /**
  * RFC 9110 §11.1: the authentication scheme is case-insensitive, but @elysiajs/bearer only recognises
@@ -51,9 +50,9 @@ export const bearerAuth = (ctx: AppContext) =>
         async transform({ bearer: token, request, set }) {
           const actor = await identify(ctx, token, request, set);
           if (needed !== true && !allows(actor.permissions, needed)) throw new Forbidden();
-          actors.set(request, actor);
+          requestState(request).actor = actor;
         },
-        resolve: ({ request }) => ({ actor: authenticated(actors, request) }),
+        resolve: ({ request }) => ({ actor: authenticated(requestState(request), "actor") }),
       }),
       sessionOnly: (tokenRefusal: string) => ({
         detail: { security: [{ sessionCookie: [] }] },
@@ -61,9 +60,9 @@ export const bearerAuth = (ctx: AppContext) =>
           const actor = await identify(ctx, token, request, set);
           // A token is known good here: its holder learns why, rather than a bare 401.
           if (actor.via !== "session") throw new Forbidden(tokenRefusal);
-          actors.set(request, actor);
+          requestState(request).actor = actor;
         },
-        resolve: ({ request }) => ({ actor: authenticated(actors, request) }),
+        resolve: ({ request }) => ({ actor: authenticated(requestState(request), "actor") }),
       }),
     });
 
@@ -78,7 +77,6 @@ async function identify(
     ? await authenticateToken(ctx, headerBearer(request, token))
     : await sessionActor(ctx, request, set as { headers: Record<string, string | number> });
   if (!actor) throw new Unauthenticated();
-  annotateRequest(request, { user_id: actor.user.id });
   return actor;
 }
 
@@ -100,15 +98,18 @@ export const apiKeyAuth = (ctx: AppContext) =>
       async transform({ headers, request }) {
         const apiKey = await authenticateApiKey(ctx, headers["x-api-key"]);
         if (!apiKey) throw new Unauthenticated("Invalid API key.", "ApiKey");
-        annotateRequest(request, { api_key_id: apiKey.id });
-        apiKeys.set(request, apiKey);
+        requestState(request).apiKey = apiKey;
       },
-      resolve: ({ request }) => ({ apiKey: authenticated(apiKeys, request) }),
+      resolve: ({ request }) => ({ apiKey: authenticated(requestState(request), "apiKey") }),
     }),
   });
 
-function authenticated<T>(store: WeakMap<Request, T>, request: Request): T {
-  const value = store.get(request);
+/** What `transform` found; a handler reached without it is refused rather than run anonymously. */
+function authenticated<K extends "actor" | "apiKey">(
+  state: RequestState,
+  key: K,
+): NonNullable<RequestState[K]> {
+  const value = state[key];
   if (value === undefined) throw new Unauthenticated();
-  return value;
+  return value as NonNullable<RequestState[K]>;
 }

@@ -6,7 +6,7 @@ import { AppError, DatabaseUnavailable, type FieldMessages, Invalid, NotFound } 
 import type { Logger } from "../log.ts";
 import { errorFields } from "../log-errors.ts";
 import { invalidFrom } from "../validation/messages.ts";
-import { requestIdOf } from "./request-id.ts";
+import { requestState } from "./request-state.ts";
 
 interface RendererOptions {
   log: Logger;
@@ -29,7 +29,7 @@ export const errorRenderer = ({ log, allowedMethods, remainingFieldErrors }: Ren
       // Not a bug of ours: the database is away for a moment (a restart, a network that drops packets).
       if (isDatabaseUnavailable(error)) {
         log.warn("database unavailable", {
-          request_id: requestIdOf(request),
+          request_id: requestState(request).id,
           method: request.method,
           path,
           error: errorFields(error),
@@ -68,7 +68,7 @@ export const errorRenderer = ({ log, allowedMethods, remainingFieldErrors }: Ren
         }
       }
       log.error("request failed", {
-        request_id: requestIdOf(request),
+        request_id: requestState(request).id,
         method: request.method,
         path,
         error: errorFields(error),

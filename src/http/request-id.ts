@@ -2,40 +2,15 @@ import { Elysia } from "elysia";
 import type { Logger } from "../log.ts";
 import type { Metrics } from "../metrics/metrics.ts";
 import { clientIp } from "./client-ip.ts";
-
-interface RequestMeta {
-  id: string;
-  startedAt: number;
-  /** The client's address, or null when there is no socket (app.handle in tests). */
-  ip: string | null;
-  /** Added by whoever learns them (auth: the user or API key id). */
-  fields?: Record<string, unknown>;
-}
-
-const meta = new WeakMap<Request, RequestMeta>();
+import { requestState, startRequestState, whoAsked } from "./request-state.ts";
 
 /** A caller's own request id is kept when it is a sane token, so traces join up across services. */
 const CALLER_ID = /^[\w.:-]{1,128}$/;
-
-export function requestIdOf(request: Request): string | undefined {
-  return meta.get(request)?.id;
-}
-
-/** The client's address as the request log took it (X-Forwarded-For only with TRUST_PROXY), once per request. */
-export function clientIpOf(request: Request): string | null {
-  return meta.get(request)?.ip ?? null;
-}
 
 /** The status actually sent: a handler that returns a Response (downloads: 206, 304, 416) sets it there, not in `set`. */
 export function sentStatus(set: { status?: unknown }, responseValue: unknown): number {
   if (responseValue instanceof Response) return responseValue.status;
   return typeof set.status === "number" ? set.status : 200;
-}
-
-/** Adds fields to the request's log line (who it was authenticated as). */
-export function annotateRequest(request: Request, fields: Record<string, unknown>): void {
-  const m = meta.get(request);
-  if (m) m.fields = { ...m.fields, ...fields };
 }
 
 /**
@@ -50,29 +25,26 @@ export const requestLog = (log: Logger, trustProxy: boolean, metrics: Metrics | 
       const incoming = request.headers.get("x-request-id");
       const id = incoming && CALLER_ID.test(incoming) ? incoming : crypto.randomUUID();
       const ip = clientIp(request, server?.requestIP(request)?.address, trustProxy);
-      meta.set(request, { id, startedAt: performance.now(), ip });
+      startRequestState(request, { id, ip });
       set.headers["x-request-id"] = id;
       // No response is ever to be read as another type than it says (a release file, a JSON error).
       set.headers["x-content-type-options"] = "nosniff";
     })
     .onAfterResponse({ as: "global" }, ({ request, path, route, set, responseValue }) => {
-      if (metrics) {
-        const started = meta.get(request)?.startedAt;
-        const seconds = started === undefined ? 0 : (performance.now() - started) / 1000;
-        metrics.request(route ?? "", request.method, sentStatus(set, responseValue), seconds);
-      }
-      if (!log.enabled("info")) return;
-      const m = meta.get(request);
+      const state = requestState(request);
+      const elapsed = performance.now() - state.startedAt;
       const status = sentStatus(set, responseValue);
+      metrics?.request(route ?? "", request.method, status, elapsed / 1000);
+      if (!log.enabled("info")) return;
       log.info("request", {
-        request_id: m?.id,
+        request_id: state.id,
         method: request.method,
         path,
         status,
-        duration_ms: m ? Math.round((performance.now() - m.startedAt) * 100) / 100 : undefined,
+        duration_ms: Math.round(elapsed * 100) / 100,
         bytes: request.method === "HEAD" ? 0 : bodyBytes(responseValue),
-        ip: m?.ip ?? null,
-        ...m?.fields,
+        ip: state.ip,
+        ...whoAsked(state),
       });
     });
 

@@ -4,7 +4,7 @@ import { Unauthenticated } from "../errors.ts";
 import { cookieIsSecure, readSessionCookie, sessionCookie } from "../features/sessions/cookie.ts";
 import { findSession, lifetimeSeconds, type SignedIn } from "../features/sessions/service.ts";
 import { changesState, refuseCrossSite, requireCsrfToken } from "./csrf.ts";
-import { annotateRequest } from "./request-id.ts";
+import { requestState } from "./request-state.ts";
 
 type Headers = Record<string, string | number>;
 
@@ -20,7 +20,7 @@ export async function authenticateSession(
 ): Promise<SignedIn | null> {
   const signedIn = await findSession(ctx, readSessionCookie(request));
   if (!signedIn) return null;
-  annotateRequest(request, { user_id: signedIn.user.id, via: "session" });
+  requestState(request).session = signedIn;
   if (changesState(request)) {
     refuseCrossSite(request, ctx.config.appUrl);
     requireCsrfToken(request, signedIn.session.csrfToken);
@@ -36,8 +36,6 @@ export async function authenticateSession(
   return signedIn;
 }
 
-const signedInByRequest = new WeakMap<Request, SignedIn>();
-
 /** Routes about the session itself (`{ session: true }`): only the cookie counts, never a bearer token. */
 export const sessionAuth = (ctx: AppContext) =>
   new Elysia().macro({
@@ -46,10 +44,9 @@ export const sessionAuth = (ctx: AppContext) =>
       async transform({ request, set }) {
         const signedIn = await authenticateSession(ctx, request, set as { headers: Headers });
         if (!signedIn) throw new Unauthenticated();
-        signedInByRequest.set(request, signedIn);
       },
       resolve: ({ request }) => {
-        const signedIn = signedInByRequest.get(request);
+        const signedIn = requestState(request).session;
         if (!signedIn) throw new Unauthenticated();
         return { signedIn };
       },

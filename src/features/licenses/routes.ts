@@ -3,7 +3,7 @@ import type { AppContext } from "../../context.ts";
 import { AppError, Invalid, Unauthenticated } from "../../errors.ts";
 import { apiKeyAuth, bearerAuth } from "../../http/auth.ts";
 import { normaliseIp } from "../../http/client-ip.ts";
-import { clientIpOf } from "../../http/request-id.ts";
+import { requestState } from "../../http/request-state.ts";
 import { MessageJson, ValidationJson } from "../../http/schemas.ts";
 import { pageRequest } from "../../pagination.ts";
 import { authenticateApiKey } from "../api-keys/service.ts";
@@ -230,7 +230,7 @@ async function addressToCheck(
   bodyIp: string | undefined,
 ): Promise<{ address: string; vouchingKey: ApiKeyActor | null }> {
   if (bodyIp === undefined) {
-    const address = clientIpOf(request);
+    const address = requestState(request).ip;
     if (address === null) throw new AppError(400, "The client address could not be determined.");
     return { address, vouchingKey: null };
   }

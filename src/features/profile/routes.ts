@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import type { AppContext } from "../../context.ts";
 import { Invalid } from "../../errors.ts";
 import { bearerAuth } from "../../http/auth.ts";
-import { clientIpOf } from "../../http/request-id.ts";
+import { requestState } from "../../http/request-state.ts";
 import { dataOf, MessageJson, ValidationJson } from "../../http/schemas.ts";
 import { sha256Hex } from "../auth/secrets.ts";
 import { readSessionCookie } from "../sessions/cookie.ts";
@@ -45,7 +45,7 @@ export const profileRoutes = (ctx: AppContext) => {
       async ({ body, actor, request, set }) => {
         // sessionOnly let only a live session cookie through: it is the session to keep.
         const current = sha256Hex(readSessionCookie(request) ?? "");
-        const ip = clientIpOf(request);
+        const ip = requestState(request).ip;
         const subject = attemptSubject(actor.user, actor.user.email);
         await throttle.begin(subject, ip);
         try {

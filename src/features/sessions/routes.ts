@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import type { AppContext } from "../../context.ts";
 import type { Session } from "../../db/schema/index.ts";
 import { refuseCrossSite } from "../../http/csrf.ts";
-import { clientIpOf } from "../../http/request-id.ts";
+import { requestState } from "../../http/request-state.ts";
 import { dataOf, MessageJson, ValidationJson } from "../../http/schemas.ts";
 import { sessionAuth } from "../../http/session-auth.ts";
 import { sha256Hex } from "../auth/secrets.ts";
@@ -35,7 +35,7 @@ export const sessionRoutes = (ctx: AppContext) => {
       "/api/auth/sign-in",
       async ({ body, request, set }) => {
         refuseCrossSite(request, ctx.config.appUrl);
-        const ip = clientIpOf(request);
+        const ip = requestState(request).ip;
         const user = await findUserByEmail(ctx, body.email);
         const subject = attemptSubject(user?.user ?? null, body.email);
         await throttle.begin(subject, ip);

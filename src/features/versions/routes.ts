@@ -5,7 +5,7 @@ import { AppError, Invalid } from "../../errors.ts";
 import { bearerAuth, headerBearer, sessionActor } from "../../http/auth.ts";
 import { mediaTypeOrDefault } from "../../http/media-type.ts";
 import { publicUrl, simplePage } from "../../http/pagination.ts";
-import { annotateRequest } from "../../http/request-id.ts";
+import { requestState } from "../../http/request-state.ts";
 import { dataOf, MessageJson, ValidationJson } from "../../http/schemas.ts";
 import { pageRequest } from "../../pagination.ts";
 import { newStorageKey } from "../../storage/storage.ts";
@@ -103,7 +103,7 @@ export const versionRoutes = (ctx: AppContext) => {
         session: async () => (request.headers.has("authorization") ? null : sessionActor(ctx, request, set)),
       },
     );
-    if (userId !== null) annotateRequest(request, { user_id: userId });
+    if (userId !== null) requestState(request).downloadUserId = userId;
     const { version } = row;
     const stored = await ctx.releases.size(version.storageKey);
     if (stored !== version.fileSize) {
