@@ -78,7 +78,7 @@ export function buildApp(ctx: AppContext) {
       }),
     )
     // With ctx.metrics null (no METRICS_TOKEN, no METRICS_PORT) nothing is counted.
-    .use(requestLog(ctx.log, ctx.config.trustProxy, ctx.metrics))
+    .use(requestLog(ctx.log, ctx.config, ctx.metrics))
     // A hook rather than a plugin: the chain's type is as deep as TypeScript will follow.
     .onRequest(apiNoStore)
     .use(bodyLimit(ctx.config.maxUploadBytes + MULTIPART_OVERHEAD))

@@ -82,8 +82,12 @@ const withoutFields = (errors: FieldMessages, fields: Set<string>): FieldMessage
 
 /** Translates Elysia/TypeBox validation output into Laravel field messages. */
 export function validationFailure(error: Readonly<ValidationError>): AppError {
-  // A path segment that cannot be an id names nothing that exists.
-  if (error.type === "params") return new NotFound();
+  // A path segment that cannot be an id names nothing that exists: its schema names the thing.
+  if (error.type === "params") {
+    const failed = error.all.find((issue) => "schema" in issue && issue.schema["x-not-found"]);
+    const noun = failed && "schema" in failed ? (failed.schema["x-not-found"] as string) : undefined;
+    return new NotFound(noun);
+  }
   return invalidFrom(
     error.all.filter((issue): issue is ValueError & typeof issue => "path" in issue),
     error.type,

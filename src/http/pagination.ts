@@ -2,6 +2,7 @@ import type { TSchema } from "@sinclair/typebox";
 import { t } from "elysia";
 import type { PageRequest } from "../pagination.ts";
 import { Int } from "../validation/schemas.ts";
+import { requestState } from "./request-state.ts";
 
 /** Query parameters of a simple-paginated list; strings so "1e3" and "abc" are rejected, not coerced. */
 export const PageQuery = {
@@ -9,8 +10,12 @@ export const PageQuery = {
   per_page: t.Optional(t.String({ description: "items per page, 1–100 (default 15)", examples: ["15"] })),
 };
 
-/** Laravel `simplePaginate` JSON from the rows of a query that asked for `perPage + 1`. */
-export function simplePage<T>(rows: T[], request: PageRequest, url: URL) {
+/**
+ * Laravel `simplePaginate` JSON from the rows of a query that asked for `perPage + 1`; its links are
+ * the request's URL as the public sees it, with the other query parameters kept.
+ */
+export function simplePage<T>(rows: T[], request: PageRequest, httpRequest: Request) {
+  const { url } = requestState(httpRequest);
   const hasMore = rows.length > request.perPage;
   const data = hasMore ? rows.slice(0, request.perPage) : rows;
   const path = `${url.origin}${url.pathname}`;
@@ -36,15 +41,6 @@ export function simplePage<T>(rows: T[], request: PageRequest, url: URL) {
       to: from === null ? null : request.offset + data.length,
     },
   };
-}
-
-/**
- * The request's URL as the public sees it: APP_URL (which may carry a path prefix) plus the request's
- * path and query, so links are right behind a proxy or a mapped container port.
- */
-export function publicUrl(requestUrl: string, appUrl: string): URL {
-  const url = new URL(requestUrl);
-  return new URL(`${appUrl}${url.pathname}${url.search}`);
 }
 
 /** The response schema of a `simplePage` of `item`s (the purchase page's shape). */

@@ -19,13 +19,17 @@ export function sentStatus(set: { status?: unknown }, responseValue: unknown): n
  * many body bytes. With `metrics` the same hook counts and times the request by its route pattern: a
  * hook of its own cost more than the counting.
  */
-export const requestLog = (log: Logger, trustProxy: boolean, metrics: Metrics | null = null) =>
+export const requestLog = (
+  log: Logger,
+  config: { trustProxy: boolean; appUrl: string },
+  metrics: Metrics | null = null,
+) =>
   new Elysia({ name: "http.request-log" })
     .onRequest(({ request, set, server }) => {
       const incoming = request.headers.get("x-request-id");
       const id = incoming && CALLER_ID.test(incoming) ? incoming : crypto.randomUUID();
-      const ip = clientIp(request, server?.requestIP(request)?.address, trustProxy);
-      startRequestState(request, { id, ip });
+      const ip = clientIp(request, server?.requestIP(request)?.address, config.trustProxy);
+      startRequestState(request, { id, ip, appUrl: config.appUrl });
       set.headers["x-request-id"] = id;
       // No response is ever to be read as another type than it says (a release file, a JSON error).
       set.headers["x-content-type-options"] = "nosniff";

@@ -7,8 +7,41 @@ import { Int } from "./schemas.ts";
  * so ids are matched by pattern and kept below 2^53.
  */
 const ID_PATTERN = /^[1-9]\d{0,15}$/;
+/** At most 15 digits: every such number is a safe integer, so a path id decodes without a check. */
+const SAFE_ID = /^[1-9]\d{0,14}$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const IdString = t.String({ pattern: ID_PATTERN.source, description: "a positive integer id" });
+
+/**
+ * A path segment that names a row by its id, decoded to a number for the handler. Anything that
+ * cannot be an id names nothing: the error renderer answers `404 {"message":"<noun> not found."}`,
+ * as for an id that names no row (`x-not-found` carries the noun, and shows in the document).
+ */
+export const IdParam = (noun: string) =>
+  t
+    .Transform(
+      t.String({
+        pattern: SAFE_ID.source,
+        "x-not-found": noun,
+        description: `${noun} id`,
+      }),
+    )
+    .Decode(Number)
+    .Encode(String);
+
+/** A path segment that names a row by its uuid, in lower case; anything else is the noun's 404. */
+export const UuidParam = (noun: string) =>
+  t
+    .Transform(
+      t.String({
+        pattern: UUID.source,
+        "x-not-found": noun,
+        description: `${noun} id (a uuid)`,
+      }),
+    )
+    .Decode((raw) => raw.toLowerCase())
+    .Encode((id) => id);
 
 /** The id in `raw`, or null when it cannot name a row (so the caller answers 404/422 as fits). */
 export function toId(raw: string | number | null | undefined): number | null {
@@ -47,8 +80,6 @@ export const invalidId = (field: string) => new Invalid({ [field]: [invalidIdMes
 
 /** An id in a JSON body: a positive integer, or its digits as a string (Laravel's `integer` rule). */
 export const BodyId = t.Union([Int({ minimum: 1 }), IdString]);
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Whether `raw` can be a uuid id at all; anything else names nothing (a 404 without a query). */
 export const isUuid = (raw: string) => UUID.test(raw);

@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context.ts";
 import { bearerAuth } from "../../http/auth.ts";
-import { publicUrl, simplePage } from "../../http/pagination.ts";
+import { simplePage } from "../../http/pagination.ts";
 import { dataOf, MessageJson, ValidationJson } from "../../http/schemas.ts";
 import { pageRequest } from "../../pagination.ts";
 import { bodyId, pathId } from "../../validation/ids.ts";
@@ -15,7 +15,7 @@ export const apiKeyRoutes = (ctx: AppContext) =>
       "/api/admin/api-keys",
       async ({ query, request }) => {
         const page = pageRequest(query);
-        return simplePage(await listApiKeys(ctx, page), page, publicUrl(request.url, ctx.config.appUrl));
+        return simplePage(await listApiKeys(ctx, page), page, request);
       },
       {
         auth: "*",

@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
 import { bearerAuth } from "../../http/auth.ts";
-import { PageQuery, publicUrl, simplePage, simplePageOf } from "../../http/pagination.ts";
+import { PageQuery, simplePage, simplePageOf } from "../../http/pagination.ts";
 import { MessageJson, ValidationJson } from "../../http/schemas.ts";
 import { pageRequest } from "../../pagination.ts";
 import { listOwnLicenses } from "./own.ts";
@@ -14,7 +14,7 @@ export const ownLicenseRoutes = (ctx: AppContext) =>
     async ({ query, actor, request }) => {
       const page = pageRequest(query);
       const rows = await listOwnLicenses(ctx, actor.user.id, page);
-      return simplePage(rows, page, publicUrl(request.url, ctx.config.appUrl));
+      return simplePage(rows, page, request);
     },
     {
       auth: true,

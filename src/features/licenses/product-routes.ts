@@ -3,7 +3,7 @@ import type { AppContext } from "../../context.ts";
 import { Invalid } from "../../errors.ts";
 import { bearerAuth } from "../../http/auth.ts";
 import { normaliseIp } from "../../http/client-ip.ts";
-import { publicUrl, simplePage, simplePageOf } from "../../http/pagination.ts";
+import { simplePage, simplePageOf } from "../../http/pagination.ts";
 import { dataOf, MessageJson, ValidationJson } from "../../http/schemas.ts";
 import { pageRequest } from "../../pagination.ts";
 import { pathId } from "../../validation/ids.ts";
@@ -57,7 +57,7 @@ export const productLicenseRoutes = (ctx: AppContext) => {
         const { product } = await scopeOf(actor, params.product);
         const page = pageRequest(query);
         const rows = await listProductLicenses(ctx, product.id, query.search, page);
-        return simplePage(rows.map(toProductLicenseJson), page, publicUrl(request.url, ctx.config.appUrl));
+        return simplePage(rows.map(toProductLicenseJson), page, request);
       },
       {
         auth: true,

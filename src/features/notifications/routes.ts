@@ -2,7 +2,7 @@ import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
 import { Invalid } from "../../errors.ts";
 import { bearerAuth } from "../../http/auth.ts";
-import { publicUrl, simplePage } from "../../http/pagination.ts";
+import { simplePage } from "../../http/pagination.ts";
 import { dataOf, MessageJson, ValidationJson } from "../../http/schemas.ts";
 import { pageRequest } from "../../pagination.ts";
 import { Int } from "../../validation/schemas.ts";
@@ -27,7 +27,7 @@ export const notificationRoutes = (ctx: AppContext) =>
         return simplePage(
           rows.map((row) => toNotificationJson(ctx, row)),
           page,
-          publicUrl(request.url, ctx.config.appUrl),
+          request,
         );
       },
       {

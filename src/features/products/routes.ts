@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import type { AppContext } from "../../context.ts";
 import { validateAll } from "../../errors.ts";
 import { bearerAuth } from "../../http/auth.ts";
-import { publicUrl, simplePage } from "../../http/pagination.ts";
+import { simplePage } from "../../http/pagination.ts";
 import { dataOf, MessageJson, ValidationJson } from "../../http/schemas.ts";
 import { pageRequest } from "../../pagination.ts";
 import { pathId } from "../../validation/ids.ts";
@@ -42,7 +42,7 @@ export const productRoutes = (ctx: AppContext) => {
         return simplePage(
           rows.map(({ product, purchases }) => toProductJson(product, purchases, ctx.config.appUrl)),
           page,
-          publicUrl(request.url, ctx.config.appUrl),
+          request,
         );
       },
       {

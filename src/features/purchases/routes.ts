@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import type { AppContext } from "../../context.ts";
 import { validateAll } from "../../errors.ts";
 import { bearerAuth } from "../../http/auth.ts";
-import { publicUrl, simplePage } from "../../http/pagination.ts";
+import { simplePage } from "../../http/pagination.ts";
 import { dataOf, MessageJson, ValidationJson } from "../../http/schemas.ts";
 import { pageRequest } from "../../pagination.ts";
 import { detailsOf } from "./details.ts";
@@ -36,7 +36,7 @@ export const purchaseRoutes = (ctx: AppContext) =>
             )
           : null;
         const json = rows.map((row) => ({ ...toPurchaseJson(row), ...detailOf?.(row.purchase) }));
-        return simplePage(json, page, publicUrl(request.url, ctx.config.appUrl));
+        return simplePage(json, page, request);
       },
       {
         auth: true,

@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context.ts";
 import { bearerAuth } from "../../http/auth.ts";
-import { publicUrl, simplePage } from "../../http/pagination.ts";
+import { simplePage } from "../../http/pagination.ts";
 import { dataOf, MessageJson, ValidationJson } from "../../http/schemas.ts";
 import { pageRequest } from "../../pagination.ts";
 import { pathId } from "../../validation/ids.ts";
@@ -25,7 +25,7 @@ export const ownTokenRoutes = (ctx: AppContext) =>
       async ({ query, actor, request }) => {
         const page = pageRequest(query);
         const rows = await listOwnTokens(ctx, actor.user.id, page);
-        return simplePage(rows.map(toTokenJson), page, publicUrl(request.url, ctx.config.appUrl));
+        return simplePage(rows.map(toTokenJson), page, request);
       },
       {
         auth: true,

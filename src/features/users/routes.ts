@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import type { AppContext } from "../../context.ts";
 import { validateAll } from "../../errors.ts";
 import { bearerAuth } from "../../http/auth.ts";
-import { publicUrl, simplePage } from "../../http/pagination.ts";
+import { simplePage } from "../../http/pagination.ts";
 import { dataOf, MessageJson, ValidationJson } from "../../http/schemas.ts";
 import { pageRequest } from "../../pagination.ts";
 import { pathId } from "../../validation/ids.ts";
@@ -46,7 +46,7 @@ export const userRoutes = (ctx: AppContext) =>
           () => roleFilter(ctx, query.role),
         );
         const rows = await listUsers(ctx, { search: query.search, role }, page);
-        return simplePage(rows.map(toUserJson), page, publicUrl(request.url, ctx.config.appUrl));
+        return simplePage(rows.map(toUserJson), page, request);
       },
       {
         auth: "users.view",

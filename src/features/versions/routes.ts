@@ -4,7 +4,7 @@ import type { AppContext } from "../../context.ts";
 import { AppError, Invalid } from "../../errors.ts";
 import { bearerAuth, headerBearer, sessionActor } from "../../http/auth.ts";
 import { mediaTypeOrDefault } from "../../http/media-type.ts";
-import { publicUrl, simplePage } from "../../http/pagination.ts";
+import { simplePage } from "../../http/pagination.ts";
 import { requestState } from "../../http/request-state.ts";
 import { dataOf, MessageJson, ValidationJson } from "../../http/schemas.ts";
 import { pageRequest } from "../../pagination.ts";
@@ -96,7 +96,7 @@ export const versionRoutes = (ctx: AppContext) => {
       pathId(params.product, "Product"),
       pathId(params.version, "Version"),
       {
-        url: publicUrl(request.url, ctx.config.appUrl),
+        url: requestState(request).url,
         bearer: headerBearer(request, bearer),
         licenseKey: request.headers.get("x-license-key"),
         // An Authorization header, even one that is not Bearer, decides on its own (http/auth.ts).
@@ -209,7 +209,7 @@ export const versionRoutes = (ctx: AppContext) => {
       async ({ params, query, actor, request }) => {
         const page = pageRequest(query);
         const rows = await listVersions(ctx, actor, pathId(params.product, "Product"), page);
-        return simplePage(rows.map(json), page, publicUrl(request.url, ctx.config.appUrl));
+        return simplePage(rows.map(json), page, request);
       },
       {
         auth: true,

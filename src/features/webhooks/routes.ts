@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context.ts";
 import { bearerAuth } from "../../http/auth.ts";
-import { publicUrl, simplePage } from "../../http/pagination.ts";
+import { simplePage } from "../../http/pagination.ts";
 import { dataOf, MessageJson, ValidationJson } from "../../http/schemas.ts";
 import { pageRequest } from "../../pagination.ts";
 import { pathId } from "../../validation/ids.ts";
@@ -53,7 +53,7 @@ export const webhookRoutes = (ctx: AppContext) =>
       async ({ query, actor, request }) => {
         const page = pageRequest(query);
         const rows = await listWebhooks(ctx, actor.user.id, page);
-        return simplePage(rows.map(toWebhookJson), page, publicUrl(request.url, ctx.config.appUrl));
+        return simplePage(rows.map(toWebhookJson), page, request);
       },
       {
         auth: true,
@@ -84,7 +84,7 @@ export const webhookRoutes = (ctx: AppContext) =>
         return simplePage(
           rows.map((row) => toDeliveryJson(ctx, webhook.userId, row)),
           page,
-          publicUrl(request.url, ctx.config.appUrl),
+          request,
         );
       },
       {
