@@ -7,6 +7,7 @@ import { type Actor, sessionActorOf } from "../features/auth/actor.ts";
 import { allows, type Grant } from "../features/auth/permissions.ts";
 import { authenticateToken } from "../features/tokens/service.ts";
 import { type RequestState, requestState } from "./request-state.ts";
+import { guardRefusals, MessageJson } from "./schemas.ts";
 import { authenticateSession } from "./session-auth.ts";
 
 // Credentials are checked in `transform`, which Elysia runs before body validation, so an anonymous
@@ -47,6 +48,7 @@ export const bearerAuth = (ctx: AppContext) =>
     .macro({
       auth: (needed: Grant | true) => ({
         detail: { security: [{ bearerAuth: [] }, { sessionCookie: [] }] },
+        response: guardRefusals,
         async transform({ bearer: token, request, set }) {
           const actor = await identify(ctx, token, request, set);
           if (needed !== true && !allows(actor.permissions, needed)) throw new Forbidden();
@@ -56,6 +58,7 @@ export const bearerAuth = (ctx: AppContext) =>
       }),
       sessionOnly: (tokenRefusal: string) => ({
         detail: { security: [{ sessionCookie: [] }] },
+        response: guardRefusals,
         async transform({ bearer: token, request, set }) {
           const actor = await identify(ctx, token, request, set);
           // A token is known good here: its holder learns why, rather than a bare 401.
@@ -95,6 +98,7 @@ export const apiKeyAuth = (ctx: AppContext) =>
   new Elysia().macro({
     apiKey: (_: true) => ({
       detail: { security: [{ apiKey: [] }] },
+      response: { 401: MessageJson },
       async transform({ headers, request }) {
         const apiKey = await authenticateApiKey(ctx, headers["x-api-key"]);
         if (!apiKey) throw new Unauthenticated("Invalid API key.", "ApiKey");

@@ -11,3 +11,30 @@ export const ValidationJson = t.Object({
 
 /** `{ data: T }`, Laravel's resource wrapper. */
 export const dataOf = <T extends Parameters<typeof t.Object>[0][string]>(item: T) => t.Object({ data: item });
+
+/**
+ * The refusals a route may answer besides its guard's (the auth macros document 401, 403 and 419
+ * themselves; a route that checks its caller itself names 401 and 403), by status: a route spreads
+ * `...refusals(404, 422)` into its response map, so each status has one shape, written here once.
+ */
+const REFUSALS = {
+  400: MessageJson,
+  401: MessageJson,
+  403: MessageJson,
+  404: MessageJson,
+  409: MessageJson,
+  410: MessageJson,
+  413: MessageJson,
+  415: MessageJson,
+  422: ValidationJson,
+  429: MessageJson,
+  503: MessageJson,
+  507: MessageJson,
+};
+
+export function refusals<S extends keyof typeof REFUSALS>(...statuses: S[]): Pick<typeof REFUSALS, S> {
+  return Object.fromEntries(statuses.map((status) => [status, REFUSALS[status]])) as Pick<typeof REFUSALS, S>;
+}
+
+/** What a guard answers when the caller is unknown (401), not allowed (403) or a session lacks its CSRF token (419). */
+export const guardRefusals = { 401: MessageJson, 403: MessageJson, 419: MessageJson };

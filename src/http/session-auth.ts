@@ -5,6 +5,7 @@ import { cookieIsSecure, readSessionCookie, sessionCookie } from "../features/se
 import { findSession, lifetimeSeconds, type SignedIn } from "../features/sessions/service.ts";
 import { changesState, refuseCrossSite, requireCsrfToken } from "./csrf.ts";
 import { requestState } from "./request-state.ts";
+import { guardRefusals } from "./schemas.ts";
 
 type Headers = Record<string, string | number>;
 
@@ -41,6 +42,7 @@ export const sessionAuth = (ctx: AppContext) =>
   new Elysia().macro({
     session: (_: true) => ({
       detail: { security: [{ sessionCookie: [] }] },
+      response: guardRefusals,
       async transform({ request, set }) {
         const signedIn = await authenticateSession(ctx, request, set as { headers: Headers });
         if (!signedIn) throw new Unauthenticated();

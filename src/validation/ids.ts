@@ -43,6 +43,22 @@ export const UuidParam = (noun: string) =>
     .Decode((raw) => raw.toLowerCase())
     .Encode((id) => id);
 
+/**
+ * An id in a query string, decoded to a number (or undefined when empty, as Laravel reads `?x=`);
+ * anything else is a 422 on `field` in Laravel's words.
+ */
+export const QueryId = (field: string, description: string) =>
+  t
+    .Transform(
+      t.String({
+        pattern: `^(${SAFE_ID.source.slice(1, -1)})?$`,
+        error: `The ${field.replaceAll("_", " ")} field must be an integer.`,
+        description,
+      }),
+    )
+    .Decode((raw) => (raw === "" ? undefined : Number(raw)))
+    .Encode((id) => (id === undefined ? "" : String(id)));
+
 /** The id in `raw`, or null when it cannot name a row (so the caller answers 404/422 as fits). */
 export function toId(raw: string | number | null | undefined): number | null {
   const text = typeof raw === "number" ? String(raw) : raw;

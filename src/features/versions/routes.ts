@@ -1,19 +1,14 @@
 import type { TSchema } from "@sinclair/typebox";
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
-import { AppError, Invalid } from "../../errors.ts";
 import { bearerAuth, headerBearer, sessionActor } from "../../http/auth.ts";
-import { mediaTypeOrDefault } from "../../http/media-type.ts";
 import { simplePage } from "../../http/pagination.ts";
 import { requestState } from "../../http/request-state.ts";
-import { dataOf, MessageJson, ValidationJson } from "../../http/schemas.ts";
+import { dataOf, refusals } from "../../http/schemas.ts";
 import { pageRequest } from "../../pagination.ts";
 import { newStorageKey } from "../../storage/storage.ts";
-import { pathId, toId } from "../../validation/ids.ts";
+import { IdParam } from "../../validation/ids.ts";
 import type { Actor } from "../auth/actor.ts";
-import { downloadableVersion } from "./download.ts";
-import { refuseSubresource } from "./fetch-destination.ts";
-import { alreadyHeld, contentDisposition, fileResponse } from "./file-response.ts";
 import {
   LatestQuery,
   PublishFromUploadDoc,
@@ -23,6 +18,7 @@ import {
   VersionListQuery,
   VersionPageJson,
 } from "./schemas.ts";
+import { serveDownload } from "./serve-download.ts";
 import {
   deleteVersion,
   latestVersion,
@@ -41,15 +37,7 @@ const tags = ["Versions"];
 const publishResponses = {
   200: dataOf(VersionJson),
   201: dataOf(VersionJson),
-  400: MessageJson,
-  401: MessageJson,
-  403: MessageJson,
-  404: MessageJson,
-  413: MessageJson,
-  415: MessageJson,
-  422: ValidationJson,
-  503: MessageJson,
-  507: MessageJson,
+  ...refusals(400, 404, 413, 415, 422, 503, 507),
 };
 const publishDoc = {
   tags,
@@ -66,140 +54,79 @@ const publishDoc = {
   },
 };
 
+const ProductParams = t.Object({ product: IdParam("Product") });
+const BenefitParams = t.Object({ product: IdParam("Product"), benefit: IdParam("Benefit") });
+const VersionParams = t.Object({ product: IdParam("Product"), version: IdParam("Version") });
+const DOWNLOAD = "/api/products/:product/versions/:version/download";
+const downloadDoc = {
+  tags,
+  summary: "Download a version's file",
+  description:
+    "Bearer token or the dashboard's session cookie (owner, admin or holder), `X-License-Key`, " +
+    "or a signed URL (`user`, `expires`, `signature`: it downloads while that user may). " +
+    "Strong ETag, If-None-Match → 304, one byte range → 206 (416 past the end), Repr-Digest. " +
+    "With object storage and STORAGE_DOWNLOADS=redirect: 302 to a presigned URL valid for 5 minutes. " +
+    "A browser's request for it as part of a page (`Sec-Fetch-Dest` other than `document` or `empty`): 403.",
+};
+
 /** Publishing and the versions API. */
 export const versionRoutes = (ctx: AppContext) => {
   const json = (row: Parameters<typeof toVersionJson>[0]) => toVersionJson(row, ctx.config.appUrl);
 
   /** Both publish routes: the target is checked before a byte of the body is read. */
-  const publish = async (actor: Actor, request: Request, productId: number, benefitId: number | null) => {
+  const publish = async (
+    { actor, request, set }: { actor: Actor; request: Request; set: { status?: number | string } },
+    productId: number,
+    benefitId: number | null,
+  ) => {
     const target = await publishTarget(ctx, actor, productId, benefitId);
     const upload = await readUpload(request, ctx.releases, ctx.config, newStorageKey(target.product.id));
     const { row, created } = await publishVersion(ctx, actor, target, upload);
     if (created) ctx.metrics?.upload(row.version.fileSize);
-    return { status: created ? 201 : 200, body: { data: json(row) } };
+    set.status = created ? 201 : 200;
+    return { data: json(row) };
   };
 
   /**
    * GET and HEAD of a version's file; no `auth` macro, since a signed URL or a license key may stand in
    * for a token. The dashboard's session cookie counts as a token does (its links are plain `<a>`s).
    */
-  const download = async (
-    params: { product: string; version: string },
-    request: Request,
-    bearer: string | undefined,
-    set: { headers: Record<string, string | number> },
-  ) => {
-    // Before anything is looked up: an embedded download is refused whoever it would act for.
-    refuseSubresource(request);
-    const { product, row, userId } = await downloadableVersion(
-      ctx,
-      pathId(params.product, "Product"),
-      pathId(params.version, "Version"),
-      {
-        url: requestState(request).url,
-        bearer: headerBearer(request, bearer),
-        licenseKey: request.headers.get("x-license-key"),
-        // An Authorization header, even one that is not Bearer, decides on its own (http/auth.ts).
-        session: async () => (request.headers.has("authorization") ? null : sessionActor(ctx, request, set)),
-      },
-    );
-    if (userId !== null) requestState(request).downloadUserId = userId;
-    const { version } = row;
-    const stored = await ctx.releases.size(version.storageKey);
-    if (stored !== version.fileSize) {
-      // A version exists only once its file is stored: this one was removed, or STORAGE_DIR is not shared.
-      ctx.log.error("release file missing", {
-        version_id: version.id,
-        store: ctx.releases.kind,
-        storage_key: version.storageKey,
-        expected_size: version.fileSize,
-        found_size: stored,
-      });
-      throw new AppError(410, "The release file is missing.");
-    }
-    const contentType = mediaTypeOrDefault(version.contentType);
-    // HEAD stays here: a presigned URL is signed for GET, and depot knows every header without the bytes.
-    // So does a client that already holds the file: the bucket's ETag is not ours, it would send it again.
-    const presigned =
-      ctx.config.storageDownloads === "redirect" &&
-      request.method === "GET" &&
-      !alreadyHeld(request, version.sha256)
-        ? ctx.releases.presignedUrl(version.storageKey, {
-            contentType,
-            contentDisposition: contentDisposition(version.fileName),
-          })
-        : null;
-    if (presigned !== null) {
-      // The bucket serves the bytes (and Range); only a request for the whole file counts.
-      if (!request.headers.has("range")) ctx.downloads.add(product.id, version.id);
-      const response = new Response(null, {
-        status: 302,
-        headers: { location: presigned, "cache-control": "no-store" },
-      });
-      ctx.metrics?.download(response);
-      return response;
-    }
-    const { response, counts } = fileResponse(request, {
-      body: (range, options) => ctx.releases.body(version.storageKey, range, options),
-      size: version.fileSize,
-      sha256: version.sha256,
-      fileName: version.fileName,
-      contentType,
+  const download = async ({ params, request, bearer, set }: DownloadContext) => {
+    const { response, userId } = await serveDownload(ctx, request, params, {
+      url: requestState(request).url,
+      bearer: headerBearer(request, bearer),
+      licenseKey: request.headers.get("x-license-key"),
+      // An Authorization header, even one that is not Bearer, decides on its own (http/auth.ts).
+      session: async () => (request.headers.has("authorization") ? null : sessionActor(ctx, request, set)),
     });
-    if (counts && request.method === "GET") ctx.downloads.add(product.id, version.id);
-    if (request.method === "GET") ctx.metrics?.download(response);
+    if (userId !== null) requestState(request).downloadUserId = userId;
     return response;
-  };
-  const downloadDoc = {
-    tags,
-    summary: "Download a version's file",
-    description:
-      "Bearer token or the dashboard's session cookie (owner, admin or holder), `X-License-Key`, " +
-      "or a signed URL (`user`, `expires`, `signature`: it downloads while that user may). " +
-      "Strong ETag, If-None-Match → 304, one byte range → 206 (416 past the end), Repr-Digest. " +
-      "With object storage and STORAGE_DOWNLOADS=redirect: 302 to a presigned URL valid for 5 minutes. " +
-      "A browser's request for it as part of a page (`Sec-Fetch-Dest` other than `document` or `empty`): 403.",
   };
 
   return new Elysia()
     .use(bearerAuth(ctx))
-    .get(
-      "/api/products/:product/versions/:version/download",
-      ({ params, request, bearer, set }) => download(params, request, bearer, set),
-      {
-        detail: downloadDoc,
-      },
-    )
-    .head(
-      "/api/products/:product/versions/:version/download",
-      ({ params, request, bearer, set }) => download(params, request, bearer, set),
-      {
-        detail: { ...downloadDoc, summary: "A version's file headers" },
-      },
-    )
-    .post(
-      "/api/products/:product/versions",
-      async ({ params, request, actor, set }) => {
-        const { status, body } = await publish(actor, request, pathId(params.product, "Product"), null);
-        set.status = status;
-        return body;
-      },
-      {
-        auth: true,
-        response: publishResponses,
-        detail: { summary: "Publish a version of a product", ...publishDoc },
-      },
-    )
+    .get(DOWNLOAD, download, {
+      params: VersionParams,
+      response: refusals(401, 403, 404, 410),
+      detail: downloadDoc,
+    })
+    .head(DOWNLOAD, download, {
+      params: VersionParams,
+      response: refusals(401, 403, 404, 410),
+      detail: { ...downloadDoc, summary: "A version's file headers" },
+    })
+    .post("/api/products/:product/versions", (c) => publish(c, c.params.product, null), {
+      auth: true,
+      params: ProductParams,
+      response: publishResponses,
+      detail: { summary: "Publish a version of a product", ...publishDoc },
+    })
     .post(
       "/api/products/:product/benefits/:benefit/versions",
-      async ({ params, request, actor, set }) => {
-        const benefitId = pathId(params.benefit, "Benefit");
-        const { status, body } = await publish(actor, request, pathId(params.product, "Product"), benefitId);
-        set.status = status;
-        return body;
-      },
+      (c) => publish(c, c.params.product, c.params.benefit),
       {
         auth: true,
+        params: BenefitParams,
         response: publishResponses,
         detail: { summary: "Publish a version of one benefit of a product", ...publishDoc },
       },
@@ -208,54 +135,59 @@ export const versionRoutes = (ctx: AppContext) => {
       "/api/products/:product/versions",
       async ({ params, query, actor, request }) => {
         const page = pageRequest(query);
-        const rows = await listVersions(ctx, actor, pathId(params.product, "Product"), page);
-        return simplePage(rows.map(json), page, request);
+        return simplePage((await listVersions(ctx, actor, params.product, page)).map(json), page, request);
       },
       {
         auth: true,
+        params: ProductParams,
         query: VersionListQuery,
-        response: { 200: VersionPageJson, 401: MessageJson, 404: MessageJson, 422: ValidationJson },
+        response: { 200: VersionPageJson, ...refusals(404, 422) },
         detail: { summary: "List a product's versions, newest first", tags },
       },
     )
     .get(
       "/api/products/:product/versions/latest",
-      async ({ params, query, actor }) => {
-        const benefitId = query.benefit === undefined || query.benefit === "" ? null : toId(query.benefit);
-        if (query.benefit && benefitId === null) {
-          throw new Invalid({ benefit: ["The benefit field must be an integer."] });
-        }
-        return { data: json(await latestVersion(ctx, actor, pathId(params.product, "Product"), benefitId)) };
-      },
+      async ({ params, query, actor }) => ({
+        data: json(await latestVersion(ctx, actor, params.product, query.benefit ?? null)),
+      }),
       {
         auth: true,
+        params: ProductParams,
         query: LatestQuery,
-        response: { 200: dataOf(VersionJson), 401: MessageJson, 404: MessageJson, 422: ValidationJson },
+        response: { 200: dataOf(VersionJson), ...refusals(404, 422) },
         detail: { summary: "The newest version of the product, or of one benefit (?benefit=ID)", tags },
       },
     )
     .get(
       "/api/products/:product/versions/:version",
-      async ({ params, actor }) => {
-        const productId = pathId(params.product, "Product");
-        return { data: json(await readVersion(ctx, actor, productId, pathId(params.version, "Version"))) };
-      },
+      async ({ params, actor }) => ({
+        data: json(await readVersion(ctx, actor, params.product, params.version)),
+      }),
       {
         auth: true,
-        response: { 200: dataOf(VersionJson), 401: MessageJson, 404: MessageJson },
+        params: VersionParams,
+        response: { 200: dataOf(VersionJson), ...refusals(404) },
         detail: { summary: "Read a version", tags },
       },
     )
     .delete(
       "/api/products/:product/versions/:version",
       async ({ params, actor, set }) => {
-        await deleteVersion(ctx, actor, pathId(params.product, "Product"), pathId(params.version, "Version"));
+        await deleteVersion(ctx, actor, params.product, params.version);
         set.status = 204;
       },
       {
         auth: true,
-        response: { 401: MessageJson, 403: MessageJson, 404: MessageJson },
+        params: VersionParams,
+        response: refusals(404),
         detail: { summary: "Delete a version and its file (publishers of the product)", tags },
       },
     );
 };
+
+interface DownloadContext {
+  params: { product: number; version: number };
+  request: Request;
+  bearer: string | undefined;
+  set: { headers: Record<string, string | number> };
+}

@@ -1,5 +1,6 @@
 import { t } from "elysia";
 import { PageQuery, simplePageOf } from "../../http/pagination.ts";
+import { QueryId } from "../../validation/ids.ts";
 import { Int, Text } from "../../validation/schemas.ts";
 
 const DateTime = t.String({ format: "date-time" });
@@ -32,7 +33,7 @@ export const VersionPageJson = simplePageOf(VersionJson);
 export const VersionListQuery = t.Object({ ...PageQuery });
 export const LatestQuery = t.Object({
   benefit: t.Optional(
-    t.String({ description: "the latest version of this benefit; absent: of the whole product" }),
+    QueryId("benefit", "the latest version of this benefit; absent or empty: of the whole product"),
   ),
 });
 
