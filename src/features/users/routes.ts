@@ -1,25 +1,37 @@
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
 import { validateAll } from "../../errors.ts";
 import { bearerAuth } from "../../http/auth.ts";
+import { forms, input } from "../../http/forms.ts";
 import { simplePage } from "../../http/pagination.ts";
-import { dataOf, MessageJson, ValidationJson } from "../../http/schemas.ts";
+import { dataOf, refusals } from "../../http/schemas.ts";
 import { pageRequest } from "../../pagination.ts";
-import { pathId } from "../../validation/ids.ts";
-import { CreateUserBody, UpdateUserBody, UserJson, UserListQuery, UserPageJson } from "./schemas.ts";
-import { createUser, listUsers, readUser, roleFilter, toUserJson, updateUser } from "./service.ts";
+import { IdParam } from "../../validation/ids.ts";
+import { UserJson, UserListQuery, UserPageJson } from "./schemas.ts";
+import {
+  createUser,
+  listUsers,
+  NewUserForm,
+  readUser,
+  roleFilter,
+  toUserJson,
+  UserChangeForm,
+  updateUser,
+} from "./service.ts";
+
+const UserParams = t.Object({ user: IdParam("User") });
 
 export const userRoutes = (ctx: AppContext) =>
   new Elysia()
     .use(bearerAuth(ctx))
+    .use(forms(ctx))
     .get(
       "/api/users/:user",
-      async ({ params, actor }) => ({
-        data: toUserJson(await readUser(ctx, actor, pathId(params.user, "User"))),
-      }),
+      async ({ params, actor }) => ({ data: toUserJson(await readUser(ctx, actor, params.user)) }),
       {
         auth: true,
-        response: { 200: dataOf(UserJson), 401: MessageJson, 403: MessageJson, 404: MessageJson },
+        params: UserParams,
+        response: { 200: dataOf(UserJson), ...refusals(404) },
         detail: { summary: "Read a user with their role (self, or users.view)", tags: ["Users"] },
       },
     )
@@ -31,8 +43,8 @@ export const userRoutes = (ctx: AppContext) =>
       },
       {
         auth: "*",
-        body: CreateUserBody,
-        response: { 201: dataOf(UserJson), 401: MessageJson, 403: MessageJson, 422: ValidationJson },
+        ...input(NewUserForm),
+        response: { 201: dataOf(UserJson) },
         detail: { summary: "Create a user", tags: ["Admin"] },
       },
     )
@@ -51,7 +63,7 @@ export const userRoutes = (ctx: AppContext) =>
       {
         auth: "users.view",
         query: UserListQuery,
-        response: { 200: UserPageJson, 401: MessageJson, 403: MessageJson, 422: ValidationJson },
+        response: { 200: UserPageJson, ...refusals(422) },
         detail: {
           summary: "List users by name, optionally by search (name or e-mail) and role (admins, users.view)",
           tags: ["Admin"],
@@ -60,19 +72,12 @@ export const userRoutes = (ctx: AppContext) =>
     )
     .patch(
       "/api/admin/users/:user",
-      async ({ params, body }) => ({
-        data: toUserJson(await updateUser(ctx, pathId(params.user, "User"), body)),
-      }),
+      async ({ params, body }) => ({ data: toUserJson(await updateUser(ctx, params.user, body)) }),
       {
         auth: "*",
-        body: UpdateUserBody,
-        response: {
-          200: dataOf(UserJson),
-          401: MessageJson,
-          403: MessageJson,
-          404: MessageJson,
-          422: ValidationJson,
-        },
+        params: UserParams,
+        ...input(UserChangeForm),
+        response: { 200: dataOf(UserJson), ...refusals(404) },
         detail: { summary: "Rename a user or change their role (never the last admin's)", tags: ["Admin"] },
       },
     );

@@ -6,7 +6,7 @@ import { type Role, roles, type User, users } from "../../db/schema/index.ts";
 import { withTransaction } from "../../db/transaction.ts";
 import { FieldErrors, Forbidden, Invalid, NotFound } from "../../errors.ts";
 import type { PageRequest } from "../../pagination.ts";
-import { checkBodyWith } from "../../validation/body-checks.ts";
+import { form } from "../../validation/form.ts";
 import type { Actor } from "../auth/actor.ts";
 import { allows } from "../auth/permissions.ts";
 import { CreateUserBody, type CreateUserInput, UpdateUserBody, type UpdateUserInput } from "./schemas.ts";
@@ -36,7 +36,8 @@ async function checkNewUser(ctx: Pick<AppContext, "db">, input: Partial<CreateUs
   return role;
 }
 
-checkBodyWith(CreateUserBody, (ctx, fields) => checkNewUser(ctx, fields));
+/** A new user: its fields, a role that exists and an e-mail nobody has. */
+export const NewUserForm = form(CreateUserBody, (ctx, fields) => checkNewUser(ctx, fields));
 
 /** `passwordHash` (argon2id, see auth/passwords.ts) lets the user sign in to the dashboard. */
 export async function createUser(
@@ -143,7 +144,8 @@ export async function listUsers(
   return rows.map((row) => ({ user: row.users, role: row.roles }));
 }
 
-checkBodyWith(UpdateUserBody, async (ctx, fields) => {
+/** A change to a user: its fields, and a role that exists. */
+export const UserChangeForm = form(UpdateUserBody, async (ctx, fields) => {
   if (typeof fields.role === "string" && !(await roleNamed(ctx, fields.role))) throw invalidRole();
 });
 
