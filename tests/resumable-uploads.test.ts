@@ -498,6 +498,46 @@ describe("the protocol's refusals", () => {
     expect((await head(w, path)).headers.get("upload-offset")).toBe("0");
   });
 
+  test("a request wrong twice hears about its headers before its upload: 405, 412 and 415 come before a bad id's 404", async () => {
+    const bad = `${w.base}/api/uploads/not-a-uuid`;
+    const cases: [string, Record<string, string>, number, string][] = [
+      ["HEAD", {}, 412, ""],
+      ["DELETE", {}, 412, "The Tus-Resumable header is required (tus 1.0.0)."],
+      [
+        "PATCH",
+        { ...TUS, "upload-offset": "0" },
+        415,
+        "Send the upload's bytes as application/offset+octet-stream.",
+      ],
+      ["POST", {}, 405, "POST to an upload needs X-HTTP-Method-Override: PATCH or DELETE."],
+      [
+        "POST",
+        { "x-http-method-override": "PATCH" },
+        412,
+        "The Tus-Resumable header is required (tus 1.0.0).",
+      ],
+      [
+        "POST",
+        { ...TUS, "x-http-method-override": "PATCH", "upload-offset": "0" },
+        415,
+        "Send the upload's bytes as application/offset+octet-stream.",
+      ],
+      ["PATCH", { ...CHUNK, "upload-offset": "0" }, 404, "Upload not found."],
+      ["DELETE", TUS, 404, "Upload not found."],
+    ];
+    for (const [method, headers, status, message] of cases) {
+      const response = await fetch(bad, { method, headers: { ...bearer(w.token), ...headers } });
+      expect({ method, headers, status: response.status }).toEqual({ method, headers, status });
+      expect(response.headers.get("tus-resumable")).toBe("1.0.0");
+      if (method !== "HEAD") expect(await readJson(response)).toEqual({ message });
+    }
+    // Without a token, the guard answers first, still in tus's words.
+    const anonymous = await fetch(bad, { method: "PATCH", headers: { "upload-offset": "0" } });
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.get("tus-resumable")).toBe("1.0.0");
+    expect(await readJson(anonymous)).toEqual({ message: "Unauthenticated." });
+  });
+
   test("publishing: unfinished, unknown, not a UUID, another user's, or alongside a file: 422 on upload_id, no version", async () => {
     const unfinished = (await create(w, 100)).split("/").at(-1);
     await patch(w, `/api/uploads/${unfinished}`, 0, randomBytes(30));

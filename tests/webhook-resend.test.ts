@@ -226,6 +226,22 @@ describe("POST /api/webhooks/{id}/deliveries/{delivery}/resend", () => {
     expect(otherRows.map((row) => row.status)).toEqual(["failed"]);
   }, 30_000);
 
+  test("a delivery id in upper case names the same delivery", async () => {
+    const token = await tokenFor(t.ctx, await createUser(t.ctx));
+    const hook = receiver();
+    const endpoint = await register(token, hook.url);
+    const id = await deliveryRow(endpoint.id, "failed");
+    const response = await fetch(resendPath(endpoint.id, id.toUpperCase()), {
+      method: "POST",
+      headers: bearer(token),
+    });
+    expect(response.status).toBe(202);
+    expect(response.headers.get("content-type")).toStartWith("application/json");
+    expect((await readJson(response)).data).toMatchObject({ id, status: "pending" });
+    expect(await eventually(() => hook.received.length === 1)).toBe(true);
+    expect(hook.received[0]?.headers["webhook-id"]).toBe(id);
+  }, 30_000);
+
   test("an endpoint disabled by a 410: 409 with why, and nothing is sent", async () => {
     const owner = await createUser(t.ctx);
     const token = await tokenFor(t.ctx, owner);

@@ -22,12 +22,16 @@ const REFUSALS = {
   401: MessageJson,
   403: MessageJson,
   404: MessageJson,
+  405: MessageJson,
   409: MessageJson,
   410: MessageJson,
+  412: MessageJson,
   413: MessageJson,
   415: MessageJson,
   422: ValidationJson,
   429: MessageJson,
+  // tus's checksum extension: the bytes did not arrive as sent.
+  460: MessageJson,
   503: MessageJson,
   507: MessageJson,
 };

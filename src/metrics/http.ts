@@ -2,6 +2,7 @@ import { timingSafeEqual } from "node:crypto";
 import { Elysia } from "elysia";
 import type { AppContext } from "../context.ts";
 import { NotFound, Unauthenticated } from "../errors.ts";
+import { refusals } from "../http/schemas.ts";
 import type { Metrics } from "./metrics.ts";
 
 /**
@@ -20,6 +21,7 @@ export const metricsRoute = (ctx: AppContext) => {
       return metricsResponse(ctx.metrics);
     },
     {
+      response: refusals(401, 404),
       detail: {
         summary: "Prometheus metrics (text exposition format)",
         description:

@@ -12,8 +12,8 @@ import {
  */
 const TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 };
 
-/** One transport per SMTP_URL, made on first use and reused by every e-mail job of the process. */
 type SmtpTransport = Transporter<SMTPSentMessageInfo, SMTPTransportOptions>;
+/** One transport per SMTP_URL, made on first use and reused by every e-mail job of the process. */
 const transports = new Map<string, SmtpTransport>();
 
 function transportFor(smtpUrl: string): SmtpTransport {

@@ -1,15 +1,16 @@
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
-import { Invalid } from "../../errors.ts";
 import { bearerAuth } from "../../http/auth.ts";
 import { simplePage } from "../../http/pagination.ts";
-import { dataOf, MessageJson, ValidationJson } from "../../http/schemas.ts";
+import { dataOf, refusals } from "../../http/schemas.ts";
 import { pageRequest } from "../../pagination.ts";
-import { Int } from "../../validation/schemas.ts";
-import { NotificationJson, NotificationPageJson, NotificationQuery } from "./schemas.ts";
-import { listNotifications, markAllRead, markRead, toNotificationJson } from "./service.ts";
+import { UuidParam } from "../../validation/ids.ts";
+import { toNotificationJson } from "./json.ts";
+import { MarkedJson, NotificationJson, NotificationPageJson, NotificationQuery } from "./schemas.ts";
+import { listNotifications, markAllRead, markRead } from "./service.ts";
 
 const tags = ["Notifications"];
+const NotificationParams = t.Object({ id: UuidParam("Notification") });
 
 /** In-app notifications: every user sees and marks only their own. */
 export const notificationRoutes = (ctx: AppContext) =>
@@ -18,12 +19,8 @@ export const notificationRoutes = (ctx: AppContext) =>
     .get(
       "/api/notifications",
       async ({ query, actor, request }) => {
-        if (query.unread !== undefined && !["", "0", "1", "true", "false"].includes(query.unread)) {
-          throw new Invalid({ unread: ["The unread field must be true or false."] });
-        }
         const page = pageRequest(query);
-        const unreadOnly = query.unread === "1" || query.unread === "true";
-        const rows = await listNotifications(ctx, actor.user.id, unreadOnly, page);
+        const rows = await listNotifications(ctx, actor.user.id, query.unread ?? false, page);
         return simplePage(
           rows.map((row) => toNotificationJson(ctx, row)),
           page,
@@ -33,7 +30,7 @@ export const notificationRoutes = (ctx: AppContext) =>
       {
         auth: true,
         query: NotificationQuery,
-        response: { 200: NotificationPageJson, 401: MessageJson, 422: ValidationJson },
+        response: { 200: NotificationPageJson, ...refusals(422) },
         detail: { summary: "Your notifications, newest first (?unread=1: unread only)", tags },
       },
     )
@@ -42,7 +39,7 @@ export const notificationRoutes = (ctx: AppContext) =>
       async ({ actor }) => ({ data: { marked: await markAllRead(ctx, actor.user.id) } }),
       {
         auth: true,
-        response: { 200: dataOf(t.Object({ marked: Int() })), 401: MessageJson },
+        response: { 200: dataOf(MarkedJson) },
         detail: { summary: "Mark all your notifications read", tags },
       },
     )
@@ -53,7 +50,8 @@ export const notificationRoutes = (ctx: AppContext) =>
       }),
       {
         auth: true,
-        response: { 200: dataOf(NotificationJson), 401: MessageJson, 404: MessageJson },
+        params: NotificationParams,
+        response: { 200: dataOf(NotificationJson), ...refusals(404) },
         detail: { summary: "Mark one of your notifications read", tags },
       },
     );

@@ -3,8 +3,6 @@ import type { AppContext } from "../../context.ts";
 import { type Notification, notifications } from "../../db/schema/index.ts";
 import { NotFound } from "../../errors.ts";
 import type { PageRequest } from "../../pagination.ts";
-import { isUuid } from "../../validation/ids.ts";
-import { withDownloadLink } from "./links.ts";
 
 /** The user's own notifications, newest first. */
 export function listNotifications(
@@ -28,11 +26,10 @@ export async function markRead(
   userId: number,
   id: string,
 ): Promise<Notification> {
-  if (!isUuid(id)) throw new NotFound("Notification");
   const [row] = await ctx.db
     .update(notifications)
     .set({ readAt: sql`coalesce(${notifications.readAt}, now())` })
-    .where(and(eq(notifications.id, id.toLowerCase()), eq(notifications.userId, userId)))
+    .where(and(eq(notifications.id, id), eq(notifications.userId, userId)))
     .returning();
   if (!row) throw new NotFound("Notification");
   return row;
@@ -46,12 +43,3 @@ export async function markAllRead(ctx: Pick<AppContext, "db">, userId: number): 
     .returning({ id: notifications.id });
   return rows.length;
 }
-
-/** A notification as its user reads it, with a download link signed for them. */
-export const toNotificationJson = (ctx: Pick<AppContext, "appKey" | "config">, row: Notification) => ({
-  id: row.id,
-  type: row.type,
-  data: withDownloadLink(ctx, row.data, row.userId, row.createdAt),
-  read_at: row.readAt?.toISOString() ?? null,
-  created_at: row.createdAt.toISOString(),
-});

@@ -92,12 +92,10 @@ async function requireRoomForUpload(tx: UploadsContext, userId: number, length: 
 
 /** The caller's own upload; anyone else's is as unknown as one that never existed. */
 export async function findOwnUpload(ctx: Pick<AppContext, "db">, actor: Actor, id: string) {
-  const [row] = isUuid(id)
-    ? await ctx.db
-        .select()
-        .from(uploads)
-        .where(and(eq(uploads.id, id), eq(uploads.userId, actor.user.id)))
-    : [];
+  const [row] = await ctx.db
+    .select()
+    .from(uploads)
+    .where(and(eq(uploads.id, id), eq(uploads.userId, actor.user.id)));
   if (!row) throw new NotFound("Upload");
   return row;
 }
@@ -181,7 +179,10 @@ export async function finishIfComplete(ctx: UploadsContext, row: UploadRow): Pro
   return finished ?? row;
 }
 
-/** Removes an upload with what it stored; a file a version took stays that version's. */
+/**
+ * Removes an upload with its staged bytes and its finished file, unless a version was published from
+ * it: that file is the version's now and stays.
+ */
 export async function removeUpload(ctx: UploadsContext, row: UploadRow): Promise<void> {
   await ctx.releases.staging.remove(row.id);
   if (row.storageKey !== null && row.consumedAt === null) await ctx.releases.remove(row.storageKey);

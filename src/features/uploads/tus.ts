@@ -88,6 +88,19 @@ export function parseChecksum(raw: string | null): string | null {
   return bytes.toString("hex");
 }
 
+/**
+ * The method a POST to an upload stands for. tus 1.0.0: a server MUST take X-HTTP-Method-Override as
+ * the method, for clients behind proxies that let only GET and POST through (tus-js-client's
+ * `overridePatchMethod`); a POST without PATCH or DELETE there is a 405.
+ */
+export function overriddenMethod(headers: Headers): "PATCH" | "DELETE" {
+  const method = headers.get("x-http-method-override")?.trim().toUpperCase();
+  if (method === "PATCH" || method === "DELETE") return method;
+  throw new AppError(405, "POST to an upload needs X-HTTP-Method-Override: PATCH or DELETE.", {
+    allow: "OPTIONS, HEAD, PATCH, DELETE, POST",
+  });
+}
+
 /** A body of the chunk type, or a 415 (a body of any other type is not an upload's bytes). */
 export function requireChunkType(headers: Headers): void {
   const type = headers.get("content-type")?.split(";")[0]?.trim().toLowerCase();

@@ -6,8 +6,6 @@ import { AppError, NotFound } from "../../errors.ts";
 import { webhookDelivery } from "./jobs.ts";
 import { findOwnWebhook } from "./service.ts";
 
-const DELIVERY_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /**
  * "Send again": the same delivery is queued once more, not a copy of it. Its `webhook-id` stays the
  * same, as Standard Webhooks asks of a message sent again (a receiver that already handled it may
@@ -23,8 +21,6 @@ export async function resendDelivery(
   deliveryId: string,
 ) {
   const webhook = await findOwnWebhook(ctx, userId, webhookId);
-  if (!DELIVERY_ID.test(deliveryId)) throw new NotFound("Delivery");
-  const id = deliveryId.toLowerCase();
   if (webhook.disabledAt !== null) {
     throw new AppError(409, "This endpoint is disabled (it answered 410 Gone): nothing is sent to it.");
   }
@@ -32,7 +28,7 @@ export async function resendDelivery(
     const [row] = await tx.db
       .update(webhookDeliveries)
       .set({ status: "pending" })
-      .where(and(eq(webhookDeliveries.id, id), eq(webhookDeliveries.webhookId, webhook.id)))
+      .where(and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.webhookId, webhook.id)))
       .returning();
     if (!row) throw new NotFound("Delivery");
     // The job exists if and only if the delivery is pending again (the outbox, as publishing does).

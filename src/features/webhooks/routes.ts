@@ -1,13 +1,14 @@
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
 import { bearerAuth } from "../../http/auth.ts";
+import { forms, input } from "../../http/forms.ts";
 import { simplePage } from "../../http/pagination.ts";
-import { dataOf, MessageJson, ValidationJson } from "../../http/schemas.ts";
+import { dataOf, refusals } from "../../http/schemas.ts";
 import { pageRequest } from "../../pagination.ts";
-import { pathId } from "../../validation/ids.ts";
+import { IdParam, UuidParam } from "../../validation/ids.ts";
+import { toDeliveryJson, toNewWebhookJson, toWebhookJson } from "./json.ts";
 import { resendDelivery } from "./resend.ts";
 import {
-  CreateWebhookBody,
   ListQuery,
   NewWebhookJson,
   WebhookDeliveryJson,
@@ -21,27 +22,28 @@ import {
   listDeliveries,
   listWebhooks,
   MAX_WEBHOOKS_PER_USER,
-  toDeliveryJson,
-  toWebhookJson,
+  NewWebhookForm,
 } from "./service.ts";
 
 const tags = ["Webhooks"];
+const WebhookParams = t.Object({ id: IdParam("Webhook") });
+const DeliveryParams = t.Object({ id: IdParam("Webhook"), delivery: UuidParam("Delivery") });
 
 /** Signed event deliveries to the user's own endpoints: every user sees only their own. */
 export const webhookRoutes = (ctx: AppContext) =>
   new Elysia()
     .use(bearerAuth(ctx))
+    .use(forms(ctx))
     .post(
       "/api/webhooks",
       async ({ body, actor, set }) => {
-        const data = await createWebhook(ctx, actor.user.id, body);
         set.status = 201;
-        return { data };
+        return { data: toNewWebhookJson(await createWebhook(ctx, actor.user.id, body)) };
       },
       {
         auth: true,
-        body: CreateWebhookBody,
-        response: { 201: dataOf(NewWebhookJson), 401: MessageJson, 422: ValidationJson },
+        ...input(NewWebhookForm),
+        response: { 201: dataOf(NewWebhookJson) },
         detail: {
           summary: `Register an endpoint, at most ${MAX_WEBHOOKS_PER_USER} per user (its signing secret is shown once)`,
           tags,
@@ -52,33 +54,34 @@ export const webhookRoutes = (ctx: AppContext) =>
       "/api/webhooks",
       async ({ query, actor, request }) => {
         const page = pageRequest(query);
-        const rows = await listWebhooks(ctx, actor.user.id, page);
-        return simplePage(rows.map(toWebhookJson), page, request);
+        return simplePage((await listWebhooks(ctx, actor.user.id, page)).map(toWebhookJson), page, request);
       },
       {
         auth: true,
         query: ListQuery,
-        response: { 200: WebhookPageJson, 401: MessageJson, 422: ValidationJson },
+        response: { 200: WebhookPageJson, ...refusals(422) },
         detail: { summary: "Your endpoints, oldest first, 15 a page (without their secrets)", tags },
       },
     )
     .delete(
       "/api/webhooks/:id",
       async ({ params, actor, set }) => {
-        await deleteWebhook(ctx, actor.user.id, pathId(params.id, "Webhook"));
+        await deleteWebhook(ctx, actor.user.id, params.id);
         set.status = 204;
       },
       {
         auth: true,
-        response: { 401: MessageJson, 404: MessageJson },
+        params: WebhookParams,
+        response: refusals(404),
         detail: { summary: "Delete one of your endpoints and its deliveries", tags },
       },
     )
     .get(
       "/api/webhooks/:id/deliveries",
       async ({ params, query, actor, request }) => {
-        // Someone else's endpoint is a 404 before the query is even looked at, as in Laravel.
-        const webhook = await findOwnWebhook(ctx, actor.user.id, pathId(params.id, "Webhook"));
+        // Someone else's endpoint is a 404 before the page is even read, as in Laravel; so the query's
+        // schema takes any string and pageRequest checks it here, after the ownership.
+        const webhook = await findOwnWebhook(ctx, actor.user.id, params.id);
         const page = pageRequest(query);
         const rows = await listDeliveries(ctx, webhook.id, page);
         return simplePage(
@@ -89,21 +92,23 @@ export const webhookRoutes = (ctx: AppContext) =>
       },
       {
         auth: true,
+        params: WebhookParams,
         query: ListQuery,
-        response: { 200: WebhookDeliveryPageJson, 401: MessageJson, 404: MessageJson, 422: ValidationJson },
+        response: { 200: WebhookDeliveryPageJson, ...refusals(404, 422) },
         detail: { summary: "An endpoint's deliveries, newest first, each with every attempt", tags },
       },
     )
     .post(
       "/api/webhooks/:id/deliveries/:delivery/resend",
       async ({ params, actor, set }) => {
-        const row = await resendDelivery(ctx, actor.user.id, pathId(params.id, "Webhook"), params.delivery);
+        const row = await resendDelivery(ctx, actor.user.id, params.id, params.delivery);
         set.status = 202;
         return { data: toDeliveryJson(ctx, actor.user.id, row) };
       },
       {
         auth: true,
-        response: { 202: dataOf(WebhookDeliveryJson), 401: MessageJson, 404: MessageJson, 409: MessageJson },
+        params: DeliveryParams,
+        response: { 202: dataOf(WebhookDeliveryJson), ...refusals(404, 409) },
         detail: {
           summary: "Send a delivery again: the same delivery (same webhook-id) is queued once more",
           description:

@@ -1,22 +1,13 @@
 import { createHmac, randomBytes } from "node:crypto";
 import { and, asc, count, desc, eq, inArray } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
-import {
-  users,
-  type Webhook,
-  type WebhookAttempt,
-  type WebhookDelivery,
-  webhookAttempts,
-  webhookDeliveries,
-  webhooks,
-} from "../../db/schema/index.ts";
+import { users, type Webhook, webhookAttempts, webhookDeliveries, webhooks } from "../../db/schema/index.ts";
 import { withTransaction } from "../../db/transaction.ts";
 import { Invalid, NotFound, Unauthenticated, validateAll } from "../../errors.ts";
 import type { PageRequest } from "../../pagination.ts";
-import { checkBodyWith } from "../../validation/body-checks.ts";
-import { payloadFor } from "../notifications/links.ts";
+import { form } from "../../validation/form.ts";
 import { CreateWebhookBody, type CreateWebhookInput, WEBHOOK_EVENTS } from "./schemas.ts";
-import { canonicalUrl, checkWebhookUrl } from "./url.ts";
+import { checkWebhookUrl } from "./url.ts";
 
 /** Each endpoint costs a delivery per event; disabled ones count too until deleted. */
 export const MAX_WEBHOOKS_PER_USER = 20;
@@ -52,13 +43,18 @@ const checkEndpoint = (ctx: Pick<AppContext, "config">, input: Partial<CreateWeb
     () => checkEvents(input.events ?? ["version.published"]),
   );
 
-checkBodyWith(CreateWebhookBody, (ctx, fields) => checkEndpoint(ctx, fields));
+export const NewWebhookForm = form(CreateWebhookBody, (ctx, fields) => checkEndpoint(ctx, fields));
+
+/** A registered endpoint with the signing secret it was given, which nothing can read back later. */
+export type NewWebhook = Webhook & { secret: string };
 
 export async function createWebhook(
   ctx: Pick<AppContext, "db" | "config" | "appKey">,
   userId: number,
   input: CreateWebhookInput,
-) {
+): Promise<NewWebhook> {
+  // The route's form checked the endpoint on the way in; checking it again here keeps the rule with
+  // every caller, and it is the resolution closest to the insert.
   const [url, events] = await checkEndpoint(ctx, input);
   if (!url) throw new Error("checkEndpoint returned no URL for a required url");
   const salt = randomBytes(16).toString("base64url");
@@ -85,13 +81,7 @@ export async function createWebhook(
     if (!inserted) throw new Error("webhook insert returned nothing");
     return inserted;
   });
-  return {
-    id: row.id,
-    url: row.url,
-    events: row.events,
-    secret: webhookSecret(ctx.appKey, salt),
-    created_at: row.createdAt.toISOString(),
-  };
+  return { ...row, secret: webhookSecret(ctx.appKey, salt) };
 }
 
 /** A page of the user's endpoints, oldest first (`perPage + 1` rows: `simplePage` needs to see more). */
@@ -154,32 +144,3 @@ export async function listDeliveries(ctx: Pick<AppContext, "db">, webhookId: num
     attempts: attempts.filter((attempt) => attempt.deliveryId === delivery.id),
   }));
 }
-
-export const toWebhookJson = (row: Webhook) => ({
-  id: row.id,
-  url: canonicalUrl(row.url),
-  events: row.events,
-  disabled_at: row.disabledAt?.toISOString() ?? null,
-  created_at: row.createdAt.toISOString(),
-});
-
-/** A delivery as its endpoint's owner (`userId`) sees it: the payload exactly as it is sent to them. */
-export const toDeliveryJson = (
-  ctx: Pick<AppContext, "appKey" | "config">,
-  userId: number,
-  { delivery, attempts }: { delivery: WebhookDelivery; attempts: WebhookAttempt[] },
-) => ({
-  id: delivery.id,
-  event: delivery.event,
-  status: delivery.status,
-  payload: payloadFor(ctx, delivery.payload, userId, delivery.createdAt),
-  attempts: attempts.map((attempt) => ({
-    attempt: attempt.attempt,
-    status_code: attempt.statusCode,
-    duration_ms: attempt.durationMs,
-    error: attempt.error,
-    created_at: attempt.createdAt.toISOString(),
-  })),
-  last_attempt_at: delivery.lastAttemptAt?.toISOString() ?? null,
-  created_at: delivery.createdAt.toISOString(),
-});
