@@ -249,6 +249,16 @@ describe("POST /api/auth/set-password refuses bad input", () => {
     }
     expect((await readLink(token)).status).toBe(200);
   }, 30_000);
+
+  test("from another site neither the body nor the link is looked at: 403 rather than a 422", async () => {
+    const response = await setPasswordWith(
+      { token: "1.2.x", password: "short" },
+      { "sec-fetch-site": "cross-site" },
+    );
+    expect(response.status).toBe(403);
+    expect(response.headers.get("content-type")).toContain("application/json");
+    expect(await readJson(response)).toEqual({ message: "Cross-site request refused." });
+  });
 });
 
 describe("POST /api/admin/users/{id}/password-link", () => {

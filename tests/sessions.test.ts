@@ -154,6 +154,21 @@ describe("POST /api/auth/sign-in", () => {
     30_000,
   );
 
+  test("from another site the body is not looked at: 403 rather than a 422 about it", async () => {
+    const response = await post(
+      "/api/auth/sign-in",
+      { email: "", extra: true },
+      {
+        ...fromNewAddress(),
+        origin: "https://evil.example",
+      },
+    );
+    expect(response.status).toBe(403);
+    expect(response.headers.get("content-type")).toContain("application/json");
+    expect(await readJson(response)).toEqual({ message: "Cross-site request refused." });
+    expect(response.headers.get("set-cookie")).toBeNull();
+  });
+
   test("our own Origin and Sec-Fetch-Site same-origin or none are fine", async () => {
     for (const headers of [
       { origin: "http://depot.test", "sec-fetch-site": "same-origin" } as Record<string, string>,

@@ -3,7 +3,7 @@ import type { AppContext } from "../../context.ts";
 import { apiKeys, users } from "../../db/schema/index.ts";
 import { NotFound } from "../../errors.ts";
 import type { PageRequest } from "../../pagination.ts";
-import { checkBodyWith } from "../../validation/body-checks.ts";
+import { form } from "../../validation/form.ts";
 import { bodyId, invalidId } from "../../validation/ids.ts";
 import type { ApiKeyActor } from "../auth/actor.ts";
 import { lastUsedIsStale } from "../auth/last-used.ts";
@@ -20,8 +20,9 @@ async function checkCreator(ctx: Pick<AppContext, "db">, creatorId: number | nul
   if (!creator) throw invalidId("creator_id");
 }
 
-checkBodyWith(CreateApiKeyBody, (ctx, fields) =>
-  checkCreator(ctx, bodyId(fields.creator_id as string | number | null | undefined, "creator_id")),
+/** A new key: a name, and a creator who is a user when one is named. */
+export const NewApiKeyForm = form(CreateApiKeyBody, (ctx, fields) =>
+  checkCreator(ctx, bodyId(fields.creator_id, "creator_id")),
 );
 
 export async function createApiKey(ctx: Pick<AppContext, "db">, input: CreateApiKeyInput) {

@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import pkg from "../../../package.json" with { type: "json" };
 import { isCompiledBinary } from "../../compiled.ts";
 import { AppError } from "../../errors.ts";
+import { refusals } from "../../http/schemas.ts";
 
 /**
  * The depot binary itself, so that a CI job can fetch the client (`depot publish`, `download`,
@@ -27,6 +28,7 @@ export const clientRoutes = () =>
       });
     },
     {
+      response: refusals(404),
       detail: {
         tags: ["Client"],
         summary: "The depot binary this server runs, as a client for CI (publish, download, versions)",

@@ -1,7 +1,6 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context.ts";
 import { bearerAuth } from "../../http/auth.ts";
-import { MessageJson } from "../../http/schemas.ts";
 import { DownloadListJson } from "./schemas.ts";
 import { listDownloads } from "./service.ts";
 
@@ -11,7 +10,7 @@ export const downloadRoutes = (ctx: AppContext) =>
     .use(bearerAuth(ctx))
     .get("/api/downloads", async ({ actor }) => ({ data: await listDownloads(ctx, actor.user.id) }), {
       auth: true,
-      response: { 200: DownloadListJson, 401: MessageJson },
+      response: { 200: DownloadListJson },
       detail: {
         summary: "The products you hold, each with its newest version and your benefits' newest versions",
         tags: ["Versions"],

@@ -83,7 +83,6 @@ async function storageCheck(ctx: AppContext): Promise<CheckResult> {
   }
 }
 
-/** Logs a failed check with its cause (as every failure is logged: no parameters, no secrets). */
 async function objectStoreCheck(ctx: AppContext): Promise<CheckResult> {
   try {
     await withTimeout(ctx.releases.size(`.ready/${crypto.randomUUID()}`));
@@ -94,6 +93,10 @@ async function objectStoreCheck(ctx: AppContext): Promise<CheckResult> {
   }
 }
 
+/**
+ * The answer says only that a check failed, in words safe for anyone; the log keeps the cause (as
+ * every failure is logged: no parameters, no secrets).
+ */
 function failed(ctx: AppContext, check: string, error: unknown): CheckResult {
   ctx.log.warn("readiness check failed", { check, error: errorFields(error) });
   return "could not be checked";

@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
 import { DatabaseUnavailable } from "../../errors.ts";
-import { MessageJson } from "../../http/schemas.ts";
+import { refusals } from "../../http/schemas.ts";
 import { readiness } from "./readiness.ts";
 
 /**
@@ -30,7 +30,7 @@ export const healthRoutes = (ctx: AppContext) =>
         return { status: "ok" };
       },
       {
-        response: { 200: t.Object({ status: t.String({ examples: ["ok"] }) }), 503: MessageJson },
+        response: { 200: t.Object({ status: t.String({ examples: ["ok"] }) }), ...refusals(503) },
         detail: { summary: "Service health", tags: ["Health"] },
       },
     )

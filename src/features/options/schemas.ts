@@ -3,7 +3,7 @@ import type { FieldMessages } from "../../errors.ts";
 import { BodyId } from "../../validation/ids.ts";
 import { Int, Text } from "../../validation/schemas.ts";
 
-/** A price: at most two decimals (checked by `assertCents`, since `multipleOf: 0.01` fails on floats). */
+/** A price: at most two decimals (checked by `centsError`, since `multipleOf: 0.01` fails on floats). */
 export const Price = t.Number({ minimum: 0, maximum: 9_999_999_999.99 });
 
 /** Laravel's `decimal:0,2`: 19.999 is refused rather than silently rounded. */

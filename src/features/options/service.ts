@@ -7,7 +7,7 @@ import {
   purchaseBenefits,
 } from "../../db/schema/index.ts";
 import { Invalid } from "../../errors.ts";
-import { checkBodyWith } from "../../validation/body-checks.ts";
+import { form } from "../../validation/form.ts";
 import { invalidId, requiredBodyId } from "../../validation/ids.ts";
 import type { Actor } from "../auth/actor.ts";
 import { findLiveProduct, findVisibleProduct } from "../products/service.ts";
@@ -19,7 +19,8 @@ async function checkPrice(input: Partial<CreateOptionInput>) {
   if (Object.keys(errors).length > 0) throw new Invalid(errors);
 }
 
-checkBodyWith(CreateOptionBody, (_, fields) => checkPrice(fields));
+/** A new option: a name, and a price in whole cents. */
+export const NewOptionForm = form(CreateOptionBody, (_, fields) => checkPrice(fields));
 
 export async function createOption(ctx: Pick<AppContext, "db">, productId: number, input: CreateOptionInput) {
   await checkPrice(input);
@@ -58,25 +59,15 @@ export async function createBenefit(
   return benefit;
 }
 
-export const toOptionJson = (option: ProductOption) => ({
-  id: option.id,
-  product_id: option.productId,
-  name: option.name,
-  price: Number(option.price),
-});
-
-export const toBenefitJson = (benefit: PurchaseBenefit) => ({
-  id: benefit.id,
-  product_id: benefit.productId,
-  option_id: benefit.optionId,
-  name: benefit.name,
-});
-
 /**
  * The product's options, oldest first, each with its benefits: for whoever may see the product (its
  * visibility rules, so an unlisted product of someone else's is a 404).
  */
-export async function listOptions(ctx: Pick<AppContext, "db">, actor: Actor, productId: number) {
+export async function listOptions(
+  ctx: Pick<AppContext, "db">,
+  actor: Actor,
+  productId: number,
+): Promise<{ option: ProductOption; benefits: PurchaseBenefit[] }[]> {
   await findVisibleProduct(ctx, actor, productId);
   const [options, benefits] = await Promise.all([
     ctx.db
@@ -91,11 +82,7 @@ export async function listOptions(ctx: Pick<AppContext, "db">, actor: Actor, pro
       .orderBy(asc(purchaseBenefits.id)),
   ]);
   return options.map((option) => ({
-    id: option.id,
-    name: option.name,
-    price: Number(option.price),
-    benefits: benefits
-      .filter((benefit) => benefit.optionId === option.id)
-      .map((benefit) => ({ id: benefit.id, name: benefit.name })),
+    option,
+    benefits: benefits.filter((benefit) => benefit.optionId === option.id),
   }));
 }

@@ -1,26 +1,29 @@
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
 import { bearerAuth } from "../../http/auth.ts";
 import { refuseCrossSite } from "../../http/csrf.ts";
-import { dataOf, MessageJson, ValidationJson } from "../../http/schemas.ts";
-import { pathId } from "../../validation/ids.ts";
-import { PasswordLinkInfoJson, PasswordLinkJson, PasswordLinkQuery, SetPasswordBody } from "./schemas.ts";
-import { issuePasswordLink, setPasswordWithLink, userOfLink } from "./service.ts";
+import { forms, input } from "../../http/forms.ts";
+import { dataOf, refusals } from "../../http/schemas.ts";
+import { IdParam } from "../../validation/ids.ts";
+import { PasswordLinkInfoJson, PasswordLinkJson, PasswordLinkQuery } from "./schemas.ts";
+import { issuePasswordLink, SetPasswordForm, setPasswordWithLink, userOfLink } from "./service.ts";
 
 /** One-time links that let a person choose their dashboard password (README, Dashboard sign-in). */
 export const passwordLinkRoutes = (ctx: AppContext) =>
   new Elysia()
     .use(bearerAuth(ctx))
+    .use(forms(ctx))
     .post(
       "/api/admin/users/:user/password-link",
       async ({ params, set }) => {
-        const link = await issuePasswordLink(ctx, pathId(params.user, "User"));
+        const { url, expiresAt, emailed } = await issuePasswordLink(ctx, params.user);
         set.status = 201;
-        return { data: { url: link.url, expires_at: link.expiresAt.toISOString(), emailed: link.emailed } };
+        return { data: { url, expires_at: expiresAt.toISOString(), emailed } };
       },
       {
         auth: "*",
-        response: { 201: dataOf(PasswordLinkJson), 401: MessageJson, 403: MessageJson, 404: MessageJson },
+        params: t.Object({ user: IdParam("User") }),
+        response: { 201: dataOf(PasswordLinkJson), ...refusals(404) },
         detail: {
           summary: "A one-time set-password link for a user (72 h; e-mailed too when SMTP_URL is set)",
           tags: ["Admin"],
@@ -35,21 +38,21 @@ export const passwordLinkRoutes = (ctx: AppContext) =>
       },
       {
         query: PasswordLinkQuery,
-        response: { 200: dataOf(PasswordLinkInfoJson), 422: ValidationJson },
+        response: { 200: dataOf(PasswordLinkInfoJson), ...refusals(422) },
         detail: { summary: "Whom a set-password link is for (the page greets them)", tags: ["Dashboard"] },
       },
     )
     .post(
       "/api/auth/set-password",
-      async ({ body, request, set }) => {
-        // Public like sign-in, and refused from other sites like sign-in.
-        refuseCrossSite(request, ctx.config.appUrl);
+      async ({ body, set }) => {
         await setPasswordWithLink(ctx, body.token, body.password);
         set.status = 204;
       },
       {
-        body: SetPasswordBody,
-        response: { 403: MessageJson, 422: ValidationJson },
+        // Public like sign-in, and like it refused from other sites before its body is checked.
+        transform: ({ request }) => refuseCrossSite(request, ctx.config.appUrl),
+        ...input(SetPasswordForm),
+        response: refusals(403),
         detail: {
           summary: "Set a password with a one-time link; ends the user's sessions",
           tags: ["Dashboard"],

@@ -3,7 +3,7 @@ import type { AppContext } from "../../context.ts";
 import { type User, users } from "../../db/schema/index.ts";
 import { withTransaction } from "../../db/transaction.ts";
 import { Invalid } from "../../errors.ts";
-import { checkBodyWith } from "../../validation/body-checks.ts";
+import { form } from "../../validation/form.ts";
 import { hashPassword } from "../auth/passwords.ts";
 import { endEverySession } from "../sessions/service.ts";
 import { findUserWithRole } from "../users/service.ts";
@@ -76,9 +76,9 @@ export async function userOfLink(
   return { user, expiresAt: new Date(claims.expires * 1000) };
 }
 
-// A bad token is reported beside a bad password, in one 422 (see validation/body-checks.ts).
-checkBodyWith(SetPasswordBody, async (ctx, fields) => {
-  if (typeof fields.token === "string") await userOfLink(ctx, fields.token);
+/** A new password and a link that still works; a bad link is reported beside a bad password. */
+export const SetPasswordForm = form(SetPasswordBody, async (ctx, fields) => {
+  if (fields.token !== undefined) await userOfLink(ctx, fields.token);
 });
 
 /**

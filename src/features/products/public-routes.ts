@@ -3,7 +3,7 @@ import { extname, join, resolve, sep } from "node:path";
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context.ts";
 import { NotFound } from "../../errors.ts";
-import { MessageJson } from "../../http/schemas.ts";
+import { refusals } from "../../http/schemas.ts";
 import { productPage } from "./page.ts";
 import { findListedProductBySlug } from "./service.ts";
 
@@ -38,7 +38,7 @@ export const publicProductRoutes = (ctx: AppContext) =>
         });
       },
       {
-        response: { 404: MessageJson },
+        response: refusals(404),
         detail: { summary: "A product image from PUBLIC_DIR (what cover_image_url points at)", tags },
       },
     )
@@ -57,7 +57,7 @@ export const publicProductRoutes = (ctx: AppContext) =>
         });
       },
       {
-        response: { 404: MessageJson },
+        response: refusals(404),
         detail: { summary: "A listed product's public page (what full_url points at)", tags },
       },
     );

@@ -5,7 +5,7 @@ import { type NewProduct, type Product, products, purchases, users } from "../..
 import { FieldErrors, Invalid, NotFound } from "../../errors.ts";
 import { nulInvalid } from "../../http/json-body.ts";
 import type { PageRequest } from "../../pagination.ts";
-import { checkBodyWith } from "../../validation/body-checks.ts";
+import { form } from "../../validation/form.ts";
 import { invalidIdMessage, requiredBodyId, toId } from "../../validation/ids.ts";
 import type { Actor } from "../auth/actor.ts";
 import { allows } from "../auth/permissions.ts";
@@ -215,7 +215,8 @@ async function checkedValues(
   return Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined));
 }
 
-checkBodyWith(CreateProductBody, (ctx, fields) => checkedValues(ctx, fields, null));
+/** A new product: its fields, owners and an add-on target that exist, and a slug nobody has. */
+export const NewProductForm = form(CreateProductBody, (ctx, fields) => checkedValues(ctx, fields, null));
 
 /** undefined when absent, null when explicitly null, else the id (or an error recorded on `field`). */
 function idOrInvalid(

@@ -1,10 +1,11 @@
 import { and, eq, ne } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
-import { sessions, users } from "../../db/schema/index.ts";
+import { sessions, type User, users } from "../../db/schema/index.ts";
 import { withTransaction } from "../../db/transaction.ts";
 import { FieldErrors, Invalid, NotFound } from "../../errors.ts";
-import { checkBodyWith } from "../../validation/body-checks.ts";
+import { form } from "../../validation/form.ts";
 import { hashPassword, verifyPassword } from "../auth/passwords.ts";
+import { attemptSubject, SignInThrottle } from "../sessions/sign-in-throttle.ts";
 import { findUserWithRole } from "../users/service.ts";
 import { ChangePasswordBody, type ChangePasswordInput } from "./schemas.ts";
 
@@ -24,9 +25,14 @@ export async function renameUser(ctx: Pick<AppContext, "db">, userId: number, na
   return findUserWithRole(ctx, userId);
 }
 
-// A mismatch is reported beside the schema's own findings, in one 422 (validation/body-checks.ts).
-checkBodyWith(ChangePasswordBody, async (_ctx, fields) => {
-  if (typeof fields.password === "string" && fields.password !== fields.password_confirmation) {
+/**
+ * A new password typed twice alike. A body whose current password and confirmation both passed the
+ * schema goes on to changePassword, which names a mismatch beside a wrong current password: one 422
+ * for both, and the wrong guess still counts against the throttle.
+ */
+export const PasswordChangeForm = form(ChangePasswordBody, async (_ctx, fields) => {
+  if (fields.current_password !== undefined && fields.password_confirmation !== undefined) return;
+  if (fields.password !== undefined && fields.password !== fields.password_confirmation) {
     throw new Invalid({ password: [MISMATCH] });
   }
 });
@@ -55,4 +61,28 @@ export async function changePassword(
     await tx.db.update(users).set({ passwordHash }).where(eq(users.id, user.id));
     await tx.db.delete(sessions).where(and(eq(sessions.userId, user.id), ne(sessions.id, keepSessionId)));
   });
+}
+
+/**
+ * changePassword for the signed-in user, throttled as sign-in is (5 a minute per user, 20 per
+ * address): guessing the current password is guessing a sign-in, and a session left open must not
+ * find the password it was opened with. Only a wrong current password counts as a failed attempt.
+ */
+export async function changeOwnPassword(
+  ctx: Pick<AppContext, "db">,
+  user: User,
+  sessionId: string,
+  ip: string | null,
+  input: ChangePasswordInput,
+): Promise<void> {
+  const throttle = new SignInThrottle(ctx.db, "password");
+  const subject = attemptSubject(user, user.email);
+  await throttle.begin(subject, ip);
+  try {
+    await changePassword(ctx, user.id, sessionId, input);
+  } catch (error) {
+    if (!(error instanceof Invalid && error.errors.current_password)) await throttle.succeeded(subject, ip);
+    throw error;
+  }
+  await throttle.succeeded(subject, ip);
 }

@@ -2,23 +2,21 @@ import { Elysia } from "elysia";
 import type { AppContext } from "../../context.ts";
 import { validateAll } from "../../errors.ts";
 import { bearerAuth } from "../../http/auth.ts";
+import { forms, input } from "../../http/forms.ts";
 import { simplePage } from "../../http/pagination.ts";
-import { dataOf, MessageJson, ValidationJson } from "../../http/schemas.ts";
+import { dataOf, refusals } from "../../http/schemas.ts";
 import { pageRequest } from "../../pagination.ts";
 import { detailsOf } from "./details.ts";
-import {
-  CreatePurchaseBody,
-  filterIds,
-  PurchaseJson,
-  PurchasePageJson,
-  PurchaseQuery,
-  wantsDetails,
-} from "./schemas.ts";
-import { assertFiltersExist, createPurchase, listPurchases, toPurchaseJson } from "./service.ts";
+import { toPurchaseJson } from "./json.ts";
+import { filterIds, PurchaseJson, PurchasePageJson, PurchaseQuery, wantsDetails } from "./schemas.ts";
+import { createPurchase, listPurchases, NewPurchaseForm } from "./service.ts";
 
 export const purchaseRoutes = (ctx: AppContext) =>
   new Elysia()
     .use(bearerAuth(ctx))
+    .use(forms(ctx))
+    // The filters are parsed here rather than by the query's schema, so that a bad page and a bad
+    // filter are named in one 422.
     .get(
       "/api/purchases",
       async ({ query, actor, request }) => {
@@ -28,20 +26,22 @@ export const purchaseRoutes = (ctx: AppContext) =>
           () => wantsDetails(query.details),
         );
         const rows = await listPurchases(ctx, actor, filters, page);
-        if (rows.length === 0) await assertFiltersExist(ctx, filters);
         const detailOf = details
           ? await detailsOf(
               ctx,
               rows.map((row) => row.purchase),
             )
-          : null;
-        const json = rows.map((row) => ({ ...toPurchaseJson(row), ...detailOf?.(row.purchase) }));
-        return simplePage(json, page, request);
+          : undefined;
+        return simplePage(
+          rows.map((row) => toPurchaseJson(row, detailOf?.(row.purchase))),
+          page,
+          request,
+        );
       },
       {
         auth: true,
         query: PurchaseQuery,
-        response: { 200: PurchasePageJson, 401: MessageJson, 422: ValidationJson },
+        response: { 200: PurchasePageJson, ...refusals(422) },
         detail: {
           summary: "List purchases, newest first (all with purchases.view; else your own and your products')",
           tags: ["Purchases"],
@@ -56,8 +56,8 @@ export const purchaseRoutes = (ctx: AppContext) =>
       },
       {
         auth: "*",
-        body: CreatePurchaseBody,
-        response: { 201: dataOf(PurchaseJson), 401: MessageJson, 403: MessageJson, 422: ValidationJson },
+        ...input(NewPurchaseForm),
+        response: { 201: dataOf(PurchaseJson) },
         detail: { summary: "Record a purchase (creates its order)", tags: ["Admin"] },
       },
     );

@@ -6,7 +6,7 @@ import { currencies, orders, products, purchases, users } from "../../db/schema/
 import { withTransaction } from "../../db/transaction.ts";
 import { FieldErrors, Invalid } from "../../errors.ts";
 import type { PageRequest } from "../../pagination.ts";
-import { checkBodyWith } from "../../validation/body-checks.ts";
+import { form } from "../../validation/form.ts";
 import { invalidIdMessage, toId } from "../../validation/ids.ts";
 import type { Actor } from "../auth/actor.ts";
 import { allows } from "../auth/permissions.ts";
@@ -19,7 +19,7 @@ const purchaseColumns = {
   symbol: currencies.symbol,
   decimals: currencies.decimals,
 };
-type PurchaseRow = { purchase: typeof purchases.$inferSelect; symbol: string; decimals: number };
+export type PurchaseRow = { purchase: typeof purchases.$inferSelect; symbol: string; decimals: number };
 
 /** The filters of a purchase list, as ids. */
 export interface PurchaseFilterIds {
@@ -29,8 +29,9 @@ export interface PurchaseFilterIds {
 
 /**
  * Newest first. `purchases.view` sees every purchase; anyone else the purchases they made and those of
- * products they own. Filters narrow that further. Each combination of visibility and filters is its
- * own prepared query (a few shapes, each built once), so no request assembles SQL.
+ * products they own. Filters narrow that further; one naming no user or product is a 422. Each
+ * combination of visibility and filters is its own prepared query (a few shapes, each built once), so
+ * no request assembles SQL.
  */
 export async function listPurchases(
   ctx: Pick<AppContext, "db">,
@@ -43,7 +44,7 @@ export async function listPurchases(
   const visibility: Visibility = owned === null ? "all" : owned.length === 0 ? "mine" : "mine-or-owned";
   const shape = { visibility, byUser: filters.userId !== null, byProduct: filters.productId !== null };
   const name = `purchases_${visibility}_${shape.byUser ? "u" : ""}${shape.byProduct ? "p" : ""}`;
-  return preparedOnce(ctx.db, name, (db) => prepareList(db, name, shape)).execute({
+  const rows = await preparedOnce(ctx.db, name, (db) => prepareList(db, name, shape)).execute({
     me,
     owned: owned ?? [],
     userId: filters.userId,
@@ -51,6 +52,8 @@ export async function listPurchases(
     limit: page.perPage + 1,
     offset: page.offset,
   });
+  if (rows.length === 0) await assertFiltersExist(ctx, filters);
+  return rows;
 }
 
 /** All purchases (`purchases.view`), the caller's own, or theirs and those of products they own. */
@@ -106,7 +109,7 @@ async function ownedProductIds(ctx: Pick<AppContext, "db">, me: number): Promise
  * A filter naming no user or product is a 422 (Laravel's `exists`). Asked only when a page came back
  * empty: a page with rows already proves its filters name something.
  */
-export async function assertFiltersExist(ctx: Pick<AppContext, "db">, filters: PurchaseFilterIds) {
+async function assertFiltersExist(ctx: Pick<AppContext, "db">, filters: PurchaseFilterIds) {
   const errors = new FieldErrors();
   if (filters.userId !== null) {
     const found = await ctx.db.select({ id: users.id }).from(users).where(eq(users.id, filters.userId));
@@ -166,7 +169,8 @@ async function checkPurchase(ctx: Pick<AppContext, "db">, input: Partial<CreateP
   return { userId: userId as number, productId: productId as number, optionId, currency, original };
 }
 
-checkBodyWith(CreatePurchaseBody, (ctx, fields) => checkPurchase(ctx, fields));
+/** A purchase: its fields, a buyer, a live product and its option, and currencies that exist. */
+export const NewPurchaseForm = form(CreatePurchaseBody, (ctx, fields) => checkPurchase(ctx, fields));
 
 /** Records a purchase and the order it belongs to, in one transaction. */
 export async function createPurchase(ctx: Pick<AppContext, "db">, input: CreatePurchaseInput) {
@@ -227,18 +231,3 @@ export function formatPrice(amount: number, symbol: string, decimals: number): s
   }
   return `${symbol}${format.format(amount)}`;
 }
-
-export const toPurchaseJson = ({ purchase, symbol, decimals }: PurchaseRow) => ({
-  id: purchase.id,
-  order_id: purchase.orderId,
-  product_id: purchase.productId,
-  quantity: purchase.quantity,
-  created_at: purchase.createdAt.toISOString(),
-  updated_at: purchase.updatedAt.toISOString(),
-  unit_price: Number(purchase.unitPrice),
-  unit_price_currency_id: purchase.unitPriceCurrencyId,
-  original_currency_id: purchase.originalCurrencyId,
-  original_unit_price: Number(purchase.originalUnitPrice),
-  currency_rate: Number(purchase.currencyRate),
-  formatted_price: formatPrice(Number(purchase.unitPrice), symbol, decimals),
-});

@@ -1,15 +1,17 @@
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
 import { bearerAuth } from "../../http/auth.ts";
-import { dataOf, MessageJson, ValidationJson } from "../../http/schemas.ts";
+import { forms, input } from "../../http/forms.ts";
+import { dataOf } from "../../http/schemas.ts";
 import { RoleJson } from "../users/schemas.ts";
 import { toRoleJson } from "../users/service.ts";
-import { CreateRoleBody, RoleWithCountJson } from "./schemas.ts";
-import { createRole, listRoles } from "./service.ts";
+import { RoleWithCountJson } from "./schemas.ts";
+import { createRole, listRoles, NewRoleForm } from "./service.ts";
 
 export const roleRoutes = (ctx: AppContext) =>
   new Elysia()
     .use(bearerAuth(ctx))
+    .use(forms(ctx))
     .get(
       "/api/admin/roles",
       async () => ({
@@ -17,7 +19,7 @@ export const roleRoutes = (ctx: AppContext) =>
       }),
       {
         auth: "*",
-        response: { 200: dataOf(t.Array(RoleWithCountJson)), 401: MessageJson, 403: MessageJson },
+        response: { 200: dataOf(t.Array(RoleWithCountJson)) },
         detail: { summary: "List the roles by name, with how many users have each", tags: ["Admin"] },
       },
     )
@@ -29,8 +31,8 @@ export const roleRoutes = (ctx: AppContext) =>
       },
       {
         auth: "*",
-        body: CreateRoleBody,
-        response: { 201: dataOf(RoleJson), 401: MessageJson, 403: MessageJson, 422: ValidationJson },
+        ...input(NewRoleForm),
+        response: { 201: dataOf(RoleJson) },
         detail: { summary: "Create a role with some of the named permissions", tags: ["Admin"] },
       },
     );

@@ -2,12 +2,13 @@ import { asc, count, eq } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { type Role, roles, users } from "../../db/schema/index.ts";
 import { Invalid } from "../../errors.ts";
-import { checkBodyWith } from "../../validation/body-checks.ts";
+import { form } from "../../validation/form.ts";
 import { CreateRoleBody, type CreateRoleInput } from "./schemas.ts";
 
 const nameTaken = () => new Invalid({ name: ["The name has already been taken."] });
 
-checkBodyWith(CreateRoleBody, async (ctx, fields) => {
+/** A new role: a name nobody has and known permissions. */
+export const NewRoleForm = form(CreateRoleBody, async (ctx, fields) => {
   if (typeof fields.name !== "string") return;
   const [existing] = await ctx.db.select({ id: roles.id }).from(roles).where(eq(roles.name, fields.name));
   if (existing) throw nameTaken();

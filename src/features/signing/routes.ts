@@ -1,4 +1,4 @@
-import { Elysia, t } from "elysia";
+import { type Context, Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
 import { publicJwk } from "./jwk.ts";
 import { publishedKeys } from "./keys.ts";
@@ -21,13 +21,7 @@ const CACHE_CONTROL = "public, max-age=300";
 
 /** The public keys that verify license answers and files: the active one and those in their grace. */
 export const signingKeyRoutes = (ctx: AppContext) => {
-  const jwks = async ({
-    request,
-    set,
-  }: {
-    request: Request;
-    set: { status?: number | string; headers: Record<string, unknown> };
-  }) => {
+  const jwks = async ({ request, set }: Pick<Context, "request" | "set">) => {
     const keys = (await publishedKeys(ctx)).map(publicJwk);
     const etag = `"${Bun.hash(keys.map((key) => key.kid).join(",")).toString(36)}"`;
     set.headers["cache-control"] = CACHE_CONTROL;

@@ -1,8 +1,8 @@
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
 import { bearerAuth } from "../../http/auth.ts";
-import { dataOf, MessageJson, ValidationJson } from "../../http/schemas.ts";
-import { pathId } from "../../validation/ids.ts";
+import { dataOf, refusals } from "../../http/schemas.ts";
+import { IdParam } from "../../validation/ids.ts";
 import { CreateTokenBody, NewTokenJson } from "./schemas.ts";
 import { createToken, deleteToken } from "./service.ts";
 
@@ -12,32 +12,27 @@ export const tokenRoutes = (ctx: AppContext) =>
     .post(
       "/api/admin/users/:user/tokens",
       async ({ params, body, set }) => {
-        const data = await createToken(ctx, pathId(params.user, "User"), body);
         set.status = 201;
-        return { data };
+        return { data: await createToken(ctx, params.user, body) };
       },
       {
         auth: "*",
+        params: t.Object({ user: IdParam("User") }),
         body: CreateTokenBody,
-        response: {
-          201: dataOf(NewTokenJson),
-          401: MessageJson,
-          403: MessageJson,
-          404: MessageJson,
-          422: ValidationJson,
-        },
+        response: { 201: dataOf(NewTokenJson), ...refusals(404, 422) },
         detail: { summary: "Create a personal access token (shown once)", tags: ["Admin"] },
       },
     )
     .delete(
       "/api/admin/tokens/:token",
       async ({ params, set }) => {
-        await deleteToken(ctx, pathId(params.token, "Token"));
+        await deleteToken(ctx, params.token);
         set.status = 204;
       },
       {
         auth: "*",
-        response: { 401: MessageJson, 403: MessageJson, 404: MessageJson },
+        params: t.Object({ token: IdParam("Token") }),
+        response: refusals(404),
         detail: { summary: "Revoke a personal access token", tags: ["Admin"] },
       },
     );

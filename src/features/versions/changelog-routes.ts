@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
 import { bearerAuth } from "../../http/auth.ts";
-import { dataOf, MessageJson, ValidationJson } from "../../http/schemas.ts";
+import { dataOf, refusals } from "../../http/schemas.ts";
 import { renderChangelog } from "./changelog.ts";
 import { PublishFields } from "./schemas.ts";
 
@@ -26,11 +26,7 @@ export const changelogRoutes = (ctx: AppContext) =>
     {
       auth: true,
       body: PreviewBody,
-      response: {
-        200: dataOf(t.Object({ html: t.String() })),
-        401: MessageJson,
-        422: ValidationJson,
-      },
+      response: { 200: dataOf(t.Object({ html: t.String() })), ...refusals(422) },
       detail: {
         summary: "Render a changelog (Markdown or HTML) to sanitised HTML",
         tags: ["Versions"],

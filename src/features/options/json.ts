@@ -1,0 +1,23 @@
+import type { ProductOption, PurchaseBenefit } from "../../db/schema/index.ts";
+
+export const toOptionJson = (option: ProductOption) => ({
+  id: option.id,
+  product_id: option.productId,
+  name: option.name,
+  price: Number(option.price),
+});
+
+export const toBenefitJson = (benefit: PurchaseBenefit) => ({
+  id: benefit.id,
+  product_id: benefit.productId,
+  option_id: benefit.optionId,
+  name: benefit.name,
+});
+
+/** An option in the product's list, with the benefits it includes by id and name only. */
+export const toOptionWithBenefitsJson = (option: ProductOption, benefits: PurchaseBenefit[]) => ({
+  id: option.id,
+  name: option.name,
+  price: Number(option.price),
+  benefits: benefits.map((benefit) => ({ id: benefit.id, name: benefit.name })),
+});
