@@ -9,7 +9,8 @@ import { Int } from "./schemas.ts";
 const ID_PATTERN = /^[1-9]\d{0,15}$/;
 /** At most 15 digits: every such number is a safe integer, so a path id decodes without a check. */
 const SAFE_ID = /^[1-9]\d{0,14}$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+// Both cases spelled out rather than an `i` flag: a schema's pattern is the regex's source, flags lost.
+const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 
 export const IdString = t.String({ pattern: ID_PATTERN.source, description: "a positive integer id" });
 
