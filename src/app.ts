@@ -1,15 +1,16 @@
 import { openapi } from "@elysiajs/openapi";
 import { FormatRegistry } from "@sinclair/typebox";
-import { Elysia } from "elysia";
+import { type AnyElysia, Elysia } from "elysia";
 import type { AppContext } from "./context.ts";
 import { dashboardRoutes } from "./dashboard/routes.ts";
 import { apiKeyRoutes } from "./features/api-keys/routes.ts";
 import { clientRoutes } from "./features/client/routes.ts";
 import { downloadRoutes } from "./features/downloads/routes.ts";
 import { healthRoutes } from "./features/health/routes.ts";
+import { licenseKeyRoutes } from "./features/licenses/key-routes.ts";
 import { ownLicenseRoutes } from "./features/licenses/own-routes.ts";
 import { productLicenseRoutes } from "./features/licenses/product-routes.ts";
-import { licenseRoutes } from "./features/licenses/routes.ts";
+import { v1LicenseRoutes } from "./features/licenses/v1-routes.ts";
 import { notificationRoutes } from "./features/notifications/routes.ts";
 import { optionRoutes } from "./features/options/routes.ts";
 import { passwordLinkRoutes } from "./features/password-links/routes.ts";
@@ -57,8 +58,11 @@ const MULTIPART_OVERHEAD = 1024 * 1024;
  */
 const BUN_BODY_LIMIT = Number.MAX_SAFE_INTEGER;
 
-/** The whole HTTP API, one feature plugin per line. */
-export function buildApp(ctx: AppContext) {
+/**
+ * The whole HTTP API, one feature plugin per line. Typed as any Elysia app: nothing needs the routes'
+ * types from here, and inferring them through a chain this long is deeper than TypeScript follows.
+ */
+export function buildApp(ctx: AppContext): AnyElysia {
   const routes: { method: string; path: string; hooks?: { body?: unknown } }[] = [];
   let jsonRoutes: Set<string> | undefined;
   const takesJson = (method: string, route: string) => {
@@ -125,7 +129,8 @@ export function buildApp(ctx: AppContext) {
     .use(versionRoutes(ctx))
     .use(changelogRoutes(ctx))
     .use(uploadRoutes(ctx))
-    .use(licenseRoutes(ctx))
+    .use(licenseKeyRoutes(ctx))
+    .use(v1LicenseRoutes(ctx))
     .use(productLicenseRoutes(ctx))
     .use(signingKeyRoutes(ctx))
     .use(notificationRoutes(ctx))

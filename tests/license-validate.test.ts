@@ -538,6 +538,15 @@ describe("DELETE /api/licenses/{id}/ips: the owner resets their addresses", () =
     expect(await registeredIps(t, license.id)).toEqual(["192.0.2.1"]);
   });
 
+  test("the id in upper case names the same license (a uuid's case does not matter)", async () => {
+    const license = await newLicense({ maxIps: 2 });
+    await registerIp(license, "192.0.2.77");
+    const response = await reset(license.id.toUpperCase(), ownerToken);
+    expect(response.status).toBe(204);
+    expect(await response.text()).toBe("");
+    expect(await registeredIps(t, license.id)).toEqual([]);
+  });
+
   test("204 and the addresses are gone; 3 times a day, then 429 with Retry-After", async () => {
     const license = await newLicense({ maxIps: 2 });
     for (let i = 1; i <= 3; i++) {

@@ -466,6 +466,23 @@ describe("/api/v1/licenses/{id}/ips", () => {
     }
   });
 
+  test("DELETE …/ips/{ip} whose segment decodes to a broken escape (%25E0) → 422 on ip, not a 500", async () => {
+    const made = await newLicense();
+    await registerIp(made, "198.51.100.8");
+    for (const segment of ["%25E0", "%25", "%E0"]) {
+      const response = await fetch(`${base}/api/v1/licenses/${made.id}/ips/${segment}`, {
+        method: "DELETE",
+        headers: { "x-api-key": globalKey },
+      });
+      expect({ segment, status: response.status }).toEqual({ segment, status: 422 });
+      expect(await readJson(response)).toEqual({
+        message: "The ip field must be a valid IP address.",
+        errors: { ip: ["The ip field must be a valid IP address."] },
+      });
+    }
+    expect((await ipsOf(made.id)).map((row: { ip: string }) => row.ip)).toEqual(["198.51.100.8"]);
+  });
+
   test("DELETE …/ips forgets them all (204), and a new address can register again", async () => {
     const made = await newLicense({ maxIps: 2 });
     await registerIp(made, "198.51.100.1");

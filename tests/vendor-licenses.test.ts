@@ -519,6 +519,17 @@ describe("a license's addresses", () => {
     expect(rows).toEqual([]);
   });
 
+  test("a license id in upper case names the same license; one that cannot be a uuid is its 404", async () => {
+    const license = await newLicense(product.id, customer);
+    await validate(license.key, "192.0.2.70");
+    const upper = await fetch(licensesOf(product.id, `/${license.id.toUpperCase()}/ips`), withSession("GET"));
+    expect(upper.status).toBe(200);
+    expect((await readJson(upper)).data.map((row: { ip: string }) => row.ip)).toEqual(["192.0.2.70"]);
+    const malformed = await fetch(licensesOf(product.id, "/not-a-uuid/ips"), withSession("GET"));
+    expect(malformed.status).toBe(404);
+    expect(await readJson(malformed)).toEqual(LICENSE_NOT_FOUND);
+  });
+
   test("an address not registered: 404; not an address: 422 on ip; another product's license: 404", async () => {
     const license = await newLicense(product.id, customer);
     const unknown = await fetch(

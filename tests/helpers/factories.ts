@@ -1,6 +1,6 @@
 import type { AppContext } from "../../src/context.ts";
 import { createApiKey } from "../../src/features/api-keys/service.ts";
-import type { LicenseJson } from "../../src/features/licenses/schemas.ts";
+import type { LicenseJson } from "../../src/features/licenses/json.ts";
 import {
   createBenefit as createBenefitService,
   createOption as createOptionService,

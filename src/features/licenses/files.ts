@@ -4,8 +4,9 @@ import { AppError } from "../../errors.ts";
 import { assertValid } from "../../validation/messages.ts";
 import type { ApiKeyActor } from "../auth/actor.ts";
 import { compactJws } from "../signing/jws.ts";
-import { type LicenseJson, Ttl } from "./schemas.ts";
-import { findLicense, toLicenseJson } from "./service.ts";
+import { type LicenseJson, toLicenseJson, type ValidationResultJson } from "./json.ts";
+import { Ttl } from "./schemas.ts";
+import { findLicense } from "./service.ts";
 
 /** How long a license file lasts when the request does not say, and the range a request may ask for. */
 export const LICENSE_FILE_TTL = { default: 30 * 86_400, min: 3_600, max: 365 * 86_400 } as const;
@@ -46,6 +47,17 @@ export function issueLicenseFile(
     expires: license.expires,
   });
   return { text: armour(jws), expiresAt: new Date(exp * 1000) };
+}
+
+/** A checkout's answer: the validation's, and when it is valid a license file of `ttlSeconds`. */
+export function checkoutAnswer(
+  ctx: Pick<AppContext, "config" | "signing">,
+  answer: ValidationResultJson,
+  ttlSeconds?: number,
+) {
+  if (!answer.valid || !answer.license) return answer;
+  const file = issueLicenseFile(ctx, answer.license, ttlSeconds);
+  return { ...answer, license_file: file.text, license_file_expires_at: file.expiresAt.toISOString() };
 }
 
 /** PEM-style lines of 64 characters, so the file survives e-mail and copy-paste. */

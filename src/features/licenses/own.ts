@@ -1,10 +1,32 @@
-import { asc, desc, eq, inArray } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, inArray } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
-import { licenseIps, licenses, products } from "../../db/schema/index.ts";
+import {
+  type License,
+  type LicenseIp,
+  licenseIpResets,
+  licenseIps,
+  licenses,
+  products,
+} from "../../db/schema/index.ts";
+import { withTransaction } from "../../db/transaction.ts";
+import { NotFound, TooManyAttempts } from "../../errors.ts";
 import type { PageRequest } from "../../pagination.ts";
-import { ipResetsLeft } from "./ip-resets.ts";
-import type { OwnLicenseJson } from "./schemas.ts";
-import { licenseStatus } from "./status.ts";
+import { isUuid } from "../../validation/ids.ts";
+import type { Actor } from "../auth/actor.ts";
+import { forgetIps } from "./service.ts";
+
+// A customer's own licenses (/api/licenses): what they hold, and the reset of a license's addresses
+// after they move a server.
+
+const RESETS_PER_DAY = 3;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export interface OwnLicenseRow {
+  license: License;
+  product: { id: number; name: string };
+  ips: LicenseIp[];
+  ipResetsLeft: number;
+}
 
 /**
  * The user's own licenses, newest first, with their product, addresses and resets left; one more row
@@ -17,7 +39,7 @@ export async function listOwnLicenses(
   ctx: Pick<AppContext, "db">,
   userId: number,
   page: PageRequest,
-): Promise<OwnLicenseJson[]> {
+): Promise<OwnLicenseRow[]> {
   const rows = await ctx.db
     .select({ license: licenses, product: { id: products.id, name: products.name } })
     .from(licenses)
@@ -37,21 +59,52 @@ export async function listOwnLicenses(
           .orderBy(asc(licenseIps.firstSeenAt), asc(licenseIps.ip));
   const resetsLeft = await ipResetsLeft(ctx, ids);
   return rows.map(({ license, product }) => ({
-    id: license.id,
-    key: license.key,
+    license,
     product,
-    expires: license.expires?.toISOString() ?? null,
-    revoked: license.revokedAt !== null,
-    status: licenseStatus(license),
-    max_ips: license.maxIps,
-    ips: ips
-      .filter((row) => row.licenseId === license.id)
-      .map((row) => ({
-        ip: row.ip,
-        first_seen_at: row.firstSeenAt.toISOString(),
-        last_seen_at: row.lastSeenAt.toISOString(),
-      })),
-    ip_resets_left: resetsLeft.get(license.id) ?? 0,
-    created_at: license.createdAt.toISOString(),
+    ips: ips.filter((row) => row.licenseId === license.id),
+    ipResetsLeft: resetsLeft.get(license.id) ?? 0,
   }));
+}
+
+/**
+ * The owner forgets their license's addresses after moving a server: at most 3 times in any 24 hours.
+ * The license row is locked so two resets at once cannot both pass the count.
+ */
+export function resetOwnLicenseIps(ctx: Pick<AppContext, "db">, actor: Actor, id: string) {
+  return withTransaction(ctx, async (tx) => {
+    if (!isUuid(id)) throw new NotFound("License");
+    const [license] = await tx.db
+      .select({ id: licenses.id, userId: licenses.userId })
+      .from(licenses)
+      .where(eq(licenses.id, id.toLowerCase()))
+      .for("update");
+    // Someone else's license is as unknown to this user as one that does not exist.
+    if (!license || license.userId !== actor.user.id) throw new NotFound("License");
+    const since = new Date(Date.now() - DAY_MS);
+    const recent = await tx.db
+      .select({ at: licenseIpResets.createdAt })
+      .from(licenseIpResets)
+      .where(and(eq(licenseIpResets.licenseId, license.id), gt(licenseIpResets.createdAt, since)))
+      .orderBy(asc(licenseIpResets.createdAt));
+    const [oldest] = recent;
+    if (recent.length >= RESETS_PER_DAY && oldest) {
+      throw new TooManyAttempts(Math.ceil((oldest.at.getTime() + DAY_MS - Date.now()) / 1000));
+    }
+    await tx.db.insert(licenseIpResets).values({ licenseId: license.id, userId: actor.user.id });
+    await forgetIps(tx, license.id, null);
+  });
+}
+
+/** How many resets each license has left in the current 24 hours (the window the limit above counts). */
+async function ipResetsLeft(ctx: Pick<AppContext, "db">, licenseIds: string[]): Promise<Map<string, number>> {
+  const left = new Map(licenseIds.map((id) => [id, RESETS_PER_DAY]));
+  if (licenseIds.length === 0) return left;
+  const since = new Date(Date.now() - DAY_MS);
+  const used = await ctx.db
+    .select({ licenseId: licenseIpResets.licenseId, n: count() })
+    .from(licenseIpResets)
+    .where(and(inArray(licenseIpResets.licenseId, licenseIds), gt(licenseIpResets.createdAt, since)))
+    .groupBy(licenseIpResets.licenseId);
+  for (const { licenseId, n } of used) left.set(licenseId, Math.max(0, RESETS_PER_DAY - n));
+  return left;
 }

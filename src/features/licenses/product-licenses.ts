@@ -12,24 +12,21 @@ import {
 } from "../../db/schema/index.ts";
 import { FieldErrors, Forbidden, Invalid, NotFound } from "../../errors.ts";
 import type { PageRequest } from "../../pagination.ts";
-import { checkBodyWith } from "../../validation/body-checks.ts";
+import { form } from "../../validation/form.ts";
 import type { Actor } from "../auth/actor.ts";
 import { allows } from "../auth/permissions.ts";
 import { findVisibleProduct, ownsProduct } from "../products/service.ts";
 import { normaliseLicenseKey } from "./keys.ts";
-import {
-  CreateProductLicenseBody,
-  type CreateProductLicenseInput,
-  type ProductLicenseJson,
-} from "./schemas.ts";
-import { checkedExpires, insertLicense } from "./service.ts";
-import { licenseStatus } from "./status.ts";
+import { CreateProductLicenseBody, type CreateProductLicenseInput } from "./schemas.ts";
+import { checkedExpires, insertLicense, type LicenseScope } from "./service.ts";
+
+// A product's licenses (/api/products/{product}/licenses), for a session or a bearer token instead of
+// an API key. The rest of the work (revoking, addresses) is the license service's own, called with
+// the product as its scope.
 
 /**
- * The dashboard's face of the license service: one product's licenses, for a session or a bearer
- * token instead of an API key. Who may: the product's owners (`user_id` or `vendor_id`) with a session
- * or an unrestricted token, `products.manage` and admins. The rest of the work (revoking, addresses)
- * is the license service's own, called with the product as its scope.
+ * Who may manage a product's licenses: its owners (`user_id` or `vendor_id`) with a session or an
+ * unrestricted token, `products.manage` and admins.
  */
 export const mayManageLicenses = (actor: Actor, product: Product) =>
   (actor.unrestricted && ownsProduct(actor.user.id, product)) || allows(actor.permissions, "products.manage");
@@ -42,6 +39,15 @@ export async function managedProduct(ctx: Pick<AppContext, "db">, actor: Actor, 
   const product = await findVisibleProduct(ctx, actor, productId);
   if (!mayManageLicenses(actor, product)) throw new Forbidden();
   return product;
+}
+
+/** The scope of the license service for a product `actor` may manage: another product's license is a 404. */
+export async function managedScope(
+  ctx: Pick<AppContext, "db">,
+  actor: Actor,
+  productId: number,
+): Promise<LicenseScope> {
+  return { productId: (await managedProduct(ctx, actor, productId)).id };
 }
 
 type Owner = { id: number; name: string; email: string };
@@ -133,21 +139,24 @@ function checkedFutureExpires(raw: string | null | undefined, errors: FieldError
   return expires;
 }
 
-// Before the body is whole (another field failed its schema) only the expiry is checked: who may be
-// named depends on the product and the caller, which are not known there.
-checkBodyWith(CreateProductLicenseBody, async (_ctx, fields: Partial<CreateProductLicenseInput>) => {
+/**
+ * A new license of a product: its fields and an expiry still to come. Who may be named as its owner
+ * depends on the product and the caller, which a form does not know: createProductLicense checks that.
+ */
+export const NewProductLicenseForm = form(CreateProductLicenseBody, async (_ctx, fields) => {
   const errors = new FieldErrors();
   checkedFutureExpires(fields.expires, errors);
   errors.throwIfAny();
 });
 
-/** A license of `product` for the customer with `owner_email`, created by `actor`. */
+/** A license of a product `actor` may manage, for the customer with `owner_email`, created by `actor`. */
 export async function createProductLicense(
   ctx: Pick<AppContext, "db" | "config">,
   actor: Actor,
-  product: Product,
+  productId: number,
   input: CreateProductLicenseInput,
 ): Promise<ProductLicenseRow> {
+  const product = await managedProduct(ctx, actor, productId);
   // As publishing: a deleted product's licenses stay manageable, but it gets no new ones.
   if (product.deletedAt !== null) throw new NotFound("Product");
   const errors = new FieldErrors();
@@ -165,15 +174,3 @@ export async function createProductLicense(
   });
   return { license, owner, ipCount: 0 };
 }
-
-export const toProductLicenseJson = ({ license, owner, ipCount }: ProductLicenseRow): ProductLicenseJson => ({
-  id: license.id,
-  key: license.key,
-  owner,
-  expires: license.expires?.toISOString() ?? null,
-  revoked: license.revokedAt !== null,
-  status: licenseStatus(license),
-  max_ips: license.maxIps,
-  ip_count: ipCount,
-  created_at: license.createdAt.toISOString(),
-});

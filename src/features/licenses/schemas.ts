@@ -1,32 +1,18 @@
 import { t } from "elysia";
+import { Invalid } from "../../errors.ts";
+import { normaliseIp } from "../../http/client-ip.ts";
 import { PageQuery } from "../../http/pagination.ts";
 import { Int } from "../../validation/schemas.ts";
 
-/** A license as the API shows it, with `key`, `createdAt`, `updatedAt`. Ids are strings. */
-export const LicenseJson = t.Object({
-  id: t.String({ format: "uuid" }),
-  userId: t.String(),
-  creatorId: t.String(),
-  productId: t.String(),
-  expires: t.Union([t.String({ format: "date-time" }), t.Null()], { description: "null: never expires" }),
-  maxIps: Int(),
-  key: t.String(),
-  createdAt: t.String({ format: "date-time" }),
-  updatedAt: t.String({ format: "date-time" }),
-});
-export type LicenseJson = typeof LicenseJson.static;
-
-export const LicensePageJson = t.Object({
-  licenses: t.Array(LicenseJson),
-  nextPage: t.Union([Int(), t.Null()]),
-});
+// What the license routes take in: bodies, queries and the addresses they name. What they answer is
+// in json.ts.
 
 /** A user or product id as clients send it: a string of digits (a JSON integer is taken too). */
 const IdRef = t.Union([t.String({ minLength: 1, maxLength: 32 }), Int()]);
-export const Expires = t.Union([t.String({ maxLength: 64 }), t.Null()], {
+const Expires = t.Union([t.String({ maxLength: 64 }), t.Null()], {
   description: "ISO 8601 date-time; null or absent: never expires",
 });
-export const MaxIps = Int({ minimum: 1, maximum: 10_000 });
+const MaxIps = Int({ minimum: 1, maximum: 10_000 });
 
 export const CreateLicenseBody = t.Object(
   {
@@ -47,16 +33,6 @@ export const LicenseListQuery = t.Object({
   page: t.Optional(t.String({ description: "page number, from 1 (50 licenses a page, oldest first)" })),
 });
 
-export const LicenseIpsJson = t.Object({
-  ips: t.Array(
-    t.Object({
-      ip: t.String(),
-      firstSeenAt: t.String({ format: "date-time" }),
-      lastSeenAt: t.String({ format: "date-time" }),
-    }),
-  ),
-});
-
 export const ValidateBody = t.Object(
   {
     key: t.String({ minLength: 1, maxLength: 200 }),
@@ -71,7 +47,6 @@ export const ValidateBody = t.Object(
   },
   { additionalProperties: false },
 );
-export type ValidateInput = typeof ValidateBody.static;
 
 /** A license file's lifetime in seconds (an hour to a year; 30 days when absent). */
 export const Ttl = Int({
@@ -90,51 +65,6 @@ export const LicenseFileQuery = t.Object({
     t.String({ description: "license file lifetime in seconds, 3600 to 31536000 (default 30 days)" }),
   ),
 });
-
-export const VALIDATION_CODES = [
-  "NOT_FOUND",
-  "REVOKED",
-  "EXPIRED",
-  "PRODUCT_MISMATCH",
-  "TOO_MANY_IPS",
-  "VALID",
-] as const;
-export type ValidationCode = (typeof VALIDATION_CODES)[number];
-
-export const ValidationResultJson = t.Object({
-  valid: t.Boolean(),
-  code: t.UnionEnum(VALIDATION_CODES),
-  detail: t.String(),
-  ts: t.String({ format: "date-time", description: "server time of the check" }),
-  nonce: t.Union([t.String(), t.Null()], { description: "the request's nonce, echoed" }),
-  license: t.Union([LicenseJson, t.Null()]),
-  ips: t.Object({ count: Int(), max: Int() }),
-});
-
-export const CheckoutResultJson = t.Object({
-  ...ValidationResultJson.properties,
-  license_file: t.Optional(
-    t.String({ description: "only when valid: the signed license file (a JWS between armour lines)" }),
-  ),
-  license_file_expires_at: t.Optional(t.String({ format: "date-time" })),
-});
-
-// --- the vendor face: /api/products/{product}/licenses (session or bearer, snake_case) -------------
-
-export const LICENSE_STATUSES = ["active", "expired", "revoked"] as const;
-
-export const ProductLicenseJson = t.Object({
-  id: t.String({ format: "uuid" }),
-  key: t.String(),
-  owner: t.Object({ id: Int(), name: t.String(), email: t.String() }),
-  expires: t.Union([t.String({ format: "date-time" }), t.Null()], { description: "null: never expires" }),
-  revoked: t.Boolean(),
-  status: t.UnionEnum(LICENSE_STATUSES, { description: "revoked wins over expired" }),
-  max_ips: Int(),
-  ip_count: Int({ description: "addresses registered now" }),
-  created_at: t.String({ format: "date-time" }),
-});
-export type ProductLicenseJson = typeof ProductLicenseJson.static;
 
 export const ProductLicenseListQuery = t.Object({
   ...PageQuery,
@@ -156,28 +86,22 @@ export const CreateProductLicenseBody = t.Object(
 );
 export type CreateProductLicenseInput = typeof CreateProductLicenseBody.static;
 
-/** A registered address, as the dashboard's license pages show it. */
-const LicenseIpJson = t.Object({
-  ip: t.String(),
-  first_seen_at: t.String({ format: "date-time" }),
-  last_seen_at: t.String({ format: "date-time" }),
-});
+/** An address a request names (a body's `ip`, a path's `…/ips/{ip}`) in its one spelling; else 422 on ip. */
+export function namedAddress(raw: string): string {
+  const ip = normaliseIp(raw);
+  if (ip === null) throw new Invalid({ ip: ["The ip field must be a valid IP address."] });
+  return ip;
+}
 
-export const ProductLicenseIpsJson = t.Object({ data: t.Array(LicenseIpJson) });
-
-/** One of the caller's own licenses, as the dashboard's Licenses page shows it (`GET /api/licenses`). */
-export const OwnLicenseJson = t.Object({
-  id: t.String({ format: "uuid" }),
-  key: t.String(),
-  product: t.Object({ id: Int(), name: t.String() }),
-  expires: t.Union([t.String({ format: "date-time" }), t.Null()], { description: "null: never expires" }),
-  revoked: t.Boolean(),
-  status: t.UnionEnum(LICENSE_STATUSES, { description: "revoked wins over expired" }),
-  max_ips: Int(),
-  ips: t.Array(LicenseIpJson),
-  ip_resets_left: Int({
-    description: "self-service resets (DELETE /api/licenses/{id}/ips) left in the last 24 hours",
-  }),
-  created_at: t.String({ format: "date-time" }),
-});
-export type OwnLicenseJson = typeof OwnLicenseJson.static;
+/**
+ * The address of an `…/ips/{ip}` segment, which Elysia has decoded once. It is decoded once more, as
+ * it always was, for clients that encode it twice; a `%` that decodes to nothing fails as an address.
+ */
+export function addressInPath(segment: string): string {
+  try {
+    return namedAddress(decodeURIComponent(segment));
+  } catch (error) {
+    if (error instanceof URIError) return namedAddress(segment);
+    throw error;
+  }
+}

@@ -1,9 +1,17 @@
 import { and, asc, eq, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
-import { type License, licenseIps, licenses, type Product, products, users } from "../../db/schema/index.ts";
+import {
+  type License,
+  type LicenseIp,
+  licenseIps,
+  licenses,
+  type Product,
+  products,
+  users,
+} from "../../db/schema/index.ts";
 import { withTransaction } from "../../db/transaction.ts";
 import { FieldErrors, Forbidden, NotFound } from "../../errors.ts";
-import { checkBodyWith } from "../../validation/body-checks.ts";
+import { form } from "../../validation/form.ts";
 import { isUuid, toId } from "../../validation/ids.ts";
 import type { ApiKeyActor } from "../auth/actor.ts";
 import { ownsProduct } from "../products/service.ts";
@@ -11,7 +19,6 @@ import { generateLicenseKey } from "./keys.ts";
 import {
   CreateLicenseBody,
   type CreateLicenseInput,
-  type LicenseJson,
   UpdateLicenseBody,
   type UpdateLicenseInput,
 } from "./schemas.ts";
@@ -20,11 +27,10 @@ export const LICENSES_PER_PAGE = 50;
 
 /**
  * Whom a license operation acts for: an API key (a key with a creator: that creator's licenses only),
- * or one product's licenses (the dashboard's face, once the caller was allowed to manage the product).
+ * or one product's licenses (its page in the dashboard, once the caller was allowed to manage the product).
  */
 export type LicenseScope = Pick<ApiKeyActor, "creatorId"> | { productId: number };
 
-/** Whether `scope` may act for `license`. */
 export const mayActFor = (scope: LicenseScope, license: Pick<License, "creatorId" | "productId">) =>
   "productId" in scope
     ? scope.productId === license.productId
@@ -60,7 +66,7 @@ export async function createLicense(
   });
 }
 
-/** The one place a license row is made, for both faces: a fresh key, the default `maxIps` if none. */
+/** The one place a license row is made (the API, a product's page): a fresh key, the default `maxIps`. */
 export async function insertLicense(
   ctx: Pick<AppContext, "db" | "config">,
   fields: { userId: number; creatorId: number; productId: number; expires?: Date | null; maxIps?: number },
@@ -81,16 +87,16 @@ export async function insertLicense(
   return license;
 }
 
-/** Whether `raw` can be a license id at all (a UUID); anything else is a 404 without a query. */
-export const isLicenseId = (raw: string) => isUuid(raw);
-
-/** The license with id `raw` if `scope` may act for it; anything else is the same 404. */
+/**
+ * The license with id `raw` if `scope` may act for it; anything else is the same 404 (one that cannot
+ * be a uuid without a query: the routes' paths already refuse it, other callers may not).
+ */
 export async function findLicense(
   ctx: Pick<AppContext, "db">,
   scope: LicenseScope,
   raw: string,
 ): Promise<License> {
-  if (!isLicenseId(raw)) throw new NotFound("License");
+  if (!isUuid(raw)) throw new NotFound("License");
   const [license] = await ctx.db.select().from(licenses).where(eq(licenses.id, raw.toLowerCase()));
   if (!license || !mayActFor(scope, license)) throw new NotFound("License");
   return license;
@@ -153,18 +159,18 @@ export async function revokeLicense(ctx: Pick<AppContext, "db">, scope: LicenseS
   }
 }
 
-export async function listIps(ctx: Pick<AppContext, "db">, scope: LicenseScope, id: string) {
+/** The license's registered addresses, first seen first. */
+export async function listIps(
+  ctx: Pick<AppContext, "db">,
+  scope: LicenseScope,
+  id: string,
+): Promise<LicenseIp[]> {
   const license = await findLicense(ctx, scope, id);
-  const rows = await ctx.db
+  return ctx.db
     .select()
     .from(licenseIps)
     .where(eq(licenseIps.licenseId, license.id))
     .orderBy(asc(licenseIps.firstSeenAt), asc(licenseIps.ip));
-  return rows.map((row) => ({
-    ip: row.ip,
-    firstSeenAt: row.firstSeenAt.toISOString(),
-    lastSeenAt: row.lastSeenAt.toISOString(),
-  }));
 }
 
 /** Forgets one of the license's addresses, or all of them (`ip` null), if `scope` may act for it. */
@@ -237,12 +243,15 @@ async function checkedFields(
   return { fields: defined as CheckedFields, product: product ?? null };
 }
 
-checkBodyWith(CreateLicenseBody, (ctx, fields) => checkedFields(ctx, fields));
-checkBodyWith(UpdateLicenseBody, (ctx, fields) => checkedFields(ctx, fields));
+/** A new license: its fields, and owner, creator and product ids that name rows. */
+export const NewLicenseForm = form(CreateLicenseBody, (ctx, fields) => checkedFields(ctx, fields));
+
+/** A change to a license: any of its fields, each id naming a row. */
+export const LicenseChangeForm = form(UpdateLicenseBody, (ctx, fields) => checkedFields(ctx, fields));
 
 /**
- * An `expires` as both faces take it: absent (undefined), null (never expires) or an ISO 8601
- * date-time; anything else is recorded on `errors` under `expires`.
+ * An `expires` as the API and a product's page take it: absent (undefined), null (never expires) or
+ * an ISO 8601 date-time; anything else is recorded on `errors` under `expires`.
  */
 export function checkedExpires(raw: string | null | undefined, errors: FieldErrors): Date | null | undefined {
   if (raw === undefined || raw === null) return raw;
@@ -268,15 +277,3 @@ function parseDateTime(raw: string): Date | undefined {
   const calendar = new Date(Date.UTC(year ?? 0, (month ?? 1) - 1, day ?? 1));
   return calendar.getUTCMonth() + 1 === month && calendar.getUTCDate() === day ? date : undefined;
 }
-
-export const toLicenseJson = (license: License): LicenseJson => ({
-  id: license.id,
-  userId: String(license.userId),
-  creatorId: String(license.creatorId),
-  productId: String(license.productId),
-  expires: license.expires?.toISOString() ?? null,
-  maxIps: license.maxIps,
-  key: license.key,
-  createdAt: license.createdAt.toISOString(),
-  updatedAt: license.updatedAt.toISOString(),
-});

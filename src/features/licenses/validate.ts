@@ -7,9 +7,9 @@ import { withTransaction } from "../../db/transaction.ts";
 import { Forbidden } from "../../errors.ts";
 import { toId } from "../../validation/ids.ts";
 import type { ApiKeyActor } from "../auth/actor.ts";
+import { toLicenseJson, type ValidationCode, type ValidationResultJson } from "./json.ts";
 import { normaliseLicenseKey } from "./keys.ts";
-import type { ValidationCode } from "./schemas.ts";
-import { mayActFor, toLicenseJson } from "./service.ts";
+import { mayActFor } from "./service.ts";
 
 /** A known address refreshes its `last_seen_at` at most this often: validation is read-mostly. */
 const SEEN_REFRESH_MS = 60_000;
@@ -39,12 +39,15 @@ const DETAIL: Record<Exclude<ValidationCode, "NOT_FOUND">, (license: License) =>
  * One read answers a known address; only a new address takes the license's row lock, so concurrent
  * first validations from many addresses never register more than `maxIps` of them.
  */
-export async function validateLicenseKey(ctx: Pick<AppContext, "db">, request: ValidationRequest) {
+export async function validateLicenseKey(
+  ctx: Pick<AppContext, "db">,
+  request: ValidationRequest,
+): Promise<ValidationResultJson> {
   const key = normaliseLicenseKey(request.key);
   // Only keys in our alphabet can exist; anything else (a NUL byte PostgreSQL would refuse) is not found.
   const [row] = KEY_CHARACTERS.test(key) ? await findByKey(ctx, key, request.ip) : [];
 
-  const answer = (code: ValidationCode, license: License | null, ipCount: number) => ({
+  const answer = (code: ValidationCode, license: License | null, ipCount: number): ValidationResultJson => ({
     valid: code === "VALID",
     code,
     detail: code === "NOT_FOUND" || !license ? "No license has this key." : DETAIL[code](license),

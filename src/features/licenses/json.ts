@@ -1,0 +1,164 @@
+import { t } from "elysia";
+import type { License, LicenseIp } from "../../db/schema/index.ts";
+import { Int } from "../../validation/schemas.ts";
+import type { OwnLicenseRow } from "./own.ts";
+import type { ProductLicenseRow } from "./product-licenses.ts";
+
+// Every shape a license takes on the wire, and the mappers that make them from rows. The license API
+// (/api/v1/licenses, x-api-key) speaks the SPEC's camelCase with ids as strings; the dashboard's pages
+// (a product's licenses, the customer's own) speak snake_case with a status word.
+
+const Timestamp = t.String({ format: "date-time" });
+const Expires = t.Union([Timestamp, t.Null()], { description: "null: never expires" });
+
+// --- the license API: /api/v1/licenses, validate and checkout ------------------------------------
+
+export const LicenseJson = t.Object({
+  id: t.String({ format: "uuid" }),
+  userId: t.String(),
+  creatorId: t.String(),
+  productId: t.String(),
+  expires: Expires,
+  maxIps: Int(),
+  key: t.String(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+export type LicenseJson = typeof LicenseJson.static;
+
+export const toLicenseJson = (license: License): LicenseJson => ({
+  id: license.id,
+  userId: String(license.userId),
+  creatorId: String(license.creatorId),
+  productId: String(license.productId),
+  expires: license.expires?.toISOString() ?? null,
+  maxIps: license.maxIps,
+  key: license.key,
+  createdAt: license.createdAt.toISOString(),
+  updatedAt: license.updatedAt.toISOString(),
+});
+
+export const LicensePageJson = t.Object({
+  licenses: t.Array(LicenseJson),
+  nextPage: t.Union([Int(), t.Null()]),
+});
+
+const LicenseIpJson = t.Object({ ip: t.String(), firstSeenAt: Timestamp, lastSeenAt: Timestamp });
+export const LicenseIpsJson = t.Object({ ips: t.Array(LicenseIpJson) });
+
+export const toLicenseIpJson = (row: LicenseIp): typeof LicenseIpJson.static => ({
+  ip: row.ip,
+  firstSeenAt: row.firstSeenAt.toISOString(),
+  lastSeenAt: row.lastSeenAt.toISOString(),
+});
+
+export const VALIDATION_CODES = [
+  "NOT_FOUND",
+  "REVOKED",
+  "EXPIRED",
+  "PRODUCT_MISMATCH",
+  "TOO_MANY_IPS",
+  "VALID",
+] as const;
+export type ValidationCode = (typeof VALIDATION_CODES)[number];
+
+export const ValidationResultJson = t.Object({
+  valid: t.Boolean(),
+  code: t.UnionEnum(VALIDATION_CODES),
+  detail: t.String(),
+  ts: t.String({ format: "date-time", description: "server time of the check" }),
+  nonce: t.Union([t.String(), t.Null()], { description: "the request's nonce, echoed" }),
+  license: t.Union([LicenseJson, t.Null()]),
+  ips: t.Object({ count: Int(), max: Int() }),
+});
+export type ValidationResultJson = typeof ValidationResultJson.static;
+
+/** Said in the document of every route whose answers `signedAnswers` signs. */
+export const SIGNED =
+  " Every answer, errors included, is signed: `Content-Digest` (RFC 9530) and an Ed25519 `Signature` " +
+  "(RFC 9421) by a key in `/.well-known/jwks.json`.";
+
+export const CheckoutResultJson = t.Object({
+  ...ValidationResultJson.properties,
+  license_file: t.Optional(
+    t.String({ description: "only when valid: the signed license file (a JWS between armour lines)" }),
+  ),
+  license_file_expires_at: t.Optional(t.String({ format: "date-time" })),
+});
+
+// --- the dashboard: a product's licenses (/api/products/{product}/licenses), the customer's own
+// (/api/licenses) ---------------------------------------------------------------------------------
+
+export const LICENSE_STATUSES = ["active", "expired", "revoked"] as const;
+const Status = t.UnionEnum(LICENSE_STATUSES, { description: "revoked wins over expired" });
+
+/** What a license is now, for its owner and vendor alike: revoked wins over expired, expired over active. */
+export function licenseStatus(license: Pick<License, "revokedAt" | "expires">, now = Date.now()) {
+  if (license.revokedAt !== null) return "revoked" as const;
+  if (license.expires !== null && license.expires.getTime() <= now) return "expired" as const;
+  return "active" as const;
+}
+
+const DashboardIpJson = t.Object({ ip: t.String(), first_seen_at: Timestamp, last_seen_at: Timestamp });
+
+export const toDashboardIpJson = (row: LicenseIp): typeof DashboardIpJson.static => ({
+  ip: row.ip,
+  first_seen_at: row.firstSeenAt.toISOString(),
+  last_seen_at: row.lastSeenAt.toISOString(),
+});
+
+export const ProductLicenseIpsJson = t.Object({ data: t.Array(DashboardIpJson) });
+
+export const ProductLicenseJson = t.Object({
+  id: t.String({ format: "uuid" }),
+  key: t.String(),
+  owner: t.Object({ id: Int(), name: t.String(), email: t.String() }),
+  expires: Expires,
+  revoked: t.Boolean(),
+  status: Status,
+  max_ips: Int(),
+  ip_count: Int({ description: "addresses registered now" }),
+  created_at: Timestamp,
+});
+export type ProductLicenseJson = typeof ProductLicenseJson.static;
+
+export const toProductLicenseJson = ({ license, owner, ipCount }: ProductLicenseRow): ProductLicenseJson => ({
+  id: license.id,
+  key: license.key,
+  owner,
+  expires: license.expires?.toISOString() ?? null,
+  revoked: license.revokedAt !== null,
+  status: licenseStatus(license),
+  max_ips: license.maxIps,
+  ip_count: ipCount,
+  created_at: license.createdAt.toISOString(),
+});
+
+export const OwnLicenseJson = t.Object({
+  id: t.String({ format: "uuid" }),
+  key: t.String(),
+  product: t.Object({ id: Int(), name: t.String() }),
+  expires: Expires,
+  revoked: t.Boolean(),
+  status: Status,
+  max_ips: Int(),
+  ips: t.Array(DashboardIpJson),
+  ip_resets_left: Int({
+    description: "self-service resets (DELETE /api/licenses/{id}/ips) left in the last 24 hours",
+  }),
+  created_at: Timestamp,
+});
+export type OwnLicenseJson = typeof OwnLicenseJson.static;
+
+export const toOwnLicenseJson = ({ license, product, ips, ipResetsLeft }: OwnLicenseRow): OwnLicenseJson => ({
+  id: license.id,
+  key: license.key,
+  product,
+  expires: license.expires?.toISOString() ?? null,
+  revoked: license.revokedAt !== null,
+  status: licenseStatus(license),
+  max_ips: license.maxIps,
+  ips: ips.map(toDashboardIpJson),
+  ip_resets_left: ipResetsLeft,
+  created_at: license.createdAt.toISOString(),
+});
