@@ -36,7 +36,6 @@ import { errorRenderer } from "./http/error-renderer.ts";
 import { methodsAllowedAt } from "./http/method-not-allowed.ts";
 import { requestLog } from "./http/request-id.ts";
 import { metricsRoute } from "./metrics/http.ts";
-import { remainingFieldErrors } from "./validation/body-checks.ts";
 import { isUuid } from "./validation/ids.ts";
 
 // @elysiajs/openapi re-registers TypeBox's string formats when imported, `uuid` as a validator schema
@@ -78,7 +77,6 @@ export function buildApp(ctx: AppContext): AnyElysia {
       errorRenderer({
         log: ctx.log,
         allowedMethods: (path: string): string[] => methodsAllowedAt(routes, path),
-        remainingFieldErrors: (schema, body, failed) => remainingFieldErrors(ctx, schema, body, failed),
       }),
     )
     // With ctx.metrics null (no METRICS_TOKEN, no METRICS_PORT) nothing is counted.

@@ -1,8 +1,7 @@
-import type { TSchema } from "@sinclair/typebox";
 import type { ValueError } from "@sinclair/typebox/errors";
 import { Elysia, type ValidationError } from "elysia";
 import { isDatabaseUnavailable } from "../db/errors.ts";
-import { AppError, DatabaseUnavailable, type FieldMessages, Invalid, NotFound } from "../errors.ts";
+import { AppError, DatabaseUnavailable, NotFound } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { errorFields } from "../log-errors.ts";
 import { invalidFrom } from "../validation/messages.ts";
@@ -12,15 +11,13 @@ interface RendererOptions {
   log: Logger;
   /** Methods served at `path` by some route; a non-empty answer turns a 404 into a 405. */
   allowedMethods(path: string): string[];
-  /** The body's other failing fields, by the checks registered for its schema (body-checks.ts). */
-  remainingFieldErrors?(schema: TSchema, body: unknown, failed: Set<string>): Promise<FieldMessages>;
 }
 
 /** The single place where failures become responses. Registered globally, first in the app. */
-export const errorRenderer = ({ log, allowedMethods, remainingFieldErrors }: RendererOptions) =>
+export const errorRenderer = ({ log, allowedMethods }: RendererOptions) =>
   new Elysia({ name: "http.errors" }).onError(
     { as: "global" },
-    async ({ code, error, request, path, set }) => {
+    ({ code, error, request, path, set }) => {
       const render = (failure: AppError) => {
         set.status = failure.status; // what the request log reports
         return Response.json(failure.body(), { status: failure.status, headers: failure.headers });
@@ -37,20 +34,10 @@ export const errorRenderer = ({ log, allowedMethods, remainingFieldErrors }: Ren
         return render(new DatabaseUnavailable());
       }
       switch (code) {
-        case "VALIDATION": {
+        case "VALIDATION":
           // A response that fails its own schema is our bug, not the client's.
           if (error.type === "response") break;
-          const failure = validationFailure(error);
-          if (error.type === "body" && failure instanceof Invalid && remainingFieldErrors) {
-            const failed = new Set(Object.keys(failure.errors).map((field) => field.split(".")[0] ?? field));
-            const { validator } = error as { validator: { schema?: TSchema } };
-            const others = validator.schema
-              ? await remainingFieldErrors(validator.schema, error.value, failed)
-              : {};
-            return render(new Invalid({ ...failure.errors, ...withoutFields(others, failed) }));
-          }
-          return render(failure);
-        }
+          return render(validationFailure(error));
         case "PARSE":
           // Our body parser's own refusals (413, 415, depth, NUL) arrive wrapped in Elysia's ParseError.
           if (error.cause instanceof AppError) return render(error.cause);
@@ -76,9 +63,6 @@ export const errorRenderer = ({ log, allowedMethods, remainingFieldErrors }: Ren
       return render(new AppError(500, "Server Error."));
     },
   );
-
-const withoutFields = (errors: FieldMessages, fields: Set<string>): FieldMessages =>
-  Object.fromEntries(Object.entries(errors).filter(([field]) => !fields.has(field.split(".")[0] ?? field)));
 
 /** Translates Elysia/TypeBox validation output into Laravel field messages. */
 export function validationFailure(error: Readonly<ValidationError>): AppError {
