@@ -18,7 +18,8 @@ import {
   WEBHOOKS_PATH,
 } from "./paths.ts";
 import { navigate, usePath } from "./router.ts";
-import { can, isAdmin, signOut, type User } from "./session.ts";
+import { can, isAdmin, signOut } from "./session.ts";
+import type { User } from "./wire.ts";
 
 /** The top bar's links in order; `shows` hides a link from whom the page has nothing for. */
 const LINKS: { href: string; label: string; shows?: (user: User) => boolean }[] = [

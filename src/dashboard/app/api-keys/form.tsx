@@ -3,9 +3,9 @@
 import { useState } from "preact/hooks";
 import { isolated } from "../bidi.ts";
 import { Field, SelectField } from "../field.tsx";
-import type { User } from "../session.ts";
 import { messagesFor, useSubmission } from "../submission.ts";
-import { createApiKey, type NewApiKey } from "./api.ts";
+import type { NewApiKey, User } from "../wire.ts";
+import { createApiKey } from "./api.ts";
 
 export function NewApiKeyForm({
   owners,
@@ -21,7 +21,7 @@ export function NewApiKeyForm({
   const submit = async (event: Event) => {
     event.preventDefault();
     const created = await run(async () =>
-      onCreated(await createApiKey(name.trim(), creator ? Number(creator) : null)),
+      onCreated(await createApiKey({ name: name.trim(), creator_id: creator ? Number(creator) : null })),
     );
     if (created) {
       setName("");

@@ -3,7 +3,8 @@
 import { useState } from "preact/hooks";
 import { Field } from "../field.tsx";
 import { useSubmission } from "../submission.ts";
-import { createLicense, type License, type NewLicense } from "./api.ts";
+import type { License, NewLicense } from "../wire.ts";
+import { createLicense } from "./api.ts";
 
 /** The 422's messages for `field`, joined for one line under it. */
 const messageFor = (fields: Record<string, string[]>, field: string) => fields[field]?.join(" ") || null;

@@ -5,7 +5,8 @@ import { messageOf } from "../api.ts";
 import { formatDate } from "../dates.ts";
 import { useLoad } from "../load.ts";
 import { Loaded } from "../loaded.tsx";
-import { forgetIps, type License, listIps } from "./api.ts";
+import type { License } from "../wire.ts";
+import { forgetIps, listIps } from "./api.ts";
 
 interface Props {
   id: string;

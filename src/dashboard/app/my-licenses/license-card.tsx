@@ -5,7 +5,8 @@ import { messageOf } from "../api.ts";
 import { isolated } from "../bidi.ts";
 import { CopyField } from "../copy-field.tsx";
 import { formatDate } from "../dates.ts";
-import { type OwnLicense, resetIps } from "./api.ts";
+import type { OwnLicense } from "../wire.ts";
+import { resetIps } from "./api.ts";
 
 const Time = ({ iso }: { iso: string }) => <time dateTime={iso}>{formatDate(iso)}</time>;
 

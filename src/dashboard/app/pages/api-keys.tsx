@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { messageOf } from "../api.ts";
-import { type ApiKey, listApiKeys, type NewApiKey, revokeApiKey } from "../api-keys/api.ts";
+import { listApiKeys, revokeApiKey } from "../api-keys/api.ts";
 import { NewApiKeyForm } from "../api-keys/form.tsx";
 import { ApiKeyList } from "../api-keys/list.tsx";
 import { isolated } from "../bidi.ts";
@@ -11,6 +11,7 @@ import { useLoad } from "../load.ts";
 import { Loaded } from "../loaded.tsx";
 import type { PageProps } from "../pages.ts";
 import { productOwners } from "../users/api.ts";
+import type { ApiKey, NewApiKey } from "../wire.ts";
 
 export function ApiKeys({ user, onSignedOut }: PageProps) {
   const { loading, reload, more } = useListing(listApiKeys, "The API keys could not be loaded.");

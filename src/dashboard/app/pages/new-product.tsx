@@ -15,9 +15,10 @@ import {
   productInput,
 } from "../product-admin/fields.tsx";
 import { navigate } from "../router.ts";
-import { isAdmin, type User } from "../session.ts";
+import { isAdmin } from "../session.ts";
 import { formError, messagesFor, useSubmission } from "../submission.ts";
 import { productOwners } from "../users/api.ts";
+import type { User } from "../wire.ts";
 
 export function NewProduct({ user, onSignedOut }: PageProps) {
   return (

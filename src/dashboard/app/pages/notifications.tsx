@@ -4,11 +4,12 @@ import { Layout } from "../layout.tsx";
 import { useListing } from "../listing.ts";
 import { Loaded } from "../loaded.tsx";
 import { NavLink } from "../nav.tsx";
-import { listNotifications, markAllRead, markRead, type Notification } from "../notifications/api.ts";
+import { listNotifications, markAllRead, markRead } from "../notifications/api.ts";
 import { NotificationList } from "../notifications/list.tsx";
 import type { PageProps } from "../pages.ts";
 import { DOWNLOADS_PATH } from "../paths.ts";
 import { ShowMore } from "../show-more.tsx";
+import type { Notification } from "../wire.ts";
 
 /** New versions of what the user holds, newest first; marking them read updates the badge. */
 export function Notifications({ user, onSignedOut }: PageProps) {

@@ -4,7 +4,7 @@ import { isolated } from "../bidi.ts";
 import { ShownOnce } from "../created-panel.tsx";
 import { Field } from "../field.tsx";
 import { Layout } from "../layout.tsx";
-import { type License, listLicenses, revokeLicense } from "../licenses/api.ts";
+import { listLicenses, revokeLicense } from "../licenses/api.ts";
 import { NewLicenseForm } from "../licenses/form.tsx";
 import { LicenseList } from "../licenses/list.tsx";
 import { useListing } from "../listing.ts";
@@ -12,6 +12,7 @@ import { useLoad } from "../load.ts";
 import { Loaded } from "../loaded.tsx";
 import type { PageProps } from "../pages.ts";
 import { readManagedProduct } from "../products/api.ts";
+import type { License } from "../wire.ts";
 
 /**
  * A product's licenses (`/dashboard/products/:product/licenses`), reached from the product's page: for

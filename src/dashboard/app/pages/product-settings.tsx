@@ -7,11 +7,12 @@ import { Loaded } from "../loaded.tsx";
 import { NavLink } from "../nav.tsx";
 import type { PageProps } from "../pages.ts";
 import { PRODUCTS_PATH, productPath } from "../paths.ts";
-import { deleteProduct, type Product, readProduct } from "../product-admin/api.ts";
+import { deleteProduct, readProduct } from "../product-admin/api.ts";
 import { ProductOptions } from "../product-admin/options.tsx";
 import { ProductSettingsForm } from "../product-admin/settings-form.tsx";
 import { navigate } from "../router.ts";
 import { isAdmin } from "../session.ts";
+import type { Product } from "../wire.ts";
 
 /** A product's settings, which the admin API changes: for admins; anyone else is told so. */
 export function ProductSettings({ user, params, onSignedOut }: PageProps) {

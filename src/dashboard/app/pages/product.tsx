@@ -8,18 +8,12 @@ import { Loaded } from "../loaded.tsx";
 import { NavLink } from "../nav.tsx";
 import type { PageProps } from "../pages.ts";
 import { productPath } from "../paths.ts";
-import {
-  deleteVersion,
-  listVersions,
-  type Product,
-  type ProductAccess,
-  readManagedProduct,
-  type Version,
-} from "../products/api.ts";
+import { deleteVersion, listVersions, readManagedProduct } from "../products/api.ts";
 import { ProductFlags } from "../products/flags.tsx";
 import { PublishForm } from "../products/publish-form.tsx";
 import { VersionList } from "../products/versions.tsx";
-import { isAdmin, type User } from "../session.ts";
+import { isAdmin } from "../session.ts";
+import type { Product, ProductAccess, User, Version } from "../wire.ts";
 
 /**
  * One product the user manages: its flags, links to its other pages, its versions and, for those who

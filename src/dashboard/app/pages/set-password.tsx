@@ -1,8 +1,9 @@
 import { useEffect, useState } from "preact/hooks";
 import { messageOf } from "../api.ts";
 import { NewPasswordFields } from "../new-password-fields.tsx";
-import { type LinkInfo, readPasswordLink, setPasswordWithLink } from "../password-link.ts";
+import { readPasswordLink, setPasswordWithLink } from "../password-link.ts";
 import { useSubmission } from "../submission.ts";
+import type { PasswordLinkInfo } from "../wire.ts";
 import { PageHeading } from "./heading.tsx";
 
 export const SET_PASSWORD_PATH = "/set-password";
@@ -15,7 +16,7 @@ interface Props {
 
 type Link =
   | { state: "checking" }
-  | { state: "valid"; info: LinkInfo }
+  | { state: "valid"; info: PasswordLinkInfo }
   | { state: "refused"; message: string };
 
 /** When the link stops working, in the reader's own time zone. */

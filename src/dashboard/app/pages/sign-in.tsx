@@ -1,7 +1,8 @@
 import { useState } from "preact/hooks";
 import { Field } from "../field.tsx";
-import { signIn, type User } from "../session.ts";
+import { signIn } from "../session.ts";
 import { useSubmission } from "../submission.ts";
+import type { User } from "../wire.ts";
 import { PageHeading } from "./heading.tsx";
 
 interface Props {

@@ -6,9 +6,10 @@ import { Layout } from "../layout.tsx";
 import { useListing } from "../listing.ts";
 import { Loaded } from "../loaded.tsx";
 import type { PageProps } from "../pages.ts";
-import { listTokens, type NewToken, revokeToken, type Token } from "../tokens/api.ts";
+import { listTokens, revokeToken } from "../tokens/api.ts";
 import { NewTokenForm } from "../tokens/form.tsx";
 import { TokenList } from "../tokens/list.tsx";
+import type { NewToken, Token } from "../wire.ts";
 
 export function Tokens({ user, onSignedOut }: PageProps) {
   const { loading, reload, more } = useListing(listTokens, "The tokens could not be loaded.");

@@ -6,9 +6,10 @@ import { Layout } from "../layout.tsx";
 import { useLoad } from "../load.ts";
 import { Loaded } from "../loaded.tsx";
 import type { PageProps } from "../pages.ts";
-import { deleteWebhook, listWebhooks, type NewWebhook, type Webhook } from "../webhooks/api.ts";
+import { deleteWebhook, listWebhooks } from "../webhooks/api.ts";
 import { NewWebhookForm } from "../webhooks/form.tsx";
 import { WebhookList } from "../webhooks/list.tsx";
+import type { NewWebhook, Webhook } from "../wire.ts";
 
 /** The user's webhook endpoints (`/dashboard/webhooks`): anyone signed in may have them. */
 export function Webhooks({ user, onSignedOut }: PageProps) {

@@ -5,7 +5,8 @@ import { Field } from "../field.tsx";
 import { useLoad } from "../load.ts";
 import { Loaded } from "../loaded.tsx";
 import { formError, messagesFor, useSubmission } from "../submission.ts";
-import { addBenefit, addOption, listOptions, type Option, priceOf } from "./api.ts";
+import type { Option } from "../wire.ts";
+import { addBenefit, addOption, listOptions, priceOf } from "./api.ts";
 
 const PRICE = new Intl.NumberFormat(undefined, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 

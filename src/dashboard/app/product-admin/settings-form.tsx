@@ -1,7 +1,8 @@
 // Change a product's name, slug, description and flags (PATCH); a 422 shows beside its field.
 import { useState } from "preact/hooks";
 import { formError, useSubmission } from "../submission.ts";
-import { type Product, updateProduct } from "./api.ts";
+import type { Product } from "../wire.ts";
+import { updateProduct } from "./api.ts";
 import { PRODUCT_FIELDS, ProductFields, type ProductValues, productInput } from "./fields.tsx";
 
 const valuesOf = (product: Product): ProductValues => ({

@@ -1,8 +1,8 @@
 // Change your name: the server trims it and refuses an empty one (422, beside the field).
 import { useState } from "preact/hooks";
 import { Field } from "../field.tsx";
-import type { User } from "../session.ts";
 import { useSubmission } from "../submission.ts";
+import type { User } from "../wire.ts";
 import { rename } from "./api.ts";
 
 export function NameForm({ user, onSaved }: { user: User; onSaved: (user: User) => void }) {

@@ -3,8 +3,8 @@
 import { useState } from "preact/hooks";
 import { Field } from "../field.tsx";
 import { NewPasswordFields } from "../new-password-fields.tsx";
-import type { User } from "../session.ts";
 import { useSubmission } from "../submission.ts";
+import type { User } from "../wire.ts";
 import { changePassword } from "./api.ts";
 
 export function PasswordForm({ user }: { user: User }) {
@@ -17,7 +17,11 @@ export function PasswordForm({ user }: { user: User }) {
   const submit = async (event: Event) => {
     event.preventDefault();
     setChanged(false);
-    if (await run(() => changePassword(current, password, confirmation))) {
+    if (
+      await run(() =>
+        changePassword({ current_password: current, password, password_confirmation: confirmation }),
+      )
+    ) {
       setCurrent("");
       setPassword("");
       setConfirmation("");

@@ -4,9 +4,10 @@ import { useState } from "preact/hooks";
 import { ApiError } from "../api.ts";
 import { Field, SelectField } from "../field.tsx";
 import { useLoad } from "../load.ts";
-import { listOptions, type Option, type Product, priceOf } from "../product-admin/api.ts";
+import { listOptions, priceOf } from "../product-admin/api.ts";
 import { formError, messagesFor, useSubmission } from "../submission.ts";
 import { userByEmail } from "../users/api.ts";
+import type { Option, Product } from "../wire.ts";
 import { createPurchase } from "./api.ts";
 
 const NO_USER = "No user has this e-mail address.";

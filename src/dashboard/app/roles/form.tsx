@@ -1,27 +1,28 @@
 // Create a role: a name and one checkbox per permission (the server's list, with what each allows).
 import { useState } from "preact/hooks";
+import type { Permission } from "../../../features/auth/permissions.ts";
 import { Field } from "../field.tsx";
-import type { User } from "../session.ts";
 import { messagesFor, useSubmission } from "../submission.ts";
 import { grantableAbilities } from "../tokens/abilities.ts";
+import type { User } from "../wire.ts";
 import { createRole } from "./api.ts";
 
 export function NewRoleForm({ user, onCreated }: { user: User; onCreated: () => void }) {
   // An admin may grant every permission, so this is the whole list.
   const permissions = grantableAbilities(user);
   const [name, setName] = useState("");
-  const [chosen, setChosen] = useState<string[]>([]);
+  const [chosen, setChosen] = useState<Permission[]>([]);
   const { busy, error, fields, run } = useSubmission("Creating the role failed.");
 
   const submit = async (event: Event) => {
     event.preventDefault();
-    if (await run(() => createRole(name.trim(), chosen))) {
+    if (await run(() => createRole({ name: name.trim(), permissions: chosen }))) {
       setName("");
       setChosen([]);
       onCreated();
     }
   };
-  const toggle = (permission: string, on: boolean) =>
+  const toggle = (permission: Permission, on: boolean) =>
     setChosen((current) => (on ? [...current, permission] : current.filter((p) => p !== permission)));
 
   const nameError = messagesFor(fields, "name");

@@ -1,27 +1,30 @@
 // Create a token: a name and the abilities to give it; a 422 shows beside the field it is about.
 import { useState } from "preact/hooks";
+import type { Permission } from "../../../features/auth/permissions.ts";
 import { Field } from "../field.tsx";
-import type { User } from "../session.ts";
 import { messagesFor, useSubmission } from "../submission.ts";
+import type { NewToken, User } from "../wire.ts";
 import { grantableAbilities } from "./abilities.ts";
-import { createToken, type NewToken } from "./api.ts";
+import { createToken } from "./api.ts";
 
 export function NewTokenForm({ user, onCreated }: { user: User; onCreated: (token: NewToken) => void }) {
   const abilities = grantableAbilities(user);
   const [name, setName] = useState("");
-  const [chosen, setChosen] = useState<string[]>([]);
+  const [chosen, setChosen] = useState<Permission[]>([]);
   const { busy, error, fields, run } = useSubmission("Creating the token failed.");
 
   const submit = async (event: Event) => {
     event.preventDefault();
-    const created = await run(async () => onCreated(await createToken(name.trim(), chosen)));
+    const created = await run(async () =>
+      onCreated(await createToken({ name: name.trim(), abilities: chosen })),
+    );
     if (created) {
       setName("");
       setChosen([]);
     }
   };
 
-  const toggle = (ability: string, on: boolean) =>
+  const toggle = (ability: Permission, on: boolean) =>
     setChosen((current) => (on ? [...current, ability] : current.filter((a) => a !== ability)));
 
   const nameError = messagesFor(fields, "name");

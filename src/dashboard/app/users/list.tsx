@@ -4,11 +4,10 @@ import { useState } from "preact/hooks";
 import { messageOf } from "../api.ts";
 import { SelectField } from "../field.tsx";
 import type { More } from "../listing.ts";
-import type { Role } from "../roles/api.ts";
-import type { User } from "../session.ts";
 import { ShowMore } from "../show-more.tsx";
 import { messagesFor, useSubmission } from "../submission.ts";
-import { createPasswordLink, type PasswordLink, updateUser } from "./api.ts";
+import type { PasswordLink, Role, User } from "../wire.ts";
+import { createPasswordLink, updateUser } from "./api.ts";
 import { ShownLink } from "./link.tsx";
 
 interface Props {

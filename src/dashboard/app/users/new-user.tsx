@@ -4,10 +4,9 @@ import { useState } from "preact/hooks";
 import { messageOf } from "../api.ts";
 import { CreatedPanel } from "../created-panel.tsx";
 import { Field, SelectField } from "../field.tsx";
-import type { Role } from "../roles/api.ts";
-import type { User } from "../session.ts";
 import { messagesFor, useSubmission } from "../submission.ts";
-import { createPasswordLink, createUser, type PasswordLink } from "./api.ts";
+import type { PasswordLink, Role, User } from "../wire.ts";
+import { createPasswordLink, createUser } from "./api.ts";
 import { ShownLink } from "./link.tsx";
 
 interface Created {

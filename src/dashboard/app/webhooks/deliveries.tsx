@@ -6,7 +6,8 @@ import { formatDate } from "../dates.ts";
 import { useListing } from "../listing.ts";
 import { Loaded } from "../loaded.tsx";
 import { ShowMore } from "../show-more.tsx";
-import { type Delivery, listDeliveries, resendDelivery } from "./api.ts";
+import type { Delivery } from "../wire.ts";
+import { listDeliveries, resendDelivery } from "./api.ts";
 
 const STATUS_LABELS: Record<Delivery["status"], string> = {
   pending: "Pending",

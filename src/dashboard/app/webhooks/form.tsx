@@ -3,7 +3,8 @@ import { useState } from "preact/hooks";
 import { WEBHOOK_EVENTS } from "../../../features/webhooks/events.ts";
 import { Field } from "../field.tsx";
 import { useSubmission } from "../submission.ts";
-import { createWebhook, type NewWebhook } from "./api.ts";
+import type { NewWebhook } from "../wire.ts";
+import { createWebhook } from "./api.ts";
 
 const DESCRIPTIONS: Record<(typeof WEBHOOK_EVENTS)[number], string> = {
   "version.published": "A version of a product you own or hold is published",
@@ -23,7 +24,7 @@ export function NewWebhookForm({ onCreated }: { onCreated: (webhook: NewWebhook)
 
   const submit = async (event: Event) => {
     event.preventDefault();
-    const created = await run(async () => onCreated(await createWebhook(url.trim(), events)));
+    const created = await run(async () => onCreated(await createWebhook({ url: url.trim(), events })));
     if (created) {
       setUrl("");
       setEvents([...WEBHOOK_EVENTS]);
