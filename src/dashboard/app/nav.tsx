@@ -2,6 +2,7 @@
 import type { ComponentChildren } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { messageOf } from "./api.ts";
+import { ErrorAlert } from "./error-alert.tsx";
 import { onNotificationsChanged, unreadBadge } from "./notifications.ts";
 import {
   API_KEYS_PATH,
@@ -114,11 +115,7 @@ export function TopNav({ user, onSignedOut }: { user: User; onSignedOut: () => v
       <button type="button" class="secondary" onClick={leave} disabled={busy}>
         Sign out
       </button>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorAlert message={error} />
     </header>
   );
 }

@@ -1,5 +1,6 @@
 import { useState } from "preact/hooks";
 import { messageOf } from "../api.ts";
+import { ErrorAlert } from "../error-alert.tsx";
 import { Layout } from "../layout.tsx";
 import { useListing } from "../listing.ts";
 import { Loaded } from "../loaded.tsx";
@@ -67,11 +68,7 @@ export function Notifications({ user, onSignedOut }: PageProps) {
                     {marking === "all" ? "Marking…" : "Mark all as read"}
                   </button>
                 </div>
-                {error && (
-                  <p class="error" role="alert">
-                    {error}
-                  </p>
-                )}
+                <ErrorAlert message={error} />
                 <NotificationList
                   notifications={notifications}
                   marking={marking}

@@ -2,6 +2,7 @@ import { useState } from "preact/hooks";
 import { messageOf } from "../api.ts";
 import { isolated } from "../bidi.ts";
 import { ShownOnce } from "../created-panel.tsx";
+import { ErrorAlert } from "../error-alert.tsx";
 import { Field } from "../field.tsx";
 import { Layout } from "../layout.tsx";
 import { listLicenses, revokeLicense } from "../licenses/api.ts";
@@ -118,11 +119,7 @@ function LicensesOfProduct({ productId }: { productId: string }) {
           />
           <button type="submit">Search</button>
         </form>
-        {revokeError && (
-          <p class="error" role="alert">
-            {revokeError}
-          </p>
-        )}
+        <ErrorAlert message={revokeError} />
         <Loaded loading={loading} label="Loading licenses…">
           {({ items }) => (
             <LicenseList

@@ -1,6 +1,7 @@
 import { useState } from "preact/hooks";
 import { messageOf } from "../api.ts";
 import { isolated } from "../bidi.ts";
+import { ErrorAlert } from "../error-alert.tsx";
 import { Layout } from "../layout.tsx";
 import { useLoad } from "../load.ts";
 import { Loaded } from "../loaded.tsx";
@@ -76,11 +77,7 @@ function DeleteProduct({ product }: { product: Product }) {
       <p class="hint">
         A soft delete: purchases, licenses and versions stay, the product is no longer listed.
       </p>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorAlert message={error} />
       <button type="button" class="danger" onClick={remove} disabled={busy}>
         {busy ? "Deleting…" : "Delete product"}
       </button>

@@ -1,6 +1,7 @@
 import { useState } from "preact/hooks";
 import { messageOf } from "../api.ts";
 import { isolated } from "../bidi.ts";
+import { ErrorAlert } from "../error-alert.tsx";
 import { Layout } from "../layout.tsx";
 import { useListing } from "../listing.ts";
 import { useLoad } from "../load.ts";
@@ -82,11 +83,7 @@ function ProductDetails({ user, product, access }: { user: User; product: Produc
       </nav>
       <section aria-labelledby="versions-heading" aria-busy={loading.state === "loading"}>
         <h2 id="versions-heading">Versions</h2>
-        {deleteError && (
-          <p class="error" role="alert">
-            {deleteError}
-          </p>
-        )}
+        <ErrorAlert message={deleteError} />
         <Loaded loading={loading} label="Loading versions…">
           {(listing) => (
             <VersionList

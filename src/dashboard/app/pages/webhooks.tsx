@@ -2,6 +2,7 @@ import { useState } from "preact/hooks";
 import { messageOf } from "../api.ts";
 import { isolated } from "../bidi.ts";
 import { ShownOnce } from "../created-panel.tsx";
+import { ErrorAlert } from "../error-alert.tsx";
 import { Layout } from "../layout.tsx";
 import { useLoad } from "../load.ts";
 import { Loaded } from "../loaded.tsx";
@@ -57,11 +58,7 @@ export function Webhooks({ user, onSignedOut }: PageProps) {
       )}
       <section aria-labelledby="webhook-list-heading" aria-busy={loading.state === "loading"}>
         <h2 id="webhook-list-heading">Your endpoints</h2>
-        {deleteError && (
-          <p class="error" role="alert">
-            {deleteError}
-          </p>
-        )}
+        <ErrorAlert message={deleteError} />
         <Loaded loading={loading} label="Loading endpoints…">
           {(webhooks) => <WebhookList webhooks={webhooks} deleting={deleting} onDelete={remove} />}
         </Loaded>

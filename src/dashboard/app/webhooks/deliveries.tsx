@@ -3,6 +3,7 @@
 import { useState } from "preact/hooks";
 import { messageOf } from "../api.ts";
 import { formatDate } from "../dates.ts";
+import { ErrorAlert } from "../error-alert.tsx";
 import { useListing } from "../listing.ts";
 import { Loaded } from "../loaded.tsx";
 import { ShowMore } from "../show-more.tsx";
@@ -58,11 +59,7 @@ export function Deliveries({ id, webhookId, disabled }: Props) {
       <p aria-live="polite" class="hint">
         {notice}
       </p>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorAlert message={error} />
       <Loaded loading={loading} label="Loading deliveries…">
         {({ items: deliveries }) =>
           deliveries.length === 0 ? (
