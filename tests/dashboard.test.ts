@@ -1,7 +1,10 @@
 // The dashboard over a real socket: the shell at its paths with a self-only CSP, its hashed assets
-// with their types and long cache lifetimes, the first load within its size budget, and the JSON
-// API's own 404s untouched by the shell's routes.
+// with their types and long cache lifetimes, the first load within its size budget and free of the
+// server's code, and the JSON API's own 404s untouched by the shell's routes.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { bundledSources } from "../src/dashboard/bundle.ts";
 import { startTestApp, type TestApp } from "./helpers/app.ts";
 
 /** The first load's JavaScript, gzip-compressed, must stay under this (README, Dashboard). */
@@ -126,6 +129,14 @@ describe("the dashboard shell", () => {
     }
     expect(compressed).toBeGreaterThan(0);
     expect(compressed).toBeLessThan(FIRST_LOAD_JS_BUDGET);
+  });
+
+  test("the script bundles nothing of the server but the two lists its forms offer (wire.ts names types)", async () => {
+    const root = fileURLToPath(new URL("../", import.meta.url));
+    const server = (await bundledSources())
+      .map((path) => relative(root, path))
+      .filter((path) => !path.includes("node_modules/") && !path.startsWith("src/dashboard/app/"));
+    expect(server.sort()).toEqual(["src/features/auth/permissions.ts", "src/features/webhooks/events.ts"]);
   });
 
   test("client-side routes answer the same page; an unknown asset is a JSON 404", async () => {

@@ -2,6 +2,7 @@
 // beside its icon (favicon.svg).
 // scripts/build.ts runs this before compiling and embeds the result in the binary (prebuilt.ts);
 // run from the sources, routes.ts runs it once, on the first request for the dashboard.
+import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export interface DashboardAsset {
@@ -40,8 +41,9 @@ function asset(stem: string, extension: string, text: string, contentType?: stri
   };
 }
 
-export async function buildDashboard(): Promise<DashboardBuild> {
-  const result = await Bun.build({
+/** Bun.build over app/, in memory; with `metafile`, the answer also lists the files it bundled. */
+function bundleApp(metafile = false) {
+  return Bun.build({
     entrypoints: [ENTRY],
     target: "browser",
     format: "esm",
@@ -52,8 +54,23 @@ export async function buildDashboard(): Promise<DashboardBuild> {
     // Named below by a hash of the content alone (asset()).
     naming: { entry: "[name].[ext]", asset: "[name].[ext]" },
     define: { "process.env.NODE_ENV": JSON.stringify("production") },
+    metafile,
     throw: false,
   });
+}
+
+/**
+ * The source files the script is made of, as absolute paths: app/ and Preact, and of the server only
+ * what a page shows as is (tests/dashboard.test.ts holds it to that; app/wire.ts's imports are types).
+ */
+export async function bundledSources(): Promise<string[]> {
+  const result = await bundleApp(true);
+  if (!result.success) throw new AggregateError(result.logs, "the dashboard did not build");
+  return Object.keys(result.metafile?.inputs ?? {}).map((path) => resolve(path));
+}
+
+export async function buildDashboard(): Promise<DashboardBuild> {
+  const result = await bundleApp();
   if (!result.success) {
     throw new AggregateError(result.logs, `the dashboard did not build: ${result.logs.join("; ")}`);
   }

@@ -85,6 +85,8 @@ test("an admin creates a vendor, their product, a purchase and an API key; the v
     expect(await fitsWidth(page)).toBe(true);
 
     await form.getByLabel("Email", { exact: true }).fill(vendorEmail);
+    expect(await emailError.count()).toBe(0);
+    expect(await form.getByLabel("Email", { exact: true }).getAttribute("aria-invalid")).toBeNull();
     await form.getByRole("button", { name: "Create user" }).click();
     const linkField = page.getByLabel(`Set-password link for ${vendorEmail}`);
     await linkField.waitFor({ timeout: 10_000 });
@@ -155,6 +157,7 @@ test("an admin creates a vendor, their product, a purchase and an API key; the v
     await priceError.waitFor({ timeout: 10_000 });
     expect(await priceError.textContent()).toBe("The price field must have 0-2 decimal places.");
     await optionForm.getByLabel("Price", { exact: true }).fill("29.50");
+    expect(await priceError.count()).toBe(0);
     await optionForm.getByRole("button", { name: "Add option" }).click();
     const option = page.getByRole("listitem").filter({ hasText: "Premium" });
     await option.getByText("29.50").waitFor({ timeout: 10_000 });
@@ -175,6 +178,7 @@ test("an admin creates a vendor, their product, a purchase and an API key; the v
       timeout: 10_000,
     });
     await details.getByLabel("Slug", { exact: true }).fill("veras-plugin");
+    expect(await page.locator("#settings-slug-error").count()).toBe(0);
     await details.getByLabel("Name", { exact: true }).fill("Vera's Plugin Pro");
     await details.getByRole("button", { name: "Save changes" }).click();
     await page.getByRole("heading", { name: "Settings of Vera's Plugin Pro", level: 1 }).waitFor({
@@ -214,6 +218,7 @@ test("an admin creates a vendor, their product, a purchase and an API key; the v
       timeout: 10_000,
     });
     await purchaseForm.getByLabel("Customer e-mail", { exact: true }).fill(customer.email);
+    expect(await page.locator("#purchase-customer-error").count()).toBe(0);
     await purchaseForm.getByRole("button", { name: "Record purchase" }).click();
     const purchase = page.getByRole("listitem").filter({ hasText: "Vera's Plugin Pro · Premium" });
     await purchase.waitFor({ timeout: 10_000 });

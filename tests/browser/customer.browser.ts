@@ -226,6 +226,7 @@ test("a customer sees and copies their license, resets its IPs, downloads, marks
     await page.locator("#profile-name-error").waitFor({ timeout: 10_000 });
     expect(await name.getAttribute("aria-invalid")).toBe("true");
     await name.fill("Casey Renamed");
+    expect(await page.locator("#profile-name-error").count()).toBe(0);
     await page.getByRole("button", { name: "Save name" }).click();
     await page.getByText("Your name is saved.").waitFor({ timeout: 10_000 });
 
@@ -240,6 +241,8 @@ test("a customer sees and copies their license, resets its IPs, downloads, marks
     expect(await currentError.textContent()).toBe("The password is incorrect.");
     expect(await page.getByLabel("Current password").getAttribute("aria-invalid")).toBe("true");
     await page.getByLabel("Current password").fill(PASSWORD);
+    expect(await currentError.count()).toBe(0);
+    expect(await page.getByLabel("Current password").getAttribute("aria-invalid")).toBeNull();
     await page.getByRole("button", { name: "Change password" }).click();
     await page.getByText("Your password is changed.").waitFor({ timeout: 10_000 });
     expect(await fitsWidth(page)).toBe(true);

@@ -80,6 +80,8 @@ test("a real link: greeting, mismatch, the server's 422, set, then sign in with 
     expect(setPasswordCalls).toHaveLength(1);
 
     await newPassword.fill(NEW_PASSWORD);
+    expect(await page.locator("#new-password-error").count()).toBe(0);
+    expect(await newPassword.getAttribute("aria-invalid")).toBeNull();
     await page.getByLabel("Confirm password", { exact: true }).fill(NEW_PASSWORD);
     await submit.click();
     const signIn = page.getByRole("button", { name: "Sign in", exact: true });

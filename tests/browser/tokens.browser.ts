@@ -124,7 +124,10 @@ test("a vendor creates a token, sees it once, uses it, revokes it; Profile signs
     expect(await name.getAttribute("aria-invalid")).toBe("true");
     expect(await name.getAttribute("aria-describedby")).toBe("token-name-error");
 
+    // Typing a name takes its error away before anything is sent again.
     await name.fill("CI publish");
+    expect(await nameError.count()).toBe(0);
+    expect(await name.getAttribute("aria-invalid")).toBeNull();
     await publish.check();
     await page.getByRole("button", { name: "Create token" }).click();
     const shown = page.getByLabel("Your new token");

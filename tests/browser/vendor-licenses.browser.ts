@@ -76,7 +76,10 @@ test("a vendor manages a product's licenses and sends a webhook delivery again",
     );
     expect(await owner.getAttribute("aria-invalid")).toBe("true");
 
+    // Another e-mail takes the error away: it was about the one typed before.
     await owner.fill(customer.email);
+    expect(await ownerError.count()).toBe(0);
+    expect(await owner.getAttribute("aria-invalid")).toBeNull();
     await page.getByLabel("Expires", { exact: true }).fill("2030-06-30");
     await page.getByLabel("Max IPs", { exact: true }).fill("2");
     await page.getByRole("button", { name: "Create license" }).click();
@@ -148,7 +151,20 @@ test("a vendor manages a product's licenses and sends a webhook delivery again",
     await page.getByText("No endpoints yet.").waitFor({ timeout: 10_000 });
     const url = `http://127.0.0.1:${receiver.port}/depot`;
     await page.getByLabel("URL", { exact: true }).fill(url);
-    expect(await page.getByRole("checkbox", { name: /version\.published/ }).isChecked()).toBe(true);
+    const published = page.getByRole("checkbox", { name: /version\.published/ });
+    expect(await published.isChecked()).toBe(true);
+    // No event: the server's 422 beside the events, until one is checked again.
+    await published.uncheck();
+    await page.getByRole("button", { name: "Create endpoint" }).click();
+    const eventsError = page.locator("#webhook-events-error");
+    await eventsError.waitFor({ timeout: 10_000 });
+    expect(await eventsError.textContent()).toBe("The events field must have at least 1 items.");
+    expect(await page.getByRole("group", { name: "Events" }).getAttribute("aria-describedby")).toBe(
+      "webhook-events-error",
+    );
+    expect(await page.locator("form .error").count()).toBe(0);
+    await published.check();
+    expect(await eventsError.count()).toBe(0);
     await page.getByRole("button", { name: "Create endpoint" }).click();
     const secret = page.getByLabel("Signing secret");
     await secret.waitFor({ timeout: 10_000 });

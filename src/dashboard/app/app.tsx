@@ -6,7 +6,8 @@ import { PASSWORD_SET_NOTICE, SET_PASSWORD_PATH, SetPassword } from "./pages/set
 import { SignIn } from "./pages/sign-in.tsx";
 import { PAGES } from "./pages.ts";
 import { matchPath, navigate, usePath } from "./router.ts";
-import { currentUser, type User } from "./session.ts";
+import { currentUser } from "./session.ts";
+import type { User } from "./wire.ts";
 
 export const SIGN_IN_PATH = "/sign-in";
 

@@ -1,5 +1,6 @@
 // Labelled form controls with their hint and error under them: the control is marked invalid and
-// described by the error (and by the hint, if there is one), ids `<id>-error` and `<id>-hint`.
+// described by the error (and by the hint, if there is one), ids `<id>-error` and `<id>-hint`; a
+// group of checkboxes is described by its own the same way.
 import type { ComponentChildren, JSX } from "preact";
 
 interface Framing {
@@ -68,4 +69,62 @@ export function SelectField(props: Framed<JSX.SelectHTMLAttributes<HTMLSelectEle
 export function TextAreaField(props: Framed<JSX.TextareaHTMLAttributes<HTMLTextAreaElement>>) {
   const [framing, textarea] = parted(props);
   return <Frame {...framing} control={<textarea id={framing.id} {...textarea} {...ariaOf(framing)} />} />;
+}
+
+interface Choice<Name extends string> {
+  name: Name;
+  /** What choosing it means, beside its name. */
+  description: string;
+}
+
+interface CheckboxesProps<Name extends string> {
+  /** The group's id, and the prefix of its hint's and error's. */
+  id: string;
+  legend: ComponentChildren;
+  /** Each checkbox's name: the request field the choices fill. */
+  name: string;
+  /** The prefix of each checkbox's id: `<prefix>-<choice>`. */
+  itemPrefix: string;
+  choices: Choice<Name>[];
+  chosen: Name[];
+  onChange: (chosen: Name[]) => void;
+  error: string | null;
+  hint?: ComponentChildren;
+}
+
+/** A group of checkboxes, one per choice (its name as code, what it means as a hint), with the group's hint and error. */
+export function Checkboxes<Name extends string>(props: CheckboxesProps<Name>) {
+  const { id, legend, name, itemPrefix, choices, chosen, error, hint } = props;
+  const toggle = (choice: Name, on: boolean) =>
+    props.onChange(on ? [...chosen, choice] : chosen.filter((c) => c !== choice));
+  return (
+    <fieldset aria-describedby={ariaOf({ id, label: legend, error, hint })["aria-describedby"]}>
+      <legend>{legend}</legend>
+      {hint && (
+        <p id={`${id}-hint`} class="hint">
+          {hint}
+        </p>
+      )}
+      {choices.map((choice) => (
+        <div class="check" key={choice.name}>
+          <input
+            type="checkbox"
+            id={`${itemPrefix}-${choice.name}`}
+            name={name}
+            value={choice.name}
+            checked={chosen.includes(choice.name)}
+            onChange={(event) => toggle(choice.name, event.currentTarget.checked)}
+          />
+          <label for={`${itemPrefix}-${choice.name}`}>
+            <code>{choice.name}</code> <span class="hint">{choice.description}</span>
+          </label>
+        </div>
+      ))}
+      {error && (
+        <p id={`${id}-error`} class="field-error" role="alert">
+          {error}
+        </p>
+      )}
+    </fieldset>
+  );
 }

@@ -2,7 +2,7 @@
 import type { ComponentChildren } from "preact";
 import { TopNav } from "./nav.tsx";
 import { PageHeading } from "./pages/heading.tsx";
-import type { User } from "./session.ts";
+import type { User } from "./wire.ts";
 
 interface Props {
   user: User;

@@ -2,6 +2,7 @@
 import type { ComponentChildren } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { messageOf } from "./api.ts";
+import { ErrorAlert } from "./error-alert.tsx";
 import { onNotificationsChanged, unreadBadge } from "./notifications.ts";
 import {
   API_KEYS_PATH,
@@ -18,7 +19,8 @@ import {
   WEBHOOKS_PATH,
 } from "./paths.ts";
 import { navigate, usePath } from "./router.ts";
-import { can, isAdmin, signOut, type User } from "./session.ts";
+import { can, isAdmin, signOut } from "./session.ts";
+import type { User } from "./wire.ts";
 
 /** The top bar's links in order; `shows` hides a link from whom the page has nothing for. */
 const LINKS: { href: string; label: string; shows?: (user: User) => boolean }[] = [
@@ -113,11 +115,7 @@ export function TopNav({ user, onSignedOut }: { user: User; onSignedOut: () => v
       <button type="button" class="secondary" onClick={leave} disabled={busy}>
         Sign out
       </button>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorAlert message={error} />
     </header>
   );
 }

@@ -34,7 +34,7 @@ import {
   USERS_PATH,
   WEBHOOKS_PATH,
 } from "./paths.ts";
-import type { User } from "./session.ts";
+import type { User } from "./wire.ts";
 
 export interface PageProps {
   user: User;

@@ -1,16 +1,15 @@
 // Set-password links (README, Dashboard sign-in and sessions): whom a link is for, and using it.
 import { get, post } from "./api.ts";
-
-export interface LinkInfo {
-  email: string;
-  expires_at: string;
-}
+import type { PasswordLinkInfo } from "./wire.ts";
 
 /** Whom the link is for; an ApiError (422) when it is invalid, expired or used. */
-export async function readPasswordLink(token: string): Promise<LinkInfo> {
-  const answer = await get<{ data: LinkInfo }>(`/api/auth/password-link?token=${encodeURIComponent(token)}`, {
-    quietUnauthorized: true,
-  });
+export async function readPasswordLink(token: string): Promise<PasswordLinkInfo> {
+  const answer = await get<{ data: PasswordLinkInfo }>(
+    `/api/auth/password-link?token=${encodeURIComponent(token)}`,
+    {
+      quietUnauthorized: true,
+    },
+  );
   return answer.data;
 }
 

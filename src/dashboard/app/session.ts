@@ -1,15 +1,9 @@
 // The signed-in user, as the auth endpoints describe them (README, HTTP API).
 import { ApiError, get, post, setCsrfToken } from "./api.ts";
-
-export interface User {
-  id: number;
-  name: string;
-  email: string;
-  role: { id: number; name: string; permissions: string[] };
-}
+import type { Session, User } from "./wire.ts";
 
 interface SessionAnswer {
-  data: { user: User; csrf_token: string };
+  data: Session;
 }
 
 /** The current session's user, or null when there is none (401, or no auth endpoint to ask). */

@@ -1,4 +1,5 @@
 // The button under a list that adds its next page, while there is one; a failure is shown above it.
+import { ErrorAlert } from "./error-alert.tsx";
 import type { More } from "./listing.ts";
 
 /** `noun` names what is listed: "Show more licenses". */
@@ -6,11 +7,7 @@ export function ShowMore({ more, noun }: { more: More; noun: string }) {
   if (!more.available) return null;
   return (
     <div class="show-more">
-      {more.error && (
-        <p class="error" role="alert">
-          {more.error}
-        </p>
-      )}
+      <ErrorAlert message={more.error} />
       <button type="button" class="secondary" onClick={() => void more.show()} disabled={more.busy}>
         {more.busy ? `Loading more ${noun}…` : `Show more ${noun}`}
       </button>

@@ -1,11 +1,10 @@
 // Create a license API key: a name, and optionally the user (a vendor) it acts for alone.
-
-import { useState } from "preact/hooks";
 import { isolated } from "../bidi.ts";
 import { Field, SelectField } from "../field.tsx";
-import type { User } from "../session.ts";
-import { messagesFor, useSubmission } from "../submission.ts";
-import { createApiKey, type NewApiKey } from "./api.ts";
+import { useForm } from "../form.ts";
+import { FormPanel } from "../form-panel.tsx";
+import type { NewApiKey, User } from "../wire.ts";
+import { createApiKey } from "./api.ts";
 
 export function NewApiKeyForm({
   owners,
@@ -14,53 +13,46 @@ export function NewApiKeyForm({
   owners: User[];
   onCreated: (key: NewApiKey) => void;
 }) {
-  const [name, setName] = useState("");
-  const [creator, setCreator] = useState("");
-  const { busy, error, fields, run } = useSubmission("Creating the API key failed.");
+  // `creator_id` is a user's id as the select holds it, or "" for none.
+  const form = useForm({ name: "", creator_id: "" }, { failure: "Creating the API key failed." });
+  const { values } = form;
 
   const submit = async (event: Event) => {
     event.preventDefault();
-    const created = await run(async () =>
-      onCreated(await createApiKey(name.trim(), creator ? Number(creator) : null)),
-    );
-    if (created) {
-      setName("");
-      setCreator("");
-    }
+    const request = {
+      name: values.name.trim(),
+      creator_id: values.creator_id ? Number(values.creator_id) : null,
+    };
+    if (await form.run(async () => onCreated(await createApiKey(request)))) form.reset();
   };
 
-  const nameError = messagesFor(fields, "name");
-  const creatorError = messagesFor(fields, "creator_id");
-  const generalError = error && !nameError && !creatorError ? error : null;
-
   return (
-    <form onSubmit={submit} aria-labelledby="new-api-key-heading" class="panel" noValidate>
-      <h2 id="new-api-key-heading">New API key</h2>
-      {generalError && (
-        <p class="error" role="alert">
-          {generalError}
-        </p>
-      )}
+    <FormPanel
+      id="new-api-key"
+      heading="New API key"
+      form={form}
+      onSubmit={submit}
+      submit="Create API key"
+      busy="Creating…"
+    >
       <Field
         id="api-key-name"
         label="Name"
-        error={nameError}
+        {...form.input("name")}
         alert
         required
         maxLength={255}
         autocomplete="off"
         placeholder="e.g. Storefront checkout"
-        value={name}
-        onInput={(event) => setName(event.currentTarget.value)}
       />
       <SelectField
         id="api-key-creator"
         label="Creator"
-        error={creatorError}
+        error={form.errorOf("creator_id")}
         alert
         hint="With a creator, the key sees and makes only that user's licenses; without one, every license."
-        value={creator}
-        onChange={(event) => setCreator(event.currentTarget.value)}
+        value={values.creator_id}
+        onChange={(event) => form.set("creator_id", event.currentTarget.value)}
       >
         <option value="">None: all creators</option>
         {owners.map((owner) => (
@@ -69,9 +61,6 @@ export function NewApiKeyForm({
           </option>
         ))}
       </SelectField>
-      <button type="submit" disabled={busy}>
-        {busy ? "Creating…" : "Create API key"}
-      </button>
-    </form>
+    </FormPanel>
   );
 }

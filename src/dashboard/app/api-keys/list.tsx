@@ -2,7 +2,7 @@
 import { CredentialRow } from "../credential-row.tsx";
 import type { More } from "../listing.ts";
 import { ShowMore } from "../show-more.tsx";
-import type { ApiKey } from "./api.ts";
+import type { ApiKey } from "../wire.ts";
 
 interface Props {
   keys: ApiKey[];

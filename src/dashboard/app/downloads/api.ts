@@ -2,29 +2,7 @@
 // versions, and a changelog rendered by the server (sanitised, as the e-mails show it).
 import { get, post } from "../api.ts";
 import { type Listing, listing } from "../listing.ts";
-
-/** A version as the versions API shows it. */
-export interface Version {
-  id: number;
-  product_id: string;
-  purchase_benefit_id: number | null;
-  benefit_name: string | null;
-  version_number: string;
-  title: string;
-  changelog: string;
-  changelog_format: "markdown" | "html";
-  download_url: string;
-  file_name: string;
-  file_size: number;
-  sha256: string;
-  created_at: string;
-}
-
-export interface Download {
-  product: { id: number; name: string };
-  latest: Version | null;
-  benefits: { id: number; name: string; latest: Version | null }[];
-}
+import type { Download, Version } from "../wire.ts";
 
 export async function listDownloads(): Promise<Download[]> {
   return (await get<{ data: Download[] }>("/api/downloads")).data;

@@ -4,7 +4,8 @@ import { useState } from "preact/hooks";
 import { messageOf } from "../api.ts";
 import { type Listing, listing, type More } from "../listing.ts";
 import { ShowMore } from "../show-more.tsx";
-import { listVersions, type Version } from "./api.ts";
+import type { Version } from "../wire.ts";
+import { listVersions } from "./api.ts";
 import { type HeadingLevel, VersionEntry } from "./version.tsx";
 
 type Older =

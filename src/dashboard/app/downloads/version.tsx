@@ -4,7 +4,8 @@ import { formatDate } from "../dates.ts";
 import { sessionDownloadHref } from "../links.ts";
 import { useLoad } from "../load.ts";
 import { Loaded } from "../loaded.tsx";
-import { renderChangelog, type Version } from "./api.ts";
+import type { Version } from "../wire.ts";
+import { renderChangelog } from "./api.ts";
 
 const UNITS = ["bytes", "KB", "MB", "GB", "TB"];
 

@@ -1,31 +1,7 @@
 // A product's licenses as its vendor manages them (README, HTTP API: /api/products/{product}/licenses).
 import { api, get, post } from "../api.ts";
 import { type Listing, listing } from "../listing.ts";
-
-export interface License {
-  id: string;
-  key: string;
-  owner: { id: number; name: string; email: string };
-  expires: string | null;
-  revoked: boolean;
-  status: "active" | "expired" | "revoked";
-  max_ips: number;
-  ip_count: number;
-  created_at: string;
-}
-
-export interface LicenseIp {
-  ip: string;
-  first_seen_at: string;
-  last_seen_at: string;
-}
-
-export interface NewLicense {
-  owner_email: string;
-  /** ISO 8601; absent: never expires. */
-  expires?: string;
-  max_ips?: number;
-}
+import type { License, LicenseIp, NewLicense } from "../wire.ts";
 
 const base = (productId: string) => `/api/products/${encodeURIComponent(productId)}/licenses`;
 

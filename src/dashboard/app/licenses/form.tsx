@@ -1,12 +1,11 @@
 // A new license for a customer by e-mail, with an optional expiry and address limit; a 422 shows
 // beside the field it is about.
-import { useState } from "preact/hooks";
-import { Field } from "../field.tsx";
-import { useSubmission } from "../submission.ts";
-import { createLicense, type License, type NewLicense } from "./api.ts";
 
-/** The 422's messages for `field`, joined for one line under it. */
-const messageFor = (fields: Record<string, string[]>, field: string) => fields[field]?.join(" ") || null;
+import { Field } from "../field.tsx";
+import { useForm } from "../form.ts";
+import { FormPanel } from "../form-panel.tsx";
+import type { License, NewLicense } from "../wire.ts";
+import { createLicense } from "./api.ts";
 
 /**
  * A date picked in the form means "until the end of that day" where the vendor is, so a license
@@ -21,67 +20,55 @@ export function NewLicenseForm({
   productId: string;
   onCreated: (license: License) => void;
 }) {
-  const [email, setEmail] = useState("");
-  const [expires, setExpires] = useState("");
-  const [maxIps, setMaxIps] = useState("");
-  const { busy, error, fields, run } = useSubmission("Creating the license failed.");
+  const form = useForm(
+    { owner_email: "", expires: "", max_ips: "" },
+    { failure: "Creating the license failed." },
+  );
+  const { values } = form;
 
   const submit = async (event: Event) => {
     event.preventDefault();
-    const body: NewLicense = { owner_email: email.trim() };
+    const body: NewLicense = { owner_email: values.owner_email.trim() };
+    const { expires, max_ips } = values;
     // An unreadable date is sent as typed, for the server to name it.
     if (expires) body.expires = Number.isNaN(Date.parse(expires)) ? expires : endOfDay(expires);
-    if (maxIps.trim()) body.max_ips = Number(maxIps);
-    const created = await run(async () => onCreated(await createLicense(productId, body)));
-    if (created) {
-      setEmail("");
-      setExpires("");
-      setMaxIps("");
-    }
+    if (max_ips.trim()) body.max_ips = Number(max_ips);
+    if (await form.run(async () => onCreated(await createLicense(productId, body)))) form.reset();
   };
 
-  const emailError = messageFor(fields, "owner_email");
-  const expiresError = messageFor(fields, "expires");
-  const maxIpsError = messageFor(fields, "max_ips");
-  // A 422 about a field is shown beside it; only anything else goes in the alert above the form.
-  const generalError = error && !emailError && !expiresError && !maxIpsError ? error : null;
-
   return (
-    <form onSubmit={submit} aria-labelledby="new-license-heading" class="panel" noValidate>
-      <h2 id="new-license-heading">New license</h2>
-      {generalError && (
-        <p class="error" role="alert">
-          {generalError}
-        </p>
-      )}
+    <FormPanel
+      id="new-license"
+      heading="New license"
+      form={form}
+      onSubmit={submit}
+      submit="Create license"
+      busy="Creating…"
+    >
       <Field
         id="license-owner"
         label="Owner email"
-        error={emailError}
+        {...form.input("owner_email")}
         alert
         type="email"
         name="owner_email"
         required
         autocomplete="off"
         hint="The e-mail of a customer of this product's owner: someone who bought or holds a license of one of their products."
-        value={email}
-        onInput={(event) => setEmail(event.currentTarget.value)}
       />
       <Field
         id="license-expires"
         label="Expires"
-        error={expiresError}
+        {...form.input("expires")}
         alert
         type="date"
         name="expires"
         hint="Optional: the license works until the end of this day (your time). Empty: never expires."
-        value={expires}
-        onInput={(event) => setExpires(event.currentTarget.value)}
       />
       <Field
         id="license-max-ips"
         label="Max IPs"
-        error={maxIpsError}
+        {...form.input("max_ips")}
         alert
         type="number"
         inputMode="numeric"
@@ -89,12 +76,7 @@ export function NewLicenseForm({
         max={10000}
         name="max_ips"
         hint="Optional: how many addresses may use it at once (empty: depot's default)."
-        value={maxIps}
-        onInput={(event) => setMaxIps(event.currentTarget.value)}
       />
-      <button type="submit" disabled={busy}>
-        {busy ? "Creating…" : "Create license"}
-      </button>
-    </form>
+    </FormPanel>
   );
 }

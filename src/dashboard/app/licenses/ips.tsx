@@ -3,9 +3,11 @@
 import { useState } from "preact/hooks";
 import { messageOf } from "../api.ts";
 import { formatDate } from "../dates.ts";
+import { ErrorAlert } from "../error-alert.tsx";
 import { useLoad } from "../load.ts";
 import { Loaded } from "../loaded.tsx";
-import { forgetIps, type License, listIps } from "./api.ts";
+import type { License } from "../wire.ts";
+import { forgetIps, listIps } from "./api.ts";
 
 interface Props {
   id: string;
@@ -43,11 +45,7 @@ export function LicenseIps({ id, productId, license, onChanged }: Props) {
 
   return (
     <div id={id} class="expanded">
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorAlert message={error} />
       <Loaded loading={loading} label="Loading addresses…">
         {(ips) =>
           ips.length === 0 ? (

@@ -5,7 +5,7 @@ import { CopyField } from "../copy-field.tsx";
 import { formatDate } from "../dates.ts";
 import type { More } from "../listing.ts";
 import { ShowMore } from "../show-more.tsx";
-import type { License } from "./api.ts";
+import type { License } from "../wire.ts";
 import { LicenseIps } from "./ips.tsx";
 
 const STATUS_LABELS: Record<License["status"], string> = {

@@ -5,7 +5,9 @@ import { messageOf } from "../api.ts";
 import { isolated } from "../bidi.ts";
 import { CopyField } from "../copy-field.tsx";
 import { formatDate } from "../dates.ts";
-import { type OwnLicense, resetIps } from "./api.ts";
+import { ErrorAlert } from "../error-alert.tsx";
+import type { OwnLicense } from "../wire.ts";
+import { resetIps } from "./api.ts";
 
 const Time = ({ iso }: { iso: string }) => <time dateTime={iso}>{formatDate(iso)}</time>;
 
@@ -82,11 +84,7 @@ export function LicenseCard({ license, onChanged }: { license: OwnLicense; onCha
           ))}
         </ul>
       )}
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorAlert message={error} />
       <p aria-live="polite" class="hint">
         {done && "The addresses were forgotten."}
       </p>

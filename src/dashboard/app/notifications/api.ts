@@ -2,22 +2,7 @@
 import { post } from "../api.ts";
 import { type Listing, listing } from "../listing.ts";
 import { notificationsChanged } from "../notifications.ts";
-
-export interface Notification {
-  id: string;
-  type: string;
-  data: {
-    product_id: number;
-    product_name: string;
-    version_id: number;
-    version_number: string;
-    title: string;
-    benefit_name: string | null;
-    download_url: string;
-  };
-  read_at: string | null;
-  created_at: string;
-}
+import type { Notification } from "../wire.ts";
 
 /** The newest first. */
 export const listNotifications = (): Promise<Listing<Notification>> => listing("/api/notifications");

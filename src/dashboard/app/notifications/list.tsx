@@ -2,7 +2,7 @@
 // product and version it is about, a Download link and "Mark as read".
 import { formatDate } from "../dates.ts";
 import { sessionDownloadHref } from "../links.ts";
-import type { Notification } from "./api.ts";
+import type { Notification } from "../wire.ts";
 
 interface Props {
   notifications: Notification[];

@@ -1,16 +1,18 @@
 import { useState } from "preact/hooks";
 import { messageOf } from "../api.ts";
-import { type ApiKey, listApiKeys, type NewApiKey, revokeApiKey } from "../api-keys/api.ts";
+import { listApiKeys, revokeApiKey } from "../api-keys/api.ts";
 import { NewApiKeyForm } from "../api-keys/form.tsx";
 import { ApiKeyList } from "../api-keys/list.tsx";
 import { isolated } from "../bidi.ts";
 import { ShownOnce } from "../created-panel.tsx";
+import { ErrorAlert } from "../error-alert.tsx";
 import { Layout } from "../layout.tsx";
 import { useListing } from "../listing.ts";
 import { useLoad } from "../load.ts";
 import { Loaded } from "../loaded.tsx";
 import type { PageProps } from "../pages.ts";
 import { productOwners } from "../users/api.ts";
+import type { ApiKey, NewApiKey } from "../wire.ts";
 
 export function ApiKeys({ user, onSignedOut }: PageProps) {
   const { loading, reload, more } = useListing(listApiKeys, "The API keys could not be loaded.");
@@ -66,11 +68,7 @@ export function ApiKeys({ user, onSignedOut }: PageProps) {
       )}
       <section aria-labelledby="api-key-list-heading" aria-busy={loading.state === "loading"}>
         <h2 id="api-key-list-heading">API keys</h2>
-        {revokeError && (
-          <p class="error" role="alert">
-            {revokeError}
-          </p>
-        )}
+        <ErrorAlert message={revokeError} />
         <Loaded loading={loading} label="Loading API keys…">
           {({ items }) => <ApiKeyList keys={items} more={more} revoking={revoking} onRevoke={revoke} />}
         </Loaded>

@@ -1,4 +1,4 @@
-import { listDownloads, type Version } from "../downloads/api.ts";
+import { listDownloads } from "../downloads/api.ts";
 import { OlderVersions } from "../downloads/older.tsx";
 import { type HeadingLevel, VersionEntry } from "../downloads/version.tsx";
 import { Layout } from "../layout.tsx";
@@ -7,6 +7,7 @@ import { Loaded } from "../loaded.tsx";
 import { NavLink } from "../nav.tsx";
 import type { PageProps } from "../pages.ts";
 import { LICENSES_PATH } from "../paths.ts";
+import type { Version } from "../wire.ts";
 
 /** The newest version of one release line (a product's own, or a benefit's), and its older ones. */
 function ReleaseLine(props: {

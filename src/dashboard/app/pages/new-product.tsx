@@ -1,23 +1,18 @@
-import { useState } from "preact/hooks";
 import { isolated } from "../bidi.ts";
+import { ErrorAlert } from "../error-alert.tsx";
 import { SelectField } from "../field.tsx";
+import { useForm } from "../form.ts";
 import { Layout } from "../layout.tsx";
 import { useLoad } from "../load.ts";
 import { Loaded } from "../loaded.tsx";
 import type { PageProps } from "../pages.ts";
 import { productPath } from "../paths.ts";
 import { createProduct } from "../product-admin/api.ts";
-import {
-  EMPTY_PRODUCT,
-  PRODUCT_FIELDS,
-  ProductFields,
-  type ProductValues,
-  productInput,
-} from "../product-admin/fields.tsx";
+import { EMPTY_PRODUCT, ProductFields, productInput } from "../product-admin/fields.tsx";
 import { navigate } from "../router.ts";
-import { isAdmin, type User } from "../session.ts";
-import { formError, messagesFor, useSubmission } from "../submission.ts";
+import { isAdmin } from "../session.ts";
 import { productOwners } from "../users/api.ts";
+import type { User } from "../wire.ts";
 
 export function NewProduct({ user, onSignedOut }: PageProps) {
   return (
@@ -38,28 +33,27 @@ function OwnerLoader() {
 }
 
 function NewProductForm({ owners }: { owners: User[] }) {
-  const [values, setValues] = useState<ProductValues>(EMPTY_PRODUCT);
-  const [owner, setOwner] = useState("");
-  const { busy, error, fields, run } = useSubmission("Creating the product failed.");
+  // `user_id` is the owner's id as the select holds it, or "" until one is chosen.
+  const form = useForm({ ...EMPTY_PRODUCT, user_id: "" }, { failure: "Creating the product failed." });
+  const { values } = form;
 
   const submit = async (event: Event) => {
     event.preventDefault();
-    await run(async () => {
+    await form.run(async () => {
       const product = await createProduct({
         ...productInput(values, true),
         // No owner chosen: let the server's 422 say the field is required.
-        user_id: owner ? Number(owner) : undefined,
+        user_id: values.user_id ? Number(values.user_id) : undefined,
       });
       navigate(productPath(product.id));
     });
   };
 
-  const generalError = formError(error, fields, [...PRODUCT_FIELDS, "user_id"]);
   const ownerSelect = (
     <SelectField
       id="product-owner"
       label="Owner"
-      error={messagesFor(fields, "user_id")}
+      error={form.errorOf("user_id")}
       alert
       required
       hint={
@@ -67,8 +61,8 @@ function NewProductForm({ owners }: { owners: User[] }) {
           ? "No vendors yet: create a user with the vendor role first."
           : "A vendor or an admin."
       }
-      value={owner}
-      onChange={(event) => setOwner(event.currentTarget.value)}
+      value={values.user_id}
+      onChange={(event) => form.set("user_id", event.currentTarget.value)}
     >
       <option value="">Choose the owner…</option>
       {owners.map((candidate) => (
@@ -80,21 +74,10 @@ function NewProductForm({ owners }: { owners: User[] }) {
   );
   return (
     <form onSubmit={submit} aria-label="New product" class="panel" noValidate>
-      {generalError && (
-        <p class="error" role="alert">
-          {generalError}
-        </p>
-      )}
-      <ProductFields
-        id="product"
-        values={values}
-        onChange={setValues}
-        fields={fields}
-        slugOptional
-        afterName={ownerSelect}
-      />
-      <button type="submit" disabled={busy}>
-        {busy ? "Creating…" : "Create product"}
+      <ErrorAlert message={form.summary} />
+      <ProductFields id="product" form={form} slugOptional afterName={ownerSelect} />
+      <button type="submit" disabled={form.busy}>
+        {form.busy ? "Creating…" : "Create product"}
       </button>
     </form>
   );

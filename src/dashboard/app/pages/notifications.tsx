@@ -1,14 +1,16 @@
 import { useState } from "preact/hooks";
 import { messageOf } from "../api.ts";
+import { ErrorAlert } from "../error-alert.tsx";
 import { Layout } from "../layout.tsx";
 import { useListing } from "../listing.ts";
 import { Loaded } from "../loaded.tsx";
 import { NavLink } from "../nav.tsx";
-import { listNotifications, markAllRead, markRead, type Notification } from "../notifications/api.ts";
+import { listNotifications, markAllRead, markRead } from "../notifications/api.ts";
 import { NotificationList } from "../notifications/list.tsx";
 import type { PageProps } from "../pages.ts";
 import { DOWNLOADS_PATH } from "../paths.ts";
 import { ShowMore } from "../show-more.tsx";
+import type { Notification } from "../wire.ts";
 
 /** New versions of what the user holds, newest first; marking them read updates the badge. */
 export function Notifications({ user, onSignedOut }: PageProps) {
@@ -66,11 +68,7 @@ export function Notifications({ user, onSignedOut }: PageProps) {
                     {marking === "all" ? "Marking…" : "Mark all as read"}
                   </button>
                 </div>
-                {error && (
-                  <p class="error" role="alert">
-                    {error}
-                  </p>
-                )}
+                <ErrorAlert message={error} />
                 <NotificationList
                   notifications={notifications}
                   marking={marking}

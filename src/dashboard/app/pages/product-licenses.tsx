@@ -2,9 +2,10 @@ import { useState } from "preact/hooks";
 import { messageOf } from "../api.ts";
 import { isolated } from "../bidi.ts";
 import { ShownOnce } from "../created-panel.tsx";
+import { ErrorAlert } from "../error-alert.tsx";
 import { Field } from "../field.tsx";
 import { Layout } from "../layout.tsx";
-import { type License, listLicenses, revokeLicense } from "../licenses/api.ts";
+import { listLicenses, revokeLicense } from "../licenses/api.ts";
 import { NewLicenseForm } from "../licenses/form.tsx";
 import { LicenseList } from "../licenses/list.tsx";
 import { useListing } from "../listing.ts";
@@ -12,6 +13,7 @@ import { useLoad } from "../load.ts";
 import { Loaded } from "../loaded.tsx";
 import type { PageProps } from "../pages.ts";
 import { readManagedProduct } from "../products/api.ts";
+import type { License } from "../wire.ts";
 
 /**
  * A product's licenses (`/dashboard/products/:product/licenses`), reached from the product's page: for
@@ -117,11 +119,7 @@ function LicensesOfProduct({ productId }: { productId: string }) {
           />
           <button type="submit">Search</button>
         </form>
-        {revokeError && (
-          <p class="error" role="alert">
-            {revokeError}
-          </p>
-        )}
+        <ErrorAlert message={revokeError} />
         <Loaded loading={loading} label="Loading licenses…">
           {({ items }) => (
             <LicenseList

@@ -1,17 +1,19 @@
 import { useState } from "preact/hooks";
 import { messageOf } from "../api.ts";
 import { isolated } from "../bidi.ts";
+import { ErrorAlert } from "../error-alert.tsx";
 import { Layout } from "../layout.tsx";
 import { useLoad } from "../load.ts";
 import { Loaded } from "../loaded.tsx";
 import { NavLink } from "../nav.tsx";
 import type { PageProps } from "../pages.ts";
 import { PRODUCTS_PATH, productPath } from "../paths.ts";
-import { deleteProduct, type Product, readProduct } from "../product-admin/api.ts";
+import { deleteProduct, readProduct } from "../product-admin/api.ts";
 import { ProductOptions } from "../product-admin/options.tsx";
 import { ProductSettingsForm } from "../product-admin/settings-form.tsx";
 import { navigate } from "../router.ts";
 import { isAdmin } from "../session.ts";
+import type { Product } from "../wire.ts";
 
 /** A product's settings, which the admin API changes: for admins; anyone else is told so. */
 export function ProductSettings({ user, params, onSignedOut }: PageProps) {
@@ -75,11 +77,7 @@ function DeleteProduct({ product }: { product: Product }) {
       <p class="hint">
         A soft delete: purchases, licenses and versions stay, the product is no longer listed.
       </p>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorAlert message={error} />
       <button type="button" class="danger" onClick={remove} disabled={busy}>
         {busy ? "Deleting…" : "Delete product"}
       </button>

@@ -1,6 +1,7 @@
 import { useState } from "preact/hooks";
 import { messageOf } from "../api.ts";
 import { isolated } from "../bidi.ts";
+import { ErrorAlert } from "../error-alert.tsx";
 import { Layout } from "../layout.tsx";
 import { useListing } from "../listing.ts";
 import { useLoad } from "../load.ts";
@@ -8,18 +9,12 @@ import { Loaded } from "../loaded.tsx";
 import { NavLink } from "../nav.tsx";
 import type { PageProps } from "../pages.ts";
 import { productPath } from "../paths.ts";
-import {
-  deleteVersion,
-  listVersions,
-  type Product,
-  type ProductAccess,
-  readManagedProduct,
-  type Version,
-} from "../products/api.ts";
+import { deleteVersion, listVersions, readManagedProduct } from "../products/api.ts";
 import { ProductFlags } from "../products/flags.tsx";
 import { PublishForm } from "../products/publish-form.tsx";
 import { VersionList } from "../products/versions.tsx";
-import { isAdmin, type User } from "../session.ts";
+import { isAdmin } from "../session.ts";
+import type { Product, ProductAccess, User, Version } from "../wire.ts";
 
 /**
  * One product the user manages: its flags, links to its other pages, its versions and, for those who
@@ -88,11 +83,7 @@ function ProductDetails({ user, product, access }: { user: User; product: Produc
       </nav>
       <section aria-labelledby="versions-heading" aria-busy={loading.state === "loading"}>
         <h2 id="versions-heading">Versions</h2>
-        {deleteError && (
-          <p class="error" role="alert">
-            {deleteError}
-          </p>
-        )}
+        <ErrorAlert message={deleteError} />
         <Loaded loading={loading} label="Loading versions…">
           {(listing) => (
             <VersionList

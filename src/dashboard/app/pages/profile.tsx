@@ -1,5 +1,6 @@
 import { useState } from "preact/hooks";
 import { messageOf, post, setCsrfToken } from "../api.ts";
+import { ErrorAlert } from "../error-alert.tsx";
 import { Layout } from "../layout.tsx";
 import type { PageProps } from "../pages.ts";
 import { NameForm } from "../profile/name-form.tsx";
@@ -35,11 +36,7 @@ export function Profile({ user, onSignedOut, onUserChanged }: PageProps) {
           Signs you out of the dashboard in every browser, this one too. Personal access tokens keep working;
           revoke those on the Tokens page.
         </p>
-        {error && (
-          <p class="error" role="alert">
-            {error}
-          </p>
-        )}
+        <ErrorAlert message={error} />
         <button type="button" onClick={signOutEverywhere} disabled={busy}>
           {busy ? "Signing out…" : "Sign out everywhere"}
         </button>

@@ -1,12 +1,15 @@
 import { useEffect, useState } from "preact/hooks";
-import { messageOf } from "../api.ts";
+import { ApiError, messageOf } from "../api.ts";
+import { ErrorAlert } from "../error-alert.tsx";
+import { useForm } from "../form.ts";
 import { NewPasswordFields } from "../new-password-fields.tsx";
-import { type LinkInfo, readPasswordLink, setPasswordWithLink } from "../password-link.ts";
-import { useSubmission } from "../submission.ts";
+import { readPasswordLink, setPasswordWithLink } from "../password-link.ts";
+import type { PasswordLinkInfo } from "../wire.ts";
 import { PageHeading } from "./heading.tsx";
 
 export const SET_PASSWORD_PATH = "/set-password";
 export const PASSWORD_SET_NOTICE = "Your password is set. Sign in.";
+const MISMATCH = "The two passwords do not match.";
 
 interface Props {
   /** The password is set: the app goes on to the sign-in page with PASSWORD_SET_NOTICE. */
@@ -15,7 +18,7 @@ interface Props {
 
 type Link =
   | { state: "checking" }
-  | { state: "valid"; info: LinkInfo }
+  | { state: "valid"; info: PasswordLinkInfo }
   | { state: "refused"; message: string };
 
 /** When the link stops working, in the reader's own time zone. */
@@ -26,10 +29,11 @@ const until = (iso: string) =>
 export function SetPassword({ onPasswordSet }: Props) {
   const token = new URLSearchParams(location.search).get("token") ?? "";
   const [link, setLink] = useState<Link>({ state: "checking" });
-  const [password, setPassword] = useState("");
-  const [confirmation, setConfirmation] = useState("");
-  const { busy, error, fields, setError, setFields, run } = useSubmission(
-    "Setting the password failed. Please try again.",
+  const form = useForm(
+    { password: "", confirmation: "" },
+    {
+      failure: "Setting the password failed. Please try again.",
+    },
   );
 
   useEffect(() => {
@@ -42,20 +46,17 @@ export function SetPassword({ onPasswordSet }: Props) {
 
   const submit = async (event: Event) => {
     event.preventDefault();
-    // Checked here, before sending: the server only ever sees one copy of the password.
-    if (password !== confirmation) {
-      setError(null);
-      setFields({ confirmation: ["The two passwords do not match."] });
-      return;
-    }
-    if (await run(() => setPasswordWithLink(token, password))) onPasswordSet();
+    const { password, confirmation } = form.values;
+    const set = await form.run(async () => {
+      // Checked here, before sending: the server only ever sees one copy of the password.
+      if (password !== confirmation) throw new ApiError(422, MISMATCH, { confirmation: [MISMATCH] });
+      await setPasswordWithLink(token, password);
+    });
+    if (set) onPasswordSet();
   };
 
-  const passwordError = fields.password?.join(" ") ?? null;
-  const confirmationError = fields.confirmation?.join(" ") ?? null;
-  // A token error has no field on this page: it is the page's message; a password error is shown
-  // beside its field only.
-  const pageError = fields.token ? fields.token.join(" ") : passwordError ? null : error;
+  // A token error has no field on this page: it is the page's message.
+  const pageError = form.errorOf("token") ?? form.summary;
 
   return (
     <main class="page narrow">
@@ -78,11 +79,7 @@ export function SetPassword({ onPasswordSet }: Props) {
             Choose a password for <strong dir="auto">{link.info.email}</strong>. This link works once, until{" "}
             {until(link.info.expires_at)}.
           </p>
-          {pageError && (
-            <p class="error" role="alert">
-              {pageError}
-            </p>
-          )}
+          <ErrorAlert message={pageError} />
           <form onSubmit={submit}>
             {/* The account's e-mail, for password managers to save the new password under. */}
             <input
@@ -94,16 +91,12 @@ export function SetPassword({ onPasswordSet }: Props) {
               readOnly
             />
             <NewPasswordFields
-              password={password}
-              confirmation={confirmation}
-              onPassword={setPassword}
-              onConfirmation={setConfirmation}
-              passwordError={passwordError}
-              confirmationError={confirmationError}
+              password={form.input("password")}
+              confirmation={form.input("confirmation")}
               confirmationName="confirmation"
             />
-            <button type="submit" disabled={busy}>
-              {busy ? "Setting password…" : "Set password"}
+            <button type="submit" disabled={form.busy}>
+              {form.busy ? "Setting password…" : "Set password"}
             </button>
           </form>
         </>

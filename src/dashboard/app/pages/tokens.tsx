@@ -2,13 +2,15 @@ import { useState } from "preact/hooks";
 import { messageOf } from "../api.ts";
 import { isolated } from "../bidi.ts";
 import { ShownOnce } from "../created-panel.tsx";
+import { ErrorAlert } from "../error-alert.tsx";
 import { Layout } from "../layout.tsx";
 import { useListing } from "../listing.ts";
 import { Loaded } from "../loaded.tsx";
 import type { PageProps } from "../pages.ts";
-import { listTokens, type NewToken, revokeToken, type Token } from "../tokens/api.ts";
+import { listTokens, revokeToken } from "../tokens/api.ts";
 import { NewTokenForm } from "../tokens/form.tsx";
 import { TokenList } from "../tokens/list.tsx";
+import type { NewToken, Token } from "../wire.ts";
 
 export function Tokens({ user, onSignedOut }: PageProps) {
   const { loading, reload, more } = useListing(listTokens, "The tokens could not be loaded.");
@@ -59,11 +61,7 @@ export function Tokens({ user, onSignedOut }: PageProps) {
       )}
       <section aria-labelledby="token-list-heading" aria-busy={loading.state === "loading"}>
         <h2 id="token-list-heading">Your tokens</h2>
-        {revokeError && (
-          <p class="error" role="alert">
-            {revokeError}
-          </p>
-        )}
+        <ErrorAlert message={revokeError} />
         <Loaded loading={loading} label="Loading tokens…">
           {({ items }) => <TokenList tokens={items} more={more} revoking={revoking} onRevoke={revoke} />}
         </Loaded>

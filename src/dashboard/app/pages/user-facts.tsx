@@ -1,4 +1,4 @@
-import type { User } from "../session.ts";
+import type { User } from "../wire.ts";
 
 /** Who is signed in: name, e-mail and role (Home and Profile). */
 export function UserFacts({ user }: { user: User }) {

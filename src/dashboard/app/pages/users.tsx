@@ -5,11 +5,12 @@ import { useListing } from "../listing.ts";
 import { useLoad } from "../load.ts";
 import { Loaded } from "../loaded.tsx";
 import type { PageProps } from "../pages.ts";
-import { listRoles, type Role } from "../roles/api.ts";
+import { listRoles } from "../roles/api.ts";
 import { isAdmin } from "../session.ts";
 import { listUsers } from "../users/api.ts";
 import { UserList } from "../users/list.tsx";
 import { NewUser } from "../users/new-user.tsx";
+import type { Role } from "../wire.ts";
 
 /** Admins manage users; users.view may look them up. Anyone else sees the API's refusal. */
 export function Users({ user, onSignedOut }: PageProps) {

@@ -2,13 +2,15 @@ import { useState } from "preact/hooks";
 import { messageOf } from "../api.ts";
 import { isolated } from "../bidi.ts";
 import { ShownOnce } from "../created-panel.tsx";
+import { ErrorAlert } from "../error-alert.tsx";
 import { Layout } from "../layout.tsx";
 import { useLoad } from "../load.ts";
 import { Loaded } from "../loaded.tsx";
 import type { PageProps } from "../pages.ts";
-import { deleteWebhook, listWebhooks, type NewWebhook, type Webhook } from "../webhooks/api.ts";
+import { deleteWebhook, listWebhooks } from "../webhooks/api.ts";
 import { NewWebhookForm } from "../webhooks/form.tsx";
 import { WebhookList } from "../webhooks/list.tsx";
+import type { NewWebhook, Webhook } from "../wire.ts";
 
 /** The user's webhook endpoints (`/dashboard/webhooks`): anyone signed in may have them. */
 export function Webhooks({ user, onSignedOut }: PageProps) {
@@ -56,11 +58,7 @@ export function Webhooks({ user, onSignedOut }: PageProps) {
       )}
       <section aria-labelledby="webhook-list-heading" aria-busy={loading.state === "loading"}>
         <h2 id="webhook-list-heading">Your endpoints</h2>
-        {deleteError && (
-          <p class="error" role="alert">
-            {deleteError}
-          </p>
-        )}
+        <ErrorAlert message={deleteError} />
         <Loaded loading={loading} label="Loading endpoints…">
           {(webhooks) => <WebhookList webhooks={webhooks} deleting={deleting} onDelete={remove} />}
         </Loaded>

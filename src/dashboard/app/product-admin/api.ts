@@ -2,35 +2,7 @@
 // options with their benefits.
 import { api, get, post } from "../api.ts";
 import { allItems } from "../listing.ts";
-
-/** The fields of depot's Product JSON these pages use (flags are "0"/"1" strings there). */
-export interface Product {
-  id: number;
-  name: string;
-  slug: string;
-  description: string;
-  user_id: number;
-  hidden: string;
-  disabled: string;
-  deleted_at: string | null;
-}
-
-/** The admin API's request fields: flags are booleans here. */
-export interface ProductInput {
-  name?: string;
-  user_id?: number;
-  slug?: string;
-  description?: string;
-  hidden?: boolean;
-  disabled?: boolean;
-}
-
-export interface Option {
-  id: number;
-  name: string;
-  price: number;
-  benefits: { id: number; name: string }[];
-}
+import type { Option, Product, ProductChange } from "../wire.ts";
 
 export async function readProduct(id: string): Promise<Product> {
   return (await get<{ data: Product }>(`/api/products/${encodeURIComponent(id)}`)).data;
@@ -40,11 +12,11 @@ export async function readProduct(id: string): Promise<Product> {
 /** Every product, by name: what the purchase form's select offers. */
 export const listProducts = (): Promise<Product[]> => allItems<Product>("/api/products");
 
-export async function createProduct(input: ProductInput): Promise<Product> {
+export async function createProduct(input: ProductChange): Promise<Product> {
   return (await post<{ data: Product }>("/api/admin/products", input)).data;
 }
 
-export async function updateProduct(id: number, input: ProductInput): Promise<Product> {
+export async function updateProduct(id: number, input: ProductChange): Promise<Product> {
   return (await api<{ data: Product }>("PATCH", `/api/admin/products/${id}`, input)).data;
 }
 

@@ -1,8 +1,9 @@
 // The product fields the New product and Settings forms share: Name, Slug, Description, Hidden and
 // Disabled, each with the 422's message beside it.
 import type { ComponentChildren } from "preact";
-import { Field } from "../field.tsx";
-import { messagesFor } from "../submission.ts";
+import { Field, TextAreaField } from "../field.tsx";
+import type { Form } from "../form.ts";
+import type { ProductChange } from "../wire.ts";
 
 export interface ProductValues {
   name: string;
@@ -23,40 +24,30 @@ export const EMPTY_PRODUCT: ProductValues = {
 interface Props {
   /** Prefix of the fields' ids, unique on the page. */
   id: string;
-  values: ProductValues;
-  onChange: (values: ProductValues) => void;
-  fields: Record<string, string[]>;
+  form: Pick<Form<ProductValues>, "values" | "set" | "input">;
   /** A new product's slug may be left empty: depot derives one from the name. */
   slugOptional?: boolean;
   /** Fields shown right after the name (the new product's Owner). */
   afterName?: ComponentChildren;
 }
 
-/** The request fields these inputs show errors for. */
-export const PRODUCT_FIELDS = ["name", "slug", "description", "hidden", "disabled"];
-
-export function ProductFields({ id, values, onChange, fields, slugOptional, afterName }: Props) {
-  const set = <K extends keyof ProductValues>(key: K, value: ProductValues[K]) =>
-    onChange({ ...values, [key]: value });
-  const descriptionError = messagesFor(fields, "description");
+export function ProductFields({ id, form, slugOptional, afterName }: Props) {
   return (
     <>
       <Field
         id={`${id}-name`}
         label="Name"
-        error={messagesFor(fields, "name")}
+        {...form.input("name")}
         alert
         required
         maxLength={255}
         autocomplete="off"
-        value={values.name}
-        onInput={(event) => set("name", event.currentTarget.value)}
       />
       {afterName}
       <Field
         id={`${id}-slug`}
         label="Slug"
-        error={messagesFor(fields, "slug")}
+        {...form.input("slug")}
         alert
         required={!slugOptional}
         maxLength={255}
@@ -67,30 +58,21 @@ export function ProductFields({ id, values, onChange, fields, slugOptional, afte
             ? "The storefront address: lower-case letters, digits and dashes. Empty: made from the name."
             : "The storefront address: lower-case letters, digits and dashes."
         }
-        value={values.slug}
-        onInput={(event) => set("slug", event.currentTarget.value)}
       />
-      <label for={`${id}-description`}>Description</label>
-      <textarea
+      <TextAreaField
         id={`${id}-description`}
+        label="Description"
+        {...form.input("description")}
+        alert
         rows={3}
         maxLength={5000}
-        value={values.description}
-        aria-invalid={descriptionError ? true : undefined}
-        aria-describedby={descriptionError ? `${id}-description-error` : undefined}
-        onInput={(event) => set("description", event.currentTarget.value)}
       />
-      {descriptionError && (
-        <p id={`${id}-description-error`} class="field-error" role="alert">
-          {descriptionError}
-        </p>
-      )}
       <div class="check">
         <input
           type="checkbox"
           id={`${id}-hidden`}
-          checked={values.hidden}
-          onChange={(event) => set("hidden", event.currentTarget.checked)}
+          checked={form.values.hidden}
+          onChange={(event) => form.set("hidden", event.currentTarget.checked)}
         />
         <label for={`${id}-hidden`}>
           Hidden <span class="hint">Not listed; only its owner and admins see it.</span>
@@ -100,8 +82,8 @@ export function ProductFields({ id, values, onChange, fields, slugOptional, afte
         <input
           type="checkbox"
           id={`${id}-disabled`}
-          checked={values.disabled}
-          onChange={(event) => set("disabled", event.currentTarget.checked)}
+          checked={form.values.disabled}
+          onChange={(event) => form.set("disabled", event.currentTarget.checked)}
         />
         <label for={`${id}-disabled`}>
           Disabled <span class="hint">Not for sale, and hidden as above.</span>
@@ -112,7 +94,7 @@ export function ProductFields({ id, values, onChange, fields, slugOptional, afte
 }
 
 /** The values as the admin API takes them; an empty slug is left out where depot may derive one. */
-export const productInput = (values: ProductValues, slugOptional = false) => ({
+export const productInput = (values: ProductValues, slugOptional = false): ProductChange => ({
   name: values.name.trim(),
   slug: slugOptional && values.slug.trim() === "" ? undefined : values.slug.trim(),
   description: values.description,

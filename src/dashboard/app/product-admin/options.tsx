@@ -1,11 +1,13 @@
 // A product's options (the tiers it is sold in) with their prices, each with its benefits, and the
 // forms that add an option or a benefit to one.
-import { useState } from "preact/hooks";
+import { ErrorAlert } from "../error-alert.tsx";
 import { Field } from "../field.tsx";
+import { useForm } from "../form.ts";
 import { useLoad } from "../load.ts";
 import { Loaded } from "../loaded.tsx";
-import { formError, messagesFor, useSubmission } from "../submission.ts";
-import { addBenefit, addOption, listOptions, type Option, priceOf } from "./api.ts";
+import type { Option } from "../wire.ts";
+import { addBenefit, addOption, listOptions, priceOf } from "./api.ts";
+import { PriceField } from "./price-field.tsx";
 
 const PRICE = new Intl.NumberFormat(undefined, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 
@@ -38,15 +40,14 @@ export function ProductOptions({ productId }: { productId: number }) {
   );
 }
 
-function OptionRow({
-  productId,
-  option,
-  onAdded,
-}: {
+/** One of the product's options; `onAdded` is called once a benefit was added to it. */
+interface OptionProps {
   productId: number;
   option: Option;
   onAdded: () => void;
-}) {
+}
+
+function OptionRow({ productId, option, onAdded }: OptionProps) {
   return (
     <li class="row option">
       <div class="row-main">
@@ -69,103 +70,65 @@ function OptionRow({
 }
 
 function AddOption({ productId, onAdded }: { productId: number; onAdded: () => void }) {
-  const [name, setName] = useState("");
-  const [price, setPrice] = useState("");
-  const { busy, error, fields, run } = useSubmission("Adding the option failed.");
+  const form = useForm({ name: "", price: "" }, { failure: "Adding the option failed." });
   const submit = async (event: Event) => {
     event.preventDefault();
-    if (await run(() => addOption(productId, name.trim(), priceOf(price)))) {
-      setName("");
-      setPrice("");
+    const { name, price } = form.values;
+    if (await form.run(() => addOption(productId, name.trim(), priceOf(price)))) {
+      form.reset();
       onAdded();
     }
   };
-  const generalError = formError(error, fields, ["name", "price"]);
   return (
     <form onSubmit={submit} aria-labelledby="add-option-heading" noValidate>
       <h3 id="add-option-heading">Add option</h3>
-      {generalError && (
-        <p class="error" role="alert">
-          {generalError}
-        </p>
-      )}
+      <ErrorAlert message={form.summary} />
       <Field
         id="option-name"
         label="Name"
-        error={messagesFor(fields, "name")}
+        {...form.input("name")}
         alert
         required
         maxLength={255}
         autocomplete="off"
         placeholder="e.g. Premium"
-        value={name}
-        onInput={(event) => setName(event.currentTarget.value)}
       />
-      <Field
-        id="option-price"
-        label="Price"
-        error={messagesFor(fields, "price")}
-        alert
-        required
-        type="number"
-        inputMode="decimal"
-        min="0"
-        step="0.01"
-        value={price}
-        onInput={(event) => setPrice(event.currentTarget.value)}
-      />
-      <button type="submit" disabled={busy}>
-        {busy ? "Adding…" : "Add option"}
+      <PriceField id="option-price" label="Price" {...form.input("price")} />
+      <button type="submit" disabled={form.busy}>
+        {form.busy ? "Adding…" : "Add option"}
       </button>
     </form>
   );
 }
 
-function AddBenefit({
-  productId,
-  option,
-  onAdded,
-}: {
-  productId: number;
-  option: Option;
-  onAdded: () => void;
-}) {
-  const [name, setName] = useState("");
-  const { busy, error, fields, run } = useSubmission("Adding the benefit failed.");
+function AddBenefit({ productId, option, onAdded }: OptionProps) {
+  const form = useForm({ name: "" }, { failure: "Adding the benefit failed." });
   const submit = async (event: Event) => {
     event.preventDefault();
-    if (await run(() => addBenefit(productId, option.id, name.trim()))) {
-      setName("");
+    if (await form.run(() => addBenefit(productId, option.id, form.values.name.trim()))) {
+      form.reset();
       onAdded();
     }
   };
-  const generalError = formError(error, fields, ["name"]);
-  const id = `option-${option.id}-benefit`;
   return (
     <form class="inline-form" onSubmit={submit} aria-label={`Add a benefit to ${option.name}`} noValidate>
-      {generalError && (
-        <p class="error" role="alert">
-          {generalError}
-        </p>
-      )}
+      <ErrorAlert message={form.summary} />
       <Field
-        id={id}
+        id={`option-${option.id}-benefit`}
         label={
           <>
             New benefit of <bdi>{option.name}</bdi>
           </>
         }
-        error={messagesFor(fields, "name")}
+        {...form.input("name")}
         alert
         required
         maxLength={255}
         autocomplete="off"
         placeholder="e.g. Source code access"
-        value={name}
-        onInput={(event) => setName(event.currentTarget.value)}
       />
-      <button type="submit" disabled={busy} aria-label={`Add benefit to ${option.name}`}>
-        {busy ? "Adding…" : "Add benefit"}
+      <button type="submit" disabled={form.busy} aria-label={`Add benefit to ${option.name}`}>
+        {form.busy ? "Adding…" : "Add benefit"}
       </button>
     </form>
   );

@@ -1,31 +1,7 @@
 // Products and their versions (README, HTTP API: /api/products, Releases, /api/changelog/preview).
 import { ApiError, api, get, post } from "../api.ts";
 import { type Listing, listing } from "../listing.ts";
-
-/** The fields of depot's Product JSON the dashboard shows; flags and counts are strings there. */
-export interface Product {
-  id: number;
-  name: string;
-  slug: string;
-  description: string;
-  hidden: "0" | "1";
-  disabled: "0" | "1";
-  deleted_at: string | null;
-  downloads: string;
-  purchases: string;
-}
-
-export interface Version {
-  id: number;
-  version_number: string;
-  title: string;
-  benefit_name: string | null;
-  file_name: string;
-  file_size: number;
-  /** A count as a decimal string. */
-  downloads: string;
-  created_at: string;
-}
+import type { Product, ProductAccess, Version, VersionFields } from "../wire.ts";
 
 /** The products the reader manages, by name; those whose name holds `search` when given. */
 export function listProducts(search: string): Promise<Listing<Product>> {
@@ -39,13 +15,6 @@ export async function readProduct(id: string): Promise<Product> {
 }
 
 /** What the reader may do with a product, as the server decides it (GET /api/products/{id}/access). */
-export interface ProductAccess {
-  /** Its pages here and its licenses: the owners and products.manage. */
-  manage: boolean;
-  /** Publish versions to it and delete them. */
-  publish: boolean;
-}
-
 export async function readAccess(id: string | number): Promise<ProductAccess> {
   return (await get<{ data: ProductAccess }>(`/api/products/${encodeURIComponent(id)}/access`)).data;
 }
@@ -81,12 +50,6 @@ export async function deleteVersion(productId: number, versionId: number): Promi
   await api("DELETE", `/api/products/${productId}/versions/${versionId}`);
 }
 
-export interface PublishFields {
-  version_name: string;
-  title: string;
-  changelog: string;
-}
-
 /**
  * Publishes a finished resumable upload as a version (the JSON publish with `upload_id`) of the whole
  * product or of one benefit; without an upload the server's 422 says the file is required, beside
@@ -95,7 +58,7 @@ export interface PublishFields {
  */
 export async function publishVersion(
   productId: number,
-  fields: PublishFields,
+  fields: VersionFields,
   uploadId: string | null,
   benefitId: number | null,
 ): Promise<Version> {

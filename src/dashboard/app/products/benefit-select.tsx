@@ -3,7 +3,7 @@
 
 import { isolated } from "../bidi.ts";
 import { SelectField } from "../field.tsx";
-import type { Option } from "../product-admin/api.ts";
+import type { Option } from "../wire.ts";
 
 interface Props {
   id: string;

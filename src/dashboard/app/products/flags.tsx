@@ -1,5 +1,5 @@
 // A product's state as labels: shown to the people who manage it, who need to know buyers cannot see it.
-import type { Product } from "./api.ts";
+import type { Product } from "../wire.ts";
 
 export function ProductFlags({ product }: { product: Product }) {
   const flags = [

@@ -4,7 +4,7 @@ import type { Listing, More } from "../listing.ts";
 import { NavLink } from "../nav.tsx";
 import { productPath } from "../paths.ts";
 import { ShowMore } from "../show-more.tsx";
-import type { Product } from "./api.ts";
+import type { Product } from "../wire.ts";
 import { ProductFlags } from "./flags.tsx";
 
 interface Props {

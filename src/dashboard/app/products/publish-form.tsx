@@ -5,12 +5,14 @@
 // product, or one benefit.
 import { useRef, useState } from "preact/hooks";
 import { ApiError } from "../api.ts";
+import { ErrorAlert } from "../error-alert.tsx";
 import { Field } from "../field.tsx";
+import { useForm } from "../form.ts";
 import { useLoad } from "../load.ts";
 import { listOptions } from "../product-admin/api.ts";
-import { useSubmission } from "../submission.ts";
 import { TusUpload, UploadCancelled } from "../uploads/tus.ts";
-import { checkMayPublish, publishVersion, type Version } from "./api.ts";
+import type { Version } from "../wire.ts";
+import { checkMayPublish, publishVersion } from "./api.ts";
 import { BenefitSelect } from "./benefit-select.tsx";
 import { ChangelogEditor } from "./changelog-editor.tsx";
 import { FileChoice } from "./file-choice.tsx";
@@ -20,27 +22,18 @@ interface Props {
   onPublished: (version: Version) => void;
 }
 
-const EMPTY = { version_name: "", title: "", changelog: "" };
+/** The form's inputs; `benefit_id` is a benefit's id, or "" for the whole product. */
+const EMPTY = { benefit_id: "", file: null as File | null, version_name: "", title: "", changelog: "" };
 
-/** The 422's keys each input answers for: its error goes when the input changes. */
-const ERROR_KEYS: Record<keyof typeof EMPTY, string[]> = {
-  version_name: ["version_name"],
-  title: ["title"],
-  changelog: ["changelog", "changelog_format"],
-};
-
-/** The 422's first message for any of `keys`. */
-const errorFor = (fields: Record<string, string[]>, ...keys: string[]) =>
-  keys.map((key) => fields[key]?.[0]).find(Boolean) ?? null;
+/** The 422's keys an input answers for, besides its own name. */
+const ERROR_KEYS = { file: ["file", "upload_id"], changelog: ["changelog", "changelog_format"] };
 
 export function PublishForm({ productId, onPublished }: Props) {
-  const [values, setValues] = useState(EMPTY);
+  const form = useForm(EMPTY, { failure: "Publishing failed.", errorKeys: ERROR_KEYS });
+  const { values } = form;
   // The benefits to choose from. Should the options list be refused or fail, the form publishes to the
   // whole product as it always could, so that failure is not shown as one.
   const { loading: options } = useLoad(() => listOptions(productId).catch(() => []), "", [productId]);
-  /** A benefit's id, or "" for the whole product. */
-  const [benefit, setBenefit] = useState("");
-  const [file, setFile] = useState<File | null>(null);
   const [progress, setProgress] = useState<{ offset: number; size: number } | null>(null);
   const [published, setPublished] = useState<Version | null>(null);
   const [cancelled, setCancelled] = useState(false);
@@ -49,19 +42,9 @@ export function PublishForm({ productId, onPublished }: Props) {
   const finished = useRef<{ file: File; id: string } | null>(null);
   // The form remounts (a fresh file input) after a publish.
   const [generation, setGeneration] = useState(0);
-  const { busy, error, fields, run, changed } = useSubmission("Publishing failed.");
 
-  const set = (name: keyof typeof EMPTY) => (value: string) => {
-    setValues((current) => ({ ...current, [name]: value }));
-    changed(...ERROR_KEYS[name]);
-  };
-  const chooseBenefit = (value: string) => {
-    setBenefit(value);
-    changed("benefit_id");
-  };
   const chooseFile = (chosen: File | null) => {
-    setFile(chosen);
-    changed("file", "upload_id");
+    form.set("file", chosen);
     // The bar showed the last file's upload.
     setProgress(null);
   };
@@ -90,12 +73,13 @@ export function PublishForm({ productId, onPublished }: Props) {
     setPublished(null);
     setCancelled(false);
     setProgress(null);
+    const { file, benefit_id, ...fields } = values;
     let version: Version | null = null;
-    await run(async () => {
+    await form.run(async () => {
       try {
         // Without a file the publish is still sent: the server's 422 then names every missing field.
         const id = file ? await uploaded(file) : null;
-        version = await publishVersion(productId, values, id, benefit === "" ? null : Number(benefit));
+        version = await publishVersion(productId, fields, id, benefit_id === "" ? null : Number(benefit_id));
       } catch (failure) {
         if (failure instanceof UploadCancelled) return setCancelled(true);
         // The upload itself was refused (expired, say): the next try sends the file afresh.
@@ -105,9 +89,7 @@ export function PublishForm({ productId, onPublished }: Props) {
     });
     if (version === null) return;
     const made: Version = version;
-    setValues(EMPTY);
-    setBenefit("");
-    setFile(null);
+    form.reset();
     setProgress(null);
     finished.current = null;
     setGeneration((n) => n + 1);
@@ -115,24 +97,12 @@ export function PublishForm({ productId, onPublished }: Props) {
     onPublished(made);
   };
 
-  const benefitError = errorFor(fields, "benefit_id");
-  const fileError = errorFor(fields, "file", "upload_id");
-  const versionError = errorFor(fields, "version_name");
-  const titleError = errorFor(fields, "title");
-  const changelogError = errorFor(fields, "changelog", "changelog_format");
-  // A 422 about a field is shown beside it; only anything else goes in the alert above the form.
-  const generalError =
-    error && !benefitError && !fileError && !versionError && !titleError && !changelogError ? error : null;
   const percent = progress && progress.size > 0 ? Math.floor((progress.offset * 100) / progress.size) : 0;
 
   return (
     <form key={generation} onSubmit={submit} aria-labelledby="publish-heading" class="panel" noValidate>
       <h2 id="publish-heading">Publish a version</h2>
-      {generalError && (
-        <p class="error" role="alert">
-          {generalError}
-        </p>
-      )}
+      <ErrorAlert message={form.summary} />
       {published && (
         <p class="notice success" role="status">
           Version <bdi>{published.version_number}</bdi>
@@ -154,43 +124,45 @@ export function PublishForm({ productId, onPublished }: Props) {
         <BenefitSelect
           id="publish-benefit"
           options={options.data}
-          value={benefit}
-          error={benefitError}
-          disabled={busy}
-          onChange={chooseBenefit}
+          value={values.benefit_id}
+          error={form.errorOf("benefit_id")}
+          disabled={form.busy}
+          onChange={(benefit) => form.set("benefit_id", benefit)}
         />
       )}
-      <FileChoice id="publish-file" file={file} error={fileError} disabled={busy} onChoose={chooseFile} />
+      <FileChoice
+        id="publish-file"
+        file={values.file}
+        error={form.errorOf("file")}
+        disabled={form.busy}
+        onChoose={chooseFile}
+      />
       <Field
         id="publish-version"
         label="Version"
-        error={versionError}
+        {...form.input("version_name")}
         alert
         required
         maxLength={255}
         autocomplete="off"
         placeholder="e.g. 2.1.0"
-        value={values.version_name}
-        onInput={(event) => set("version_name")(event.currentTarget.value)}
       />
       <Field
         id="publish-title"
         label="Title"
-        error={titleError}
+        {...form.input("title")}
         alert
         required
         maxLength={255}
         autocomplete="off"
-        value={values.title}
-        onInput={(event) => set("title")(event.currentTarget.value)}
       />
       <ChangelogEditor
         id="publish-changelog"
         value={values.changelog}
-        error={changelogError}
-        onInput={set("changelog")}
+        error={form.errorOf("changelog")}
+        onInput={(changelog) => form.set("changelog", changelog)}
       />
-      {progress && (busy || percent === 100) && (
+      {progress && (form.busy || percent === 100) && (
         <div class="upload-progress">
           <label for="publish-progress">Upload</label>
           <progress
@@ -211,8 +183,8 @@ export function PublishForm({ productId, onPublished }: Props) {
           Cancel upload
         </button>
       ) : (
-        <button key="publish" type="submit" disabled={busy}>
-          {busy ? "Publishing…" : "Publish"}
+        <button key="publish" type="submit" disabled={form.busy}>
+          {form.busy ? "Publishing…" : "Publish"}
         </button>
       )}
     </form>

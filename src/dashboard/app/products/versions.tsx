@@ -4,7 +4,8 @@ import { formatDate } from "../dates.ts";
 import type { Listing, More } from "../listing.ts";
 import { ShowMore } from "../show-more.tsx";
 import { formatBytes } from "../sizes.ts";
-import { downloadPath, type Version } from "./api.ts";
+import type { Version } from "../wire.ts";
+import { downloadPath } from "./api.ts";
 
 interface Props {
   productId: number;

@@ -1,89 +1,87 @@
 // Record a purchase (admins): the customer by e-mail, the product and one of its options, the price.
 // The server's 422s show beside the field they are about (user_id beside the e-mail).
-import { useState } from "preact/hooks";
 import { ApiError } from "../api.ts";
 import { Field, SelectField } from "../field.tsx";
+import { useForm } from "../form.ts";
+import { FormPanel } from "../form-panel.tsx";
 import { useLoad } from "../load.ts";
-import { listOptions, type Option, type Product, priceOf } from "../product-admin/api.ts";
-import { formError, messagesFor, useSubmission } from "../submission.ts";
+import { listOptions, priceOf } from "../product-admin/api.ts";
+import { PriceField } from "../product-admin/price-field.tsx";
 import { userByEmail } from "../users/api.ts";
+import type { Option, Product } from "../wire.ts";
 import { createPurchase } from "./api.ts";
 
 const NO_USER = "No user has this e-mail address.";
 
+/** The form's inputs, by the request field each fills (the e-mail finds `user_id`); ids as the selects hold them. */
+const EMPTY = { user_id: "", product_id: "", option_id: "", unit_price: "" };
+
 export function NewPurchaseForm({ products, onCreated }: { products: Product[]; onCreated: () => void }) {
-  const [email, setEmail] = useState("");
-  const [productId, setProductId] = useState("");
-  const [optionId, setOptionId] = useState("");
-  const [price, setPrice] = useState("");
-  const { busy, error, fields, run } = useSubmission("Recording the purchase failed.");
+  const form = useForm(EMPTY, { failure: "Recording the purchase failed." });
+  const { values } = form;
   const options = useLoad<Option[]>(
-    () => (productId ? listOptions(productId) : Promise.resolve([])),
+    () => (values.product_id ? listOptions(values.product_id) : Promise.resolve([])),
     "The product's options could not be loaded.",
-    [productId],
+    [values.product_id],
   );
 
+  const chooseProduct = (id: string) => {
+    form.set("product_id", id);
+    form.set("option_id", "");
+  };
   const chooseOption = (id: string) => {
-    setOptionId(id);
+    form.set("option_id", id);
     // The option's list price is the likely price; it stays editable.
     const option =
       options.loading.state === "loaded" ? options.loading.data.find((o) => String(o.id) === id) : null;
-    if (option) setPrice(option.price.toFixed(2));
+    if (option) form.set("unit_price", option.price.toFixed(2));
   };
 
   const submit = async (event: Event) => {
     event.preventDefault();
-    const recorded = await run(async () => {
-      const customer = await userByEmail(email);
+    const recorded = await form.run(async () => {
+      const customer = await userByEmail(values.user_id);
       if (!customer) throw new ApiError(422, NO_USER, { user_id: [NO_USER] });
       await createPurchase({
         user_id: customer.id,
-        product_id: productId ? Number(productId) : undefined,
-        option_id: optionId ? Number(optionId) : null,
-        unit_price: priceOf(price),
+        product_id: values.product_id ? Number(values.product_id) : undefined,
+        option_id: values.option_id ? Number(values.option_id) : null,
+        unit_price: priceOf(values.unit_price),
       });
     });
     if (recorded) {
-      setEmail("");
-      setProductId("");
-      setOptionId("");
-      setPrice("");
+      form.reset();
       onCreated();
     }
   };
 
-  const generalError = formError(error, fields, ["user_id", "product_id", "option_id", "unit_price"]);
   return (
-    <form onSubmit={submit} aria-labelledby="new-purchase-heading" class="panel" noValidate>
-      <h2 id="new-purchase-heading">New purchase</h2>
-      {generalError && (
-        <p class="error" role="alert">
-          {generalError}
-        </p>
-      )}
+    <FormPanel
+      id="new-purchase"
+      heading="New purchase"
+      form={form}
+      onSubmit={submit}
+      submit="Record purchase"
+      busy="Recording…"
+    >
       <Field
         id="purchase-customer"
         label="Customer e-mail"
         type="email"
-        error={messagesFor(fields, "user_id")}
+        {...form.input("user_id")}
         alert
         required
         autocomplete="off"
-        value={email}
-        onInput={(event) => setEmail(event.currentTarget.value)}
       />
       <SelectField
         id="purchase-product"
         label="Product"
-        error={messagesFor(fields, "product_id")}
+        error={form.errorOf("product_id")}
         alert
         required
         hint={products.length === 0 ? "No products yet: create one first." : undefined}
-        value={productId}
-        onChange={(event) => {
-          setProductId(event.currentTarget.value);
-          setOptionId("");
-        }}
+        value={values.product_id}
+        onChange={(event) => chooseProduct(event.currentTarget.value)}
       >
         <option value="">Choose a product…</option>
         {products.map((product) => (
@@ -96,13 +94,12 @@ export function NewPurchaseForm({ products, onCreated }: { products: Product[]; 
         id="purchase-option"
         label="Option"
         error={
-          messagesFor(fields, "option_id") ??
-          (options.loading.state === "failed" ? options.loading.message : null)
+          form.errorOf("option_id") ?? (options.loading.state === "failed" ? options.loading.message : null)
         }
         alert
-        disabled={!productId || options.loading.state !== "loaded"}
-        hint={productId ? undefined : "Choose a product first."}
-        value={optionId}
+        disabled={!values.product_id || options.loading.state !== "loaded"}
+        hint={values.product_id ? undefined : "Choose a product first."}
+        value={values.option_id}
         onChange={(event) => chooseOption(event.currentTarget.value)}
       >
         <option value="">No option</option>
@@ -113,22 +110,7 @@ export function NewPurchaseForm({ products, onCreated }: { products: Product[]; 
             </option>
           ))}
       </SelectField>
-      <Field
-        id="purchase-price"
-        label="Price (USD)"
-        error={messagesFor(fields, "unit_price")}
-        alert
-        required
-        type="number"
-        inputMode="decimal"
-        min="0"
-        step="0.01"
-        value={price}
-        onInput={(event) => setPrice(event.currentTarget.value)}
-      />
-      <button type="submit" disabled={busy}>
-        {busy ? "Recording…" : "Record purchase"}
-      </button>
-    </form>
+      <PriceField id="purchase-price" label="Price (USD)" {...form.input("unit_price")} />
+    </FormPanel>
   );
 }

@@ -2,7 +2,7 @@
 import { formatDate } from "../dates.ts";
 import type { More } from "../listing.ts";
 import { ShowMore } from "../show-more.tsx";
-import type { Purchase } from "./api.ts";
+import type { Purchase } from "../wire.ts";
 
 export function PurchaseList({ purchases, more }: { purchases: Purchase[]; more: More }) {
   if (purchases.length === 0) {

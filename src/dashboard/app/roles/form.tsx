@@ -1,78 +1,58 @@
 // Create a role: a name and one checkbox per permission (the server's list, with what each allows).
-import { useState } from "preact/hooks";
-import { Field } from "../field.tsx";
-import type { User } from "../session.ts";
-import { messagesFor, useSubmission } from "../submission.ts";
+import type { Permission } from "../../../features/auth/permissions.ts";
+import { Checkboxes, Field } from "../field.tsx";
+import { useForm } from "../form.ts";
+import { FormPanel } from "../form-panel.tsx";
 import { grantableAbilities } from "../tokens/abilities.ts";
+import type { User } from "../wire.ts";
 import { createRole } from "./api.ts";
 
 export function NewRoleForm({ user, onCreated }: { user: User; onCreated: () => void }) {
   // An admin may grant every permission, so this is the whole list.
   const permissions = grantableAbilities(user);
-  const [name, setName] = useState("");
-  const [chosen, setChosen] = useState<string[]>([]);
-  const { busy, error, fields, run } = useSubmission("Creating the role failed.");
+  const form = useForm(
+    { name: "", permissions: [] as Permission[] },
+    { failure: "Creating the role failed." },
+  );
+  const { values } = form;
 
   const submit = async (event: Event) => {
     event.preventDefault();
-    if (await run(() => createRole(name.trim(), chosen))) {
-      setName("");
-      setChosen([]);
+    if (await form.run(() => createRole({ name: values.name.trim(), permissions: values.permissions }))) {
+      form.reset();
       onCreated();
     }
   };
-  const toggle = (permission: string, on: boolean) =>
-    setChosen((current) => (on ? [...current, permission] : current.filter((p) => p !== permission)));
-
-  const nameError = messagesFor(fields, "name");
-  const permissionsError = messagesFor(fields, "permissions");
-  const generalError = error && !nameError && !permissionsError ? error : null;
 
   return (
-    <form onSubmit={submit} aria-labelledby="new-role-heading" class="panel" noValidate>
-      <h2 id="new-role-heading">New role</h2>
-      {generalError && (
-        <p class="error" role="alert">
-          {generalError}
-        </p>
-      )}
+    <FormPanel
+      id="new-role"
+      heading="New role"
+      form={form}
+      onSubmit={submit}
+      submit="Create role"
+      busy="Creating…"
+    >
       <Field
         id="role-name"
         label="Name"
-        error={nameError}
+        {...form.input("name")}
         alert
         required
         maxLength={64}
         autocomplete="off"
         hint="Lower-case letters, digits, - and _, e.g. support."
-        value={name}
-        onInput={(event) => setName(event.currentTarget.value)}
       />
-      <fieldset aria-describedby={permissionsError ? "role-permissions-error" : undefined}>
-        <legend>Permissions</legend>
-        {permissions.map((permission) => (
-          <div class="check" key={permission.name}>
-            <input
-              type="checkbox"
-              id={`permission-${permission.name}`}
-              value={permission.name}
-              checked={chosen.includes(permission.name)}
-              onChange={(event) => toggle(permission.name, event.currentTarget.checked)}
-            />
-            <label for={`permission-${permission.name}`}>
-              <code>{permission.name}</code> <span class="hint">{permission.description}</span>
-            </label>
-          </div>
-        ))}
-        {permissionsError && (
-          <p id="role-permissions-error" class="field-error" role="alert">
-            {permissionsError}
-          </p>
-        )}
-      </fieldset>
-      <button type="submit" disabled={busy}>
-        {busy ? "Creating…" : "Create role"}
-      </button>
-    </form>
+      <Checkboxes
+        id="role-permissions"
+        legend="Permissions"
+        name="permissions"
+        itemPrefix="permission"
+        choices={permissions}
+        chosen={values.permissions}
+        onChange={(chosen) => form.set("permissions", chosen)}
+        error={form.errorOf("permissions")}
+      />
+    </FormPanel>
   );
 }

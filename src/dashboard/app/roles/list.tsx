@@ -1,5 +1,5 @@
 // The roles with their permissions and how many users have each.
-import type { Role } from "./api.ts";
+import type { Role } from "../wire.ts";
 
 export function RoleList({ roles }: { roles: Role[] }) {
   // admin, vendor and customer are seeded, so an empty list means something is wrong upstream.

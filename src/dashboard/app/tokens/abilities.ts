@@ -1,7 +1,7 @@
 // The abilities a new token may be given: the server's permission list (so the two cannot drift),
 // limited to what the signed-in user's role has; the server narrows by role anyway.
 import { PERMISSIONS, type Permission } from "../../../features/auth/permissions.ts";
-import type { User } from "../session.ts";
+import type { User } from "../wire.ts";
 
 const DESCRIPTIONS: Record<Permission, string> = {
   "users.view": "Read other users' accounts",

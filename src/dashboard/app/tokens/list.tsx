@@ -2,7 +2,7 @@
 import { CredentialRow } from "../credential-row.tsx";
 import type { More } from "../listing.ts";
 import { ShowMore } from "../show-more.tsx";
-import type { Token } from "./api.ts";
+import type { Token } from "../wire.ts";
 
 interface Props {
   tokens: Token[];

@@ -2,7 +2,7 @@
 // name, and a set-password link for them.
 import { api, post } from "../api.ts";
 import { allItems, type Listing, listing } from "../listing.ts";
-import type { User } from "../session.ts";
+import type { NewUser, PasswordLink, User, UserChange, UserRecord } from "../wire.ts";
 
 /** The users list's path: those matching `search` (name or e-mail) and holding `role` when given. */
 function usersPath(filters: { search?: string; role?: string }): string {
@@ -13,22 +13,15 @@ function usersPath(filters: { search?: string; role?: string }): string {
 }
 
 /** Users by name, a page at a time. */
-export const listUsers = (filters: { search?: string; role?: string } = {}): Promise<Listing<User>> =>
+export const listUsers = (filters: { search?: string; role?: string } = {}): Promise<Listing<UserRecord>> =>
   listing(usersPath(filters));
 
-export async function createUser(input: { name: string; email: string; role: string }): Promise<User> {
-  return (await post<{ data: User }>("/api/admin/users", input)).data;
+export async function createUser(input: NewUser): Promise<UserRecord> {
+  return (await post<{ data: UserRecord }>("/api/admin/users", input)).data;
 }
 
-export async function updateUser(id: number, input: { name?: string; role?: string }): Promise<User> {
-  return (await api<{ data: User }>("PATCH", `/api/admin/users/${id}`, input)).data;
-}
-
-export interface PasswordLink {
-  url: string;
-  expires_at: string;
-  /** depot queued it for e-mailing (SMTP is configured). */
-  emailed: boolean;
+export async function updateUser(id: number, input: UserChange): Promise<UserRecord> {
+  return (await api<{ data: UserRecord }>("PATCH", `/api/admin/users/${id}`, input)).data;
 }
 
 export async function createPasswordLink(userId: number): Promise<PasswordLink> {

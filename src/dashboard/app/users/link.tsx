@@ -1,7 +1,7 @@
 // A set-password link, shown once: depot keeps nothing to show it again (a new one can be made).
 import { CopyField } from "../copy-field.tsx";
 import { formatDate } from "../dates.ts";
-import type { PasswordLink } from "./api.ts";
+import type { PasswordLink } from "../wire.ts";
 
 interface Props {
   /** Unique on the page: the copy field's id. */

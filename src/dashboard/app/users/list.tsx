@@ -2,13 +2,13 @@
 // set-password link, each beside the user it is for.
 import { useState } from "preact/hooks";
 import { messageOf } from "../api.ts";
-import { SelectField } from "../field.tsx";
+import { ErrorAlert } from "../error-alert.tsx";
+import { useForm } from "../form.ts";
 import type { More } from "../listing.ts";
-import type { Role } from "../roles/api.ts";
-import type { User } from "../session.ts";
+import { RoleSelect } from "../roles/select.tsx";
 import { ShowMore } from "../show-more.tsx";
-import { messagesFor, useSubmission } from "../submission.ts";
-import { createPasswordLink, type PasswordLink, updateUser } from "./api.ts";
+import type { PasswordLink, Role, User } from "../wire.ts";
+import { createPasswordLink, updateUser } from "./api.ts";
 import { ShownLink } from "./link.tsx";
 
 interface Props {
@@ -53,38 +53,32 @@ export function UserList({ users, more, roles, onChanged }: Props) {
 }
 
 function ChangeRole({ user, roles, onChanged }: { user: User; roles: Role[]; onChanged: () => void }) {
-  const [role, setRole] = useState(user.role.name);
-  const { busy, error, fields, run } = useSubmission("Changing the role failed.");
-  const roleError = messagesFor(fields, "role") ?? error;
-  const id = `user-${user.id}-role`;
+  const form = useForm({ role: user.role.name }, { failure: "Changing the role failed." });
+  const { role } = form.values;
 
   const submit = async (event: Event) => {
     event.preventDefault();
-    if (await run(async () => void (await updateUser(user.id, { role })))) onChanged();
+    if (await form.run(async () => void (await updateUser(user.id, { role })))) onChanged();
   };
 
   return (
     <form class="inline-form" onSubmit={submit} aria-label={`Change the role of ${user.name}`}>
-      <SelectField
-        id={id}
+      {/* A refusal that is not about the role (depot needs an admin, say) is said here too: this
+          small form has no room above it. */}
+      <RoleSelect
+        id={`user-${user.id}-role`}
         label="Change role"
-        error={roleError}
-        alert
+        roles={roles}
         value={role}
-        onChange={(event) => setRole(event.currentTarget.value)}
-      >
-        {roles.map((r) => (
-          <option key={r.id} value={r.name}>
-            {r.name}
-          </option>
-        ))}
-      </SelectField>
+        error={form.errorOf("role") ?? form.summary}
+        onChange={(chosen) => form.set("role", chosen)}
+      />
       <button
         type="submit"
-        disabled={busy || role === user.role.name}
+        disabled={form.busy || role === user.role.name}
         aria-label={`Save the role of ${user.name}`}
       >
-        {busy ? "Saving…" : "Save"}
+        {form.busy ? "Saving…" : "Save"}
       </button>
     </form>
   );
@@ -117,11 +111,7 @@ function LinkButton({ user }: { user: User }) {
       >
         {busy ? "Making a link…" : "Set-password link"}
       </button>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorAlert message={error} />
       {link && <ShownLink id={`user-${user.id}-link`} email={user.email} link={link} />}
     </div>
   );

@@ -3,11 +3,12 @@
 import { useState } from "preact/hooks";
 import { messageOf } from "../api.ts";
 import { CreatedPanel } from "../created-panel.tsx";
-import { Field, SelectField } from "../field.tsx";
-import type { Role } from "../roles/api.ts";
-import type { User } from "../session.ts";
-import { messagesFor, useSubmission } from "../submission.ts";
-import { createPasswordLink, createUser, type PasswordLink } from "./api.ts";
+import { Field } from "../field.tsx";
+import { useForm } from "../form.ts";
+import { FormPanel } from "../form-panel.tsx";
+import { RoleSelect } from "../roles/select.tsx";
+import type { PasswordLink, Role, User } from "../wire.ts";
+import { createPasswordLink, createUser } from "./api.ts";
 import { ShownLink } from "./link.tsx";
 
 interface Created {
@@ -31,15 +32,17 @@ export function NewUser({ roles, onCreated }: { roles: Role[]; onCreated: () => 
 }
 
 function NewUserForm({ roles, onCreated }: { roles: Role[]; onCreated: (created: Created) => void }) {
-  const [name, setName] = useState("");
-  const [email, setEmail] = useState("");
-  const [role, setRole] = useState("customer");
-  const { busy, error, fields, run } = useSubmission("Creating the user failed.");
+  const form = useForm({ name: "", email: "", role: "customer" }, { failure: "Creating the user failed." });
+  const { values } = form;
 
   const submit = async (event: Event) => {
     event.preventDefault();
-    await run(async () => {
-      const user = await createUser({ name: name.trim(), email: email.trim(), role });
+    await form.run(async () => {
+      const user = await createUser({
+        name: values.name.trim(),
+        email: values.email.trim(),
+        role: values.role,
+      });
       // The user exists now: a failing link is reported, not treated as a failed creation.
       try {
         onCreated({ user, link: await createPasswordLink(user.id), linkError: null });
@@ -53,60 +56,43 @@ function NewUserForm({ roles, onCreated }: { roles: Role[]; onCreated: (created:
     });
   };
 
-  const nameError = messagesFor(fields, "name");
-  const emailError = messagesFor(fields, "email");
-  const roleError = messagesFor(fields, "role");
-  const generalError = error && !nameError && !emailError && !roleError ? error : null;
-
   return (
-    <form onSubmit={submit} aria-labelledby="new-user-heading" class="panel" noValidate>
-      <h2 id="new-user-heading">New user</h2>
-      {generalError && (
-        <p class="error" role="alert">
-          {generalError}
-        </p>
-      )}
+    <FormPanel
+      id="new-user"
+      heading="New user"
+      form={form}
+      onSubmit={submit}
+      submit="Create user"
+      busy="Creating…"
+    >
       <Field
         id="new-user-name"
         label="Name"
-        error={nameError}
+        {...form.input("name")}
         alert
         required
         maxLength={255}
         autocomplete="off"
-        value={name}
-        onInput={(event) => setName(event.currentTarget.value)}
       />
       <Field
         id="new-user-email"
         label="Email"
         type="email"
-        error={emailError}
+        {...form.input("email")}
         alert
         required
         maxLength={255}
         autocomplete="off"
-        value={email}
-        onInput={(event) => setEmail(event.currentTarget.value)}
       />
-      <SelectField
+      <RoleSelect
         id="new-user-role"
         label="Role"
-        error={roleError}
-        alert
-        value={role}
-        onChange={(event) => setRole(event.currentTarget.value)}
-      >
-        {roles.map((r) => (
-          <option key={r.id} value={r.name}>
-            {r.name}
-          </option>
-        ))}
-      </SelectField>
-      <button type="submit" disabled={busy}>
-        {busy ? "Creating…" : "Create user"}
-      </button>
-    </form>
+        roles={roles}
+        value={values.role}
+        error={form.errorOf("role")}
+        onChange={(role) => form.set("role", role)}
+      />
+    </FormPanel>
   );
 }
 

@@ -1,32 +1,7 @@
 // The signed-in user's webhook endpoints and their deliveries (README, Webhooks: /api/webhooks).
 import { api, get, post } from "../api.ts";
 import { type Listing, listing } from "../listing.ts";
-
-export interface Webhook {
-  id: number;
-  url: string;
-  events: string[];
-  disabled_at: string | null;
-  created_at: string;
-}
-
-export interface NewWebhook {
-  id: number;
-  url: string;
-  events: string[];
-  /** `whsec_…`: the only time it is ever shown. */
-  secret: string;
-  created_at: string;
-}
-
-export interface Delivery {
-  id: string;
-  event: string;
-  status: "pending" | "succeeded" | "failed";
-  attempts: { attempt: number; status_code: number | null; error: string | null; created_at: string }[];
-  last_attempt_at: string | null;
-  created_at: string;
-}
+import type { Delivery, NewWebhook, Webhook, WebhookRequest } from "../wire.ts";
 
 /** A user has at most 20 endpoints, so one page holds them all. */
 const ENDPOINTS_PAGE = 100;
@@ -37,8 +12,8 @@ export async function listWebhooks(): Promise<Webhook[]> {
   return (await get<{ data: Webhook[] }>(`/api/webhooks?per_page=${ENDPOINTS_PAGE}`)).data;
 }
 
-export async function createWebhook(url: string, events: string[]): Promise<NewWebhook> {
-  return (await post<{ data: NewWebhook }>("/api/webhooks", { url, events })).data;
+export async function createWebhook(webhook: WebhookRequest): Promise<NewWebhook> {
+  return (await post<{ data: NewWebhook }>("/api/webhooks", webhook)).data;
 }
 
 export async function deleteWebhook(id: number): Promise<void> {

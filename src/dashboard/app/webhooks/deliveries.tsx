@@ -3,10 +3,12 @@
 import { useState } from "preact/hooks";
 import { messageOf } from "../api.ts";
 import { formatDate } from "../dates.ts";
+import { ErrorAlert } from "../error-alert.tsx";
 import { useListing } from "../listing.ts";
 import { Loaded } from "../loaded.tsx";
 import { ShowMore } from "../show-more.tsx";
-import { type Delivery, listDeliveries, resendDelivery } from "./api.ts";
+import type { Delivery } from "../wire.ts";
+import { listDeliveries, resendDelivery } from "./api.ts";
 
 const STATUS_LABELS: Record<Delivery["status"], string> = {
   pending: "Pending",
@@ -57,11 +59,7 @@ export function Deliveries({ id, webhookId, disabled }: Props) {
       <p aria-live="polite" class="hint">
         {notice}
       </p>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorAlert message={error} />
       <Loaded loading={loading} label="Loading deliveries…">
         {({ items: deliveries }) =>
           deliveries.length === 0 ? (

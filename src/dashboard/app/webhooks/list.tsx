@@ -2,7 +2,7 @@
 // newest deliveries under it, "Delete" removes it (after a confirm).
 import { useState } from "preact/hooks";
 import { formatDate } from "../dates.ts";
-import type { Webhook } from "./api.ts";
+import type { Webhook } from "../wire.ts";
 import { Deliveries } from "./deliveries.tsx";
 
 interface Props {
