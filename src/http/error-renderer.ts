@@ -15,54 +15,51 @@ interface RendererOptions {
 
 /** The single place where failures become responses. Registered globally, first in the app. */
 export const errorRenderer = ({ log, allowedMethods }: RendererOptions) =>
-  new Elysia({ name: "http.errors" }).onError(
-    { as: "global" },
-    ({ code, error, request, path, set }) => {
-      const render = (failure: AppError) => {
-        set.status = failure.status; // what the request log reports
-        return Response.json(failure.body(), { status: failure.status, headers: failure.headers });
-      };
-      if (error instanceof AppError) return render(error);
-      // Not a bug of ours: the database is away for a moment (a restart, a network that drops packets).
-      if (isDatabaseUnavailable(error)) {
-        log.warn("database unavailable", {
-          request_id: requestState(request).id,
-          method: request.method,
-          path,
-          error: errorFields(error),
-        });
-        return render(new DatabaseUnavailable());
-      }
-      switch (code) {
-        case "VALIDATION":
-          // A response that fails its own schema is our bug, not the client's.
-          if (error.type === "response") break;
-          return render(validationFailure(error));
-        case "PARSE":
-          // Our body parser's own refusals (413, 415, depth, NUL) arrive wrapped in Elysia's ParseError.
-          if (error.cause instanceof AppError) return render(error.cause);
-          return render(new AppError(400, "The request body could not be parsed as JSON."));
-        case "NOT_FOUND": {
-          const allowed = allowedMethods(path);
-          if (allowed.length > 0) {
-            return render(
-              new AppError(405, `The ${request.method} method is not supported for this route.`, {
-                allow: allowed.join(", "),
-              }),
-            );
-          }
-          return render(new NotFound("Route"));
-        }
-      }
-      log.error("request failed", {
+  new Elysia({ name: "http.errors" }).onError({ as: "global" }, ({ code, error, request, path, set }) => {
+    const render = (failure: AppError) => {
+      set.status = failure.status; // what the request log reports
+      return Response.json(failure.body(), { status: failure.status, headers: failure.headers });
+    };
+    if (error instanceof AppError) return render(error);
+    // Not a bug of ours: the database is away for a moment (a restart, a network that drops packets).
+    if (isDatabaseUnavailable(error)) {
+      log.warn("database unavailable", {
         request_id: requestState(request).id,
         method: request.method,
         path,
         error: errorFields(error),
       });
-      return render(new AppError(500, "Server Error."));
-    },
-  );
+      return render(new DatabaseUnavailable());
+    }
+    switch (code) {
+      case "VALIDATION":
+        // A response that fails its own schema is our bug, not the client's.
+        if (error.type === "response") break;
+        return render(validationFailure(error));
+      case "PARSE":
+        // Our body parser's own refusals (413, 415, depth, NUL) arrive wrapped in Elysia's ParseError.
+        if (error.cause instanceof AppError) return render(error.cause);
+        return render(new AppError(400, "The request body could not be parsed as JSON."));
+      case "NOT_FOUND": {
+        const allowed = allowedMethods(path);
+        if (allowed.length > 0) {
+          return render(
+            new AppError(405, `The ${request.method} method is not supported for this route.`, {
+              allow: allowed.join(", "),
+            }),
+          );
+        }
+        return render(new NotFound("Route"));
+      }
+    }
+    log.error("request failed", {
+      request_id: requestState(request).id,
+      method: request.method,
+      path,
+      error: errorFields(error),
+    });
+    return render(new AppError(500, "Server Error."));
+  });
 
 /** Translates Elysia/TypeBox validation output into Laravel field messages. */
 export function validationFailure(error: Readonly<ValidationError>): AppError {

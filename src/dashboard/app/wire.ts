@@ -5,11 +5,11 @@
 import type { ApiKeyJson, CreateApiKeyBody, NewApiKeyJson } from "../../features/api-keys/schemas.ts";
 import type { DownloadJson } from "../../features/downloads/schemas.ts";
 import type {
-  CreateProductLicenseInput,
   OwnLicenseJson,
   ProductLicenseIpsJson,
   ProductLicenseJson,
-} from "../../features/licenses/schemas.ts";
+} from "../../features/licenses/json.ts";
+import type { CreateProductLicenseInput } from "../../features/licenses/schemas.ts";
 import type { NotificationJson } from "../../features/notifications/schemas.ts";
 import type { OptionWithBenefitsJson } from "../../features/options/schemas.ts";
 import type { PasswordLinkInfoJson, PasswordLinkJson } from "../../features/password-links/schemas.ts";
