@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { Elysia } from "elysia";
 import { personalAccessTokens } from "../src/db/schema/index.ts";
-import { apiKeyAuth } from "../src/http/auth.ts";
+import { apiKeyAuth } from "../src/features/auth/guards.ts";
 import { errorRenderer } from "../src/http/error-renderer.ts";
 import { createLogger } from "../src/log.ts";
 import { bearer, json, readJson, startTestApp, type TestApp } from "./helpers/app.ts";

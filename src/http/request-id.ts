@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import type { Logger } from "../log.ts";
 import type { Metrics } from "../metrics/metrics.ts";
 import { clientIp } from "./client-ip.ts";
-import { requestState, startRequestState, whoAsked } from "./request-state.ts";
+import { requestState, startRequestState } from "./request-state.ts";
 
 /** A caller's own request id is kept when it is a sane token, so traces join up across services. */
 const CALLER_ID = /^[\w.:-]{1,128}$/;
@@ -48,7 +48,7 @@ export const requestLog = (
         duration_ms: Math.round(elapsed * 100) / 100,
         bytes: request.method === "HEAD" ? 0 : bodyBytes(responseValue),
         ip: state.ip,
-        ...whoAsked(state),
+        ...state.who,
       });
     });
 

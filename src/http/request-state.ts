@@ -1,10 +1,9 @@
-import type { Actor, ApiKeyActor } from "../features/auth/actor.ts";
-import type { SignedIn } from "../features/sessions/service.ts";
-
 /**
  * What depot knows about one request, filled in as it learns it: the id and clock of its log line,
- * the client's address, and who is asking. The one record per request, kept beside the request (a
- * WeakMap: it goes when the request does). Auth writes who; routes and the request log read it.
+ * the client's address, its public URL, and who is asking. The one record per request, kept beside
+ * the request (a WeakMap: it goes when the request does). The guards add who asked
+ * (features/auth/request-state.ts adds their fields to this interface, so http/ needs nothing of
+ * features/); the request log writes `who`.
  */
 export interface RequestState {
   readonly id: string;
@@ -13,22 +12,13 @@ export interface RequestState {
   readonly ip: string | null;
   /** The request's URL as the public sees it (links, signed URLs); worked out when first asked for. */
   readonly url: URL;
-  /** The user of a bearer token or of the session cookie, once authenticated. */
-  actor?: Actor;
-  /** The dashboard session behind the cookie, once checked (also for routes about the session itself). */
-  session?: SignedIn;
-  /** The license API key of `x-api-key`, once checked. */
-  apiKey?: ApiKeyActor;
-  /** Whom a download was served to, when a signed link or a license key rather than `actor` said so. */
-  downloadUserId?: number;
+  /** Who asked, as the request log writes it (`user_id`, `via`, `api_key_id`), set by the guards. */
+  who: Record<string, unknown>;
 }
 
 class RequestRecord implements RequestState {
   readonly startedAt = performance.now();
-  actor?: Actor;
-  session?: SignedIn;
-  apiKey?: ApiKeyActor;
-  downloadUserId?: number;
+  who: Record<string, unknown> = {};
   #url?: URL;
 
   constructor(
@@ -71,14 +61,4 @@ export function requestState(request: Request): RequestState {
 export function publicUrl(requestUrl: string, appUrl: string): URL {
   const url = new URL(requestUrl);
   return new URL(`${appUrl}${url.pathname}${url.search}`);
-}
-
-/** Who asked, as the request log writes it: the user (and `via` a session), or the API key. */
-export function whoAsked(state: RequestState): Record<string, unknown> {
-  const userId = state.actor?.user.id ?? state.session?.user.id ?? state.downloadUserId;
-  return {
-    ...(userId === undefined ? {} : { user_id: userId }),
-    ...(state.session ? { via: "session" } : {}),
-    ...(state.apiKey ? { api_key_id: state.apiKey.id } : {}),
-  };
 }

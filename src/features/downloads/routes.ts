@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context.ts";
-import { bearerAuth } from "../../http/auth.ts";
+import { bearerAuth } from "../auth/guards.ts";
 import { DownloadListJson } from "./schemas.ts";
 import { listDownloads } from "./service.ts";
 

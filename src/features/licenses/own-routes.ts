@@ -1,10 +1,10 @@
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
-import { bearerAuth } from "../../http/auth.ts";
 import { PageQuery, simplePage, simplePageOf } from "../../http/pagination.ts";
 import { refusals } from "../../http/schemas.ts";
 import { pageRequest } from "../../pagination.ts";
 import { UuidParam } from "../../validation/ids.ts";
+import { bearerAuth } from "../auth/guards.ts";
 import { OwnLicenseJson, toOwnLicenseJson } from "./json.ts";
 import { listOwnLicenses, resetOwnLicenseIps } from "./own.ts";
 

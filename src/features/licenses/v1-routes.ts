@@ -1,10 +1,10 @@
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
-import { apiKeyAuth } from "../../http/auth.ts";
 import { forms, input } from "../../http/forms.ts";
 import { refusals } from "../../http/schemas.ts";
 import { pageRequest } from "../../pagination.ts";
 import { UuidParam } from "../../validation/ids.ts";
+import { apiKeyAuth } from "../auth/guards.ts";
 import { signedAnswers } from "../signing/signed-answers.ts";
 import { licenseFileFor, ttlFromQuery } from "./files.ts";
 import {

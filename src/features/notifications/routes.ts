@@ -1,10 +1,10 @@
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
-import { bearerAuth } from "../../http/auth.ts";
 import { simplePage } from "../../http/pagination.ts";
 import { dataOf, refusals } from "../../http/schemas.ts";
 import { pageRequest } from "../../pagination.ts";
 import { UuidParam } from "../../validation/ids.ts";
+import { bearerAuth } from "../auth/guards.ts";
 import { toNotificationJson } from "./json.ts";
 import { MarkedJson, NotificationJson, NotificationPageJson, NotificationQuery } from "./schemas.ts";
 import { listNotifications, markAllRead, markRead } from "./service.ts";

@@ -1,9 +1,9 @@
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
-import { bearerAuth } from "../../http/auth.ts";
 import { forms, input } from "../../http/forms.ts";
 import { dataOf, refusals } from "../../http/schemas.ts";
 import { IdParam } from "../../validation/ids.ts";
+import { bearerAuth } from "../auth/guards.ts";
 import { toBenefitJson, toOptionJson, toOptionWithBenefitsJson } from "./json.ts";
 import { BenefitJson, CreateBenefitBody, OptionJson, OptionWithBenefitsJson } from "./schemas.ts";
 import { createBenefit, createOption, listOptions, NewOptionForm } from "./service.ts";

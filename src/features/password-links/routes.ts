@@ -1,10 +1,10 @@
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
-import { bearerAuth } from "../../http/auth.ts";
 import { refuseCrossSite } from "../../http/csrf.ts";
 import { forms, input } from "../../http/forms.ts";
 import { dataOf, refusals } from "../../http/schemas.ts";
 import { IdParam } from "../../validation/ids.ts";
+import { bearerAuth } from "../auth/guards.ts";
 import { PasswordLinkInfoJson, PasswordLinkJson, PasswordLinkQuery } from "./schemas.ts";
 import { issuePasswordLink, SetPasswordForm, setPasswordWithLink, userOfLink } from "./service.ts";
 

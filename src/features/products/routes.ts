@@ -1,12 +1,12 @@
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
 import { validateAll } from "../../errors.ts";
-import { bearerAuth } from "../../http/auth.ts";
 import { forms, input } from "../../http/forms.ts";
 import { simplePage } from "../../http/pagination.ts";
 import { dataOf, refusals } from "../../http/schemas.ts";
 import { pageRequest } from "../../pagination.ts";
 import { IdParam } from "../../validation/ids.ts";
+import { bearerAuth } from "../auth/guards.ts";
 import { productAccess } from "./access.ts";
 import { toProductJson } from "./json.ts";
 import {

@@ -1,9 +1,9 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context.ts";
-import { bearerAuth } from "../../http/auth.ts";
 import { forms, input } from "../../http/forms.ts";
 import { requestState } from "../../http/request-state.ts";
 import { dataOf, refusals } from "../../http/schemas.ts";
+import { bearerAuth } from "../auth/guards.ts";
 import { sha256Hex } from "../auth/secrets.ts";
 import { readSessionCookie } from "../sessions/cookie.ts";
 import { UserJson } from "../users/schemas.ts";

@@ -1,11 +1,11 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context.ts";
 import { validateAll } from "../../errors.ts";
-import { bearerAuth } from "../../http/auth.ts";
 import { forms, input } from "../../http/forms.ts";
 import { simplePage } from "../../http/pagination.ts";
 import { dataOf, refusals } from "../../http/schemas.ts";
 import { pageRequest } from "../../pagination.ts";
+import { bearerAuth } from "../auth/guards.ts";
 import { detailsOf } from "./details.ts";
 import { toPurchaseJson } from "./json.ts";
 import { filterIds, PurchaseJson, PurchasePageJson, PurchaseQuery, wantsDetails } from "./schemas.ts";

@@ -1,8 +1,8 @@
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
-import { bearerAuth } from "../../http/auth.ts";
 import { forms, input } from "../../http/forms.ts";
 import { dataOf } from "../../http/schemas.ts";
+import { bearerAuth } from "../auth/guards.ts";
 import { RoleJson } from "../users/schemas.ts";
 import { toRoleJson } from "../users/service.ts";
 import { RoleWithCountJson } from "./schemas.ts";

@@ -1,10 +1,10 @@
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
-import { bearerAuth } from "../../http/auth.ts";
 import { simplePage } from "../../http/pagination.ts";
 import { dataOf, refusals } from "../../http/schemas.ts";
 import { pageRequest } from "../../pagination.ts";
 import { IdParam } from "../../validation/ids.ts";
+import { bearerAuth } from "../auth/guards.ts";
 import { CreateTokenBody, NewTokenJson, TokenListQuery, TokenPageJson } from "./schemas.ts";
 import { createToken, deleteToken, listOwnTokens, toTokenJson } from "./service.ts";
 

@@ -1,8 +1,8 @@
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
-import { bearerAuth } from "../../http/auth.ts";
 import { dataOf, refusals } from "../../http/schemas.ts";
 import { IdParam } from "../../validation/ids.ts";
+import { bearerAuth } from "../auth/guards.ts";
 import { CreateTokenBody, NewTokenJson } from "./schemas.ts";
 import { createToken, deleteToken } from "./service.ts";
 

@@ -1,8 +1,8 @@
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
-import { bearerAuth } from "../../http/auth.ts";
 import { refusals } from "../../http/schemas.ts";
 import { UuidParam } from "../../validation/ids.ts";
+import { bearerAuth } from "../auth/guards.ts";
 import {
   appendToUpload,
   overriddenRequest,

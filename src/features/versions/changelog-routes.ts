@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
-import { bearerAuth } from "../../http/auth.ts";
 import { dataOf, refusals } from "../../http/schemas.ts";
+import { bearerAuth } from "../auth/guards.ts";
 import { renderChangelog } from "./changelog.ts";
 import { PublishFields } from "./schemas.ts";
 

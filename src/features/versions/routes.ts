@@ -1,7 +1,6 @@
 import type { TSchema } from "@sinclair/typebox";
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
-import { bearerAuth, headerBearer, sessionActor } from "../../http/auth.ts";
 import { simplePage } from "../../http/pagination.ts";
 import { requestState } from "../../http/request-state.ts";
 import { dataOf, refusals } from "../../http/schemas.ts";
@@ -9,6 +8,7 @@ import { pageRequest } from "../../pagination.ts";
 import { newStorageKey } from "../../storage/storage.ts";
 import { IdParam } from "../../validation/ids.ts";
 import type { Actor } from "../auth/actor.ts";
+import { bearerAuth, headerBearer, sessionActor } from "../auth/guards.ts";
 import {
   LatestQuery,
   PublishFromUploadDoc,
@@ -96,10 +96,10 @@ export const versionRoutes = (ctx: AppContext) => {
       url: requestState(request).url,
       bearer: headerBearer(request, bearer),
       licenseKey: request.headers.get("x-license-key"),
-      // An Authorization header, even one that is not Bearer, decides on its own (http/auth.ts).
+      // An Authorization header, even one that is not Bearer, decides on its own (features/auth/guards.ts).
       session: async () => (request.headers.has("authorization") ? null : sessionActor(ctx, request, set)),
     });
-    if (userId !== null) requestState(request).downloadUserId = userId;
+    if (userId !== null) requestState(request).who.user_id = userId;
     return response;
   };
 

@@ -1,11 +1,11 @@
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
-import { bearerAuth } from "../../http/auth.ts";
 import { forms, input } from "../../http/forms.ts";
 import { simplePage } from "../../http/pagination.ts";
 import { dataOf, refusals } from "../../http/schemas.ts";
 import { pageRequest } from "../../pagination.ts";
 import { IdParam, UuidParam } from "../../validation/ids.ts";
+import { bearerAuth } from "../auth/guards.ts";
 import { toDeliveryJson, toNewWebhookJson, toWebhookJson } from "./json.ts";
 import { resendDelivery } from "./resend.ts";
 import {

@@ -1,14 +1,14 @@
 import { bearer } from "@elysiajs/bearer";
 import { Elysia } from "elysia";
-import type { AppContext } from "../context.ts";
-import { Forbidden, Unauthenticated } from "../errors.ts";
-import { authenticateApiKey } from "../features/api-keys/service.ts";
-import { type Actor, sessionActorOf } from "../features/auth/actor.ts";
-import { allows, type Grant } from "../features/auth/permissions.ts";
-import { authenticateToken } from "../features/tokens/service.ts";
-import { type RequestState, requestState } from "./request-state.ts";
-import { guardRefusals, MessageJson } from "./schemas.ts";
-import { authenticateSession } from "./session-auth.ts";
+import type { AppContext } from "../../context.ts";
+import { Forbidden, Unauthenticated } from "../../errors.ts";
+import { type RequestState, requestState } from "../../http/request-state.ts";
+import { guardRefusals, MessageJson } from "../../http/schemas.ts";
+import { authenticateApiKey } from "../api-keys/service.ts";
+import { authenticateSession } from "../sessions/guard.ts";
+import { authenticateToken } from "../tokens/service.ts";
+import { type Actor, sessionActorOf } from "./actor.ts";
+import { allows, type Grant } from "./permissions.ts";
 
 // Credentials are checked in `transform`, which Elysia runs before body validation, so an anonymous
 // caller gets 401, not a 422 describing the body it may not send. What they found goes into the
@@ -80,6 +80,7 @@ async function identify(
     ? await authenticateToken(ctx, headerBearer(request, token))
     : await sessionActor(ctx, request, set as { headers: Record<string, string | number> });
   if (!actor) throw new Unauthenticated();
+  requestState(request).who.user_id = actor.user.id;
   return actor;
 }
 
@@ -102,7 +103,9 @@ export const apiKeyAuth = (ctx: AppContext) =>
       async transform({ headers, request }) {
         const apiKey = await authenticateApiKey(ctx, headers["x-api-key"]);
         if (!apiKey) throw new Unauthenticated("Invalid API key.", "ApiKey");
-        requestState(request).apiKey = apiKey;
+        const state = requestState(request);
+        state.apiKey = apiKey;
+        state.who.api_key_id = apiKey.id;
       },
       resolve: ({ request }) => ({ apiKey: authenticated(requestState(request), "apiKey") }),
     }),

@@ -1,11 +1,11 @@
 import { Elysia } from "elysia";
-import type { AppContext } from "../context.ts";
-import { Unauthenticated } from "../errors.ts";
-import { cookieIsSecure, readSessionCookie, sessionCookie } from "../features/sessions/cookie.ts";
-import { findSession, lifetimeSeconds, type SignedIn } from "../features/sessions/service.ts";
-import { changesState, refuseCrossSite, requireCsrfToken } from "./csrf.ts";
-import { requestState } from "./request-state.ts";
-import { guardRefusals } from "./schemas.ts";
+import type { AppContext } from "../../context.ts";
+import { Unauthenticated } from "../../errors.ts";
+import { changesState, refuseCrossSite, requireCsrfToken } from "../../http/csrf.ts";
+import { requestState } from "../../http/request-state.ts";
+import { guardRefusals } from "../../http/schemas.ts";
+import { cookieIsSecure, readSessionCookie, sessionCookie } from "./cookie.ts";
+import { findSession, lifetimeSeconds, type SignedIn } from "./service.ts";
 
 type Headers = Record<string, string | number>;
 
@@ -21,7 +21,10 @@ export async function authenticateSession(
 ): Promise<SignedIn | null> {
   const signedIn = await findSession(ctx, readSessionCookie(request));
   if (!signedIn) return null;
-  requestState(request).session = signedIn;
+  const state = requestState(request);
+  state.session = signedIn;
+  state.who.user_id = signedIn.user.id;
+  state.who.via = "session";
   if (changesState(request)) {
     refuseCrossSite(request, ctx.config.appUrl);
     requireCsrfToken(request, signedIn.session.csrfToken);
