@@ -3,9 +3,16 @@ import { open, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { NotFound } from "../errors.ts";
 import { PRIVATE_DIRECTORY, PRIVATE_FILE } from "../file-modes.ts";
-import { hashFile, type ReleaseStore, writeStream } from "./releases.ts";
+import { hashFile, writeStream } from "./disk-io.ts";
+import type { StoredFile } from "./received-file.ts";
 import type { StagedChunk, UploadStaging } from "./staging.ts";
-import type { ReceivedFile } from "./storage.ts";
+
+/** What staging uses of the disk store it lives in (releases.ts). */
+interface DiskStore {
+  readonly root: string;
+  place(from: string, key: string): Promise<void>;
+  failure(error: unknown, step: string, path: string, fields?: Record<string, unknown>): Error;
+}
 
 /**
  * Resumable uploads on local disk: one file per upload in STORAGE_DIR/.uploads, each request's bytes
@@ -20,7 +27,7 @@ import type { ReceivedFile } from "./storage.ts";
 export class DiskUploadStaging implements UploadStaging {
   readonly #root: string;
 
-  constructor(private readonly store: ReleaseStore) {
+  constructor(private readonly store: DiskStore) {
     this.#root = join(store.root, ".uploads");
     mkdirSync(this.#root, { recursive: true, mode: PRIVATE_DIRECTORY });
   }
@@ -80,7 +87,7 @@ export class DiskUploadStaging implements UploadStaging {
 
   async drop(): Promise<void> {}
 
-  async finish(id: string, _pieces: string[], size: number, key: string): Promise<ReceivedFile> {
+  async finish(id: string, _pieces: string[], size: number, key: string): Promise<StoredFile> {
     const path = this.#path(id);
     const file = await this.#open(path);
     let sha256: string;

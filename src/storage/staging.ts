@@ -1,4 +1,4 @@
-import type { ReceivedFile } from "./storage.ts";
+import type { StoredFile } from "./received-file.ts";
 
 /** What one request's bytes became: stored, but part of the upload only once its offset is committed. */
 export interface StagedChunk {
@@ -39,7 +39,7 @@ export interface UploadStaging {
    * Joins the committed bytes (`pieces` in order, on object storage) into one file of `size` bytes,
    * hashed, and keeps it at `key`; the staging area goes.
    */
-  finish(id: string, pieces: string[], size: number, key: string): Promise<ReceivedFile>;
+  finish(id: string, pieces: string[], size: number, key: string): Promise<StoredFile>;
   /** Removes whatever is staged for upload `id`. */
   remove(id: string): Promise<void>;
 }

@@ -1,14 +1,6 @@
 import { AppError } from "../errors.ts";
+import type { ReceivedFile } from "./received-file.ts";
 import type { UploadStaging } from "./staging.ts";
-
-/** A file received under its storage key, complete and counted, but not yet kept (no version points at it). */
-export interface ReceivedFile {
-  /** Where the file will live once kept, relative to the store (`products/<id>/<uuid>`). */
-  key: string;
-  size: number;
-  /** Hex SHA-256 of the bytes. */
-  sha256: string;
-}
 
 /** A release file as a response body: a file Bun can sendfile, or a stream. */
 export type FileBody = Blob | ReadableStream<Uint8Array>;
@@ -29,9 +21,9 @@ export interface SweepResult {
 
 /**
  * Where release files live: local disk (STORAGE_DIR, the default) or an S3-compatible bucket
- * (STORAGE_URL). Publishing receives a file under a key chosen beforehand, then keeps it once the
- * request is valid; until then `discard` takes it away again. No version row is written before the
- * file is complete, and a failed publish leaves nothing behind.
+ * (STORAGE_URL). Publishing receives a file under a key chosen beforehand; the received file is kept
+ * only once the request is valid, and removes itself otherwise (ReceivedFile). No version row is
+ * written before the file is complete, and a failed publish leaves nothing behind.
  */
 export interface ReleaseStorage {
   /** What the logs and the README call this store: `disk` or `s3`. */
@@ -48,10 +40,6 @@ export interface ReleaseStorage {
     maxBytes: number,
     key: string,
   ): Promise<ReceivedFile>;
-  /** Makes a received file visible under its key (a version row may point at it from now on). */
-  keep(file: ReceivedFile): Promise<void>;
-  /** Removes a received file that will not be kept; nothing for null. */
-  discard(file: ReceivedFile | null): Promise<void>;
   /** The size of the file kept at `key`, or null when there is none. */
   size(key: string): Promise<number | null>;
   /**
