@@ -8,7 +8,6 @@ const SYNC_EVERY = 64 * 1024 * 1024;
 /** Read size when the written file is hashed again. */
 const VERIFY_CHUNK = 1024 * 1024;
 
-/** What `writeStream` wrote. */
 export interface StreamWritten {
   /** Bytes written from the start offset on. */
   size: number;

@@ -4,11 +4,16 @@ import { dirname, join } from "node:path";
 import { PRIVATE_DIRECTORY, PRIVATE_FILE } from "../file-modes.ts";
 import type { Logger } from "../log.ts";
 import { hashFile, writeStream } from "./disk-io.ts";
-import { storageFailure } from "./failures.ts";
 import { sweepDiskLeftovers } from "./leftovers.ts";
 import { ReceivedFile } from "./received-file.ts";
 import { DiskUploadStaging } from "./staging-disk.ts";
-import type { ByteRange, FileBody, ReleaseStorage, SweepResult } from "./storage.ts";
+import {
+  type ByteRange,
+  type FileBody,
+  type ReleaseStorage,
+  type SweepResult,
+  storageFailure,
+} from "./storage.ts";
 
 /**
  * Release files on local disk under STORAGE_DIR. A file arrives in `.incoming/` while it is hashed and

@@ -20,7 +20,6 @@ export interface StagedChunk {
  * an upload this one started.
  */
 export interface UploadStaging {
-  /** Prepares upload `id`'s staging area. */
   create(id: string): Promise<void>;
   /**
    * Stores `source` as the upload's bytes from `offset` on. More than `limit` bytes is a 413 and
@@ -40,7 +39,6 @@ export interface UploadStaging {
    * hashed, and keeps it at `key`; the staging area goes.
    */
   finish(id: string, pieces: string[], size: number, key: string): Promise<StoredFile>;
-  /** Removes whatever is staged for upload `id`. */
   remove(id: string): Promise<void>;
 }
 

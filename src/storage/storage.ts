@@ -47,7 +47,11 @@ export interface ReleaseStorage {
    * for this user; null for object storage, which reports none.
    */
   freeBytes(): Promise<number | null>;
-  /** The file's bytes (all, or one range) as a response body. */
+  /**
+   * The file's bytes, all or one range. `plainStream` asks for a stream even where the store could
+   * hand Bun a file: Bun.serve answers Range by itself for a file body, and a Range the caller chose
+   * to ignore must stay ignored (file-response.ts).
+   */
   body(key: string, range: ByteRange | null, options: { plainStream: boolean }): FileBody;
   /**
    * A URL the client may fetch the file from directly for a short while, or null when this store has
@@ -69,5 +73,23 @@ export class StoreUnavailable extends AppError {
   }
 }
 
-/** The key a new release file of `productId` is stored under. */
+/** 507: the release could not be stored (RFC 4918: the server cannot store what the request needs). */
+export class InsufficientStorage extends AppError {
+  constructor(message: string) {
+    super(507, message);
+  }
+}
+
+const FULL = new Set(["ENOSPC", "EDQUOT"]);
+
+/** What the client is told when the release store fails: a full disk, or another storage failure. */
+export function storageFailure(error: unknown): InsufficientStorage {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  return new InsufficientStorage(
+    code !== undefined && FULL.has(code)
+      ? "There is not enough storage space left for this file."
+      : "The file could not be stored.",
+  );
+}
+
 export const newStorageKey = (productId: number) => `products/${productId}/${crypto.randomUUID()}`;

@@ -82,7 +82,8 @@ export async function publishVersion(
 ): Promise<{ row: VersionRow; created: boolean }> {
   // Removed when this returns or throws, unless keepFor below hands it to the new version.
   await using received = upload.file;
-  // Every field at once; on a field both find fault with, the schema's message (listed last) wins.
+  // All four checks run and every failure goes into one 422. When two checks refuse the same field,
+  // the schema's message is the one shown, because it is listed last.
   const [benefit, , fields, file] = await validateAll(
     () => benefitOf(ctx, target, upload.fields.benefit_id as PublishFields["benefit_id"]),
     () => checkChangelogLinks(upload.fields, ctx.config.appUrl),
@@ -279,8 +280,8 @@ export async function readVersion(
 }
 
 /**
- * The newest version of each of these products' own releases and of each of their benefits (one row
- * per product and benefit that has any), no caller check: the caller decides what they may see.
+ * The newest version of each product and of each of its benefits, one row for each that has any. No
+ * caller is checked here: whoever calls this decides what may be shown.
  */
 export async function latestVersionsOf(ctx: Pick<AppContext, "db">, productIds: number[]) {
   if (productIds.length === 0) return [];

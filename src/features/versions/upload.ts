@@ -97,9 +97,9 @@ async function readMultipart(
         }),
       ),
     );
-    // A failed write stops the whole parse; `pipeline` below then rejects with this error.
-    // The parser too: once the body has been read, destroying the source alone settles nothing and
-    // busboy would wait forever for a file stream nobody reads any more.
+    // A failed write stops the whole parse, and `pipeline` below rejects with its error. Destroying
+    // the source is not enough once the whole body has been read: busboy would then wait for ever
+    // for a file stream nobody reads, so the parser is destroyed as well.
     receiving.catch((error) => {
       source.destroy(error);
       parser.destroy(error);
