@@ -358,13 +358,11 @@ Bun.serve({
     let size = 0, chunks = 0, syncMs = null; // depot's own code fsyncs inside; not timed apart
     let sha256 = null;
     if (variant === "receive") {
-      const file = await store.receive(request.body, limits.maxUploadBytes, "products/0/" + crypto.randomUUID());
+      await using file = await store.receive(request.body, limits.maxUploadBytes, "products/0/" + crypto.randomUUID());
       size = file.size; sha256 = file.sha256;
-      await store.discard(file);
     } else if (variant === "multipart") {
-      const { file } = await readUpload(request, store, limits, "products/0/" + crypto.randomUUID());
+      await using file = (await readUpload(request, store, limits, "products/0/" + crypto.randomUUID())).file;
       size = file?.size ?? 0; sha256 = file?.sha256 ?? null;
-      await store.discard(file);
     } else {
       const writes = variant !== "discard" && variant !== "hash";
       const hash = variant === "write" || variant === "discard" ? null : new Bun.CryptoHasher("sha256");

@@ -8,8 +8,9 @@
 # holds it (exit 1, "in use"); `healthcheck`; SIGTERM exits 0; user:create / token:create --json
 # once stopped; demo:seed; the token authenticates GET /api/users/1 after a restart and its absence
 # gives 401; a product reads with the API's string types, a demo license validates, a multipart release
-# publishes and downloads whole and by range, `depot publish` (fetched from GET /client/depot) publishes
-# through resumable uploads, and `depot versions` / `depot download` list and fetch
+# publishes and downloads whole and by range, refused publishes leave no file behind (a received file
+# removes itself: `await using` in the compiled code), `depot publish` (fetched from GET /client/depot)
+# publishes through resumable uploads, and `depot versions` / `depot download` list and fetch
 # it; /docs and the UI script it names (embedded in the binary, same-origin) answer 200, and so do the
 # dashboard at / and its script and stylesheet; `backup`
 # while serve runs, `restore` into another directory and a server there that serves the release;
@@ -140,6 +141,25 @@ code="$(http_code "$BASE$download_url" -H "Authorization: Bearer $vendor")"
 code="$(http_code "$BASE$download_url" -H "Authorization: Bearer $vendor" -H 'Range: bytes=0-9')"
 [[ "$code" == "206" && "$(wc -c <"$WORK/body")" -eq 10 ]] || fail "ranged download: HTTP $code"
 
+step "refused publishes (a missing field; a field too long for the multipart reader) leave no file behind"
+releases_before="$(find "$WORK/data/releases" -type f | wc -l)"
+code="$(http_code "$BASE/api/products/$product/versions" -H "Authorization: Bearer $vendor" \
+  -F version_name=9.9.10 -F changelog=smoke -F "file=@$WORK/release.jar")"
+[[ "$code" == "422" ]] && grep -q '"title":\["The title field is required."\]' "$WORK/body" || {
+  cat "$WORK/body" >&2
+  fail "publish without a title: HTTP $code (expected 422 on title)"
+}
+head -c 4194305 /dev/zero | tr '\0' x >"$WORK/long-changelog.txt"
+code="$(http_code "$BASE/api/products/$product/versions" -H "Authorization: Bearer $vendor" \
+  -F version_name=9.9.10 -F title=Smoke -F "changelog=<$WORK/long-changelog.txt" -F "file=@$WORK/release.jar")"
+[[ "$code" == "422" ]] && grep -q '"changelog":\["The changelog field is too long."\]' "$WORK/body" || {
+  cat "$WORK/body" >&2
+  fail "publish with a changelog over 4 MiB: HTTP $code (expected 422 on changelog)"
+}
+releases_after="$(find "$WORK/data/releases" -type f | wc -l)"
+[[ "$releases_after" == "$releases_before" ]] ||
+  fail "refused publishes left files behind: $(find "$WORK/data/releases" -type f)"
+
 step "depot versions and depot download (the client commands) list and fetch that release"
 DEPOT_URL="$BASE" DEPOT_TOKEN="$vendor" depot versions --product "$product" --json >"$WORK/out" 2>"$WORK/err" || {
   cat "$WORK/err" >&2
@@ -200,7 +220,8 @@ grep -qi "^content-security-policy: default-src 'self'" "$WORK/headers" || fail 
 if grep -Eo '(src|href)="[^"]*"' "$WORK/body" | grep -Ev '="/[^/]'; then
   fail "GET /: the page loads something from another host (above)"
 fi
-dashboard_assets="$(grep -Eo '(src|href)="/dashboard/assets/[^"]+"' "$WORK/body" | cut -d'"' -f2)"
+# The page links its icon too; the script and the stylesheet are what it cannot work without.
+dashboard_assets="$(grep -Eo '(src|href)="/dashboard/assets/[^"]+\.(js|css)"' "$WORK/body" | cut -d'"' -f2)"
 [[ "$(wc -l <<<"$dashboard_assets")" == "2" ]] || fail "GET /: expected a script and a stylesheet: $dashboard_assets"
 for asset in $dashboard_assets; do
   code="$(http_code "$BASE$asset" -D "$WORK/headers")"

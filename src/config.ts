@@ -1,5 +1,4 @@
 import { resolve } from "node:path";
-import type { S3Settings } from "./storage/s3.ts";
 
 /** Everything depot reads from its environment, parsed once at boot (README, Configuration). */
 export interface Config {
@@ -49,6 +48,20 @@ export interface Config {
   /** A second listener serving only `/metrics`, without auth; null: none. */
   readonly metricsPort: number | null;
   readonly metricsHost: string;
+}
+
+/** An S3-compatible bucket for release files (STORAGE_URL and the S3_* variables). */
+export interface S3Settings {
+  bucket: string;
+  /** Key prefix inside the bucket, without slashes at either end ("" for none). */
+  prefix: string;
+  endpoint: string | null;
+  region: string | null;
+  accessKeyId: string | null;
+  secretAccessKey: string | null;
+  sessionToken: string | null;
+  /** The key presigned redirect URLs are signed with, when not the one above (it can only read). */
+  presign: { accessKeyId: string; secretAccessKey: string } | null;
 }
 
 /** Metrics are collected only when something can read them (README, Metrics). */

@@ -12,7 +12,8 @@ import { JobRunner } from "./jobs/runner.ts";
 import type { Logger } from "./log.ts";
 import { Metrics } from "./metrics/metrics.ts";
 import { databaseStartupError } from "./startup-errors.ts";
-import { openReleaseStorage } from "./storage/open.ts";
+import { ReleaseStore } from "./storage/releases.ts";
+import { S3ReleaseStore } from "./storage/s3.ts";
 
 export interface Runtime extends AppContext {
   /** Migrations applied while opening (empty when the schema was current). */
@@ -75,7 +76,9 @@ export async function wire(config: Config, log: Logger, database: Database): Pro
     log,
     appKey,
     signing: new SigningKeyring({ db: database.db, appKey, config, log }),
-    releases: openReleaseStorage(config, log),
+    releases: config.objectStorage
+      ? new S3ReleaseStore(config.objectStorage, log)
+      : new ReleaseStore(config.storageDir, log),
     downloads,
     metrics: metricsEnabled(config) ? new Metrics(jobs, database) : null,
     applied,

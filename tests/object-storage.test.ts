@@ -11,7 +11,7 @@ import { randomBytes, sha256 } from "./helpers/bytes.ts";
 import { depot, stderrLines } from "./helpers/cli.ts";
 import { createProduct, createUser, tokenFor } from "./helpers/factories.ts";
 import { parseExposition, sampleValue } from "./helpers/prometheus.ts";
-import { publishMultipart } from "./helpers/publish.ts";
+import { publishMultipart, refuseVersionNamed } from "./helpers/publish.ts";
 import { READER_CREDENTIALS, startS3, type TestS3 } from "./helpers/s3.ts";
 import { startTcpProxy } from "./helpers/tcp-proxy.ts";
 
@@ -230,6 +230,24 @@ describe("failed uploads leave no object", () => {
     expect(large.status).toBe(413);
     expect(await readJson(large)).toEqual({ message: `The file may not be greater than ${12 * MiB} bytes.` });
 
+    expect(await s3.keys()).toEqual(before);
+    expect(await versionCount(t)).toBe(versionsBefore);
+  });
+
+  test("the database failing after the object was stored: 500 JSON, the object deleted, no row", async () => {
+    const before = await s3.keys();
+    const versionsBefore = await versionCount(t);
+    const lift = await refuseVersionNamed(t.ctx.db, "6.6.6");
+    try {
+      const response = await publishMultipart(base, token, product.id, {
+        name: "6.6.6",
+        bytes: randomBytes(MiB),
+      });
+      expect(response.status).toBe(500);
+      expect(await readJson(response)).toEqual({ message: "Server Error." });
+    } finally {
+      await lift();
+    }
     expect(await s3.keys()).toEqual(before);
     expect(await versionCount(t)).toBe(versionsBefore);
   });

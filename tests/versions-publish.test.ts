@@ -9,6 +9,7 @@ import { deleteProduct } from "../src/features/products/service.ts";
 import { versionPublished } from "../src/features/versions/jobs.ts";
 import { bearer, readJson, startTestApp, type TestApp } from "./helpers/app.ts";
 import { createBenefit, createOption, createProduct, createUser, tokenFor } from "./helpers/factories.ts";
+import { refuseVersionNamed } from "./helpers/publish.ts";
 
 /**
  * Publishing versions (README, Releases) and the versions API, all through a
@@ -468,6 +469,15 @@ describe("validation: 422 with Laravel bodies, nothing stored", () => {
     );
   });
 
+  test("a field refused while the multipart body is read (NUL, longer than 4 MiB): the file received is removed", async () => {
+    await expectInvalid(form(fields({ title: "a\u0000b" }), jar()), {
+      title: ["The title field must not contain NUL characters."],
+    });
+    await expectInvalid(form(fields({ changelog: "x".repeat(4 * MiB + 1) }), jar()), {
+      changelog: ["The changelog field is too long."],
+    });
+  });
+
   test("everything wrong at once: every field reported in one 422", async () => {
     await expectInvalid(form({ changelog_format: "rtf" }), {
       version_name: ["The version name field is required."],
@@ -912,6 +922,37 @@ describe("a client that disconnects mid-upload", () => {
     const rows = await versionRows();
     expect(rows.filter((row) => row.versionNumber === name)).toEqual([]);
   }, 30_000);
+});
+
+describe("the database failing after the file was moved to its key", () => {
+  test("500 JSON; the file is removed from products/ and nothing else is left (multipart and JSON)", async () => {
+    const name = nextName();
+    const lift = await refuseVersionNamed(t.ctx.db, name);
+    try {
+      const files = keptFiles();
+      const rowsBefore = (await versionRows()).length;
+      const jobsBefore = (await publishedJobs()).length;
+      for (const body of [
+        form(fields({ version_name: name }), jar()),
+        { ...fields({ version_name: name }), file: base64File(jar()) },
+      ]) {
+        const response = await post(productPath(), ownerToken, body);
+        expect(response.status).toBe(500);
+        expect(response.headers.get("content-type")).toStartWith("application/json");
+        expect(await readJson(response)).toEqual({ message: "Server Error." });
+        expect(keptFiles()).toEqual(files);
+        expect(incoming()).toEqual([]);
+      }
+      expect((await versionRows()).length).toBe(rowsBefore);
+      expect((await publishedJobs()).length).toBe(jobsBefore);
+    } finally {
+      await lift();
+    }
+    // The same name publishes once the database takes it.
+    expect((await post(productPath(), ownerToken, form(fields({ version_name: name }), jar()))).status).toBe(
+      201,
+    );
+  });
 });
 
 // --- the outbox -------------------------------------------------------------------------------------

@@ -4,10 +4,10 @@ import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { pipeline } from "node:stream/promises";
 import { createGunzip } from "node:zlib";
 import { PGlite } from "@electric-sql/pglite";
-import { Progress } from "../cli/progress.ts";
 import type { Config } from "../config.ts";
 import { pgliteAssets, wrapPglite } from "../db/client.ts";
 import { PRIVATE_DIRECTORY, PRIVATE_FILE, tightenTree } from "../file-modes.ts";
+import { Progress } from "../progress.ts";
 import type { BackupSummary } from "./archive.ts";
 import { BackupFailed } from "./errors.ts";
 import {

@@ -3,7 +3,7 @@ import { link, mkdir, open, readdir, rm } from "node:fs/promises";
 import { dirname, join, relative } from "node:path";
 import type { PGlite } from "@electric-sql/pglite";
 import { PRIVATE_DIRECTORY } from "../file-modes.ts";
-import { hashFile } from "../storage/releases.ts";
+import { hashFile } from "../storage/disk-io.ts";
 import { BackupFailed } from "./errors.ts";
 import { appliedMigrations, countRows, type Manifest, queryOn } from "./manifest.ts";
 

@@ -1,6 +1,6 @@
 import { createBackup } from "../backup/create.ts";
+import { mebibytes } from "../progress.ts";
 import { type Command, printResult, requirePositional, UsageError } from "./command.ts";
-import { mebibytes } from "./progress.ts";
 
 export const backupCommand: Command = {
   name: "backup",

@@ -1,15 +1,14 @@
 import { constants } from "node:fs";
 import { access, stat } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
-import { CONNECTION_OPTIONS, type Credential, resolveServer, resolveToken } from "../client/connection.ts";
-import { DepotClient } from "../client/depot-client.ts";
+import { type Credential, DepotClient } from "../client/depot-client.ts";
 import { downloadFile, type ExpectedDigest, refuseToReplace } from "../client/download.ts";
 import { Refused } from "../client/failures.ts";
 import { safeFileName } from "../client/file-headers.ts";
 import { type RemoteFile, remoteFile } from "../client/remote-file.ts";
-import { retryPolicy } from "../client/retry.ts";
 import { downloadPath, latestVersion, type Version, versionById, versionNamed } from "../client/versions.ts";
 import { type Command, optionalId, printResult, requireId, UsageError } from "./command.ts";
+import { CONNECTION_OPTIONS, resolveServer, resolveToken, retryPolicy } from "./connection.ts";
 
 type Values = Record<string, string | boolean | string[] | undefined>;
 

@@ -1,13 +1,13 @@
 import { constants } from "node:fs";
 import { access, readFile, stat } from "node:fs/promises";
 import { basename } from "node:path";
-import { CONNECTION_OPTIONS, CONNECTION_USAGE, tokenClient } from "../client/connection.ts";
 import { readJson } from "../client/depot-client.ts";
 import { Refused } from "../client/failures.ts";
 import { DEFAULT_CHUNK_BYTES, FileDigests, type LocalFile, uploadFile } from "../client/tus-upload.ts";
 import { findVersionNamed, type Version } from "../client/versions.ts";
+import { Progress } from "../progress.ts";
 import { type Command, optionalId, printResult, requireId, requireString, UsageError } from "./command.ts";
-import { Progress } from "./progress.ts";
+import { CONNECTION_OPTIONS, CONNECTION_USAGE, tokenClient } from "./connection.ts";
 
 type Values = Record<string, string | boolean | string[] | undefined>;
 

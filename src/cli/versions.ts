@@ -1,6 +1,6 @@
-import { CONNECTION_OPTIONS, CONNECTION_USAGE, tokenClient } from "../client/connection.ts";
 import { forBenefit, type Version, versionsOf } from "../client/versions.ts";
 import { type Command, optionalId, printResult, requireId } from "./command.ts";
+import { CONNECTION_OPTIONS, CONNECTION_USAGE, tokenClient } from "./connection.ts";
 
 export const versionsCommand: Command = {
   name: "versions",

@@ -1,7 +1,14 @@
 import { MAX_ERROR_BYTES, MAX_JSON_BYTES, readAtMost, sizeOf } from "./body-limits.ts";
-import type { Credential } from "./connection.ts";
 import { Refused } from "./failures.ts";
 import { Retryable, type RetryPolicy, retryNotice, withRetries } from "./retry.ts";
+
+/**
+ * How a client command proves who it is: a personal access token, or (downloads only) a license key.
+ * `from` names where the token came from, for the message when the server refuses it.
+ */
+export type Credential =
+  | { kind: "token"; token: string; from: "--token" | "DEPOT_TOKEN" }
+  | { kind: "license-key"; key: string };
 
 /** How long an API request may take (connect, send, answer) before the attempt counts as failed. */
 export const REQUEST_TIMEOUT_MS = 30_000;
@@ -27,7 +34,7 @@ export interface RequestOptions {
  */
 export class DepotClient {
   constructor(
-    /** Base URL without a trailing slash (connection.ts resolveServer). */
+    /** Base URL without a trailing slash (cli/connection.ts resolveServer). */
     readonly server: string,
     readonly credential: Credential | null,
     readonly retry: RetryPolicy,

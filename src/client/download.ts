@@ -1,6 +1,5 @@
 import { lstat, rename, rm } from "node:fs/promises";
-import { UsageError } from "../cli/command.ts";
-import { Progress } from "../cli/progress.ts";
+import { Progress } from "../progress.ts";
 import type { DepotClient } from "./depot-client.ts";
 import { ClientFailure, EXIT, Refused } from "./failures.ts";
 import { sha256OfReprDigest } from "./file-headers.ts";
@@ -78,7 +77,7 @@ export async function downloadFile(
 
 /**
  * A file the user did not name is never replaced unasked, as `curl -OJ` refuses to: the name came
- * from the server. A usage error (exit 2): --force or -o is the fix.
+ * from the server. Exit 2, as for a usage error: --force or -o is the fix.
  */
 export async function refuseToReplace(output: string) {
   const taken = await lstat(output).then(
@@ -86,9 +85,9 @@ export async function refuseToReplace(output: string) {
     () => false,
   );
   if (taken) {
-    throw new UsageError(
+    throw new ClientFailure(
       `${output} already exists: pass --force to replace it, or -o FILE to save it elsewhere`,
-      false,
+      EXIT.usage,
     );
   }
 }

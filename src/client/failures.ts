@@ -6,7 +6,7 @@ export const EXIT = {
   ok: 0,
   /** The server refused (a 4xx, its message printed), or what arrived is not what it published. */
   refused: 1,
-  /** Bad or missing options, no server, an unusable path: found before any request (UsageError). */
+  /** Bad or missing options, no server, an unusable path (UsageError), or a file not to be replaced. */
   usage: 2,
   /** Connection errors and 5xx answers went on through every retry. */
   gaveUp: 3,
@@ -16,7 +16,7 @@ export const EXIT = {
 export class ClientFailure extends Error {
   constructor(
     message: string,
-    readonly exitCode: typeof EXIT.refused | typeof EXIT.gaveUp,
+    readonly exitCode: Exclude<(typeof EXIT)[keyof typeof EXIT], typeof EXIT.ok>,
   ) {
     super(message);
   }

@@ -1,4 +1,3 @@
-import { UsageError } from "../cli/command.ts";
 import { GaveUp } from "./failures.ts";
 
 export interface RetryPolicy {
@@ -9,27 +8,8 @@ export interface RetryPolicy {
 }
 
 export const DEFAULT_RETRY: RetryPolicy = { retries: 5, firstDelayMs: 1000 };
-const MAX_DELAY_MS = 30_000;
-
-/**
- * DEPOT_RETRIES and DEPOT_RETRY_DELAY_MS (README, Client commands): tests and impatient scripts
- * shorten the waits; a flaky link may want more attempts.
- */
-export function retryPolicy(env: Record<string, string | undefined>): RetryPolicy {
-  return {
-    retries: whole(env, "DEPOT_RETRIES", DEFAULT_RETRY.retries, 100),
-    firstDelayMs: whole(env, "DEPOT_RETRY_DELAY_MS", DEFAULT_RETRY.firstDelayMs, MAX_DELAY_MS),
-  };
-}
-
-function whole(env: Record<string, string | undefined>, name: string, fallback: number, max: number) {
-  const raw = env[name]?.trim();
-  if (raw === undefined || raw === "") return fallback;
-  if (!/^\d+$/.test(raw) || Number(raw) > max) {
-    throw new UsageError(`${name} must be a whole number from 0 to ${max}, got "${raw}"`, false);
-  }
-  return Number(raw);
-}
+/** The longest wait between two attempts, and the largest DEPOT_RETRY_DELAY_MS. */
+export const MAX_DELAY_MS = 30_000;
 
 /**
  * A failure worth another attempt: no connection, a 5xx, a body cut short. `progressed` says the

@@ -1,4 +1,4 @@
-import type { Progress } from "../cli/progress.ts";
+import type { Progress } from "../progress.ts";
 import { type DepotClient, readJson } from "./depot-client.ts";
 import { Refused } from "./failures.ts";
 import { IDLE_TIMEOUT_MS, IdleTimer } from "./idle-timer.ts";

@@ -1,6 +1,5 @@
 import { readdir, rm, stat } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
-import type { ReleaseStore } from "./releases.ts";
 import type { SweepResult } from "./storage.ts";
 
 /**
@@ -26,7 +25,7 @@ export const KEPT_PREFIXES = ["products", "uploads"] as const;
  * publish in flight (here or on another instance sharing STORAGE_DIR) is left alone.
  */
 export async function sweepDiskLeftovers(
-  store: ReleaseStore,
+  store: { root: string; incoming: string; remove(key: string): Promise<void> },
   kept: (keys: string[]) => Promise<Set<string>>,
   now = Date.now(),
 ): Promise<SweepResult> {

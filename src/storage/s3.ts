@@ -1,12 +1,13 @@
 import type { S3Client, S3Options } from "bun";
+import type { S3Settings } from "../config.ts";
 import { PayloadTooLarge } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { KEPT_PREFIXES, LEFTOVER_AGE_MS, removeOrphans } from "./leftovers.ts";
+import { ReceivedFile, type StoredFile } from "./received-file.ts";
 import { S3UploadStaging } from "./staging-s3.ts";
 import {
   type ByteRange,
   type FileBody,
-  type ReceivedFile,
   type ReleaseStorage,
   StoreUnavailable,
   type SweepResult,
@@ -16,26 +17,13 @@ import {
  * Multipart part size (S3 allows 10,000 parts: 80 GB) and how many parts the client may send at once.
  * The client's `write` never waits: it buffers whatever it is given, so a client uploading faster
  * than the bucket takes it would grow memory by the difference (500 MiB for a 512 MiB upload to a
- * slow store). `receive` therefore flushes every PART_SIZE bytes and waits for the previous flush
+ * slow store). `put` therefore flushes every PART_SIZE bytes and waits for the previous flush
  * before the next: at most about three parts of an upload are in memory, whatever the file's size.
  */
 const PART_SIZE = 8 * 1024 * 1024;
 const QUEUE_SIZE = 2;
 /** How long a redirect's presigned URL works: long enough to start the download, short enough not to share. */
 export const PRESIGNED_SECONDS = 300;
-
-export interface S3Settings {
-  bucket: string;
-  /** Key prefix inside the bucket, without slashes at either end ("" for none). */
-  prefix: string;
-  endpoint: string | null;
-  region: string | null;
-  accessKeyId: string | null;
-  secretAccessKey: string | null;
-  sessionToken: string | null;
-  /** The key presigned redirect URLs are signed with, when not the one above (it can only read). */
-  presign: { accessKeyId: string; secretAccessKey: string } | null;
-}
 
 /**
  * Release files in an S3-compatible bucket (STORAGE_URL), through Bun's built-in S3 client. A file is
@@ -71,15 +59,31 @@ export class S3ReleaseStore implements ReleaseStorage {
   }
 
   /**
-   * Streams `source` into a multipart upload, awaiting the client whenever its parts queue is full, so
-   * memory stays bounded. After the upload the object's size must be what arrived. Past `maxBytes` or
-   * on any failure the object is deleted and the error thrown (the store's own failure as a 503).
+   * Stores `source` at `key` (put). The object is in place as soon as it is stored, so keeping it has
+   * nothing to do; removing it deletes it, kept or not.
    */
   async receive(
     source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
     maxBytes: number,
     key: string,
   ): Promise<ReceivedFile> {
+    const stored = await this.put(source, maxBytes, key);
+    return new ReceivedFile(key, stored.size, stored.sha256, {
+      keep: async () => {},
+      remove: () => this.#delete(this.#object(key), "discard"),
+    });
+  }
+
+  /**
+   * Streams `source` into a multipart upload, awaiting the client whenever its parts queue is full, so
+   * memory stays bounded. After the upload the object's size must be what arrived. Past `maxBytes` or
+   * on any failure the object is deleted and the error thrown (the store's own failure as a 503).
+   */
+  async put(
+    source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+    maxBytes: number,
+    key: string,
+  ): Promise<StoredFile> {
     const object = this.#object(key);
     const writer = this.#client.file(object).writer({ partSize: PART_SIZE, queueSize: QUEUE_SIZE, retry: 3 });
     const hash = new Bun.CryptoHasher("sha256");
@@ -124,13 +128,6 @@ export class S3ReleaseStore implements ReleaseStorage {
       await this.#delete(object, "discard");
       throw storing ? this.#failure(error, "upload", object) : error;
     }
-  }
-
-  /** The object is complete and in place once `receive` returns: nothing left to do. */
-  async keep(): Promise<void> {}
-
-  async discard(file: ReceivedFile | null): Promise<void> {
-    if (file) await this.#delete(this.#object(file.key), "discard");
   }
 
   async size(key: string): Promise<number | null> {

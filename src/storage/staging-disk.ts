@@ -3,24 +3,33 @@ import { open, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { NotFound } from "../errors.ts";
 import { PRIVATE_DIRECTORY, PRIVATE_FILE } from "../file-modes.ts";
-import { hashFile, type ReleaseStore, writeStream } from "./releases.ts";
+import { hashFile, writeStream } from "./disk-io.ts";
+import type { StoredFile } from "./received-file.ts";
 import type { StagedChunk, UploadStaging } from "./staging.ts";
-import type { ReceivedFile } from "./storage.ts";
+
+/** What staging uses of the disk store it lives in (releases.ts). */
+interface DiskStore {
+  readonly root: string;
+  place(from: string, key: string): Promise<void>;
+  failure(error: unknown, step: string, path: string, fields?: Record<string, unknown>): Error;
+}
 
 /**
- * Resumable uploads on local disk: one file per upload in STORAGE_DIR/.uploads, each request's bytes
- * written at their offsets. Bytes past the committed offset (a request that failed its checksum)
- * are overwritten by the next request and cut off at the end, so there is nothing to drop; a request
- * that breaks off keeps what reached the disk. Two requests racing for one offset (a client resuming
- * while its old request is still being read) both write the file's same bytes there; should a client
- * send different bytes for one offset at once, only its own upload suffers, and its digest, computed
- * from the disk when the upload finishes, says what was kept. Finishing reads the file back to hash
- * it — the same read the one-request upload does to verify — and renames it into place.
+ * Resumable uploads on local disk: one file per upload in STORAGE_DIR/.uploads, and each request
+ * writes its bytes at its offset. Nothing ever needs dropping: bytes past the committed offset (from
+ * a request that failed its checksum) are overwritten by the next request, or cut off when the
+ * upload finishes. A request that breaks off keeps whatever reached the disk.
+ *
+ * Two requests for the same offset (a client resuming while its old request is still being read)
+ * write the same bytes. A client that sent different bytes for one offset at once would damage only
+ * its own upload, and the digest computed from the disk at the end says which bytes were kept.
+ * Finishing reads the file back to hash it, as a one-request upload does to verify, and renames it
+ * into place.
  */
 export class DiskUploadStaging implements UploadStaging {
   readonly #root: string;
 
-  constructor(private readonly store: ReleaseStore) {
+  constructor(private readonly store: DiskStore) {
     this.#root = join(store.root, ".uploads");
     mkdirSync(this.#root, { recursive: true, mode: PRIVATE_DIRECTORY });
   }
@@ -80,7 +89,7 @@ export class DiskUploadStaging implements UploadStaging {
 
   async drop(): Promise<void> {}
 
-  async finish(id: string, _pieces: string[], size: number, key: string): Promise<ReceivedFile> {
+  async finish(id: string, _pieces: string[], size: number, key: string): Promise<StoredFile> {
     const path = this.#path(id);
     const file = await this.#open(path);
     let sha256: string;

@@ -1,8 +1,15 @@
 import type { S3Client } from "bun";
 import { AppError } from "../errors.ts";
-import type { S3ReleaseStore } from "./s3.ts";
+import type { StoredFile } from "./received-file.ts";
 import type { StagedChunk, UploadStaging } from "./staging.ts";
-import { type ReceivedFile, StoreUnavailable } from "./storage.ts";
+import { type FileBody, StoreUnavailable } from "./storage.ts";
+
+/** What staging uses of the bucket's store it lives in (s3.ts). */
+interface BucketStore {
+  put(source: AsyncIterable<Uint8Array>, maxBytes: number, key: string): Promise<StoredFile>;
+  body(key: string, range: null): FileBody;
+  remove(key: string): Promise<void>;
+}
 
 /**
  * Resumable uploads in the bucket: each request's bytes become one object (a piece) under
@@ -14,7 +21,7 @@ import { type ReceivedFile, StoreUnavailable } from "./storage.ts";
  */
 export class S3UploadStaging implements UploadStaging {
   constructor(
-    private readonly store: S3ReleaseStore,
+    private readonly store: BucketStore,
     private readonly client: S3Client,
     private readonly prefix: string,
   ) {}
@@ -33,7 +40,7 @@ export class S3UploadStaging implements UploadStaging {
   ): Promise<StagedChunk> {
     const piece = `${this.#area(id)}${String(offset).padStart(16, "0")}-${crypto.randomUUID()}`;
     try {
-      const stored = await this.store.receive(source, options.limit, piece);
+      const stored = await this.store.put(source, options.limit, piece);
       return { size: stored.size, piece, sha256: stored.sha256, complete: true };
     } catch (error) {
       // The store's refusals (413, 503) are the client's answer; a body that broke off is a chunk of nothing.
@@ -46,12 +53,12 @@ export class S3UploadStaging implements UploadStaging {
     if (chunk.piece !== null) await this.store.remove(chunk.piece).catch(() => {});
   }
 
-  async finish(id: string, pieces: string[], size: number, key: string): Promise<ReceivedFile> {
+  async finish(id: string, pieces: string[], size: number, key: string): Promise<StoredFile> {
     const store = this.store;
     async function* joined() {
       for (const piece of pieces) yield* store.body(piece, null) as ReadableStream<Uint8Array>;
     }
-    const file = await store.receive(joined(), size, key);
+    const file = await store.put(joined(), size, key);
     if (file.size !== size) {
       await store.remove(key);
       throw new StoreUnavailable();

@@ -1,4 +1,4 @@
-import type { ReceivedFile } from "./storage.ts";
+import type { StoredFile } from "./received-file.ts";
 
 /** What one request's bytes became: stored, but part of the upload only once its offset is committed. */
 export interface StagedChunk {
@@ -20,7 +20,6 @@ export interface StagedChunk {
  * an upload this one started.
  */
 export interface UploadStaging {
-  /** Prepares upload `id`'s staging area. */
   create(id: string): Promise<void>;
   /**
    * Stores `source` as the upload's bytes from `offset` on. More than `limit` bytes is a 413 and
@@ -39,8 +38,7 @@ export interface UploadStaging {
    * Joins the committed bytes (`pieces` in order, on object storage) into one file of `size` bytes,
    * hashed, and keeps it at `key`; the staging area goes.
    */
-  finish(id: string, pieces: string[], size: number, key: string): Promise<ReceivedFile>;
-  /** Removes whatever is staged for upload `id`. */
+  finish(id: string, pieces: string[], size: number, key: string): Promise<StoredFile>;
   remove(id: string): Promise<void>;
 }
 

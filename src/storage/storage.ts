@@ -1,14 +1,6 @@
 import { AppError } from "../errors.ts";
+import type { ReceivedFile } from "./received-file.ts";
 import type { UploadStaging } from "./staging.ts";
-
-/** A file received under its storage key, complete and counted, but not yet kept (no version points at it). */
-export interface ReceivedFile {
-  /** Where the file will live once kept, relative to the store (`products/<id>/<uuid>`). */
-  key: string;
-  size: number;
-  /** Hex SHA-256 of the bytes. */
-  sha256: string;
-}
 
 /** A release file as a response body: a file Bun can sendfile, or a stream. */
 export type FileBody = Blob | ReadableStream<Uint8Array>;
@@ -29,9 +21,9 @@ export interface SweepResult {
 
 /**
  * Where release files live: local disk (STORAGE_DIR, the default) or an S3-compatible bucket
- * (STORAGE_URL). Publishing receives a file under a key chosen beforehand, then keeps it once the
- * request is valid; until then `discard` takes it away again. No version row is written before the
- * file is complete, and a failed publish leaves nothing behind.
+ * (STORAGE_URL). Publishing receives a file under a key chosen beforehand; the received file is kept
+ * only once the request is valid, and removes itself otherwise (ReceivedFile). No version row is
+ * written before the file is complete, and a failed publish leaves nothing behind.
  */
 export interface ReleaseStorage {
   /** What the logs and the README call this store: `disk` or `s3`. */
@@ -48,10 +40,6 @@ export interface ReleaseStorage {
     maxBytes: number,
     key: string,
   ): Promise<ReceivedFile>;
-  /** Makes a received file visible under its key (a version row may point at it from now on). */
-  keep(file: ReceivedFile): Promise<void>;
-  /** Removes a received file that will not be kept; nothing for null. */
-  discard(file: ReceivedFile | null): Promise<void>;
   /** The size of the file kept at `key`, or null when there is none. */
   size(key: string): Promise<number | null>;
   /**
@@ -59,7 +47,11 @@ export interface ReleaseStorage {
    * for this user; null for object storage, which reports none.
    */
   freeBytes(): Promise<number | null>;
-  /** The file's bytes (all, or one range) as a response body. */
+  /**
+   * The file's bytes, all or one range. `plainStream` asks for a stream even where the store could
+   * hand Bun a file: Bun.serve answers Range by itself for a file body, and a Range the caller chose
+   * to ignore must stay ignored (file-response.ts).
+   */
   body(key: string, range: ByteRange | null, options: { plainStream: boolean }): FileBody;
   /**
    * A URL the client may fetch the file from directly for a short while, or null when this store has
@@ -81,5 +73,23 @@ export class StoreUnavailable extends AppError {
   }
 }
 
-/** The key a new release file of `productId` is stored under. */
+/** 507: the release could not be stored (RFC 4918: the server cannot store what the request needs). */
+export class InsufficientStorage extends AppError {
+  constructor(message: string) {
+    super(507, message);
+  }
+}
+
+const FULL = new Set(["ENOSPC", "EDQUOT"]);
+
+/** What the client is told when the release store fails: a full disk, or another storage failure. */
+export function storageFailure(error: unknown): InsufficientStorage {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  return new InsufficientStorage(
+    code !== undefined && FULL.has(code)
+      ? "There is not enough storage space left for this file."
+      : "The file could not be stored.",
+  );
+}
+
 export const newStorageKey = (productId: number) => `products/${productId}/${crypto.randomUUID()}`;

@@ -13,7 +13,7 @@ import {
 } from "../../db/schema/index.ts";
 import { holdsProduct } from "../licenses/holders.ts";
 import { notificationEmail } from "../mail/jobs.ts";
-import { downloadUrl } from "../versions/urls.ts";
+import { downloadUrl } from "../versions/service.ts";
 import { webhookDelivery } from "../webhooks/jobs.ts";
 
 const EVENT = "version.published";

@@ -22,8 +22,8 @@ export interface DownloadCredentials {
 }
 
 /**
- * A link signed before links named their user. Its signature is good, but it says nobody whose right to
- * download could be checked again, so it is refused; the notification shows a fresh link.
+ * A link signed before links named their user. Its signature is good, but it names no user whose right
+ * to download could be checked again, so it is refused; opening the notification gives a fresh link.
  */
 const UNNAMED_LINK =
   "This download link is from before links named their user; open the notification again for a new one.";
@@ -46,9 +46,9 @@ type Caller =
  * The version, if the caller may download it: a bearer token, the dashboard session or a valid signed
  * link of the product's owner, an admin or a holder (a link acts as the user it was issued to, checked
  * as they are now: a revoked license no longer downloads by last week's link); or an `X-License-Key`
- * that is live for this product. For a benefit version a holder must also have the benefit. A hidden,
- * disabled or deleted product is as unknown (404) to a caller who could not read it as a product that
- * does not exist, whatever they sent.
+ * that is live for this product. For a benefit version a holder must also have the benefit. To a caller
+ * who may not read it, a hidden, disabled or deleted product is a 404, exactly like a product that
+ * does not exist, whatever credential they sent.
  */
 export async function downloadableVersion(
   ctx: Pick<AppContext, "db" | "appKey" | "config">,

@@ -9,7 +9,7 @@ export class RangeNotSatisfiable extends AppError {
 }
 
 /** What a download needs to know of the stored file. */
-export interface StoredFile {
+export interface ServedFile {
   /** The file's bytes, all or one range, as the release store hands them out (see ReleaseStorage.body). */
   body(range: ByteRange | null, options: { plainStream: boolean }): FileBody;
   size: number;
@@ -33,7 +33,7 @@ export interface FileResponse {
  * stream, which Bun leaves alone; on local disk every other body is a `Bun.file` so Bun can use
  * sendfile, from a bucket it is a stream of a (ranged) GET.
  */
-export function fileResponse(request: Request, file: StoredFile): FileResponse {
+export function fileResponse(request: Request, file: ServedFile): FileResponse {
   const etag = etagOf(file.sha256);
   const headers = new Headers({
     "content-type": file.contentType,
@@ -55,8 +55,8 @@ export function fileResponse(request: Request, file: StoredFile): FileResponse {
     headers.delete("content-disposition");
     throw new RangeNotSatisfiable(file.size, Object.fromEntries(headers));
   }
-  // HEAD gets no body at all: Bun keeps a set Content-Length only without one (or with a file), and a
-  // bucket would be asked for bytes nobody reads.
+  // A HEAD gets no body at all: Bun keeps the Content-Length set here only when there is no body (or
+  // a file), and a bucket would be asked for bytes nobody reads.
   const head = request.method === "HEAD";
   if (range) {
     headers.set("content-range", `bytes ${range.start}-${range.end}/${file.size}`);

@@ -1,8 +1,7 @@
 import type { AppContext } from "../../context.ts";
-import { AppError } from "../../errors.ts";
+import { AppError, Forbidden } from "../../errors.ts";
 import { mediaTypeOrDefault } from "../../http/media-type.ts";
 import { type DownloadCredentials, downloadableVersion } from "./download.ts";
-import { refuseSubresource } from "./fetch-destination.ts";
 import { alreadyHeld, contentDisposition, fileResponse } from "./file-response.ts";
 
 /**
@@ -34,8 +33,9 @@ export async function serveDownload(
   }
   const isGet = request.method === "GET";
   const contentType = mediaTypeOrDefault(version.contentType);
-  // HEAD stays here: a presigned URL is signed for GET, and depot knows every header without the bytes.
-  // So does a client that already holds the file: the bucket's ETag is not ours, it would send it again.
+  // A HEAD is answered here, not redirected: a presigned URL is signed for GET only, and depot knows
+  // every header without the bytes. A client that already holds the file is answered here too (304):
+  // the bucket's ETag differs from ours, so the bucket would send the whole file again.
   const location =
     ctx.config.storageDownloads === "redirect" && isGet && !alreadyHeld(request, version.sha256)
       ? ctx.releases.presignedUrl(version.storageKey, {
@@ -60,4 +60,23 @@ export async function serveDownload(
   if (counts && isGet) ctx.downloads.add(product.id, version.id);
   if (isGet) ctx.metrics?.download(response);
   return { response, userId };
+}
+
+/**
+ * What a download may arrive as (the browser's `Sec-Fetch-Dest`): a navigation or a click on a
+ * Download link (`document`), or a script's fetch (`empty`, the dashboard's own requests).
+ */
+const DOWNLOAD_DESTINATIONS = new Set(["document", "empty"]);
+
+/**
+ * Refuses a download the browser fetches as part of a page: an `<img>`, `<script>`, `<link>` or
+ * `<iframe>` anywhere, a changelog included, would otherwise download with the reader's session
+ * cookie and count as a download. Every other destination (`image`, `script`, `style`, `iframe`,
+ * `video`, …) is refused, unknown ones too. Without the header (curl, the CLI, other servers, older
+ * browsers) nothing is refused: it only ever narrows what a browser does on a reader's behalf.
+ */
+function refuseSubresource(request: Request): void {
+  const destination = request.headers.get("sec-fetch-dest");
+  if (destination === null || DOWNLOAD_DESTINATIONS.has(destination.trim().toLowerCase())) return;
+  throw new Forbidden("A release file is only downloaded, never loaded as part of a page.");
 }

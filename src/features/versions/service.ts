@@ -24,7 +24,10 @@ import { checkMarkdownLinks, sanitiseChangelog } from "./changelog.ts";
 import { versionPublished } from "./jobs.ts";
 import { PublishFields } from "./schemas.ts";
 import type { Upload, UploadedFile } from "./upload.ts";
-import { downloadUrl } from "./urls.ts";
+
+/** Where a version's file is served; notifications sign this URL. */
+export const downloadUrl = (appUrl: string, version: Pick<Version, "productId" | "id">) =>
+  `${appUrl}/api/products/${version.productId}/versions/${version.id}/download`;
 
 /** A version with what the API shows of its benefit. */
 export interface VersionRow {
@@ -69,9 +72,10 @@ async function findBenefit(ctx: Pick<AppContext, "db">, productId: number, benef
 }
 
 /**
- * Stores the uploaded file and inserts the version with its `version.published` job in one transaction
+ * Keeps the uploaded file and inserts the version with its `version.published` job in one transaction
  * (the outbox). The same name and the same file again is the pipeline retrying: the existing version
- * comes back with `created: false`. On any failure the uploaded file is removed.
+ * comes back with `created: false`. The file the request carried is removed on the way out, whether
+ * this returns or throws, unless the new version now points at it.
  */
 export async function publishVersion(
   ctx: Pick<AppContext, "db" | "jobs" | "releases" | "config">,
@@ -79,67 +83,61 @@ export async function publishVersion(
   target: PublishTarget,
   upload: Upload,
 ): Promise<{ row: VersionRow; created: boolean }> {
-  let kept = false;
+  // Removed when this returns or throws, unless keepFor below hands it to the new version.
+  await using received = upload.file;
+  // All four checks run and every failure goes into one 422. When two checks refuse the same field,
+  // the schema's message is the one shown, because it is listed last.
+  const [benefit, , fields, file] = await validateAll(
+    () => benefitOf(ctx, target, upload.fields.benefit_id as PublishFields["benefit_id"]),
+    () => checkChangelogLinks(upload.fields, ctx.config.appUrl),
+    () => {
+      assertValid(PublishFields, upload.fields);
+      return upload.fields;
+    },
+    async () => requireFile(await fileOf(ctx, actor, upload)),
+  );
+  const format = fields.changelog_format ?? "markdown";
+  const changelog =
+    format === "html" ? sanitiseChangelog(fields.changelog, ctx.config.appUrl) : fields.changelog;
+
+  const existing = await findByName(ctx, target.product.id, benefit?.id ?? null, fields.version_name);
+  if (existing) return repost(existing, file.sha256);
+
+  const insert = () =>
+    withTransaction(ctx, async (tx) => {
+      const [row] = await tx.db
+        .insert(versions)
+        .values({
+          productId: target.product.id,
+          purchaseBenefitId: benefit?.id ?? null,
+          versionNumber: fields.version_name,
+          title: fields.title,
+          changelog,
+          changelogFormat: format,
+          fileName: file.fileName,
+          fileSize: file.size,
+          contentType: file.contentType,
+          sha256: file.sha256,
+          storageKey: file.key,
+          publishedBy: actor.user.id,
+        })
+        .returning();
+      if (!row) throw new Error("version insert returned nothing");
+      // A finished resumable upload's file is already in place; the version takes it from the upload.
+      if (file.uploadId !== undefined) await consumeUpload(tx.db, file.uploadId);
+      await ctx.jobs.sendInTransaction(tx.db, versionPublished, { version_id: row.id });
+      return row;
+    });
   try {
-    // Every field at once; on a field both find fault with, the schema's message (listed last) wins.
-    const [benefit, , fields, file] = await validateAll(
-      () => benefitOf(ctx, target, upload.fields.benefit_id as PublishFields["benefit_id"]),
-      () => checkChangelogLinks(upload.fields, ctx.config.appUrl),
-      () => {
-        assertValid(PublishFields, upload.fields);
-        return upload.fields;
-      },
-      async () => requireFile(await fileOf(ctx, actor, upload)),
-    );
-    // A finished resumable upload's file is kept already, and stays the upload's if this fails.
-    const fromUpload = file.uploadId ?? null;
-    const format = fields.changelog_format ?? "markdown";
-    const changelog =
-      format === "html" ? sanitiseChangelog(fields.changelog, ctx.config.appUrl) : fields.changelog;
-
-    const existing = await findByName(ctx, target.product.id, benefit?.id ?? null, fields.version_name);
-    if (existing) return repost(existing, file.sha256);
-
-    const storageKey = file.key;
-    if (fromUpload === null) await ctx.releases.keep(file);
-    kept = true;
-    try {
-      const version = await withTransaction(ctx, async (tx) => {
-        const [row] = await tx.db
-          .insert(versions)
-          .values({
-            productId: target.product.id,
-            purchaseBenefitId: benefit?.id ?? null,
-            versionNumber: fields.version_name,
-            title: fields.title,
-            changelog,
-            changelogFormat: format,
-            fileName: file.fileName,
-            fileSize: file.size,
-            contentType: file.contentType,
-            sha256: file.sha256,
-            storageKey,
-            publishedBy: actor.user.id,
-          })
-          .returning();
-        if (!row) throw new Error("version insert returned nothing");
-        if (fromUpload !== null) await consumeUpload(tx.db, fromUpload);
-        await ctx.jobs.sendInTransaction(tx.db, versionPublished, { version_id: row.id });
-        return row;
-      });
-      return { row: { version, benefit: benefit && pick(benefit) }, created: true };
-    } catch (error) {
-      if (fromUpload === null) await ctx.releases.remove(storageKey);
-      // Two identical posts raced: the loser answers like a retry would.
-      const winner = isUniqueViolation(error)
-        ? await findByName(ctx, target.product.id, benefit?.id ?? null, fields.version_name)
-        : null;
-      if (winner) return repost(winner, file.sha256);
-      throw error;
-    }
-  } finally {
-    // A file not kept (refused, a retry, a failure) goes; a kept one is the version's, or was removed above.
-    if (!kept) await ctx.releases.discard(upload.file);
+    const version = await (received ? received.keepFor(insert) : insert());
+    return { row: { version, benefit: benefit && pick(benefit) }, created: true };
+  } catch (error) {
+    // Two identical posts raced: the loser answers like a retry would.
+    const winner = isUniqueViolation(error)
+      ? await findByName(ctx, target.product.id, benefit?.id ?? null, fields.version_name)
+      : null;
+    if (winner) return repost(winner, file.sha256);
+    throw error;
   }
 }
 
@@ -285,8 +283,8 @@ export async function readVersion(
 }
 
 /**
- * The newest version of each of these products' own releases and of each of their benefits (one row
- * per product and benefit that has any), no caller check: the caller decides what they may see.
+ * The newest version of each product and of each of its benefits, one row for each that has any. No
+ * caller is checked here: whoever calls this decides what may be shown.
  */
 export async function latestVersionsOf(ctx: Pick<AppContext, "db">, productIds: number[]) {
   if (productIds.length === 0) return [];

@@ -5,20 +5,25 @@ import busboy from "busboy";
 import { AppError, Invalid, PayloadTooLarge } from "../../errors.ts";
 import { fieldsWithNul, nulInvalid, parseJsonBody, readBodyText } from "../../http/json-body.ts";
 import { mediaTypeOrDefault } from "../../http/media-type.ts";
-import type { ReceivedFile, ReleaseStorage } from "../../storage/storage.ts";
+import type { ReceivedFile, StoredFile } from "../../storage/received-file.ts";
+import type { ReleaseStorage } from "../../storage/storage.ts";
 import { cleanFileName } from "../../validation/file-name.ts";
 
-export interface UploadedFile extends ReceivedFile {
+/** The file a version is published with: where it is stored, and the name and type it came with. */
+export interface UploadedFile extends StoredFile {
   fileName: string;
   contentType: string;
   /** Set for the file of a finished resumable upload: already kept, and the upload's until published. */
   uploadId?: string;
 }
 
-/** The request's fields (still unvalidated) and its file, already received by the store but not kept. */
+/** A file this request carried: received by the store, and removed again unless a version keeps it. */
+export type ReceivedUpload = ReceivedFile & UploadedFile;
+
+/** The request's fields (still unvalidated) and its file. */
 export interface Upload {
   fields: Record<string, unknown>;
-  file: UploadedFile | null;
+  file: ReceivedUpload | null;
   /** The JSON form's `upload_id` as sent (unvalidated): publish a finished resumable upload. */
   uploadId?: unknown;
 }
@@ -51,8 +56,8 @@ const FIELD_LIMITS = { fields: 20, fieldSize: 4 * 1024 * 1024, files: 1, parts: 
 
 /**
  * busboy parses the multipart stream; the `file` part goes straight to the release store, which
- * hashes and writes it chunk by chunk. Nothing holds the whole file in memory. If the client goes
- * away or the file is too large, what was stored is removed before the error is thrown.
+ * hashes and writes it chunk by chunk. Nothing holds the whole file in memory. If the body cannot be
+ * read or a field is refused, the received file is removed before the error reaches the caller.
  */
 async function readMultipart(
   request: Request,
@@ -69,7 +74,9 @@ async function readMultipart(
   });
   const source = Readable.fromWeb(request.body as NodeReadableStream<Uint8Array>);
   const fields: Record<string, unknown> = {};
-  let receiving: Promise<UploadedFile> | null = null;
+  // Whatever is thrown below, the file received so far is removed; a returned one is the caller's.
+  await using cleanup = new AsyncDisposableStack();
+  let receiving: Promise<ReceivedUpload> | null = null;
 
   const truncated: string[] = [];
   parser.on("field", (name, value, info) => {
@@ -82,14 +89,17 @@ async function readMultipart(
       stream.resume();
       return;
     }
-    receiving = store.receive(stream, maxBytes, key).then((received) => ({
-      ...received,
-      fileName: cleanFileName(info.filename),
-      contentType: mediaTypeOrDefault(info.mimeType),
-    }));
-    // A failed write stops the whole parse; `pipeline` below then rejects with this error.
-    // The parser too: once the body has been read, destroying the source alone settles nothing and
-    // busboy would wait forever for a file stream nobody reads any more.
+    receiving = store.receive(stream, maxBytes, key).then((file) =>
+      cleanup.use(
+        Object.assign(file, {
+          fileName: cleanFileName(info.filename),
+          contentType: mediaTypeOrDefault(info.mimeType),
+        }),
+      ),
+    );
+    // A failed write stops the whole parse, and `pipeline` below rejects with its error. Destroying
+    // the source is not enough once the whole body has been read: busboy would then wait for ever
+    // for a file stream nobody reads, so the parser is destroyed as well.
     receiving.catch((error) => {
       source.destroy(error);
       parser.destroy(error);
@@ -99,20 +109,18 @@ async function readMultipart(
   try {
     await pipeline(source, parser);
   } catch (error) {
-    const pending = receiving as Promise<UploadedFile> | null;
-    const stored = await pending?.then(
-      (file) => ({ file, error: null }),
-      (failure: unknown) => ({ file: null, error: failure }),
+    // Wait for the file to settle, so that a file received in full is removed with the rest.
+    const failure = await (receiving as Promise<ReceivedUpload> | null)?.then(
+      () => null,
+      (cause: unknown) => cause,
     );
-    await store.discard(stored?.file ?? null);
     // The store's own failure (a full disk, a file too large) is the cause; the parser only saw its echo.
-    if (stored?.error instanceof AppError) throw stored.error;
+    if (failure instanceof AppError) throw failure;
     if (error instanceof AppError) throw error;
     throw new AppError(400, "The multipart body could not be read.");
   }
-  const file = receiving ? await (receiving as Promise<UploadedFile>) : null;
+  const file = await (receiving as Promise<ReceivedUpload> | null);
   if (truncated.length > 0) {
-    await store.discard(file);
     throw new Invalid(
       Object.fromEntries(
         truncated.map((name) => [name, [`The ${name.replaceAll("_", " ")} field is too long.`]]),
@@ -120,10 +128,8 @@ async function readMultipart(
     );
   }
   const withNul = fieldsWithNul(fields);
-  if (withNul.length > 0) {
-    await store.discard(file);
-    throw nulInvalid(withNul);
-  }
+  if (withNul.length > 0) throw nulInvalid(withNul);
+  cleanup.move();
   return { fields, file };
 }
 
@@ -170,7 +176,11 @@ async function readBase64Json(
   const bytes = Buffer.from(base64, "base64");
   const received = await store.receive([bytes], maxBytes, key);
   const contentType = mediaTypeOrDefault(typeof content_type === "string" ? content_type : uri?.[1]);
-  return { fields, file: { ...received, fileName: cleanFileName(filename), contentType }, uploadId };
+  return {
+    fields,
+    file: Object.assign(received, { fileName: cleanFileName(filename), contentType }),
+    uploadId,
+  };
 }
 
 /** The JSON form's largest body: the file in base64 (4 characters per 3 bytes) plus 1 MiB of fields. */

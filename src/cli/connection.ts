@@ -1,17 +1,12 @@
-import { type OptionSpec, UsageError } from "../cli/command.ts";
-import { DepotClient } from "./depot-client.ts";
-import { retryPolicy } from "./retry.ts";
+import { type Credential, DepotClient } from "../client/depot-client.ts";
+import { DEFAULT_RETRY, MAX_DELAY_MS, type RetryPolicy } from "../client/retry.ts";
+import { type OptionSpec, UsageError } from "./command.ts";
+
+// The command line's side of talking to a server: src/client/ takes what is read here and never
+// reads options or the environment itself.
 
 type Values = Record<string, string | boolean | string[] | undefined>;
 type Env = Record<string, string | undefined>;
-
-/**
- * How a client command proves who it is: a personal access token, or (downloads only) a license key.
- * `from` names where the token came from, for the message when the server refuses it.
- */
-export type Credential =
-  | { kind: "token"; token: string; from: "--token" | "DEPOT_TOKEN" }
-  | { kind: "license-key"; key: string };
 
 /** The options every client command takes; spread them into the command's own. */
 export const CONNECTION_OPTIONS = {
@@ -52,6 +47,26 @@ export function tokenClient(values: Values, env: Env): DepotClient {
   const token = resolveToken(values, env);
   if (token === null) throw new UsageError("no token: pass --token T or set DEPOT_TOKEN");
   return new DepotClient(server, token, retryPolicy(env));
+}
+
+/**
+ * DEPOT_RETRIES and DEPOT_RETRY_DELAY_MS (README, Client commands): tests and impatient scripts
+ * shorten the waits; a flaky link may want more attempts.
+ */
+export function retryPolicy(env: Record<string, string | undefined>): RetryPolicy {
+  return {
+    retries: whole(env, "DEPOT_RETRIES", DEFAULT_RETRY.retries, 100),
+    firstDelayMs: whole(env, "DEPOT_RETRY_DELAY_MS", DEFAULT_RETRY.firstDelayMs, MAX_DELAY_MS),
+  };
+}
+
+function whole(env: Record<string, string | undefined>, name: string, fallback: number, max: number) {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === "") return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) > max) {
+    throw new UsageError(`${name} must be a whole number from 0 to ${max}, got "${raw}"`, false);
+  }
+  return Number(raw);
 }
 
 const nonEmpty = (value: unknown): string | undefined =>
