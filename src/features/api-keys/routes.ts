@@ -28,10 +28,9 @@ export const apiKeyRoutes = (ctx: AppContext) =>
     )
     .post(
       "/api/admin/api-keys",
-      async ({ body, set }) => {
+      async ({ body, status }) => {
         const creatorId = bodyId(body.creator_id, "creator_id");
-        set.status = 201;
-        return { data: await createApiKey(ctx, { name: body.name, creatorId }) };
+        return status(201, { data: await createApiKey(ctx, { name: body.name, creatorId }) });
       },
       {
         auth: "*",

@@ -58,10 +58,9 @@ export const productLicenseRoutes = (ctx: AppContext) =>
     )
     .post(
       "/api/products/:product/licenses",
-      async ({ params, body, actor, set }) => {
+      async ({ params, body, actor, status }) => {
         const row = await createProductLicense(ctx, actor, params.product, body);
-        set.status = 201;
-        return { data: toProductLicenseJson(row) };
+        return status(201, { data: toProductLicenseJson(row) });
       },
       {
         auth: true,

@@ -41,10 +41,7 @@ export const v1LicenseRoutes = (ctx: AppContext) =>
     .use(forms(ctx))
     .post(
       "/api/v1/licenses",
-      async ({ body, apiKey, set }) => {
-        set.status = 201;
-        return toLicenseJson(await createLicense(ctx, apiKey, body));
-      },
+      async ({ body, apiKey, status }) => status(201, toLicenseJson(await createLicense(ctx, apiKey, body))),
       {
         apiKey: true,
         ...input(NewLicenseForm),

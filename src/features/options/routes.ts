@@ -34,10 +34,8 @@ export const optionRoutes = (ctx: AppContext) =>
     )
     .post(
       "/api/admin/products/:product/options",
-      async ({ params, body, set }) => {
-        set.status = 201;
-        return { data: toOptionJson(await createOption(ctx, params.product, body)) };
-      },
+      async ({ params, body, status }) =>
+        status(201, { data: toOptionJson(await createOption(ctx, params.product, body)) }),
       {
         auth: "*",
         params: ProductParams,
@@ -48,10 +46,8 @@ export const optionRoutes = (ctx: AppContext) =>
     )
     .post(
       "/api/admin/products/:product/benefits",
-      async ({ params, body, set }) => {
-        set.status = 201;
-        return { data: toBenefitJson(await createBenefit(ctx, params.product, body)) };
-      },
+      async ({ params, body, status }) =>
+        status(201, { data: toBenefitJson(await createBenefit(ctx, params.product, body)) }),
       {
         auth: "*",
         params: ProductParams,

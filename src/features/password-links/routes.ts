@@ -15,10 +15,9 @@ export const passwordLinkRoutes = (ctx: AppContext) =>
     .use(forms(ctx))
     .post(
       "/api/admin/users/:user/password-link",
-      async ({ params, set }) => {
+      async ({ params, status }) => {
         const { url, expiresAt, emailed } = await issuePasswordLink(ctx, params.user);
-        set.status = 201;
-        return { data: { url, expires_at: expiresAt.toISOString(), emailed } };
+        return status(201, { data: { url, expires_at: expiresAt.toISOString(), emailed } });
       },
       {
         auth: "*",

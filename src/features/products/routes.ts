@@ -86,10 +86,7 @@ export const productRoutes = (ctx: AppContext) => {
       )
       .post(
         "/api/admin/products",
-        async ({ body, set }) => {
-          set.status = 201;
-          return { data: json(await createProduct(ctx, body)) };
-        },
+        async ({ body, status }) => status(201, { data: json(await createProduct(ctx, body)) }),
         {
           auth: "*",
           ...input(NewProductForm),

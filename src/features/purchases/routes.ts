@@ -50,10 +50,7 @@ export const purchaseRoutes = (ctx: AppContext) =>
     )
     .post(
       "/api/admin/purchases",
-      async ({ body, set }) => {
-        set.status = 201;
-        return { data: toPurchaseJson(await createPurchase(ctx, body)) };
-      },
+      async ({ body, status }) => status(201, { data: toPurchaseJson(await createPurchase(ctx, body)) }),
       {
         auth: "*",
         ...input(NewPurchaseForm),

@@ -25,10 +25,7 @@ export const roleRoutes = (ctx: AppContext) =>
     )
     .post(
       "/api/admin/roles",
-      async ({ body, set }) => {
-        set.status = 201;
-        return { data: toRoleJson(await createRole(ctx, body)) };
-      },
+      async ({ body, status }) => status(201, { data: toRoleJson(await createRole(ctx, body)) }),
       {
         auth: "*",
         ...input(NewRoleForm),

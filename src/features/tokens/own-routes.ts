@@ -35,10 +35,7 @@ export const ownTokenRoutes = (ctx: AppContext) =>
     )
     .post(
       "/api/tokens",
-      async ({ body, actor, set }) => {
-        set.status = 201;
-        return { data: await createToken(ctx, actor.user.id, body) };
-      },
+      async ({ body, actor, status }) => status(201, { data: await createToken(ctx, actor.user.id, body) }),
       {
         sessionOnly: DASHBOARD_ONLY,
         body: CreateTokenBody,

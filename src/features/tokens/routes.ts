@@ -11,10 +11,7 @@ export const tokenRoutes = (ctx: AppContext) =>
     .use(bearerAuth(ctx))
     .post(
       "/api/admin/users/:user/tokens",
-      async ({ params, body, set }) => {
-        set.status = 201;
-        return { data: await createToken(ctx, params.user, body) };
-      },
+      async ({ params, body, status }) => status(201, { data: await createToken(ctx, params.user, body) }),
       {
         auth: "*",
         params: t.Object({ user: IdParam("User") }),

@@ -37,10 +37,7 @@ export const userRoutes = (ctx: AppContext) =>
     )
     .post(
       "/api/admin/users",
-      async ({ body, set }) => {
-        set.status = 201;
-        return { data: toUserJson(await createUser(ctx, body)) };
-      },
+      async ({ body, status }) => status(201, { data: toUserJson(await createUser(ctx, body)) }),
       {
         auth: "*",
         ...input(NewUserForm),

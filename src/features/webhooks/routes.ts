@@ -36,10 +36,8 @@ export const webhookRoutes = (ctx: AppContext) =>
     .use(forms(ctx))
     .post(
       "/api/webhooks",
-      async ({ body, actor, set }) => {
-        set.status = 201;
-        return { data: toNewWebhookJson(await createWebhook(ctx, actor.user.id, body)) };
-      },
+      async ({ body, actor, status }) =>
+        status(201, { data: toNewWebhookJson(await createWebhook(ctx, actor.user.id, body)) }),
       {
         auth: true,
         ...input(NewWebhookForm),
