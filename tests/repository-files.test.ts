@@ -75,3 +75,15 @@ test(".gitignore keeps what depot and its demo write out of a commit: demo.json 
     expect({ path, ignored: check.exitCode === 0 }).toEqual({ path, ignored: true });
   }
 });
+
+// A signature proves depot wrote an answer, not that it is about the reader's license: a relaying
+// server can pair the reader's nonce with its own valid key. The steps must say to compare them.
+test("the docs' verification steps compare the answer's license.key and productId with the request's", () => {
+  const steps = markdownFiles()
+    .map(read)
+    .filter((text) => text.includes("Signature-Input") && text.includes("nonce"));
+  expect(steps.length).toBeGreaterThan(0);
+  const says = (text: string) =>
+    /`license\.key` must be the key you\s+sent/.test(text) && /`license\.productId` must be it/.test(text);
+  expect(steps.some(says)).toBe(true);
+});
