@@ -6,7 +6,7 @@
 #   docker exec <container> depot user:create --name Admin --email admin@example.com --role admin
 #
 # Without DATABASE_URL the embedded database, app.key and uploaded releases live in /data (the volume),
-# which is depot's alone (0700; README: File modes).
+# which is depot's alone (0700; docs/operators.md: File modes).
 
 # ---- build: install dependencies (Bun comes from devDependencies) and compile dist/depot ----
 FROM node:22-bookworm-slim AS build

@@ -8,7 +8,7 @@
 //
 // Autoload is off on purpose: by default a compiled Bun binary reads
 // `.env` and `bunfig.toml` from whatever directory it is started in. depot's configuration comes
-// from the real environment only (README, Configuration), so a stray `.env` or `bunfig.toml` next to the
+// from the real environment only (docs/reference/configuration.md, Configuration), so a stray `.env` or `bunfig.toml` next to the
 // data directory must not change what it does. tsconfig.json and package.json autoload are off by
 // default; they are set here anyway so the choice is visible.
 import { mkdirSync, rmSync, statSync } from "node:fs";

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Drives the compiled depot binary as a user would (README, CLI): from an empty directory,
+# Drives the compiled depot binary as a user would (docs/reference/cli.md, CLI): from an empty directory,
 # with no DATABASE_URL, so it runs on the PGlite database embedded in the binary.
 #
 #   scripts/smoke-binary.sh dist/depot

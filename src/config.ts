@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 
-/** Everything depot reads from its environment, parsed once at boot (README, Configuration). */
+/** Everything depot reads from its environment, parsed once at boot (docs/reference/configuration.md, Configuration). */
 export interface Config {
   readonly port: number;
   readonly host: string;
@@ -64,7 +64,7 @@ export interface S3Settings {
   presign: { accessKeyId: string; secretAccessKey: string } | null;
 }
 
-/** Metrics are collected only when something can read them (README, Metrics). */
+/** Metrics are collected only when something can read them (docs/operators.md, Metrics). */
 export const metricsEnabled = (config: Pick<Config, "metricsToken" | "metricsPort">) =>
   config.metricsToken !== null || config.metricsPort !== null;
 
@@ -76,7 +76,7 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /**
  * Bounds on every wait for PostgreSQL, so that a database that is away or a network that drops packets
- * turns into a quick 503 rather than requests that hang (README, Configuration).
+ * turns into a quick 503 rather than requests that hang (docs/reference/configuration.md, Configuration).
  */
 export const DATABASE_TIMEOUT_DEFAULTS = { connectSeconds: 5, statementSeconds: 10 } as const;
 

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type { Logger } from "./log.ts";
 
 /**
- * What depot creates in DATA_DIR (and STORAGE_DIR) is its own user's alone (README: File modes):
+ * What depot creates in DATA_DIR (and STORAGE_DIR) is its own user's alone (docs/operators.md: File modes):
  * the database holds password hashes, sessions and license keys, app.key seals the signing key.
  * PGlite creates its files 0666 whatever the umask, so the private DATA_DIR is what keeps them so.
  */

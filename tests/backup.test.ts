@@ -301,7 +301,7 @@ describe("depot backup, then depot restore into another directory", () => {
       public_bytes: backup.public_bytes,
     });
     expect(entries(restored)).toEqual(["app.key", "db", "public", "releases"]);
-    // Private throughout, PGlite's files included (README: File modes).
+    // Private throughout, PGlite's files included (docs/operators.md: File modes).
     expect(notPrivate(restored)).toEqual([]);
     expect(readdirSync(root).filter((name) => name.includes(".restoring-"))).toEqual([]);
   }, 60_000);
@@ -572,7 +572,7 @@ describe("depot backup refuses", () => {
         result,
         1,
         new RegExp(
-          `^depot backup: the embedded database in ${original} is in use by depot \\(pid ${server.proc.pid}\\) and it offers no control socket to take the backup through; stop it, run depot backup, then start it again \\(README: Backups\\)\\n$`,
+          `^depot backup: the embedded database in ${original} is in use by depot \\(pid ${server.proc.pid}\\) and it offers no control socket to take the backup through; stop it, run depot backup, then start it again \\(docs/operators.md: Backups\\)\\n$`,
         ),
       );
       expect(readdirSync(root).filter((name) => name.startsWith("while-serving"))).toEqual([]);
@@ -606,12 +606,12 @@ describe("depot backup refuses", () => {
     expectOneLine(
       await depot(["backup", join(root, "pg.tar.gz")], env),
       2,
-      /^depot backup: DATABASE_URL is set: .*pg_dump.*\(README: Backups\)\n$/,
+      /^depot backup: DATABASE_URL is set: .*pg_dump.*\(docs\/operators\.md: Backups\)\n$/,
     );
     expectOneLine(
       await depot(["restore", archive], env),
       2,
-      /^depot restore: DATABASE_URL is set: .*\(README: Backups\)\n$/,
+      /^depot restore: DATABASE_URL is set: .*\(docs\/operators\.md: Backups\)\n$/,
     );
     expect(existsSync(join(root, "pg.tar.gz"))).toBe(false);
   });
@@ -621,12 +621,12 @@ describe("depot backup refuses", () => {
     expectOneLine(
       await depot(["backup", join(root, "s3.tar.gz")], env),
       2,
-      /^depot backup: STORAGE_URL is set: the release files live in the bucket, .*\(README: Backups\)\n$/,
+      /^depot backup: STORAGE_URL is set: the release files live in the bucket, .*\(docs\/operators\.md: Backups\)\n$/,
     );
     expectOneLine(
       await depot(["restore", archive], { ...env, DATA_DIR: join(root, "unused") }),
       2,
-      /^depot restore: STORAGE_URL is set: .*\(README: Backups\)\n$/,
+      /^depot restore: STORAGE_URL is set: .*\(docs\/operators\.md: Backups\)\n$/,
     );
     expect(existsSync(join(root, "s3.tar.gz"))).toBe(false);
     expect(existsSync(join(root, "unused"))).toBe(false);

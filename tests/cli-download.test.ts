@@ -25,7 +25,7 @@ import { publishedVersion } from "./helpers/publish.ts";
 import { startTcpProxy } from "./helpers/tcp-proxy.ts";
 
 /**
- * `depot download` as a pipeline runs it (README, Client commands): a separate process, no terminal,
+ * `depot download` as a pipeline runs it (docs/reference/cli.md, Client commands): a separate process, no terminal,
  * talking to a real listening depot (or to a fake one where depot would have to misbehave), `--json`
  * on stdout and the exit code telling success (0), refusal (1), usage (2) and a network that gave up (3).
  */

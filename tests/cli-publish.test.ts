@@ -11,7 +11,7 @@ import { createBenefit, createOption, createProduct, createUser, tokenFor } from
 import { startTcpProxy } from "./helpers/tcp-proxy.ts";
 
 /**
- * `depot publish` as a CI pipeline runs it (README, Client commands): its own process, no terminal,
+ * `depot publish` as a CI pipeline runs it (docs/reference/cli.md, Client commands): its own process, no terminal,
  * DEPOT_URL and DEPOT_TOKEN from the environment, against a real listening depot. It uploads through
  * the resumable endpoint in chunks, goes on after a dropped connection and after a damaged chunk
  * (460), publishes, and says so on stdout (`--json`) and by its exit code: 0 published or already

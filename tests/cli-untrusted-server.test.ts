@@ -6,7 +6,7 @@ import { type CliResult, depot, stderrLines } from "./helpers/cli.ts";
 
 /**
  * What a server that is not depot, or a depot that misbehaves, cannot make the client commands do
- * (README, Client commands): name the file it is saved under, replace a file, fill the disk or the
+ * (docs/reference/cli.md, Client commands): name the file it is saved under, replace a file, fill the disk or the
  * memory, or keep `depot versions` paging for ever. Each test runs the real CLI process against a
  * small fake server that answers what the case needs.
  */

@@ -7,7 +7,7 @@ import { createBenefit, createOption, createProduct, createUser, tokenFor } from
 import { publishedVersion } from "./helpers/publish.ts";
 
 /**
- * `depot versions` (README, Client commands) against a real listening depot: every page of the list
+ * `depot versions` (docs/reference/cli.md, Client commands) against a real listening depot: every page of the list
  * (more versions than one page holds), `--json`, the table, `--benefit`, and the exit codes.
  */
 

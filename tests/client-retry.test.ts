@@ -4,7 +4,7 @@ import { retryPolicy } from "../src/cli/connection.ts";
 import { GaveUp } from "../src/client/failures.ts";
 import { Retryable, retryNotice, withRetries } from "../src/client/retry.ts";
 
-/** The retry rules every client command shares (README, Client commands). */
+/** The retry rules every client command shares (docs/reference/cli.md, Client commands). */
 
 const fast = { retries: 2, firstDelayMs: 1 };
 

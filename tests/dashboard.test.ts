@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { bundledSources } from "../src/dashboard/bundle.ts";
 import { startTestApp, type TestApp } from "./helpers/app.ts";
 
-/** The first load's JavaScript, gzip-compressed, must stay under this (README, Dashboard). */
+/** The first load's JavaScript, gzip-compressed, must stay under this (docs/dashboard.md, Dashboard). */
 const FIRST_LOAD_JS_BUDGET = 200 * 1024;
 
 let t: TestApp;

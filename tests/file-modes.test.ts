@@ -18,7 +18,7 @@ import { depot, startServer } from "./helpers/cli.ts";
 import { publishedVersion } from "./helpers/publish.ts";
 
 /**
- * DATA_DIR is its user's alone (README: File modes): `depot serve` runs as its own process on real
+ * DATA_DIR is its user's alone (docs/operators.md: File modes): `depot serve` runs as its own process on real
  * directories; the modes on disk are checked, and another account (`nobody`) tries to reach the
  * database and app.key. These tests run on the embedded database whatever TEST_DATABASE_URL says.
  */

@@ -167,7 +167,7 @@ describe("Cache-Control: no-store on API answers", () => {
   });
 });
 
-describe("error bodies (README, HTTP API)", () => {
+describe("error bodies (docs/reference/http-api.md, HTTP API)", () => {
   test("unknown route → 404 JSON", async () => {
     const response = await t.request("/api/nothing-here");
     expect(response.status).toBe(404);

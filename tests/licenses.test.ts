@@ -6,7 +6,7 @@ import { readJson, startTestApp, type TestApp } from "./helpers/app.ts";
 import { apiKeyFor, createProduct, createUser } from "./helpers/factories.ts";
 
 /**
- * The license API (README, License keys): every route through HTTP with an `x-api-key`, on the
+ * The license API (docs/vendors.md, License keys): every route through HTTP with an `x-api-key`, on the
  * suite's database. Validation codes and IP sources are in license-validate.test.ts.
  */
 

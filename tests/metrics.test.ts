@@ -13,7 +13,7 @@ import { type Exposition, parseExposition, sampleValue, seriesOf } from "./helpe
 import { publishedVersion, publishMultipart } from "./helpers/publish.ts";
 
 /**
- * Prometheus metrics (README, Metrics): `GET /metrics` behind METRICS_TOKEN on the main port, and
+ * Prometheus metrics (docs/operators.md, Metrics): `GET /metrics` behind METRICS_TOKEN on the main port, and
  * METRICS_PORT's own listener; what they count, through a listening server on a real database.
  */
 

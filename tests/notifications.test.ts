@@ -20,7 +20,7 @@ import {
 import { type Inbox, type Received, startInbox, until } from "./helpers/inbox.ts";
 
 /**
- * Holder notifications (README, Notifications): the fan-out of a published version to in-app notifications
+ * Holder notifications (docs/vendors.md, Notifications): the fan-out of a published version to in-app notifications
  * and e-mails, through a listening server, pg-boss workers and a real SMTP server on loopback.
  */
 

@@ -346,7 +346,7 @@ describe("STORAGE_DOWNLOADS=redirect", () => {
       expect(location.pathname).toBe(`/${s3.bucket}/redirect/${await storageKeyOf(app, version.id)}`);
       expect(location.searchParams.get("X-Amz-Expires")).toBe("300");
       expect(location.searchParams.get("X-Amz-Signature")).toMatch(/^[0-9a-f]{64}$/);
-      // The URL names the key that signed it, depot's own (README, Object storage): its id, never its secret.
+      // The URL names the key that signed it, depot's own (docs/operators.md, Object storage): its id, never its secret.
       expect(location.searchParams.get("X-Amz-Credential")).toStartWith("S3RVER/");
 
       const direct = await fetch(location);

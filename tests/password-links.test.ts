@@ -12,7 +12,7 @@ import { type Inbox, startInbox, until } from "./helpers/inbox.ts";
 import { signIn, userWithPassword } from "./helpers/sessions.ts";
 
 /**
- * Set-password links (README, Dashboard sign-in and sessions): issued by an admin, e-mailed through a
+ * Set-password links (docs/reference/http-api.md, Dashboard sign-in and sessions): issued by an admin, e-mailed through a
  * real SMTP server on loopback by the job workers, used once through a listening server.
  */
 

@@ -21,7 +21,30 @@ describe("links", () => {
       .map((target) => join(dirname(file), decodeURIComponent(target.split("#")[0] ?? "")));
     expect(targets.filter((path) => !existsSync(join(ROOT, path)))).toEqual([]);
   });
+
+  test.each(markdownFiles())("every #section a link in %s names is a heading of its file", (file) => {
+    const broken = [...read(file).matchAll(/\]\(([^)\s]*)#([^)\s]+)\)/g)].flatMap(([link, path, anchor]) => {
+      const target = path ? join(dirname(file), decodeURIComponent(path)) : file;
+      if (!target.endsWith(".md")) return [];
+      return anchorsOf(read(target)).has(anchor ?? "") ? [] : [link];
+    });
+    expect(broken).toEqual([]);
+  });
 });
+
+/** The anchors GitHub gives a markdown file's headings (outside code blocks). */
+function anchorsOf(markdown: string): Set<string> {
+  const prose = markdown.replace(/^```[\s\S]*?^```/gm, "");
+  return new Set(
+    [...prose.matchAll(/^#{1,6} (.+)$/gm)].map(([, heading]) =>
+      (heading ?? "")
+        .trim()
+        .toLowerCase()
+        .replace(/[^\p{L}\p{N}_\- ]/gu, "")
+        .replaceAll(" ", "-"),
+    ),
+  );
+}
 
 describe("docker-compose.yml", () => {
   const compose = Bun.YAML.parse(read("docker-compose.yml")) as {

@@ -15,7 +15,7 @@ import { publishMultipart } from "./helpers/publish.ts";
 import { startS3, type TestS3 } from "./helpers/s3.ts";
 
 /**
- * Several instances (README, Running several instances): two `depot serve --no-workers` processes and
+ * Several instances (docs/operators.md, Running several instances): two `depot serve --no-workers` processes and
  * one `depot worker` on one PostgreSQL database and one bucket. A version published through the first
  * downloads whole and by range from the second, its holder gets exactly one notification, and an
  * instance killed (SIGKILL) mid-upload leaves no version while the other keeps serving.

@@ -17,7 +17,7 @@ import {
 import { signIn, userWithPassword } from "./helpers/sessions.ts";
 
 /**
- * Downloading a version's file (README, Releases) through a listening server: who may download (bearer
+ * Downloading a version's file (docs/vendors.md, Releases) through a listening server: who may download (bearer
  * token, `X-License-Key`, signed URL), and the HTTP of a file — 200, 206, 416, 304, HEAD — with the exact
  * headers Bun.serve sends, since Range handling lives there and not in `app.handle`.
  */

@@ -12,7 +12,7 @@ import { createBenefit, createOption, createProduct, createUser, tokenFor } from
 import { refuseVersionNamed } from "./helpers/publish.ts";
 
 /**
- * Publishing versions (README, Releases) and the versions API, all through a
+ * Publishing versions (docs/vendors.md, Releases) and the versions API, all through a
  * listening server: body limits, streaming and disconnects live in Bun.serve, not in `app.handle`.
  */
 

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { isPrivateAddress } from "../src/features/webhooks/address.ts";
 
 /**
- * The webhook address filter on its own (README, Webhooks): IPv6 forms that carry an IPv4 address
+ * The webhook address filter on its own (docs/vendors.md, Webhooks): IPv6 forms that carry an IPv4 address
  * are judged by that IPv4 address. tests/webhooks.test.ts shows the same through the HTTP API.
  */
 describe("isPrivateAddress", () => {

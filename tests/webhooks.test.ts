@@ -11,7 +11,7 @@ import { bearer, json, readJson, startTestApp, type TestApp } from "./helpers/ap
 import { createProduct, createUser, tokenFor } from "./helpers/factories.ts";
 
 /**
- * Webhooks (README, Webhooks): registering endpoints, and deliveries from a real publish through the
+ * Webhooks (docs/vendors.md, Webhooks): registering endpoints, and deliveries from a real publish through the
  * real pg-boss worker to real receivers (`Bun.serve` on loopback, hence WEBHOOK_ALLOW_PRIVATE), signed
  * per Standard Webhooks and verified with its reference package, not with our own code.
  */

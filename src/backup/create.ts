@@ -74,7 +74,7 @@ async function backupThroughServer(
   const refused = (why: string) =>
     new BackupFailed(
       `the embedded database in ${config.dataDir} is in use by depot (pid ${inUse.pid}) and ${why}; ` +
-        "stop it, run depot backup, then start it again (README: Backups)",
+        "stop it, run depot backup, then start it again (docs/operators.md: Backups)",
     );
   if (!existsSync(socket)) throw refused("it offers no control socket to take the backup through");
   const response = await fetch("http://depot/backup", { method: "POST", unix: socket }).catch(() => null);

@@ -96,7 +96,7 @@ export async function restoreBackup(config: Config, file: string): Promise<Resto
     unpacked.progress?.finish();
 
     await loadDatabase(join(staging, "db"), join(staging, "database.tar"), manifest);
-    // PGlite wrote its files 0666; everything else here was created private (README: File modes).
+    // PGlite wrote its files 0666; everything else here was created private (docs/operators.md: File modes).
     tightenTree(join(staging, "db"));
 
     for (const p of places) if (!p.inside) await moveInto(p.staging, p.target);

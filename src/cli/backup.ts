@@ -8,20 +8,20 @@ export const backupCommand: Command = {
   usage: "depot backup FILE [--json]",
   details:
     "Works whether depot is stopped or serving: a running server takes the snapshot itself, through its\n" +
-    "control socket in DATA_DIR. With DATABASE_URL use pg_dump and copy STORAGE_DIR instead (README: Backups).",
+    "control socket in DATA_DIR. With DATABASE_URL use pg_dump and copy STORAGE_DIR instead (docs/operators.md: Backups).",
   positional: "file",
   options: { json: { type: "boolean" } },
   async run(config, values) {
     const file = requirePositional(values, "file", "FILE");
     if (config.databaseUrl !== null) {
       throw new UsageError(
-        "DATABASE_URL is set: depot backup archives the embedded database only; back PostgreSQL up with pg_dump and copy STORAGE_DIR (README: Backups)",
+        "DATABASE_URL is set: depot backup archives the embedded database only; back PostgreSQL up with pg_dump and copy STORAGE_DIR (docs/operators.md: Backups)",
         false,
       );
     }
     if (config.objectStorage !== null) {
       throw new UsageError(
-        "STORAGE_URL is set: the release files live in the bucket, not in STORAGE_DIR; back the database up while depot is stopped by copying DATA_DIR, and the bucket with the store's own tools (README: Backups)",
+        "STORAGE_URL is set: the release files live in the bucket, not in STORAGE_DIR; back the database up while depot is stopped by copying DATA_DIR, and the bucket with the store's own tools (docs/operators.md: Backups)",
         false,
       );
     }

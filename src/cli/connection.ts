@@ -50,7 +50,7 @@ export function tokenClient(values: Values, env: Env): DepotClient {
 }
 
 /**
- * DEPOT_RETRIES and DEPOT_RETRY_DELAY_MS (README, Client commands): tests and impatient scripts
+ * DEPOT_RETRIES and DEPOT_RETRY_DELAY_MS (docs/reference/cli.md, Client commands): tests and impatient scripts
  * shorten the waits; a flaky link may want more attempts.
  */
 export function retryPolicy(env: Record<string, string | undefined>): RetryPolicy {

@@ -27,7 +27,7 @@ export const downloadCommand: Command = {
     "once its SHA-256 matches what the server published.",
     "--license-key downloads with a license key instead of a token; the server lists versions only for",
     "a token, so it needs --version-id. The server is --server or DEPOT_URL, the token --token or",
-    "DEPOT_TOKEN. Exit codes: 0 saved, 1 refused or not verified, 2 usage, 3 network (README, Client commands).",
+    "DEPOT_TOKEN. Exit codes: 0 saved, 1 refused or not verified, 2 usage, 3 network (docs/reference/cli.md, Client commands).",
   ].join("\n"),
   client: true,
   options: {

@@ -14,13 +14,13 @@ export const restoreCommand: Command = {
     const file = requirePositional(values, "file", "FILE");
     if (config.databaseUrl !== null) {
       throw new UsageError(
-        "DATABASE_URL is set: depot restore fills an embedded DATA_DIR only; restore PostgreSQL with pg_restore (README: Backups)",
+        "DATABASE_URL is set: depot restore fills an embedded DATA_DIR only; restore PostgreSQL with pg_restore (docs/operators.md: Backups)",
         false,
       );
     }
     if (config.objectStorage !== null) {
       throw new UsageError(
-        "STORAGE_URL is set: depot restore puts release files into STORAGE_DIR on local disk; unset it to restore, then copy the files into the bucket (README: Backups)",
+        "STORAGE_URL is set: depot restore puts release files into STORAGE_DIR on local disk; unset it to restore, then copy the files into the bucket (docs/operators.md: Backups)",
         false,
       );
     }

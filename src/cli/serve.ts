@@ -48,7 +48,7 @@ export const serveCommand: Command = {
     const stopSweepingUploads = sweepExpiredUploadsEvery(runtime);
     const stopSweepingSessions = sweepExpiredSessionsEvery(runtime);
     const stopDroppingKeys = dropExpiredKeysEvery(runtime);
-    // On the embedded database `depot backup` takes its snapshot through this process (README: Backups).
+    // On the embedded database `depot backup` takes its snapshot through this process (docs/operators.md: Backups).
     const closeControlSocket = startControlSocket(runtime);
 
     const signal = await untilSignal();

@@ -9,7 +9,7 @@ export const versionsCommand: Command = {
   details: [
     'Every page of the list, newest first: a table, or with --json {"versions":[…]} (the API\'s version objects).',
     "--benefit keeps only that benefit's versions (without it: the whole product's and every benefit's).",
-    "The server is --server or DEPOT_URL, the token --token or DEPOT_TOKEN (README, Client commands).",
+    "The server is --server or DEPOT_URL, the token --token or DEPOT_TOKEN (docs/reference/cli.md, Client commands).",
   ].join("\n"),
   client: true,
   options: {

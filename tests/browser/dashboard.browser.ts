@@ -7,7 +7,7 @@ import { expect, test } from "bun:test";
 import { fitsWidth, listeningDepot, offOrigin, openPage } from "../helpers/browser.ts";
 import { userWithPassword } from "../helpers/sessions.ts";
 
-/** The first load's JavaScript, gzip-compressed (README, Dashboard). */
+/** The first load's JavaScript, gzip-compressed (docs/dashboard.md, Dashboard). */
 const FIRST_LOAD_JS_BUDGET = 200 * 1024;
 
 const depot = listeningDepot();

@@ -1,4 +1,4 @@
-// The browser tests' harness: Debian's chromium (README, Development), never a downloaded browser;
+// The browser tests' harness: Debian's chromium (docs/DEVELOPMENT.md, Development), never a downloaded browser;
 // a phone's width unless told otherwise, other hosts aborted as if offline, and what the page
 // requested, loaded or complained about.
 import { afterAll, beforeAll } from "bun:test";

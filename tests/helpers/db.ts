@@ -6,7 +6,7 @@ import { type Database, openPostgres, pgliteAssets, wrapPglite } from "../../src
 import { migrate } from "../../src/db/migrate.ts";
 import { migrations } from "../../src/db/migrations.gen.ts";
 
-/** PostgreSQL the suite runs on; without one it runs on embedded PGlite (README, Development). */
+/** PostgreSQL the suite runs on; without one it runs on embedded PGlite (docs/DEVELOPMENT.md, Development). */
 export const testDatabaseUrl = process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL ?? null;
 export const onPostgres = testDatabaseUrl !== null;
 

@@ -1,4 +1,4 @@
-// Set-password links (README, Dashboard sign-in and sessions): whom a link is for, and using it.
+// Set-password links (docs/reference/http-api.md, Dashboard sign-in and sessions): whom a link is for, and using it.
 import { get, post } from "./api.ts";
 import type { PasswordLinkInfo } from "./wire.ts";
 

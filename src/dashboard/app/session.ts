@@ -1,4 +1,4 @@
-// The signed-in user, as the auth endpoints describe them (README, HTTP API).
+// The signed-in user, as the auth endpoints describe them (docs/reference/http-api.md, HTTP API).
 import { ApiError, get, post, setCsrfToken } from "./api.ts";
 import type { Session, User } from "./wire.ts";
 

@@ -6,7 +6,7 @@ import { refusals } from "../../http/schemas.ts";
 
 /**
  * The depot binary itself, so that a CI job can fetch the client (`depot publish`, `download`,
- * `versions`) from the installation it publishes to, at the server's own version (README, Publishing
+ * `versions`) from the installation it publishes to, at the server's own version (docs/vendors.md, Publishing
  * from CI). It is built for the server's OS and CPU, which the headers name. Run from the sources
  * there is no binary to hand out.
  */

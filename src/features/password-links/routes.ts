@@ -8,7 +8,7 @@ import { bearerAuth } from "../auth/guards.ts";
 import { PasswordLinkInfoJson, PasswordLinkJson, PasswordLinkQuery } from "./schemas.ts";
 import { issuePasswordLink, SetPasswordForm, setPasswordWithLink, userOfLink } from "./service.ts";
 
-/** One-time links that let a person choose their dashboard password (README, Dashboard sign-in). */
+/** One-time links that let a person choose their dashboard password (docs/reference/http-api.md, Dashboard sign-in). */
 export const passwordLinkRoutes = (ctx: AppContext) =>
   new Elysia()
     .use(bearerAuth(ctx))

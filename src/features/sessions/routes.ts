@@ -24,7 +24,7 @@ const toSessionJson = ({ user, role }: UserWithRole, session: Session) => ({
 
 const tags = ["Dashboard"];
 
-/** Dashboard sign-in: a password for a server-side session in an HttpOnly cookie (README, Dashboard sign-in). */
+/** Dashboard sign-in: a password for a server-side session in an HttpOnly cookie (docs/reference/http-api.md, Dashboard sign-in). */
 export const sessionRoutes = (ctx: AppContext) => {
   const secure = cookieIsSecure(ctx.config.appUrl);
   // Hashed now, so the first sign-in for an unknown e-mail takes no longer than any other.

@@ -21,7 +21,7 @@ const optionsDoc = { tags, summary: "The tus version, extensions and largest upl
 
 /**
  * Resumable uploads: the tus 1.0.0 protocol with its creation, creation-with-upload, termination,
- * expiration and checksum extensions (README: Resumable uploads). A finished upload is published by
+ * expiration and checksum extensions (docs/vendors.md: Resumable uploads). A finished upload is published by
  * naming it in the JSON publish request (`upload_id`).
  */
 export const uploadRoutes = (ctx: AppContext) =>

@@ -1,4 +1,4 @@
-// License API keys (README, License keys; Admin pages): the list, a new key (shown once), revoking.
+// License API keys (docs/vendors.md, License keys; Admin pages): the list, a new key (shown once), revoking.
 import { api, post } from "../api.ts";
 import { type Listing, listing } from "../listing.ts";
 import type { ApiKey, ApiKeyRequest, NewApiKey } from "../wire.ts";

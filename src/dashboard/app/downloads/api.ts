@@ -1,4 +1,4 @@
-// What the signed-in user may download (README, HTTP API: GET /api/downloads), a product's older
+// What the signed-in user may download (docs/reference/http-api.md, HTTP API: GET /api/downloads), a product's older
 // versions, and a changelog rendered by the server (sanitised, as the e-mails show it).
 import { get, post } from "../api.ts";
 import { type Listing, listing } from "../listing.ts";

@@ -1,4 +1,4 @@
-// A product's licenses as its vendor manages them (README, HTTP API: /api/products/{product}/licenses).
+// A product's licenses as its vendor manages them (docs/reference/http-api.md, HTTP API: /api/products/{product}/licenses).
 import { api, get, post } from "../api.ts";
 import { type Listing, listing } from "../listing.ts";
 import type { License, LicenseIp, NewLicense } from "../wire.ts";

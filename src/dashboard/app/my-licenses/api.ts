@@ -1,4 +1,4 @@
-// The signed-in user's own licenses (README, HTTP API: GET /api/licenses) and their IP reset.
+// The signed-in user's own licenses (docs/reference/http-api.md, HTTP API: GET /api/licenses) and their IP reset.
 import { api } from "../api.ts";
 import { type Listing, listing } from "../listing.ts";
 import type { OwnLicense } from "../wire.ts";

@@ -1,4 +1,4 @@
-// The signed-in user's notifications (README, Notifications): listing them and marking them read.
+// The signed-in user's notifications (docs/vendors.md, Notifications): listing them and marking them read.
 import { post } from "../api.ts";
 import { type Listing, listing } from "../listing.ts";
 import { notificationsChanged } from "../notifications.ts";

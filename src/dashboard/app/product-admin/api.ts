@@ -1,4 +1,4 @@
-// A product's admin side (README, HTTP API: Admin pages): create, read, change, delete, and its
+// A product's admin side (docs/reference/http-api.md, HTTP API: Admin pages): create, read, change, delete, and its
 // options with their benefits.
 import { api, get, post } from "../api.ts";
 import { allItems } from "../listing.ts";

@@ -1,4 +1,4 @@
-// Products and their versions (README, HTTP API: /api/products, Releases, /api/changelog/preview).
+// Products and their versions (docs/reference/http-api.md, HTTP API: /api/products, Releases, /api/changelog/preview).
 import { ApiError, api, get, post } from "../api.ts";
 import { type Listing, listing } from "../listing.ts";
 import type { Product, ProductAccess, Version, VersionFields } from "../wire.ts";

@@ -1,4 +1,4 @@
-// The signed-in user's own name and password (README, HTTP API: /api/profile); the session only.
+// The signed-in user's own name and password (docs/reference/http-api.md, HTTP API: /api/profile); the session only.
 import { api, post } from "../api.ts";
 import type { PasswordChange, User, UserRecord } from "../wire.ts";
 

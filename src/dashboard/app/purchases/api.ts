@@ -1,4 +1,4 @@
-// Purchases (README, HTTP API: GET /api/purchases with ?details=1; POST /api/admin/purchases).
+// Purchases (docs/reference/http-api.md, HTTP API: GET /api/purchases with ?details=1; POST /api/admin/purchases).
 import { post } from "../api.ts";
 import { type Listing, listing } from "../listing.ts";
 import type { Purchase, PurchaseRequest } from "../wire.ts";

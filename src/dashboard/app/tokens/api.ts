@@ -1,4 +1,4 @@
-// The signed-in user's own personal access tokens (README, HTTP API: /api/tokens).
+// The signed-in user's own personal access tokens (docs/reference/http-api.md, HTTP API: /api/tokens).
 import { api, post } from "../api.ts";
 import { type Listing, listing } from "../listing.ts";
 import type { NewToken, Token, TokenRequest } from "../wire.ts";

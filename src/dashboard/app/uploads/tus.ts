@@ -1,4 +1,4 @@
-// A small tus 1.0.0 client for depot's /api/uploads (README, Resumable uploads): create the upload,
+// A small tus 1.0.0 client for depot's /api/uploads (docs/vendors.md, Resumable uploads): create the upload,
 // send the file in chunks, and when a chunk fails on the way (the network, or a 5xx while depot
 // restarts) ask the server how much it kept (HEAD) and go on from there, so nothing saved is sent again.
 import { ApiError, currentCsrfToken, NetworkError, readJson, refusalOf } from "../api.ts";

@@ -1,4 +1,4 @@
-// Users for the admin pages (README, HTTP API: Admin pages): the list, a new user, a new role or
+// Users for the admin pages (docs/reference/http-api.md, HTTP API: Admin pages): the list, a new user, a new role or
 // name, and a set-password link for them.
 import { api, post } from "../api.ts";
 import { allItems, type Listing, listing } from "../listing.ts";

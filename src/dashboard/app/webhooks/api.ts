@@ -1,4 +1,4 @@
-// The signed-in user's webhook endpoints and their deliveries (README, Webhooks: /api/webhooks).
+// The signed-in user's webhook endpoints and their deliveries (docs/vendors.md, Webhooks: /api/webhooks).
 import { api, get, post } from "../api.ts";
 import { type Listing, listing } from "../listing.ts";
 import type { Delivery, NewWebhook, Webhook, WebhookRequest } from "../wire.ts";

@@ -1,0 +1,197 @@
+// Runs the documentation's runnable examples against a depot binary, so the docs cannot drift.
+//
+//   bun scripts/check-docs.ts dist/depot [FILE.md ...]      (default: README.md and docs/**/*.md)
+//
+// A runnable example is a ```console block: lines starting with `$ ` are commands (a line ending in
+// `\` goes on), every other line is the output the command must print (stdout and stderr together).
+// In the output `…` stands for any text within a line, and a line that is only `…` for any number of
+// lines; a command must exit 0 unless its output ends with `[exit N]`. Other code blocks are prose.
+//
+// Each file runs on its own: a new empty directory, `depot serve` started there by this script (as the
+// reader started it, on a free port), `depot` on PATH, DEPOT_URL set to the server, and one shell for
+// all of the file's blocks in order, so a variable set in one block is there in the next.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative, resolve } from "node:path";
+
+type Command = { line: number; text: string; expected: string[] };
+
+const root = resolve(import.meta.dir, "..");
+
+/** The commands of a markdown file's console blocks, with the output each must print. */
+export function commandsOf(markdown: string): Command[] {
+  const commands: Command[] = [];
+  const lines = markdown.split("\n");
+  let inConsole = false;
+  let inOther = false;
+  for (let index = 0; index < lines.length; index++) {
+    const line = lines[index] ?? "";
+    if (!inConsole && !inOther && line.startsWith("```")) {
+      inConsole = line.trim() === "```console";
+      inOther = !inConsole;
+      continue;
+    }
+    if (line.startsWith("```")) {
+      inConsole = inOther = false;
+      continue;
+    }
+    if (!inConsole) continue;
+    if (line.startsWith("$ ")) {
+      const command: Command = { line: index + 1, text: line.slice(2), expected: [] };
+      while (command.text.endsWith("\\") && index + 1 < lines.length) {
+        command.text = `${command.text}\n${lines[++index] ?? ""}`;
+      }
+      commands.push(command);
+    } else {
+      commands.at(-1)?.expected.push(line);
+    }
+  }
+  return commands;
+}
+
+/** Whether the printed lines match the expected ones, where `…` is any text and a `…` line any lines. */
+export function matches(expected: string[], actual: string[]): boolean {
+  const [first, ...rest] = expected;
+  if (first === undefined) return actual.length === 0;
+  if (first.trim() === "…") {
+    for (let skip = 0; skip <= actual.length; skip++) if (matches(rest, actual.slice(skip))) return true;
+    return false;
+  }
+  const [line, ...others] = actual;
+  if (line === undefined) return false;
+  const pattern = first
+    .split("…")
+    .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
+    .join(".*");
+  return new RegExp(`^${pattern}$`).test(line.trimEnd()) && matches(rest, others);
+}
+
+async function freePort(): Promise<number> {
+  const server = Bun.serve({ port: 0, fetch: () => new Response() });
+  const { port } = server;
+  await server.stop(true);
+  return port as number;
+}
+
+async function checkFile(binary: string, file: string, commands: Command[]): Promise<string[]> {
+  const home = mkdtempSync(join(tmpdir(), "depot-docs-"));
+  const bin = join(home, ".bin");
+  mkdirSync(bin);
+  symlinkSync(binary, join(bin, "depot"));
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const env = {
+    PATH: `${bin}:${process.env.PATH}`,
+    HOME: home,
+    TMPDIR: tmpdir(),
+    LANG: "C.UTF-8",
+    PORT: String(port),
+    APP_URL: url,
+    DEPOT_URL: url,
+  };
+  const server = Bun.spawn([binary, "serve"], { cwd: home, env, stdout: "pipe", stderr: "pipe" });
+  const failures: string[] = [];
+  try {
+    await waitForHealth(url);
+    const shell = Bun.spawn(["bash", "--noprofile", "--norc"], {
+      cwd: home,
+      env,
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const output = outputReader(shell.stdout);
+    for (const command of commands) {
+      const marker = `__depot_docs_${crypto.randomUUID()}__`;
+      shell.stdin.write(`{ ${command.text}\n} </dev/null 2>&1; printf '\\n${marker} %d\\n' $?\n`);
+      await shell.stdin.flush();
+      const printed = await output.until(marker);
+      const code = Number(printed.status);
+      const lines = printed.text.replace(/\n$/, "").split("\n");
+      if (lines.length === 1 && lines[0] === "") lines.pop();
+      const expected = [...command.expected];
+      while (expected.length && expected.at(-1)?.trim() === "") expected.pop();
+      const exit = /^\[exit (\d+)\]$/.exec(expected.at(-1) ?? "");
+      if (exit) expected.pop();
+      const wantedCode = exit ? Number(exit[1]) : 0;
+      if (code !== wantedCode || !matches(expected, lines)) {
+        failures.push(
+          `${relative(root, file)}:${command.line}: $ ${command.text}\n` +
+            `  expected (exit ${wantedCode}):\n${indent(expected)}\n  got (exit ${code}):\n${indent(lines)}`,
+        );
+        break; // the commands after it build on this one
+      }
+    }
+    shell.stdin.end();
+    shell.kill();
+  } catch (error) {
+    failures.push(`${relative(root, file)}: ${(error as Error).message}`);
+  } finally {
+    server.kill();
+    await server.exited;
+    rmSync(home, { recursive: true, force: true });
+  }
+  return failures;
+}
+
+const indent = (lines: string[]) => lines.map((line) => `    | ${line}`).join("\n");
+
+async function waitForHealth(url: string) {
+  for (let attempt = 0; attempt < 300; attempt++) {
+    try {
+      if ((await fetch(`${url}/api/health`)).ok) return;
+    } catch {}
+    await Bun.sleep(100);
+  }
+  throw new Error(`depot serve did not answer ${url}/api/health within 30 s`);
+}
+
+/** Reads a stream up to each marker line, giving what came before it and the status after it. */
+function outputReader(stream: ReadableStream<Uint8Array>) {
+  const reader = stream.getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  return {
+    async until(marker: string): Promise<{ text: string; status: string }> {
+      const deadline = Date.now() + 120_000;
+      for (;;) {
+        const at = buffer.indexOf(`\n${marker} `);
+        const end = at >= 0 ? buffer.indexOf("\n", at + 1 + marker.length) : -1;
+        if (at >= 0 && end >= 0) {
+          const text = buffer.slice(0, at);
+          const status = buffer.slice(at + 2 + marker.length, end);
+          buffer = buffer.slice(end + 1);
+          return { text, status };
+        }
+        if (Date.now() > deadline) throw new Error("a command ran for over 2 minutes");
+        const { value, done } = await reader.read();
+        if (done) throw new Error("the shell ended");
+        buffer += decoder.decode(value, { stream: true });
+      }
+    },
+  };
+}
+
+if (import.meta.main) {
+  const [binary, ...fileArgs] = process.argv.slice(2);
+  if (!binary) {
+    console.error("usage: bun scripts/check-docs.ts BINARY [FILE.md ...]");
+    process.exit(2);
+  }
+  const files = fileArgs.length
+    ? fileArgs.map((file) => resolve(file))
+    : ["README.md", ...new Bun.Glob("docs/**/*.md").scanSync({ cwd: root })].map((file) => join(root, file));
+  let checked = 0;
+  const failures: string[] = [];
+  for (const file of files) {
+    const commands = commandsOf(readFileSync(file, "utf8"));
+    if (!commands.length) continue;
+    checked += commands.length;
+    const failed = await checkFile(resolve(binary), file, commands);
+    console.log(`${failed.length ? "FAIL" : "ok  "} ${relative(root, file)} (${commands.length} commands)`);
+    failures.push(...failed);
+  }
+  for (const failure of failures) console.error(`\n${failure}`);
+  console.log(`\n${checked} documented commands run, ${failures.length} failed`);
+  process.exit(failures.length ? 1 : 0);
+}

@@ -1,0 +1,53 @@
+import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { commandsOf, matches } from "../scripts/check-docs.ts";
+
+// The docs' runnable examples are checked by scripts/check-docs.ts against the binary in CI; these
+// tests hold its reading of a page and its matching of output to what it must be.
+describe("a page's console blocks", () => {
+  const page = [
+    "```sh",
+    "$ not run: another language",
+    "```",
+    "```console",
+    "$ echo one \\",
+    "  two",
+    "one two",
+    "$ false",
+    "[exit 1]",
+    "```",
+  ].join("\n");
+
+  test("are its commands (a trailing backslash goes on), each with the output that follows it", () => {
+    expect(commandsOf(page)).toEqual([
+      { line: 5, text: "echo one \\\n  two", expected: ["one two"] },
+      { line: 8, text: "false", expected: ["[exit 1]"] },
+    ]);
+  });
+});
+
+describe("output against what the page says", () => {
+  test("is line by line, … standing for any text within a line", () => {
+    expect(matches(['{"id":…,"name":"Ada"}'], ['{"id":1,"name":"Ada"}'])).toBe(true);
+    expect(matches(['{"id":…,"name":"Ada"}'], ['{"id":1,"name":"Bob"}'])).toBe(false);
+    expect(matches(["a.c"], ["abc"])).toBe(false);
+  });
+
+  test("where a line that is only … stands for any number of lines, none included", () => {
+    expect(matches(["first", "…", "last"], ["first", "last"])).toBe(true);
+    expect(matches(["first", "…", "last"], ["first", "x", "y", "last"])).toBe(true);
+    expect(matches(["first", "…", "last"], ["first", "x"])).toBe(false);
+  });
+
+  test("and every printed line must be accounted for", () => {
+    expect(matches(["one"], ["one", "two"])).toBe(false);
+    expect(matches([], [])).toBe(true);
+  });
+});
+
+test("the README is the front door: under 200 lines, and it has runnable examples", () => {
+  const readme = readFileSync(join(import.meta.dir, "..", "README.md"), "utf8");
+  expect(readme.split("\n").length).toBeLessThan(200);
+  expect(commandsOf(readme).length).toBeGreaterThan(5);
+});
