@@ -10,6 +10,7 @@ import { createLogger } from "../log.ts";
 import { startMetricsServer } from "../metrics/server.ts";
 import { openRuntime, type Runtime } from "../runtime.ts";
 import { listenStartupError } from "../startup-errors.ts";
+import { runAdminCommand } from "./admin-actions.ts";
 import { type Command, UsageError } from "./command.ts";
 import { untilSignal } from "./signals.ts";
 
@@ -48,8 +49,9 @@ export const serveCommand: Command = {
     const stopSweepingUploads = sweepExpiredUploadsEvery(runtime);
     const stopSweepingSessions = sweepExpiredSessionsEvery(runtime);
     const stopDroppingKeys = dropExpiredKeysEvery(runtime);
-    // On the embedded database `depot backup` takes its snapshot through this process (README: Backups).
-    const closeControlSocket = startControlSocket(runtime);
+    // On the embedded database `depot backup` takes its snapshot through this process (README: Backups),
+    // and the administrative commands (user:create, token:create…) run here (cli/admin-action.ts).
+    const closeControlSocket = startControlSocket(runtime, runAdminCommand(runtime));
 
     const signal = await untilSignal();
     log.info("shutting down", { signal });
