@@ -2,8 +2,12 @@
 # depot as one self-contained executable (scripts/build.ts) on a slim glibc base.
 #
 #   docker build -t depot .
-#   docker run -d -p 8080:8080 -v depot-data:/data depot
-#   docker exec <container> depot user:create --name Admin --email admin@example.com --role admin
+#   docker run -d -p 8080:8080 -v depot-data:/data -e APP_URL=http://localhost:8080 depot
+#   docker logs <container>     # the first start logs the setup link: open it to create the first admin
+#   docker exec <container> depot user:create --name Vera --email vera@example.com --role vendor
+#
+# CLI commands run beside the server: on the embedded database the running server does them for the
+# CLI through its control socket in /data (no second process opens the database).
 #
 # Without DATABASE_URL the embedded database, app.key and uploaded releases live in /data (the volume),
 # which is depot's alone (0700; docs/operators.md: File modes).

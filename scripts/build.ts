@@ -1,67 +1,18 @@
-// Builds the single executable dist/depot from src/main.ts (`bun run build`).
-//
-// The binary carries everything it needs: the code, the PGlite WASM modules and data bundle
-// (imported `with { type: "file" }` in src/db/client.ts) and the migrations
-// (src/db/migrations.gen.ts) and the dashboard's script and stylesheet (bundled here first and written
-// into src/dashboard/prebuilt.ts in the compile's view only: the file on disk stays null), so it runs
-// from an empty directory.
-//
-// Autoload is off on purpose: by default a compiled Bun binary reads
-// `.env` and `bunfig.toml` from whatever directory it is started in. depot's configuration comes
-// from the real environment only (docs/reference/configuration.md, Configuration), so a stray `.env` or `bunfig.toml` next to the
-// data directory must not change what it does. tsconfig.json and package.json autoload are off by
-// default; they are set here anyway so the choice is visible.
-import { mkdirSync, rmSync, statSync } from "node:fs";
+// Builds the single executable dist/depot for this machine from src/main.ts (`npm run build`);
+// `npm run build:all` (scripts/build-all.ts) builds one per release platform. How the binary is
+// compiled, and why: scripts/lib/compile.ts.
+import { mkdirSync, statSync } from "node:fs";
 import { relative } from "node:path";
-import { fileURLToPath } from "node:url";
 import { buildDashboard } from "../src/dashboard/bundle.ts";
+import { compileDepot, root } from "./lib/compile.ts";
 
-const root = fileURLToPath(new URL("../", import.meta.url));
-const entry = `${root}src/main.ts`;
 const outfile = `${root}dist/depot`;
-
 mkdirSync(`${root}dist`, { recursive: true });
-rmSync(outfile, { force: true });
 
 const started = performance.now();
 // The compiled binary has no sources to bundle at run time: it gets the dashboard already bundled.
 const dashboard = await buildDashboard();
-const result = await Bun.build({
-  entrypoints: [entry],
-  target: "bun",
-  format: "esm",
-  // Whitespace and syntax only, as Elysia's deployment guide says. Do not minify identifiers
-  // (`--minify`): Elysia reads handler and plugin source to decide what to parse, and with renamed
-  // parameters @elysiajs/bearer threw a TypeError, so a request without a token got 500, not 401
-  // (scripts/smoke-binary.sh caught it).
-  minify: { whitespace: true, syntax: true, identifiers: false },
-  // Precompiled bytecode: `depot --version` ≈100 → 22 ms and a warm `serve` ≈480 → 390 ms to
-  // healthy on the bench machine (bench/README.md), for 7 MiB more binary. ESM bytecode needs `compile`.
-  bytecode: true,
-  // With `compile`, the source map is embedded in the executable: stack traces name src/… files
-  // and lines even with no .map beside it. Bun also writes dist/depot.map; it is removed below so
-  // dist/ holds the one file that ships.
-  sourcemap: "linked",
-  files: {
-    [`${root}src/dashboard/prebuilt.ts`]: `export const prebuilt = ${JSON.stringify(dashboard)};\n`,
-  },
-  throw: false,
-  compile: {
-    outfile,
-    autoloadDotenv: false,
-    autoloadBunfig: false,
-    autoloadTsconfig: false,
-    autoloadPackageJson: false,
-  },
-});
-
-if (!result.success) {
-  for (const message of result.logs) console.error(message);
-  console.error("build failed");
-  process.exit(1);
-}
-for (const message of result.logs) console.warn(message);
-rmSync(`${outfile}.map`, { force: true });
+await compileDepot(outfile, dashboard);
 
 const size = statSync(outfile).size;
 const seconds = ((performance.now() - started) / 1000).toFixed(1);

@@ -4,9 +4,10 @@
 #
 #   scripts/smoke-binary.sh dist/depot
 #
-# Checks: first start (initdb) and /api/health; the CLI refuses the data directory while `serve`
-# holds it (exit 1, "in use"); `healthcheck`; SIGTERM exits 0; user:create / token:create --json
-# once stopped; demo:seed; the token authenticates GET /api/users/1 after a restart and its absence
+# Checks: first start (initdb) and /api/health; the setup link it prints, and the first admin created
+# with it through POST /api/setup; token:create / user:create --json while `serve` runs (done by the
+# server through its control socket); migrate refused while `serve` holds the data directory (exit 1,
+# "in use"); `healthcheck`; SIGTERM exits 0; demo:seed; the token authenticates GET /api/users/1 after a restart and its absence
 # gives 401; a product reads with the API's string types, a demo license validates, a multipart release
 # publishes and downloads whole and by range, refused publishes leave no file behind (a received file
 # removes itself: `await using` in the compiled code), `depot publish` (fetched from GET /client/depot)
@@ -76,32 +77,59 @@ depot --version
 step "first start of depot serve (embedded database, initdb)"
 start_server "$WORK/serve-1.log"
 
-step "user:create is refused while serve holds the embedded database"
-expect_refused user:create user:create --name Admin --email admin@example.com --role admin --json
+step "the first start prints the setup link (APP_URL/setup?code=...) and logs it"
+setup_url="$(grep -Eo "^  http://localhost:$PORT/setup\?code=[A-Za-z0-9_-]{43}$" "$WORK/serve-1.log" | tr -d ' ')" ||
+  fail "no setup link on depot serve's stderr"
+setup_code="${setup_url##*code=}"
+grep -q "\"setup_url\":\"$setup_url\"" "$WORK/serve-1.log" || fail "the setup link is not in the log"
+echo "  $setup_url"
 
-step "token:create is refused while serve holds the embedded database"
-expect_refused token:create token:create --user 1 --json
+step "GET /setup is the dashboard; POST /api/setup refuses a wrong code, then creates the first admin"
+code="$(http_code "$BASE/setup?code=$setup_code")"
+[[ "$code" == "200" ]] && grep -q '/dashboard/assets/' "$WORK/body" || fail "GET /setup: HTTP $code"
+code="$(http_code "$BASE/api/setup" -H 'Content-Type: application/json' \
+  -d '{"code":"wrong","name":"Admin","email":"admin@example.com","password":"admin password"}')"
+[[ "$code" == "422" ]] && grep -q '"code":\["The setup code is invalid."\]' "$WORK/body" || {
+  cat "$WORK/body" >&2
+  fail "POST /api/setup with a wrong code: HTTP $code (expected 422 on code)"
+}
+code="$(http_code "$BASE/api/setup" -D "$WORK/headers" -H 'Content-Type: application/json' \
+  -d "{\"code\":\"$setup_code\",\"name\":\"Admin\",\"email\":\"admin@example.com\",\"password\":\"admin password\"}")"
+[[ "$code" == "201" ]] && grep -q '"email":"admin@example.com","role":{"id":1,"name":"admin"' "$WORK/body" || {
+  cat "$WORK/body" >&2
+  fail "POST /api/setup: HTTP $code (expected 201 with the admin)"
+}
+grep -qi '^set-cookie: depot_session=' "$WORK/headers" || fail "POST /api/setup: no session cookie"
+[[ "$(json_path 'd.data.user.id' "$WORK/body")" == "1" ]] || fail "POST /api/setup: the admin is not user 1"
+code="$(http_code "$BASE/api/setup")"
+[[ "$code" == "404" ]] || fail "GET /api/setup once the admin exists: HTTP $code (expected 404)"
+code="$(http_code "$BASE/setup?code=$setup_code")"
+[[ "$code" == "404" ]] || fail "GET /setup once the admin exists: HTTP $code (expected 404)"
 
-step "depot healthcheck succeeds against the running server"
-depot healthcheck --url "$BASE/api/health"
-
-step "SIGTERM stops serve with exit 0"
-stop_server
-
-step "user:create --json once serve is stopped"
-user_json="$(depot user:create --name Admin --email admin@example.com --role admin --json)"
-echo "  $user_json"
-[[ "$(json_field id <<<"$user_json")" == "1" ]] || fail "user:create: expected \"id\":1 in $user_json"
-[[ "$(json_field role <<<"$user_json")" == "admin" ]] || fail "user:create: expected \"role\":\"admin\" in $user_json"
-[[ "$(json_field email <<<"$user_json")" == "admin@example.com" ]] || fail "user:create: wrong email in $user_json"
-
-step "token:create --json"
+step "token:create --json while serve runs: done by the server, through its control socket"
 token_json="$(depot token:create --user 1 --json)"
 token_id="$(json_field id <<<"$token_json")" || fail "token:create: no id in $token_json"
 token="$(json_field token <<<"$token_json")" || fail "token:create: no token in $token_json"
 [[ "$token_id" =~ ^[0-9]+$ ]] || fail "token:create: id is not a number in $token_json"
 [[ "$token" == "$token_id|"?* ]] || fail "token:create: token does not look like \"$token_id|…\""
 echo "  {\"id\":$token_id,\"token\":\"$token_id|…\"}"
+
+step "user:create --json while serve runs: done by the server too"
+user_json="$(depot user:create --name Vera --email vera@example.com --role vendor --json)"
+echo "  $user_json"
+[[ "$(json_field id <<<"$user_json")" == "2" ]] || fail "user:create: expected \"id\":2 in $user_json"
+[[ "$(json_field role <<<"$user_json")" == "vendor" ]] || fail "user:create: expected \"role\":\"vendor\" in $user_json"
+
+step "migrate is refused while serve holds the embedded database"
+expect_refused migrate migrate
+
+step "depot healthcheck succeeds against the running server"
+depot healthcheck --url "$BASE/api/health"
+
+step "SIGTERM stops serve with exit 0"
+stop_server
+[[ "$(grep -c '"msg":"control command"' "$WORK/serve-1.log")" == "2" ]] ||
+  fail "the server did not log the two commands it ran for the CLI"
 
 step "demo:seed --json"
 depot demo:seed --json >"$WORK/demo.json"

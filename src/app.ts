@@ -20,6 +20,8 @@ import { profileRoutes } from "./features/profile/routes.ts";
 import { purchaseRoutes } from "./features/purchases/routes.ts";
 import { roleRoutes } from "./features/roles/routes.ts";
 import { sessionRoutes } from "./features/sessions/routes.ts";
+import { setupRoutes } from "./features/setup/routes.ts";
+import { setupIsOpen } from "./features/setup/service.ts";
 import { signingKeyRoutes } from "./features/signing/routes.ts";
 import { ownTokenRoutes } from "./features/tokens/own-routes.ts";
 import { tokenRoutes } from "./features/tokens/routes.ts";
@@ -119,6 +121,7 @@ export function buildApp(ctx: AppContext): AnyElysia {
     .use(clientRoutes())
     .use(metricsRoute(ctx))
     .use(sessionRoutes(ctx))
+    .use(setupRoutes(ctx))
     .use(userRoutes(ctx))
     .use(passwordLinkRoutes(ctx))
     .use(productRoutes(ctx))
@@ -142,7 +145,7 @@ export function buildApp(ctx: AppContext): AnyElysia {
     .use(downloadRoutes(ctx))
     .use(profileRoutes(ctx))
     // Last: the dashboard's pages are at a few fixed paths outside /api, /docs and /storage.
-    .use(dashboardRoutes());
+    .use(dashboardRoutes({ setupOpen: () => setupIsOpen(ctx) }));
   routes.push(...app.routes);
   return app;
 }

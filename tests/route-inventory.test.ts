@@ -71,6 +71,11 @@ const PUBLIC = new Set([
   "POST /api/auth/set-password",
   // The page such a link opens, before its user can sign in (tests/browser/dashboard.browser.ts).
   "GET /set-password",
+  // First run: the setup code is the credential, and all three answer 404 once any user exists
+  // (tests/setup.test.ts; the page: tests/browser/setup.browser.ts).
+  "GET /setup",
+  "GET /api/setup",
+  "POST /api/setup",
 ]);
 /** The docs UI's bundle is served under its versioned name. */
 const isPublic = (route: string) => PUBLIC.has(route) || /^GET \/docs\/assets\//.test(route);

@@ -1,6 +1,8 @@
 import { chmodSync, existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { AppError } from "../errors.ts";
 import { PRIVATE_FILE } from "../file-modes.ts";
+import type { Logger } from "../log.ts";
 import type { Runtime } from "../runtime.ts";
 import { archiveSnapshot } from "./archive.ts";
 import { BackupFailed } from "./errors.ts";
@@ -12,14 +14,19 @@ export const controlSocketPath = (dataDir: string) => join(dataDir, "depot.sock"
 /** A Unix socket path longer than this does not fit `sun_path` (108 bytes on Linux, 104 on macOS). */
 const MAX_SOCKET_PATH = 100;
 
+/** Runs an administrative command by name with the server's runtime (cli/admin-actions.ts). */
+export type RunCommand = (name: string, input: unknown) => Promise<unknown>;
+
 /**
  * The local control path of a server on the embedded database: a Unix socket in DATA_DIR, readable
  * and writable by its owner only (whoever may read DATA_DIR may read the database files anyway), with
- * one request, `POST /backup`, which takes a snapshot inside this process (the only one that may open
+ * two requests. `POST /backup` takes a snapshot inside this process (the only one that may open
  * the database) and streams the uncompressed tar; `depot backup` compresses it into its file.
+ * `POST /command` `{name, input}` runs an administrative command (`depot user:create` and the like,
+ * cli/admin-action.ts) here and answers `{result}`, or the error's status and body.
  * Returns a function that closes the socket.
  */
-export function startControlSocket(runtime: Runtime): () => void {
+export function startControlSocket(runtime: Runtime, runCommand: RunCommand): () => void {
   const { config, log, database } = runtime;
   const pglite = database.pglite;
   const path = controlSocketPath(config.dataDir);
@@ -34,6 +41,9 @@ export function startControlSocket(runtime: Runtime): () => void {
   const server = Bun.serve({
     unix: path,
     async fetch(request) {
+      if (request.method === "POST" && new URL(request.url).pathname === "/command") {
+        return command(request, runCommand, log);
+      }
       if (request.method !== "POST" || new URL(request.url).pathname !== "/backup") {
         return Response.json({ message: "Not found." }, { status: 404 });
       }
@@ -96,4 +106,23 @@ export function startControlSocket(runtime: Runtime): () => void {
     server.stop(true);
     rmSync(path, { force: true });
   };
+}
+
+/** One administrative command: logged, so the server's log shows what was done through it. */
+async function command(request: Request, runCommand: RunCommand, log: Logger): Promise<Response> {
+  const body = (await request.json().catch(() => null)) as { name?: unknown; input?: unknown } | null;
+  if (typeof body?.name !== "string") {
+    return Response.json({ message: "expected {name, input}" }, { status: 400 });
+  }
+  log.info("control command", { command: body.name });
+  try {
+    return Response.json({ result: (await runCommand(body.name, body.input)) ?? null });
+  } catch (error) {
+    if (error instanceof AppError) return Response.json(error.body(), { status: error.status });
+    log.error("control command failed", {
+      command: body.name,
+      error: error instanceof Error ? error.message : String(error),
+    });
+    return Response.json({ message: "the command failed (see the server log)" }, { status: 500 });
+  }
 }

@@ -1,6 +1,15 @@
 import { createApiKey } from "../features/api-keys/service.ts";
 import { toId } from "../validation/ids.ts";
-import { type Command, printResult, UsageError, withRuntime } from "./command.ts";
+import { adminAction, performAdmin } from "./admin-action.ts";
+import { type Command, printResult, UsageError } from "./command.ts";
+
+export const createApiKeyAction = adminAction(
+  "api-key:create",
+  async (runtime, input: { name: string; creatorId: number | null }) => {
+    const key = await createApiKey(runtime, input);
+    return { id: key.id, key: key.key, creator_id: key.creator_id };
+  },
+);
 
 export const apiKeyCreateCommand: Command = {
   name: "api-key:create",
@@ -12,13 +21,9 @@ export const apiKeyCreateCommand: Command = {
     if (typeof values.creator === "string" && creatorId === null)
       throw new UsageError("--creator must be a user id");
     const name = typeof values.name === "string" && values.name !== "" ? values.name : "cli";
-    const key = await withRuntime(config, (runtime) => createApiKey(runtime, { name, creatorId }));
+    const key = await performAdmin(config, createApiKeyAction, { name, creatorId });
     const scope = creatorId === null ? "all licenses" : `licenses created by user ${creatorId}`;
-    printResult(
-      values.json === true,
-      { id: key.id, key: key.key, creator_id: key.creator_id },
-      `API key ${key.id} for ${scope}. Shown only once:\n${key.key}`,
-    );
+    printResult(values.json === true, key, `API key ${key.id} for ${scope}. Shown only once:\n${key.key}`);
     return 0;
   },
 };

@@ -1,5 +1,8 @@
 import { type DemoSeed, type DemoUser, seedDemo } from "../features/demo/seed.ts";
-import { type Command, printResult, withRuntime } from "./command.ts";
+import { adminAction, performAdmin } from "./admin-action.ts";
+import { type Command, printResult } from "./command.ts";
+
+export const demoSeedAction = adminAction("demo:seed", (runtime, _input: null) => seedDemo(runtime));
 
 export const demoSeedCommand: Command = {
   name: "demo:seed",
@@ -7,7 +10,7 @@ export const demoSeedCommand: Command = {
   usage: "depot demo:seed [--json]",
   options: { json: { type: "boolean" } },
   async run(config, values) {
-    const demo = await withRuntime(config, (runtime) => seedDemo(runtime));
+    const demo = await performAdmin(config, demoSeedAction, null);
     printResult(values.json === true, demo, describe(demo, config.appUrl));
     return 0;
   },

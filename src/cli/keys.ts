@@ -7,7 +7,8 @@ import {
   rotateSigningKey,
 } from "../features/signing/keys.ts";
 import type { Runtime } from "../runtime.ts";
-import { type Command, printResult, withRuntime } from "./command.ts";
+import { adminAction, performAdmin } from "./admin-action.ts";
+import { type Command, printResult } from "./command.ts";
 
 const keyJson = (runtime: Runtime, key: SigningKeyRow) => ({
   kid: key.kid,
@@ -17,6 +18,25 @@ const keyJson = (runtime: Runtime, key: SigningKeyRow) => ({
   retired_at: key.retiredAt?.toISOString() ?? null,
   published_until: dropsAt(runtime, key)?.toISOString() ?? null,
 });
+
+export const prepareKeyAction = adminAction("keys:prepare", async (runtime, _input: null) => {
+  const prepared = await prepareNextKey(runtime);
+  return { next: keyJson(runtime, prepared.next), created: prepared.created };
+});
+
+export const rotateKeysAction = adminAction("keys:rotate", async (runtime, _input: null) => {
+  const { active, retired, prepared, dropped } = await rotateSigningKey(runtime);
+  return {
+    active: keyJson(runtime, active),
+    retired: retired ? keyJson(runtime, retired) : null,
+    prepared,
+    dropped,
+  };
+});
+
+export const listKeysAction = adminAction("keys:list", async (runtime, _input: null) =>
+  (await publishedKeys(runtime)).map((key) => keyJson(runtime, key)),
+);
 
 export const keysRotateCommand: Command = {
   name: "keys:rotate",
@@ -32,25 +52,14 @@ export const keysRotateCommand: Command = {
   options: { prepare: { type: "boolean" }, json: { type: "boolean" } },
   async run(config, values) {
     if (values.prepare === true) {
-      const { next, created } = await withRuntime(config, async (runtime) => {
-        const prepared = await prepareNextKey(runtime);
-        return { next: keyJson(runtime, prepared.next), created: prepared.created };
-      });
+      const { next, created } = await performAdmin(config, prepareKeyAction, null);
       const human = created
         ? `Signing key ${next.kid} is published as the next key; \`depot keys:rotate\` activates it.`
         : `Signing key ${next.kid} was already the next key; \`depot keys:rotate\` activates it.`;
       printResult(values.json === true, { next, created }, human);
       return 0;
     }
-    const result = await withRuntime(config, async (runtime) => {
-      const { active, retired, prepared, dropped } = await rotateSigningKey(runtime);
-      return {
-        active: keyJson(runtime, active),
-        retired: retired ? keyJson(runtime, retired) : null,
-        prepared,
-        dropped,
-      };
-    });
+    const result = await performAdmin(config, rotateKeysAction, null);
     const lines = [`Signing key ${result.active.kid} is active.`];
     if (result.retired) {
       lines.push(
@@ -69,9 +78,7 @@ export const keysListCommand: Command = {
   usage: "depot keys:list [--json]",
   options: { json: { type: "boolean" } },
   async run(config, values) {
-    const keys = await withRuntime(config, async (runtime) =>
-      (await publishedKeys(runtime)).map((key) => keyJson(runtime, key)),
-    );
+    const keys = await performAdmin(config, listKeysAction, null);
     const lines = keys.map(
       (key) =>
         `${key.kid}  ${key.status.padEnd(7)}  created ${key.created_at}` +

@@ -1,8 +1,8 @@
-import { count } from "drizzle-orm";
 import { buildApp } from "../app.ts";
 import { startControlSocket } from "../backup/control-socket.ts";
-import { users } from "../db/schema/index.ts";
 import { sweepExpiredSessionsEvery } from "../features/sessions/sweep.ts";
+import { setupLink } from "../features/setup/code.ts";
+import { setupIsOpen } from "../features/setup/service.ts";
 import { dropExpiredKeysEvery } from "../features/signing/sweep.ts";
 import { sweepExpiredUploadsEvery } from "../features/uploads/sweep.ts";
 import { sweepReleaseLeftovers } from "../features/versions/leftovers.ts";
@@ -10,6 +10,7 @@ import { createLogger } from "../log.ts";
 import { startMetricsServer } from "../metrics/server.ts";
 import { openRuntime, type Runtime } from "../runtime.ts";
 import { listenStartupError } from "../startup-errors.ts";
+import { runAdminCommand } from "./admin-actions.ts";
 import { type Command, UsageError } from "./command.ts";
 import { untilSignal } from "./signals.ts";
 
@@ -48,8 +49,9 @@ export const serveCommand: Command = {
     const stopSweepingUploads = sweepExpiredUploadsEvery(runtime);
     const stopSweepingSessions = sweepExpiredSessionsEvery(runtime);
     const stopDroppingKeys = dropExpiredKeysEvery(runtime);
-    // On the embedded database `depot backup` takes its snapshot through this process (docs/operators.md: Backups).
-    const closeControlSocket = startControlSocket(runtime);
+    // On the embedded database `depot backup` takes its snapshot through this process (docs/operators.md: Backups),
+    // and the administrative commands (user:create, token:create…) run here (cli/admin-action.ts).
+    const closeControlSocket = startControlSocket(runtime, runAdminCommand(runtime));
 
     const signal = await untilSignal();
     log.info("shutting down", { signal });
@@ -104,16 +106,20 @@ async function listenForMetrics(runtime: Runtime, server: { stop(force: boolean)
   }
 }
 
+/**
+ * First run: no user yet, so the setup link is printed (for the person at the terminal) and logged
+ * (for whoever reads the logs of a container). Its code is the credential for creating the first
+ * admin, and stops working once any user exists (features/setup).
+ */
 async function printFirstStepsIfEmpty(runtime: Runtime) {
-  const [row] = await runtime.db.select({ n: count() }).from(users);
-  if ((row?.n ?? 0) > 0) return;
+  if (!(await setupIsOpen(runtime))) return;
+  const url = setupLink(runtime.config.appUrl, runtime.appKey);
+  runtime.log.info("no users yet: open the setup link to create the first admin", { setup_url: url });
   process.stderr.write(
     [
       "",
-      "No users yet. Stop depot (Ctrl-C), then create the first admin and a token for it:",
-      "  depot user:create --name Admin --email admin@example.com --role admin",
-      "  depot token:create --user 1 --name admin",
-      "(with PostgreSQL in DATABASE_URL these also work while depot runs)",
+      "No users yet. Open this link to create the first admin (it works until one exists):",
+      `  ${url}`,
       "",
     ].join("\n"),
   );

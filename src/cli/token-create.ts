@@ -1,9 +1,19 @@
 import { isGrant, PERMISSIONS } from "../features/auth/permissions.ts";
-import { CreateTokenBody } from "../features/tokens/schemas.ts";
+import { CreateTokenBody, type CreateTokenInput } from "../features/tokens/schemas.ts";
 import { createToken } from "../features/tokens/service.ts";
 import { toId } from "../validation/ids.ts";
 import { assertValid } from "../validation/messages.ts";
-import { type Command, printResult, requireString, UsageError, withRuntime } from "./command.ts";
+import { adminAction, performAdmin } from "./admin-action.ts";
+import { type Command, printResult, requireString, UsageError } from "./command.ts";
+
+export const createTokenAction = adminAction(
+  "token:create",
+  async (runtime, { userId, ...input }: CreateTokenInput & { userId: number }) => {
+    assertValid(CreateTokenBody, input);
+    const token = await createToken(runtime, userId, input);
+    return { id: token.id, token: token.token, abilities: token.abilities };
+  },
+);
 
 export const tokenCreateCommand: Command = {
   name: "token:create",
@@ -26,7 +36,7 @@ export const tokenCreateCommand: Command = {
     if (userId === null) throw new UsageError("--user must be a user id");
     const input = { name: typeof values.name === "string" ? values.name : "cli", abilities };
     assertValid(CreateTokenBody, input);
-    const token = await withRuntime(config, (runtime) => createToken(runtime, userId, input));
+    const token = await performAdmin(config, createTokenAction, { ...input, userId });
     printResult(
       values.json === true,
       { id: token.id, token: token.token },

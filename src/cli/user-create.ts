@@ -1,9 +1,22 @@
 import { hashPassword } from "../features/auth/passwords.ts";
-import { CreateUserBody } from "../features/users/schemas.ts";
+import { CreateUserBody, type CreateUserInput } from "../features/users/schemas.ts";
 import { createUser } from "../features/users/service.ts";
 import { assertValid } from "../validation/messages.ts";
-import { type Command, printResult, requireString, withRuntime } from "./command.ts";
+import { adminAction, performAdmin } from "./admin-action.ts";
+import { type Command, printResult, requireString } from "./command.ts";
 import { readNewPassword } from "./password-input.ts";
+
+/** The password travels to the server in clear over its owner-only socket, and is hashed there. */
+export const createUserAction = adminAction(
+  "user:create",
+  async (runtime, input: CreateUserInput & { password: string | null }) => {
+    const { password, ...fields } = input;
+    assertValid(CreateUserBody, fields);
+    const passwordHash = password === null ? null : await hashPassword(password);
+    const { user, role } = await createUser(runtime, fields, passwordHash);
+    return { id: user.id, name: user.name, email: user.email, role: role.name };
+  },
+);
 
 export const userCreateCommand: Command = {
   name: "user:create",
@@ -24,15 +37,14 @@ export const userCreateCommand: Command = {
       email: requireString(values, "email"),
       role: typeof values.role === "string" ? values.role : "customer",
     };
+    // Checked before the password is asked for, too.
     assertValid(CreateUserBody, input);
     const password = values["password-stdin"] === true ? await readNewPassword() : null;
-    const passwordHash = password === null ? null : await hashPassword(password);
-    const { user, role } = await withRuntime(config, (runtime) => createUser(runtime, input, passwordHash));
-    const result = { id: user.id, name: user.name, email: user.email, role: role.name };
+    const result = await performAdmin(config, createUserAction, { ...input, password });
     printResult(
       values.json === true,
       result,
-      `Created user ${user.id} <${user.email}> with role ${role.name}.`,
+      `Created user ${result.id} <${result.email}> with role ${result.role}.`,
     );
     return 0;
   },

@@ -1,8 +1,18 @@
 import { AppError } from "../errors.ts";
 import { hashPassword } from "../features/auth/passwords.ts";
 import { setPassword } from "../features/users/service.ts";
-import { type Command, requireString, withRuntime } from "./command.ts";
+import { adminAction, performAdmin } from "./admin-action.ts";
+import { type Command, requireString } from "./command.ts";
 import { readNewPassword } from "./password-input.ts";
+
+export const setPasswordAction = adminAction(
+  "user:password",
+  async (runtime, input: { email: string; password: string }) => {
+    const found = await setPassword(runtime, input.email, await hashPassword(input.password));
+    if (!found) throw new AppError(404, `No user has the email ${input.email}.`);
+    return { email: input.email };
+  },
+);
 
 export const userPasswordCommand: Command = {
   name: "user:password",
@@ -13,9 +23,8 @@ export const userPasswordCommand: Command = {
   options: { email: { type: "string" } },
   async run(config, values) {
     const email = requireString(values, "email");
-    const passwordHash = await hashPassword(await readNewPassword());
-    const found = await withRuntime(config, (runtime) => setPassword(runtime, email, passwordHash));
-    if (!found) throw new AppError(404, `No user has the email ${email}.`);
+    const password = await readNewPassword();
+    await performAdmin(config, setPasswordAction, { email, password });
     process.stdout.write(`Set the password of <${email}>.\n`);
     return 0;
   },

@@ -1,4 +1,5 @@
-// Serves the dashboard: its HTML shell at `/`, `/sign-in`, `/set-password` and `/dashboard/*` (the browser routes from
+// Serves the dashboard: its HTML shell at `/`, `/sign-in`, `/set-password`, `/setup` (while no user
+// exists) and `/dashboard/*` (the browser routes from
 // there), its script, stylesheet and icon under hashed names, and the icon as /favicon.ico. Everything
 // else (/api, /docs, /storage…) is untouched: the shell answers only these paths, so an unknown /api
 // route is still a JSON 404.
@@ -62,13 +63,21 @@ const FAVICON_HEADERS = {
 };
 let faviconIco: Promise<Uint8Array> | undefined;
 
-export function dashboardRoutes() {
+/** The first-run page (features/setup): the shell while no user exists, 404 from then on. */
+export const SETUP_PATH = "/setup";
+
+export function dashboardRoutes({ setupOpen }: { setupOpen: () => Promise<boolean> }) {
   const app = new Elysia({ name: "dashboard" });
-  for (const path of SHELL_PATHS) {
-    app.get(path, async () => new Response((await dashboard()).html, { headers: SHELL_HEADERS }), {
-      detail: { hide: true },
-    });
-  }
+  const shell = async () => new Response((await dashboard()).html, { headers: SHELL_HEADERS });
+  for (const path of SHELL_PATHS) app.get(path, shell, { detail: { hide: true } });
+  app.get(
+    SETUP_PATH,
+    async () => {
+      if (!(await setupOpen())) throw new NotFound("Route");
+      return shell();
+    },
+    { detail: { hide: true } },
+  );
   app.get(
     "/favicon.ico",
     async () => {

@@ -13,6 +13,8 @@ const FIRST_LOAD_JS_BUDGET = 200 * 1024;
 const depot = listeningDepot();
 
 test("/ lands on the sign-in form, a failed sign-in shows an error, nothing leaves depot", async () => {
+  // A server with a user: an empty one asks for the first admin instead (setup.browser.ts).
+  await userWithPassword(depot.ctx, "someone's password");
   const w = await openPage(depot.origin);
   try {
     const response = await w.page.goto(`${depot.base}/`, { waitUntil: "networkidle" });

@@ -3,10 +3,12 @@ import { useEffect, useState } from "preact/hooks";
 import { NetworkError, onUnauthorized } from "./api.ts";
 import { NotFound } from "./pages/not-found.tsx";
 import { PASSWORD_SET_NOTICE, SET_PASSWORD_PATH, SetPassword } from "./pages/set-password.tsx";
+import { Setup } from "./pages/setup.tsx";
 import { SignIn } from "./pages/sign-in.tsx";
 import { PAGES } from "./pages.ts";
 import { matchPath, navigate, usePath } from "./router.ts";
 import { currentUser } from "./session.ts";
+import { setupRequired } from "./setup.ts";
 import type { User } from "./wire.ts";
 
 export const SIGN_IN_PATH = "/sign-in";
@@ -24,6 +26,8 @@ function pathAfterSignIn(): string {
 type Session =
   | { state: "checking" }
   | { state: "signed-out"; notice?: string; confirmation?: string }
+  /** No user exists yet: every page is "Create the first admin" (first run). */
+  | { state: "setup" }
   | { state: "signed-in"; user: User };
 
 export function App() {
@@ -33,14 +37,17 @@ export function App() {
   useEffect(() => {
     // Any API call answered 401 later (an expired session) ends up here.
     onUnauthorized(() => setSession({ state: "signed-out" }));
-    currentUser().then(
-      (user) => setSession(user ? { state: "signed-in", user } : { state: "signed-out" }),
-      (error) =>
+    // Signed out on a server with no users yet: the first admin is to be created, not signed in.
+    const signedOut = async (): Promise<Session> =>
+      (await setupRequired()) ? { state: "setup" } : { state: "signed-out" };
+    currentUser()
+      .then(async (user): Promise<Session> => (user ? { state: "signed-in", user } : await signedOut()))
+      .then(setSession, (error) =>
         setSession({
           state: "signed-out",
           notice: error instanceof NetworkError ? error.message : "Your session could not be checked.",
         }),
-    );
+      );
   }, []);
 
   // The set-password page needs no session: its link is the credential.
@@ -59,6 +66,14 @@ export function App() {
       navigate(SIGN_IN_PATH, { replace: true });
     };
     return <SetPassword onPasswordSet={passwordSet} />;
+  }
+  if (session.state === "setup") {
+    const created = (user: User) => {
+      setSession({ state: "signed-in", user });
+      // The setup link's page is gone once the admin exists: home, without the code in the history.
+      navigate("/", { replace: true });
+    };
+    return <Setup onSignedIn={created} />;
   }
   if (session.state === "checking" || signedOutElsewhere || signedInOnSignIn) {
     return (

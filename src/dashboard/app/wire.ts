@@ -18,6 +18,7 @@ import type { ChangePasswordInput } from "../../features/profile/schemas.ts";
 import type { CreatePurchaseInput, PurchaseJson } from "../../features/purchases/schemas.ts";
 import type { CreateRoleInput, RoleWithCountJson } from "../../features/roles/schemas.ts";
 import type { SessionJson } from "../../features/sessions/schemas.ts";
+import type { SetupInput } from "../../features/setup/schemas.ts";
 import type { CreateTokenInput, NewTokenJson, TokenJson } from "../../features/tokens/schemas.ts";
 import type { CreateUserInput, UpdateUserInput, UserJson } from "../../features/users/schemas.ts";
 import type { PublishFields, VersionJson } from "../../features/versions/schemas.ts";
@@ -42,6 +43,8 @@ export type PasswordChange = ChangePasswordInput;
 export type PasswordLink = typeof PasswordLinkJson.static;
 /** Whom a set-password link is for, and until when it works. */
 export type PasswordLinkInfo = typeof PasswordLinkInfoJson.static;
+/** First run: the setup code and the first admin (POST /api/setup). */
+export type SetupFields = SetupInput;
 export type Role = typeof RoleWithCountJson.static;
 export type NewRole = CreateRoleInput;
 

@@ -1,26 +1,15 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context.ts";
-import type { Session } from "../../db/schema/index.ts";
 import { refuseCrossSite } from "../../http/csrf.ts";
 import { requestState } from "../../http/request-state.ts";
 import { dataOf, refusals } from "../../http/schemas.ts";
-import type { UserWithRole } from "../users/service.ts";
 import { clearedSessionCookie, cookieIsSecure, readSessionCookie, sessionCookie } from "./cookie.ts";
 import { warmDummyHash } from "./credentials.ts";
 import { sessionAuth } from "./guard.ts";
+import { toSessionJson } from "./json.ts";
 import { SessionJson, SignInBody } from "./schemas.ts";
 import { endEverySession, endSession, lifetimeSeconds } from "./service.ts";
 import { signIn } from "./sign-in.ts";
-
-const toSessionJson = ({ user, role }: UserWithRole, session: Session) => ({
-  user: {
-    id: user.id,
-    name: user.name,
-    email: user.email,
-    role: { id: role.id, name: role.name, permissions: role.permissions },
-  },
-  csrf_token: session.csrfToken,
-});
 
 const tags = ["Dashboard"];
 

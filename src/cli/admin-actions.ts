@@ -1,0 +1,31 @@
+import type { RunCommand } from "../backup/control-socket.ts";
+import { AppError } from "../errors.ts";
+import type { Runtime } from "../runtime.ts";
+import type { AdminAction } from "./admin-action.ts";
+import { createApiKeyAction } from "./api-key-create.ts";
+import { demoSeedAction } from "./demo-seed.ts";
+import { listKeysAction, prepareKeyAction, rotateKeysAction } from "./keys.ts";
+import { createTokenAction } from "./token-create.ts";
+import { createUserAction } from "./user-create.ts";
+import { setPasswordAction } from "./user-password.ts";
+
+/** Every administrative command a running server performs for the CLI through its control socket. */
+const ACTIONS: AdminAction<never, unknown>[] = [
+  createUserAction,
+  setPasswordAction,
+  createTokenAction,
+  createApiKeyAction,
+  prepareKeyAction,
+  rotateKeysAction,
+  listKeysAction,
+  demoSeedAction,
+];
+
+/** The control socket's `POST /command` for `depot serve` (backup/control-socket.ts). */
+export const runAdminCommand =
+  (runtime: Runtime): RunCommand =>
+  (name, input) => {
+    const action = ACTIONS.find((candidate) => candidate.name === name);
+    if (!action) throw new AppError(404, `depot serve does not run "${name}" (a newer depot CLI?)`);
+    return action.perform(runtime, input as never);
+  };

@@ -1,0 +1,59 @@
+import { count, sql } from "drizzle-orm";
+import type { AppContext } from "../../context.ts";
+import { users } from "../../db/schema/index.ts";
+import { withTransaction } from "../../db/transaction.ts";
+import { Invalid, NotFound } from "../../errors.ts";
+import { form } from "../../validation/form.ts";
+import { hashPassword } from "../auth/passwords.ts";
+import { startSession } from "../sessions/service.ts";
+import { createUser, type UserWithRole } from "../users/service.ts";
+import { setupCodeMatches } from "./code.ts";
+import { SetupBody, type SetupInput } from "./schemas.ts";
+
+/** Once a user exists there is nothing to set up: the routes answer as if they did not exist. */
+const closed = () => new NotFound("Route");
+
+/** Setup is open while no user exists. */
+export async function setupIsOpen(ctx: Pick<AppContext, "db">): Promise<boolean> {
+  const [row] = await ctx.db.select({ n: count() }).from(users);
+  return (row?.n ?? 0) === 0;
+}
+
+export async function assertSetupOpen(ctx: Pick<AppContext, "db">): Promise<void> {
+  if (!(await setupIsOpen(ctx))) throw closed();
+}
+
+/** The body's shape, and the code: a wrong code is refused beside the other fields, and nothing happens. */
+export const SetupForm = form(SetupBody, async (ctx, fields) => {
+  if (fields.code !== undefined && !setupCodeMatches(ctx.appKey, fields.code)) {
+    throw new Invalid({ code: ["The setup code is invalid."] });
+  }
+});
+
+/**
+ * Creates the first admin and signs them in. Two requests racing with the right code are serialized
+ * by a transaction-scoped advisory lock, so exactly one finds no user and creates one; the other gets
+ * the 404 every later request gets. The user and the session are one transaction.
+ */
+export async function createFirstAdmin(
+  ctx: Pick<AppContext, "db" | "config">,
+  input: SetupInput,
+  client: { ip: string | null; userAgent: string | null },
+): Promise<{
+  signedIn: UserWithRole;
+  token: string;
+  session: Awaited<ReturnType<typeof startSession>>["session"];
+}> {
+  const passwordHash = await hashPassword(input.password);
+  return withTransaction(ctx, async (tx) => {
+    await tx.db.execute(sql`SELECT pg_advisory_xact_lock(hashtext('depot.first_admin'))`);
+    await assertSetupOpen(tx);
+    const signedIn = await createUser(
+      tx,
+      { name: input.name, email: input.email, role: "admin" },
+      passwordHash,
+    );
+    const { token, session } = await startSession(tx, signedIn.user.id, client);
+    return { signedIn, token, session };
+  });
+}
