@@ -2,6 +2,7 @@ import { count } from "drizzle-orm";
 import { buildApp } from "../app.ts";
 import { startControlSocket } from "../backup/control-socket.ts";
 import { users } from "../db/schema/index.ts";
+import { sweepDeadMachinesEvery } from "../features/machines/sweep.ts";
 import { sweepExpiredSessionsEvery } from "../features/sessions/sweep.ts";
 import { dropExpiredKeysEvery } from "../features/signing/sweep.ts";
 import { sweepExpiredUploadsEvery } from "../features/uploads/sweep.ts";
@@ -48,6 +49,7 @@ export const serveCommand: Command = {
     const stopSweepingUploads = sweepExpiredUploadsEvery(runtime);
     const stopSweepingSessions = sweepExpiredSessionsEvery(runtime);
     const stopDroppingKeys = dropExpiredKeysEvery(runtime);
+    const stopSweepingMachines = sweepDeadMachinesEvery(runtime);
     // On the embedded database `depot backup` takes its snapshot through this process (README: Backups).
     const closeControlSocket = startControlSocket(runtime);
 
@@ -57,6 +59,7 @@ export const serveCommand: Command = {
     stopSweepingUploads();
     stopSweepingSessions();
     stopDroppingKeys();
+    stopSweepingMachines();
     metricsServer?.stop(true);
     closeControlSocket();
     const drained = server.stop(false);
