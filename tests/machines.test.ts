@@ -710,6 +710,99 @@ describe("machine-bound license files", () => {
   });
 });
 
+describe("the owner's offline exchange: POST /api/licenses/{id}/machines/offline", () => {
+  const encode = (request: unknown) => Buffer.from(JSON.stringify(request)).toString("base64");
+  const exchange = (licenseId: string, body: unknown, token: string) =>
+    fetch(`${base}/api/licenses/${licenseId}/machines/offline`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...bearer(token) },
+      body: JSON.stringify(body),
+    });
+
+  test("a pasted request → 201 with the machine and its file, verified by jose; again → 200", async () => {
+    const license = await newLicense({ maxMachines: 1 });
+    const token = await tokenFor(t.ctx, w.owner);
+    const request = { v: 1, key: license.key, fingerprint: "vault-7", name: "Vault", platform: "linux-x64" };
+    // As a terminal would wrap it.
+    const pasted = encode(request).replace(/(.{40})/g, "$1\n");
+    const response = await exchange(license.id, { request: pasted }, token);
+    expect(response.status).toBe(201);
+    const body = await readJson(response);
+    expect(body).toEqual({
+      data: {
+        machine: expect.objectContaining({
+          fingerprint: "vault-7",
+          name: "Vault",
+          platform: "linux-x64",
+          alive: true,
+        }),
+        license_file: expect.stringContaining("-----BEGIN DEPOT LICENSE FILE-----"),
+        license_file_expires_at: expect.stringMatching(ISO),
+      },
+    });
+    const jws = body.data.license_file.replace(/-----[A-Z ]+-----/g, "").replace(/\s+/g, "");
+    const { payload } = await jwtVerify(jws, createLocalJWKSet(jwks), { typ: "depot-license+jwt" });
+    expect(payload).toMatchObject({
+      sub: license.id,
+      fingerprint: "vault-7",
+      machine_id: body.data.machine.id,
+    });
+    // URL-safe base64 without padding is taken too.
+    const urlSafe = Buffer.from(JSON.stringify(request)).toString("base64url");
+    expect((await exchange(license.id, { request: urlSafe }, token)).status).toBe(200);
+    // The seat is taken like any other.
+    const second = await exchange(
+      license.id,
+      { request: encode({ ...request, fingerprint: "vault-8" }) },
+      token,
+    );
+    expect(second.status).toBe(409);
+    expect((await readJson(second)).code).toBe("TOO_MANY_MACHINES");
+  });
+
+  test("malformed requests, another license's key, someone else's license: 422 / 404, nothing written", async () => {
+    const license = await newLicense({ maxMachines: 2 });
+    const other = await newLicense({ maxMachines: 2 });
+    const token = await tokenFor(t.ctx, w.owner);
+    const cases: [unknown, string][] = [
+      [{ request: "!!!" }, "The activation request is not base64."],
+      [
+        { request: Buffer.from("not json").toString("base64") },
+        "The activation request is not base64 of a JSON object.",
+      ],
+      [
+        { request: encode({ v: 2, key: license.key, fingerprint: "x" }) },
+        "The activation request is not a depot activation request (v is missing or invalid).",
+      ],
+      [
+        { request: encode({ v: 1, key: license.key, fingerprint: "a\u0007b" }) },
+        "The activation request is not a depot activation request (fingerprint is missing or invalid).",
+      ],
+      [
+        { request: encode({ v: 1, key: other.key, fingerprint: "x" }) },
+        "The activation request is for another license.",
+      ],
+    ];
+    for (const [body, message] of cases) {
+      const response = await exchange(license.id, body, token);
+      expect(response.status).toBe(422);
+      expect(await readJson(response)).toEqual({ message, errors: { request: [message] } });
+    }
+    const noRequest = await exchange(license.id, {}, token);
+    expect(noRequest.status).toBe(422);
+    expect((await readJson(noRequest)).errors).toEqual({ request: ["The request field is required."] });
+    const stranger = await tokenFor(t.ctx, w.creatorB);
+    const theirs = await exchange(
+      license.id,
+      { request: encode({ v: 1, key: license.key, fingerprint: "x" }) },
+      stranger,
+    );
+    expect(theirs.status).toBe(404);
+    expect(await machineRows(license.id)).toEqual([]);
+    expect(await machineRows(other.id)).toEqual([]);
+  });
+});
+
 describe("50 simultaneous activations of 50 fingerprints never exceed maxMachines", () => {
   async function raceRounds(app: TestApp, rounds = 3) {
     const rw = await licenseWorld(app.ctx);

@@ -600,6 +600,20 @@ const routes = (): GuardedRoute[] => [
     denied: () => ["stranger", "admin"].map((name) => who(name, 404, "License not found.")),
     allowed: () => [who("customer", 204)],
   },
+  {
+    route: "POST /api/licenses/:id/machines/offline",
+    send: call(
+      "POST",
+      () => `/api/licenses/${license.id}/machines/offline`,
+      () => ({
+        request: Buffer.from(
+          JSON.stringify({ v: 1, key: license.key, fingerprint: `offline-${++serial}` }),
+        ).toString("base64"),
+      }),
+    ),
+    denied: () => ["stranger", "admin"].map((name) => who(name, 404, "License not found.")),
+    allowed: () => [who("customer", 201)],
+  },
   // The license API (x-api-key): the license's creator's key, and a key for all creators
   {
     route: "POST /api/v1/licenses",

@@ -69,3 +69,14 @@ export const MachineAnswerJson = t.Object({ machine: MachineJson });
 
 /** A coded refusal (refusal.ts). */
 export const MachineRefusalJson = t.Object({ code: t.String(), message: t.String() });
+
+/** The owner's offline exchange: the machine and its machine-bound license file. */
+export const OfflineFileJson = t.Object({
+  data: t.Object({
+    machine: DashboardMachineJson,
+    license_file: t.String({
+      description: "the license file bound to the machine (a JWS between armour lines)",
+    }),
+    license_file_expires_at: t.String({ format: "date-time" }),
+  }),
+});

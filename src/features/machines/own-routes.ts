@@ -3,8 +3,15 @@ import type { AppContext } from "../../context.ts";
 import { refusals } from "../../http/schemas.ts";
 import { UuidParam } from "../../validation/ids.ts";
 import { bearerAuth } from "../auth/guards.ts";
-import { DashboardMachinesJson, toDashboardMachineJson } from "./json.ts";
-import { deactivateOwnMachine, listOwnMachines } from "./service.ts";
+import { activationAnswer } from "./activation-answer.ts";
+import {
+  DashboardMachinesJson,
+  MachineRefusalJson,
+  OfflineFileJson,
+  toDashboardMachineJson,
+} from "./json.ts";
+import { decodeOfflineRequest, OfflineExchangeBody } from "./offline.ts";
+import { activateOwnOffline, deactivateOwnMachine, listOwnMachines } from "./service.ts";
 
 const tags = ["Machines"];
 
@@ -35,5 +42,40 @@ export const ownMachineRoutes = (ctx: AppContext) =>
         params: t.Object({ id: UuidParam("License"), machine: UuidParam("Machine") }),
         response: refusals(404),
         detail: { summary: "Deactivate one of your license's machines, freeing its seat", tags },
+      },
+    )
+    .post(
+      "/api/licenses/:id/machines/offline",
+      async ({ params, body, actor, status }) => {
+        const request = decodeOfflineRequest(body.request);
+        const activation = await activateOwnOffline(ctx, actor, params.id, request);
+        const file = activationAnswer(ctx, activation, { offline: true });
+        const data = {
+          machine: toDashboardMachineJson(activation),
+          license_file: file.license_file ?? "",
+          license_file_expires_at: file.license_file_expires_at ?? "",
+        };
+        return activation.created ? status(201, { data }) : { data };
+      },
+      {
+        auth: true,
+        params: t.Object({ id: UuidParam("License") }),
+        body: OfflineExchangeBody,
+        response: {
+          200: OfflineFileJson,
+          201: OfflineFileJson,
+          ...refusals(404, 422),
+          403: MachineRefusalJson,
+          409: MachineRefusalJson,
+          429: MachineRefusalJson,
+        },
+        detail: {
+          summary: "Exchange an air-gapped machine's activation request for its license file",
+          description:
+            "The request (base64 of {v: 1, key, fingerprint, name?, platform?, hostname?}) must carry this " +
+            "license's key. The machine is activated like any other (201 new, 200 already active; 409, 429 " +
+            "with a code) and the answer carries its machine-bound license file.",
+          tags,
+        },
       },
     );

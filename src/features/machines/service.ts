@@ -2,7 +2,7 @@ import { and, asc, eq, gt, or, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { type License, licenses, machineActivations, machines } from "../../db/schema/index.ts";
 import { withTransaction } from "../../db/transaction.ts";
-import { NotFound } from "../../errors.ts";
+import { Invalid, NotFound } from "../../errors.ts";
 import { isUuid } from "../../validation/ids.ts";
 import type { Actor, ApiKeyActor } from "../auth/actor.ts";
 import { mayBeLicenseKey, normaliseLicenseKey } from "../licenses/keys.ts";
@@ -194,6 +194,23 @@ export async function deactivateOwnMachine(
     .where(and(eq(machines.licenseId, license.id), eq(machines.id, machineId)))
     .returning({ id: machines.id });
   if (deleted.length === 0) throw new NotFound("Machine");
+}
+
+/**
+ * The owner exchanges an air-gapped machine's activation request for its license file: the request
+ * must be for this license (its key), and activates like any other (seats, the daily bound).
+ */
+export async function activateOwnOffline(
+  ctx: Pick<AppContext, "db" | "config">,
+  actor: Actor,
+  licenseId: string,
+  request: ActivationRequest,
+): Promise<Activation> {
+  const license = await ownLicense(ctx, actor, licenseId);
+  if (normaliseLicenseKey(request.key) !== license.key) {
+    throw new Invalid({ request: ["The activation request is for another license."] });
+  }
+  return activateMachine(ctx, request);
 }
 
 /** One of the user's own licenses, or the same 404 as a license that does not exist. */
