@@ -11,6 +11,9 @@ import { licenseKeyRoutes } from "./features/licenses/key-routes.ts";
 import { ownLicenseRoutes } from "./features/licenses/own-routes.ts";
 import { productLicenseRoutes } from "./features/licenses/product-routes.ts";
 import { v1LicenseRoutes } from "./features/licenses/v1-routes.ts";
+import { machineKeyRoutes } from "./features/machines/key-routes.ts";
+import { ownMachineRoutes } from "./features/machines/own-routes.ts";
+import { v1MachineRoutes } from "./features/machines/v1-routes.ts";
 import { notificationRoutes } from "./features/notifications/routes.ts";
 import { optionRoutes } from "./features/options/routes.ts";
 import { passwordLinkRoutes } from "./features/password-links/routes.ts";
@@ -132,6 +135,8 @@ export function buildApp(ctx: AppContext): AnyElysia {
     .use(uploadRoutes(ctx))
     .use(licenseKeyRoutes(ctx))
     .use(v1LicenseRoutes(ctx))
+    .use(machineKeyRoutes(ctx))
+    .use(v1MachineRoutes(ctx))
     .use(productLicenseRoutes(ctx))
     .use(signingKeyRoutes(ctx))
     .use(notificationRoutes(ctx))
@@ -142,6 +147,7 @@ export function buildApp(ctx: AppContext): AnyElysia {
     .use(apiKeyRoutes(ctx))
     .use(optionRoutes(ctx))
     .use(ownLicenseRoutes(ctx))
+    .use(ownMachineRoutes(ctx))
     .use(downloadRoutes(ctx))
     .use(profileRoutes(ctx))
     // Last: the dashboard's pages are at a few fixed paths outside /api, /docs and /storage.

@@ -31,6 +31,8 @@ export interface Config {
   /** The Upload-Length of those open uploads together, at most (at least MAX_UPLOAD_BYTES). */
   readonly maxOpenUploadBytes: number;
   readonly licenseDefaultMaxIps: number;
+  /** New machine activations one license may make in any 24 hours (deactivating and re-activating counts). */
+  readonly machineActivationsPerDay: number;
   /** How long a retired signing key stays published (and what it signed keeps verifying). */
   readonly signingKeyGraceDays: number;
   /** How often a running instance looks for a signing key rotated elsewhere. */
@@ -147,6 +149,15 @@ export function loadConfig(env: Env = process.env): Config {
     maxOpenUploads: integer("MAX_OPEN_UPLOADS", read("MAX_OPEN_UPLOADS"), 20, { min: 1, max: 10_000 }),
     maxOpenUploadBytes: maxOpenUploadBytes(read("MAX_OPEN_UPLOAD_BYTES"), maxUploadBytes),
     licenseDefaultMaxIps: integer("LICENSE_DEFAULT_MAX_IPS", read("LICENSE_DEFAULT_MAX_IPS"), 1, { min: 1 }),
+    machineActivationsPerDay: integer(
+      "MACHINE_ACTIVATIONS_PER_DAY",
+      read("MACHINE_ACTIVATIONS_PER_DAY"),
+      20,
+      {
+        min: 1,
+        max: 100_000,
+      },
+    ),
     signingKeyGraceDays: integer("SIGNING_KEY_GRACE_DAYS", read("SIGNING_KEY_GRACE_DAYS"), 30, {
       min: 1,
       max: 3650,

@@ -87,6 +87,8 @@ describe("loadConfig", () => {
     ["MAX_OPEN_UPLOADS", "10001"],
     ["MAX_OPEN_UPLOAD_BYTES", "ten"],
     ["LICENSE_DEFAULT_MAX_IPS", "0"],
+    ["MACHINE_ACTIVATIONS_PER_DAY", "0"],
+    ["MACHINE_ACTIVATIONS_PER_DAY", "twenty"],
     ["TRUST_PROXY", "maybe"],
     ["SESSION_LIFETIME_HOURS", "0"],
     ["DATABASE_CONNECT_TIMEOUT_SECONDS", "0"],

@@ -32,6 +32,11 @@ const PUBLIC = new Set([
   "GET /metrics",
   "POST /api/v1/licenses/validate",
   "POST /api/v1/licenses/checkout",
+  // Machines: the license key is the credential (in the body, or `Authorization: License <key>`);
+  // tests/machines.test.ts checks their 401, another license's 404 and an API key's scope.
+  "POST /api/v1/licenses/activate",
+  "POST /api/v1/machines/:id/heartbeat",
+  "DELETE /api/v1/machines/:id",
   "GET /.well-known/jwks.json",
   "GET /api/v1/keys",
   // Downloads also take a bearer token or the dashboard's session, each checked by
@@ -211,6 +216,15 @@ async function newVersion(): Promise<number> {
     })
     .returning({ id: versions.id });
   return row?.id ?? 0;
+}
+/** A new machine of the matrix's license (it counts none), activated with its key. */
+async function activatedMachine(): Promise<string> {
+  const response = await fetch(`${base}/api/v1/licenses/activate`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ key: license.key, fingerprint: `matrix-${++serial}` }),
+  });
+  return ((await response.json()) as { machine: { id: string } }).machine.id;
 }
 async function registeredIp(): Promise<string> {
   const ip = `198.51.100.${++serial % 250}`;
@@ -578,6 +592,33 @@ const routes = (): GuardedRoute[] => [
     denied: () => ["stranger", "admin"].map((name) => who(name, 404, "License not found.")),
     allowed: () => [who("customer", 204)],
   },
+  // The license owner's machines (tests/machines.test.ts): only the owner, the admin gets a 404 too
+  {
+    route: "GET /api/licenses/:id/machines",
+    send: call("GET", () => `/api/licenses/${license.id}/machines`),
+    denied: () => ["stranger", "admin"].map((name) => who(name, 404, "License not found.")),
+    allowed: () => [who("customer", 200)],
+  },
+  {
+    route: "DELETE /api/licenses/:id/machines/:machine",
+    send: call("DELETE", async () => `/api/licenses/${license.id}/machines/${await activatedMachine()}`),
+    denied: () => ["stranger", "admin"].map((name) => who(name, 404, "License not found.")),
+    allowed: () => [who("customer", 204)],
+  },
+  {
+    route: "POST /api/licenses/:id/machines/offline",
+    send: call(
+      "POST",
+      () => `/api/licenses/${license.id}/machines/offline`,
+      () => ({
+        request: Buffer.from(
+          JSON.stringify({ v: 1, key: license.key, fingerprint: `offline-${++serial}` }),
+        ).toString("base64"),
+      }),
+    ),
+    denied: () => ["stranger", "admin"].map((name) => who(name, 404, "License not found.")),
+    allowed: () => [who("customer", 201)],
+  },
   // The license API (x-api-key): the license's creator's key, and a key for all creators
   {
     route: "POST /api/v1/licenses",
@@ -640,6 +681,13 @@ const routes = (): GuardedRoute[] => [
     denied: otherCreator,
     allowed: creatorAndGlobal(200),
     contentType: "application/x-pem-file",
+  },
+  {
+    route: "GET /api/v1/licenses/:id/machines",
+    scheme: "apiKey",
+    send: apiKeyCall("GET", () => `/api/v1/licenses/${license.id}/machines`),
+    denied: otherCreator,
+    allowed: creatorAndGlobal(200),
   },
   {
     route: "GET /api/v1/licenses/:id/ips",

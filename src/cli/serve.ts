@@ -1,5 +1,6 @@
 import { buildApp } from "../app.ts";
 import { startControlSocket } from "../backup/control-socket.ts";
+import { sweepDeadMachinesEvery } from "../features/machines/sweep.ts";
 import { sweepExpiredSessionsEvery } from "../features/sessions/sweep.ts";
 import { setupLink } from "../features/setup/code.ts";
 import { setupIsOpen } from "../features/setup/service.ts";
@@ -49,6 +50,7 @@ export const serveCommand: Command = {
     const stopSweepingUploads = sweepExpiredUploadsEvery(runtime);
     const stopSweepingSessions = sweepExpiredSessionsEvery(runtime);
     const stopDroppingKeys = dropExpiredKeysEvery(runtime);
+    const stopSweepingMachines = sweepDeadMachinesEvery(runtime);
     // On the embedded database `depot backup` takes its snapshot through this process (docs/operators.md: Backups),
     // and the administrative commands (user:create, token:create…) run here (cli/admin-action.ts).
     const closeControlSocket = startControlSocket(runtime, runAdminCommand(runtime));
@@ -59,6 +61,7 @@ export const serveCommand: Command = {
     stopSweepingUploads();
     stopSweepingSessions();
     stopDroppingKeys();
+    stopSweepingMachines();
     metricsServer?.stop(true);
     closeControlSocket();
     const drained = server.stop(false);

@@ -84,6 +84,7 @@ function fieldMessage(issue: ValueError, field: string): string {
       if (s.format === "email") return `The ${name} field must be a valid email address.`;
       if (s.format === "plain-text")
         return `The ${name} field must not contain bidirectional control characters.`;
+      if (s.format === "printable") return `The ${name} field must not contain control characters.`;
       return `The ${name} field must be a valid ${s.format}.`;
     case ValueErrorType.StringPattern:
       return `The ${name} field format is invalid.`;

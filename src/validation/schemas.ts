@@ -16,3 +16,8 @@ FormatRegistry.Set("plain-text", (value) => !BIDI_CONTROLS.test(value));
 
 /** A name or title people read beside other text: a string without bidirectional controls. */
 export const Text = (options?: StringOptions) => Type.String({ ...options, format: "plain-text" });
+
+/** C0 and C1 control characters and DEL (a tab or newline included). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
+export const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
+FormatRegistry.Set("printable", (value) => !CONTROL_CHARACTERS.test(value));

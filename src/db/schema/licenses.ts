@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { index, integer, pgTable, text, uuid } from "drizzle-orm/pg-core";
+import { boolean, check, index, integer, pgTable, text, uuid } from "drizzle-orm/pg-core";
 import { ref, timestamps, timestamptz } from "./columns.ts";
 import { products } from "./products.ts";
 import { users } from "./users.ts";
@@ -26,6 +26,12 @@ export const licenses = pgTable(
     /** Null: never expires. */
     expires: timestamptz("expires"),
     maxIps: integer("max_ips").notNull(),
+    /** Null: machines are optional and uncounted; else at most this many alive machines (machines.ts). */
+    maxMachines: integer("max_machines"),
+    /** A seat is a lease kept alive by heartbeats (true), or held until deactivated (false). */
+    floating: boolean("floating").notNull().default(false),
+    /** Null: no heartbeats wanted. A machine without one for this long (plus grace) is dead. */
+    heartbeatSeconds: integer("heartbeat_seconds"),
     revokedAt: timestamptz("revoked_at"),
     ...timestamps,
   },
@@ -38,6 +44,16 @@ export const licenses = pgTable(
     index("licenses_product_holders_index")
       .on(table.productId, table.userId)
       .where(sql`${table.revokedAt} IS NULL`),
+    // A floating seat is a lease: without heartbeats it would never end.
+    check(
+      "licenses_floating_heartbeats_check",
+      sql`NOT ${table.floating} OR ${table.heartbeatSeconds} IS NOT NULL`,
+    ),
+    check(
+      "licenses_heartbeat_seconds_check",
+      sql`${table.heartbeatSeconds} IS NULL OR ${table.heartbeatSeconds} BETWEEN 10 AND 86400`,
+    ),
+    check("licenses_max_machines_check", sql`${table.maxMachines} IS NULL OR ${table.maxMachines} >= 0`),
   ],
 );
 

@@ -3,6 +3,8 @@ import type { AppContext } from "../../context.ts";
 import { AppError } from "../../errors.ts";
 import { assertValid } from "../../validation/messages.ts";
 import type { ApiKeyActor } from "../auth/actor.ts";
+import { leaseSeconds } from "../machines/alive.ts";
+import type { MachineJson } from "../machines/json.ts";
 import { compactJws } from "../signing/jws.ts";
 import { type LicenseJson, toLicenseJson, type ValidationResultJson } from "./json.ts";
 import { Ttl } from "./schemas.ts";
@@ -12,6 +14,14 @@ import { findLicense } from "./service.ts";
 export const LICENSE_FILE_TTL = { default: 30 * 86_400, min: 3_600, max: 365 * 86_400 } as const;
 export const LICENSE_FILE_TYPE = "depot-license+jwt";
 const ARMOUR = "DEPOT LICENSE FILE";
+
+/** The machine a license file is bound to: its claims carry the fingerprint; a floating seat's lease ends it. */
+export interface MachineBinding {
+  fingerprint: string;
+  machineId: string;
+  /** Floating licenses: when the machine dies without a heartbeat; the file ends then at the latest. */
+  leaseEndsAt: Date | null;
+}
 
 export interface LicenseFile {
   /** The JWS between `-----BEGIN DEPOT LICENSE FILE-----` and `-----END …-----` lines. */
@@ -29,11 +39,13 @@ export function issueLicenseFile(
   license: LicenseJson,
   ttlSeconds: number = LICENSE_FILE_TTL.default,
   now = new Date(),
+  machine: MachineBinding | null = null,
 ): LicenseFile {
   const iat = Math.floor(now.getTime() / 1000);
   const untilTtl = iat + ttlSeconds;
   const untilLicense = license.expires ? Math.floor(Date.parse(license.expires) / 1000) : untilTtl;
-  const exp = Math.min(untilTtl, untilLicense);
+  const untilLease = machine?.leaseEndsAt ? Math.floor(machine.leaseEndsAt.getTime() / 1000) : untilTtl;
+  const exp = Math.min(untilTtl, untilLicense, untilLease);
   const jws = compactJws(ctx.signing.current(), LICENSE_FILE_TYPE, {
     iss: ctx.config.appUrl,
     sub: license.id,
@@ -45,19 +57,42 @@ export function issueLicenseFile(
     creator_id: license.creatorId,
     max_ips: license.maxIps,
     expires: license.expires,
+    ...(machine ? { fingerprint: machine.fingerprint, machine_id: machine.machineId } : {}),
   });
   return { text: armour(jws), expiresAt: new Date(exp * 1000) };
 }
 
-/** A checkout's answer: the validation's, and when it is valid a license file of `ttlSeconds`. */
+/**
+ * A checkout's answer: the validation's, and when it is valid a license file of `ttlSeconds`. Asked
+ * with a fingerprint, the file is bound to that machine, and issued only while the machine is alive.
+ */
 export function checkoutAnswer(
   ctx: Pick<AppContext, "config" | "signing">,
   answer: ValidationResultJson,
   ttlSeconds?: number,
 ) {
   if (!answer.valid || !answer.license) return answer;
-  const file = issueLicenseFile(ctx, answer.license, ttlSeconds);
+  let binding: MachineBinding | null = null;
+  if (answer.machine !== undefined) {
+    if (!answer.machine?.alive) return answer;
+    binding = machineBinding(answer.license, answer.machine);
+  }
+  const file = issueLicenseFile(ctx, answer.license, ttlSeconds, new Date(), binding);
   return { ...answer, license_file: file.text, license_file_expires_at: file.expiresAt.toISOString() };
+}
+
+/** The binding of a file to an alive machine; a floating license's file lasts no longer than its lease. */
+export function machineBinding(license: LicenseJson, machine: MachineJson): MachineBinding {
+  const floating = license.floating === true && typeof license.heartbeatSeconds === "number";
+  return {
+    fingerprint: machine.fingerprint,
+    machineId: machine.id,
+    leaseEndsAt: floating
+      ? new Date(
+          Date.parse(machine.lastHeartbeatAt) + leaseSeconds(license.heartbeatSeconds as number) * 1000,
+        )
+      : null,
+  };
 }
 
 /** PEM-style lines of 64 characters, so the file survives e-mail and copy-paste. */

@@ -1,6 +1,7 @@
 import { t } from "elysia";
 import type { License, LicenseIp } from "../../db/schema/index.ts";
 import { Int } from "../../validation/schemas.ts";
+import { MachineJson } from "../machines/json.ts";
 import type { OwnLicenseRow } from "./own.ts";
 import type { ProductLicenseRow } from "./product-licenses.ts";
 
@@ -23,9 +24,16 @@ export const LicenseJson = t.Object({
   key: t.String(),
   createdAt: Timestamp,
   updatedAt: Timestamp,
+  maxMachines: t.Optional(t.Union([Int(), t.Null()], { description: "null: machines are uncounted" })),
+  floating: t.Optional(t.Boolean()),
+  heartbeatSeconds: t.Optional(t.Union([Int(), t.Null()])),
 });
 export type LicenseJson = typeof LicenseJson.static;
 
+/**
+ * A license in the license API's shape. The machine settings are there only for a license that uses
+ * them (a machine limit or heartbeats): every other license reads exactly as it did before machines.
+ */
 export const toLicenseJson = (license: License): LicenseJson => ({
   id: license.id,
   userId: String(license.userId),
@@ -36,7 +44,18 @@ export const toLicenseJson = (license: License): LicenseJson => ({
   key: license.key,
   createdAt: license.createdAt.toISOString(),
   updatedAt: license.updatedAt.toISOString(),
+  ...(usesMachines(license)
+    ? {
+        maxMachines: license.maxMachines,
+        floating: license.floating,
+        heartbeatSeconds: license.heartbeatSeconds,
+      }
+    : {}),
 });
+
+/** A license that counts machines or wants heartbeats from them. */
+export const usesMachines = (license: Pick<License, "maxMachines" | "floating" | "heartbeatSeconds">) =>
+  license.maxMachines !== null || license.floating || license.heartbeatSeconds !== null;
 
 export const LicensePageJson = t.Object({
   licenses: t.Array(LicenseJson),
@@ -57,6 +76,9 @@ export const VALIDATION_CODES = [
   "REVOKED",
   "EXPIRED",
   "PRODUCT_MISMATCH",
+  "FINGERPRINT_REQUIRED",
+  "NOT_ACTIVATED",
+  "HEARTBEAT_DEAD",
   "TOO_MANY_IPS",
   "VALID",
 ] as const;
@@ -70,6 +92,17 @@ export const ValidationResultJson = t.Object({
   nonce: t.Union([t.String(), t.Null()], { description: "the request's nonce, echoed" }),
   license: t.Union([LicenseJson, t.Null()]),
   ips: t.Object({ count: Int(), max: Int() }),
+  machines: t.Optional(
+    t.Object(
+      { count: Int({ description: "alive machines" }), max: t.Union([Int(), t.Null()]) },
+      { description: "for a license with maxMachines, or when a fingerprint was given" },
+    ),
+  ),
+  machine: t.Optional(
+    t.Union([MachineJson, t.Null()], {
+      description: "when a fingerprint was given: its machine, if activated",
+    }),
+  ),
 });
 export type ValidationResultJson = typeof ValidationResultJson.static;
 

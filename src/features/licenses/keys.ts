@@ -20,3 +20,6 @@ export function generateLicenseKey(): string {
 
 /** How a key typed by a customer is looked up: surrounding spaces and letter case do not matter. */
 export const normaliseLicenseKey = (key: string) => key.trim().toUpperCase();
+
+/** Only keys in our alphabet can exist; anything else (a NUL byte PostgreSQL would refuse) names no license. */
+export const mayBeLicenseKey = (normalisedKey: string) => /^[0-9A-Z-]+$/.test(normalisedKey);

@@ -3,6 +3,7 @@ import { Invalid } from "../../errors.ts";
 import { normaliseIp } from "../../http/client-ip.ts";
 import { PageQuery } from "../../http/pagination.ts";
 import { Int } from "../../validation/schemas.ts";
+import { Fingerprint } from "../machines/fingerprint.ts";
 
 // What the license routes take in: bodies, queries and the addresses they name. What they answer is
 // in json.ts.
@@ -13,6 +14,13 @@ const Expires = t.Union([t.String({ maxLength: 64 }), t.Null()], {
   description: "ISO 8601 date-time; null or absent: never expires",
 });
 const MaxIps = Int({ minimum: 1, maximum: 10_000 });
+// The machine settings' ranges are checked by the form's rules (service.ts), with messages that say them.
+const MaxMachines = t.Union([Int(), t.Null()], {
+  description: "0–10,000 alive machines at most; null (the default): machines are optional and uncounted",
+});
+const HeartbeatSeconds = t.Union([Int(), t.Null()], {
+  description: "10–86,400; null: no heartbeats. Floating licenses need them (600 when not given)",
+});
 
 export const CreateLicenseBody = t.Object(
   {
@@ -21,6 +29,9 @@ export const CreateLicenseBody = t.Object(
     productId: IdRef,
     expires: t.Optional(Expires),
     maxIps: t.Optional(MaxIps),
+    maxMachines: t.Optional(MaxMachines),
+    floating: t.Optional(t.Boolean({ description: "a seat is a lease kept by heartbeats (default false)" })),
+    heartbeatSeconds: t.Optional(HeartbeatSeconds),
   },
   { additionalProperties: false },
 );
@@ -44,6 +55,7 @@ export const ValidateBody = t.Object(
         description: "honoured only with an x-api-key that may act for the license",
       }),
     ),
+    fingerprint: t.Optional(Fingerprint),
   },
   { additionalProperties: false },
 );

@@ -10,7 +10,7 @@ import {
   users,
 } from "../../db/schema/index.ts";
 import { withTransaction } from "../../db/transaction.ts";
-import { FieldErrors, Forbidden, NotFound } from "../../errors.ts";
+import { FieldErrors, Forbidden, Invalid, NotFound } from "../../errors.ts";
 import { form } from "../../validation/form.ts";
 import { isUuid, toId } from "../../validation/ids.ts";
 import type { ApiKeyActor } from "../auth/actor.ts";
@@ -63,13 +63,24 @@ export async function createLicense(
     productId: fields.productId as number,
     expires: fields.expires,
     maxIps: fields.maxIps,
+    maxMachines: fields.maxMachines,
+    ...withHeartbeats(fields, { floating: false, heartbeatSeconds: null }),
   });
 }
 
 /** The one place a license row is made (the API, a product's page): a fresh key, the default `maxIps`. */
 export async function insertLicense(
   ctx: Pick<AppContext, "db" | "config">,
-  fields: { userId: number; creatorId: number; productId: number; expires?: Date | null; maxIps?: number },
+  fields: {
+    userId: number;
+    creatorId: number;
+    productId: number;
+    expires?: Date | null;
+    maxIps?: number;
+    maxMachines?: number | null;
+    floating?: boolean;
+    heartbeatSeconds?: number | null;
+  },
 ): Promise<License> {
   const [license] = await ctx.db
     .insert(licenses)
@@ -81,6 +92,9 @@ export async function insertLicense(
       productId: fields.productId,
       expires: fields.expires ?? null,
       maxIps: fields.maxIps ?? ctx.config.licenseDefaultMaxIps,
+      maxMachines: fields.maxMachines ?? null,
+      floating: fields.floating ?? false,
+      heartbeatSeconds: fields.heartbeatSeconds ?? null,
     })
     .returning();
   if (!license) throw new Error("license insert returned nothing");
@@ -116,8 +130,9 @@ export async function listLicenses(ctx: Pick<AppContext, "db">, apiKey: ApiKeyAc
 }
 
 /**
- * Any subset of the five fields. Lowering `maxIps` below the registered count forgets the least
- * recently seen addresses, in the same transaction that holds the license row.
+ * Any subset of the fields. Lowering `maxIps` below the registered count forgets the least recently
+ * seen addresses, in the same transaction that holds the license row. Lowering `maxMachines` below
+ * the alive machines deactivates none: they keep their seats, and new ones wait for a free one.
  */
 export async function updateLicense(
   ctx: Pick<AppContext, "db">,
@@ -133,6 +148,7 @@ export async function updateLicense(
       throw new Forbidden("This API key may only assign licenses to its own creator.");
     }
     if (product) assertMayLicense(apiKey, product);
+    Object.assign(fields, withHeartbeats(fields, current));
     // The UPDATE holds the row lock until commit, so no validation registers an address meanwhile.
     const [license] = await tx.db.update(licenses).set(fields).where(eq(licenses.id, current.id)).returning();
     if (!license) throw new NotFound("License");
@@ -199,6 +215,38 @@ interface CheckedFields {
   productId?: number;
   expires?: Date | null;
   maxIps?: number;
+  maxMachines?: number | null;
+  floating?: boolean;
+  heartbeatSeconds?: number | null;
+}
+
+/** A floating license's heartbeat interval when none is given. */
+export const DEFAULT_FLOATING_HEARTBEAT_SECONDS = 600;
+
+/**
+ * The heartbeat settings a change leaves the license with (`current`: what it has now): a floating
+ * license without an interval gets the default one, unless the request itself set it to null, which
+ * is a 422 (a floating seat is a lease: without heartbeats it would never end).
+ */
+function withHeartbeats(
+  fields: Pick<CheckedFields, "floating" | "heartbeatSeconds">,
+  current: Pick<License, "floating" | "heartbeatSeconds">,
+): Pick<CheckedFields, "floating" | "heartbeatSeconds"> {
+  const floating = fields.floating ?? current.floating;
+  const heartbeatSeconds =
+    fields.heartbeatSeconds === undefined ? current.heartbeatSeconds : fields.heartbeatSeconds;
+  const given = Object.fromEntries(
+    Object.entries({ floating: fields.floating, heartbeatSeconds: fields.heartbeatSeconds }).filter(
+      ([, value]) => value !== undefined,
+    ),
+  );
+  if (!floating || heartbeatSeconds !== null) return given;
+  if (fields.heartbeatSeconds === null) {
+    throw new Invalid({
+      heartbeatSeconds: ["The heartbeatSeconds field is required when the license is floating."],
+    });
+  }
+  return { ...given, heartbeatSeconds: DEFAULT_FLOATING_HEARTBEAT_SECONDS };
 }
 
 type ProductOwners = Pick<Product, "id" | "userId" | "vendorId">;
@@ -238,6 +286,22 @@ async function checkedFields(
   fields.productId = product?.id;
   fields.expires = checkedExpires(input.expires, errors);
   if (input.maxIps !== undefined) fields.maxIps = input.maxIps;
+  if (input.maxMachines !== undefined) {
+    if (input.maxMachines !== null && (input.maxMachines < 0 || input.maxMachines > 10_000)) {
+      errors.add("maxMachines", "The maxMachines field must be between 0 and 10000.");
+    }
+    fields.maxMachines = input.maxMachines;
+  }
+  if (input.floating !== undefined) fields.floating = input.floating;
+  if (input.heartbeatSeconds !== undefined) {
+    if (input.heartbeatSeconds !== null && (input.heartbeatSeconds < 10 || input.heartbeatSeconds > 86_400)) {
+      errors.add("heartbeatSeconds", "The heartbeatSeconds field must be between 10 and 86400.");
+    }
+    fields.heartbeatSeconds = input.heartbeatSeconds;
+  }
+  if (input.floating === true && input.heartbeatSeconds === null) {
+    errors.add("heartbeatSeconds", "The heartbeatSeconds field is required when the license is floating.");
+  }
   errors.throwIfAny();
   const defined = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
   return { fields: defined as CheckedFields, product: product ?? null };

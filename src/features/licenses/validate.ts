@@ -7,13 +7,14 @@ import { withTransaction } from "../../db/transaction.ts";
 import { Forbidden } from "../../errors.ts";
 import { toId } from "../../validation/ids.ts";
 import type { ApiKeyActor } from "../auth/actor.ts";
+import { checkMachine, type MachineCheck } from "../machines/check.ts";
+import { toMachineJson } from "../machines/json.ts";
 import { toLicenseJson, type ValidationCode, type ValidationResultJson } from "./json.ts";
-import { normaliseLicenseKey } from "./keys.ts";
+import { mayBeLicenseKey, normaliseLicenseKey } from "./keys.ts";
 import { mayActFor } from "./service.ts";
 
 /** A known address refreshes its `last_seen_at` at most this often: validation is read-mostly. */
 const SEEN_REFRESH_MS = 60_000;
-const KEY_CHARACTERS = /^[0-9A-Z-]+$/;
 
 export interface ValidationRequest {
   key: string;
@@ -23,30 +24,38 @@ export interface ValidationRequest {
   ip: string;
   /** …in which case this API key vouches for it, and must be one that may act for the license. */
   vouchingKey: ApiKeyActor | null;
+  /** The machine asking, as activated (features/machines); required by a license with maxMachines. */
+  fingerprint?: string;
 }
 
 const DETAIL: Record<Exclude<ValidationCode, "NOT_FOUND">, (license: License) => string> = {
   REVOKED: () => "This license has been revoked.",
   EXPIRED: (license) => `This license expired at ${license.expires?.toISOString()}.`,
   PRODUCT_MISMATCH: () => "This license is for another product.",
+  FINGERPRINT_REQUIRED: () => "This license is bound to machines: a fingerprint is required.",
+  NOT_ACTIVATED: () => "This machine is not activated for this license.",
+  HEARTBEAT_DEAD: () => "This machine missed its heartbeats; activate it again.",
   TOO_MANY_IPS: (license) =>
     `This license is already in use from its maximum of ${license.maxIps} IP address${license.maxIps === 1 ? "" : "es"}.`,
   VALID: () => "This license is valid.",
 };
 
 /**
- * Checks a key in the order NOT_FOUND, REVOKED, EXPIRED, PRODUCT_MISMATCH, TOO_MANY_IPS, VALID.
+ * Checks a key in the order NOT_FOUND, REVOKED, EXPIRED, PRODUCT_MISMATCH, then for a license with
+ * `maxMachines` FINGERPRINT_REQUIRED, NOT_ACTIVATED, HEARTBEAT_DEAD, then TOO_MANY_IPS, VALID.
  * One read answers a known address; only a new address takes the license's row lock, so concurrent
- * first validations from many addresses never register more than `maxIps` of them.
+ * first validations from many addresses never register more than `maxIps` of them. The machines are
+ * read only for a license that counts them or when a fingerprint is given: every other validation
+ * makes exactly the reads (and gives exactly the answer) it did before machines.
  */
 export async function validateLicenseKey(
   ctx: Pick<AppContext, "db">,
   request: ValidationRequest,
 ): Promise<ValidationResultJson> {
   const key = normaliseLicenseKey(request.key);
-  // Only keys in our alphabet can exist; anything else (a NUL byte PostgreSQL would refuse) is not found.
-  const [row] = KEY_CHARACTERS.test(key) ? await findByKey(ctx, key, request.ip) : [];
+  const [row] = mayBeLicenseKey(key) ? await findByKey(ctx, key, request.ip) : [];
 
+  let machines: MachineCheck | null = null;
   const answer = (code: ValidationCode, license: License | null, ipCount: number): ValidationResultJson => ({
     valid: code === "VALID",
     code,
@@ -55,10 +64,21 @@ export async function validateLicenseKey(
     nonce: request.nonce ?? null,
     license: license ? toLicenseJson(license) : null,
     ips: { count: ipCount, max: license?.maxIps ?? 0 },
+    ...(machines === null || !license
+      ? {}
+      : {
+          machines: { count: machines.count, max: license.maxMachines },
+          ...(request.fingerprint === undefined
+            ? {}
+            : { machine: machines.machine ? toMachineJson(machines.machine) : null }),
+        }),
   });
 
   if (!row) return answer("NOT_FOUND", null, 0);
   const { license, ipCount, lastSeenAt } = row;
+  if (license.maxMachines !== null || request.fingerprint !== undefined) {
+    machines = await checkMachine(ctx, license, request.fingerprint);
+  }
   if (request.vouchingKey && !mayActFor(request.vouchingKey, license)) {
     throw new Forbidden("This API key may not act for this license.");
   }
@@ -67,6 +87,11 @@ export async function validateLicenseKey(
     return answer("EXPIRED", license, ipCount);
   if (request.productId !== undefined && toId(request.productId) !== license.productId) {
     return answer("PRODUCT_MISMATCH", license, ipCount);
+  }
+  if (license.maxMachines !== null) {
+    if (request.fingerprint === undefined) return answer("FINGERPRINT_REQUIRED", license, ipCount);
+    if (!machines?.machine) return answer("NOT_ACTIVATED", license, ipCount);
+    if (!machines.machine.alive) return answer("HEARTBEAT_DEAD", license, ipCount);
   }
   if (lastSeenAt !== null) {
     if (Date.now() - lastSeenAt.getTime() > SEEN_REFRESH_MS) await touchIp(ctx, license.id, request.ip);

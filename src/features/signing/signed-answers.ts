@@ -31,6 +31,8 @@ function signAnswer(
   set: AnswerContext["set"],
 ): string | Promise<Response> {
   if (responseValue instanceof Response) return signErrorResponse(keyring, responseValue);
+  // A 204 has no body and no content type to sign: it goes out as it is (its refusals are signed).
+  if (responseValue === undefined) return "";
   const text = typeof responseValue === "string";
   const body = text ? responseValue : JSON.stringify(responseValue);
   if (!text || set.headers["content-type"] === undefined) {

@@ -1,0 +1,37 @@
+import { and, eq, or } from "drizzle-orm";
+import type { AppContext } from "../../context.ts";
+import { type License, machines } from "../../db/schema/index.ts";
+import { aliveSql } from "./alive.ts";
+import type { MachineRow } from "./json.ts";
+
+/** What a validation learns of a license's machines: how many are alive, and the asking one's. */
+export interface MachineCheck {
+  count: number;
+  /** The machine with the fingerprint given (alive or not); null if none, or none was given. */
+  machine: MachineRow | null;
+}
+
+/**
+ * One read: the license's alive machines and the one with `fingerprint` (dead or alive), alive
+ * computed now. Without a lock: a validation only reads, activations keep the count within bounds.
+ */
+export async function checkMachine(
+  ctx: Pick<AppContext, "db">,
+  license: Pick<License, "id" | "heartbeatSeconds">,
+  fingerprint: string | undefined,
+): Promise<MachineCheck> {
+  const alive = aliveSql(license.heartbeatSeconds);
+  const rows: MachineRow[] = await ctx.db
+    .select({ machine: machines, alive })
+    .from(machines)
+    .where(
+      and(
+        eq(machines.licenseId, license.id),
+        fingerprint === undefined ? alive : or(alive, eq(machines.fingerprint, fingerprint)),
+      ),
+    );
+  return {
+    count: rows.filter((row) => row.alive).length,
+    machine: rows.find((row) => row.machine.fingerprint === fingerprint) ?? null,
+  };
+}

@@ -1,0 +1,108 @@
+import { Elysia, t } from "elysia";
+import type { AppContext } from "../../context.ts";
+import { Unauthenticated } from "../../errors.ts";
+import { refusals } from "../../http/schemas.ts";
+import { UuidParam } from "../../validation/ids.ts";
+import { authenticateApiKey } from "../api-keys/service.ts";
+import { SIGNED } from "../licenses/json.ts";
+import { signedAnswers } from "../signing/signed-answers.ts";
+import { ActivationJson, activationAnswer } from "./activation-answer.ts";
+import { MachineAnswerJson, MachineRefusalJson, toMachineJson } from "./json.ts";
+import { ActivateBody } from "./schemas.ts";
+import { activateMachine, deactivateMachine, heartbeat, type MachineCaller } from "./service.ts";
+
+const tags = ["Machines"];
+const MachineParams = t.Object({ id: UuidParam("Machine") });
+const coded = (...statuses: number[]) =>
+  Object.fromEntries(statuses.map((status) => [status, MachineRefusalJson]));
+
+/**
+ * The routes shipped software calls for its machine, the license key being the credential as for
+ * validate: activate (key in the body), heartbeat and deactivate (`Authorization: License <key>`).
+ * Every answer is signed.
+ */
+export const machineKeyRoutes = (ctx: AppContext) =>
+  new Elysia()
+    .post(
+      "/api/v1/licenses/activate",
+      async ({ body, status }) => {
+        const activation = await activateMachine(ctx, body);
+        const answer = activationAnswer(ctx, activation, body);
+        return activation.created ? status(201, answer) : answer;
+      },
+      {
+        body: ActivateBody,
+        response: {
+          200: ActivationJson,
+          201: ActivationJson,
+          ...refusals(422),
+          ...coded(403, 404, 409, 429),
+        },
+        mapResponse: signedAnswers(ctx.signing),
+        detail: {
+          summary: "Activate a machine on a license (no API key needed; the key is the credential)",
+          description:
+            "201 for a new machine, 200 for a fingerprint already active on the license. Refusals carry a " +
+            "`code`: 404 NOT_FOUND, 403 REVOKED or EXPIRED, 409 TOO_MANY_MACHINES (maxMachines alive machines), " +
+            "429 TOO_MANY_ACTIVATIONS with Retry-After (MACHINE_ACTIVATIONS_PER_DAY). With `offline: true` the " +
+            "answer also carries the machine-bound license file." +
+            SIGNED,
+          tags,
+        },
+      },
+    )
+    .post(
+      "/api/v1/machines/:id/heartbeat",
+      async ({ params, request }) => ({
+        machine: toMachineJson(await heartbeat(ctx, params.id, licenseKeyIn(request))),
+      }),
+      {
+        params: MachineParams,
+        response: { 200: MachineAnswerJson, ...refusals(401, 404), ...coded(403, 410) },
+        mapResponse: signedAnswers(ctx.signing),
+        detail: {
+          summary: "A machine's heartbeat (Authorization: License <key>)",
+          description:
+            "Keeps the machine alive for another heartbeatSeconds (plus grace). Another license's key: 404. " +
+            "A machine that already died: 410 HEARTBEAT_DEAD (activate again)." +
+            SIGNED,
+          tags,
+        },
+      },
+    )
+    .delete(
+      "/api/v1/machines/:id",
+      async ({ params, request, set }) => {
+        await deactivateMachine(ctx, await machineCaller(ctx, request), params.id);
+        set.status = 204;
+      },
+      {
+        params: MachineParams,
+        response: refusals(401, 404),
+        mapResponse: signedAnswers(ctx.signing),
+        detail: {
+          summary: "Deactivate a machine (Authorization: License <key>, or an x-api-key for the license)",
+          description: `Frees the machine's seat. A machine of another license is a 404. The 204 has no body to sign; refusals are signed.${SIGNED}`,
+          tags,
+        },
+      },
+    );
+
+const LICENSE_AUTHORIZATION = /^License +(\S+)$/i;
+
+/** The license key of `Authorization: License <key>`; without one, a 401 that names the scheme. */
+function licenseKeyIn(request: Request): string {
+  const match = LICENSE_AUTHORIZATION.exec(request.headers.get("authorization")?.trim() ?? "");
+  if (!match?.[1]) throw new Unauthenticated("Unauthenticated.", "License");
+  return match[1];
+}
+
+/** A deactivation's caller: the software with its license key, else an API key for the license. */
+async function machineCaller(ctx: AppContext, request: Request): Promise<MachineCaller> {
+  const headerKey = request.headers.get("x-api-key");
+  if (request.headers.has("authorization") || headerKey === null)
+    return { licenseKey: licenseKeyIn(request) };
+  const apiKey = await authenticateApiKey(ctx, headerKey);
+  if (!apiKey) throw new Unauthenticated("Invalid API key.", "ApiKey");
+  return { apiKey };
+}
