@@ -2,7 +2,7 @@ import type { AppContext } from "../../context.ts";
 import { AppError, Forbidden } from "../../errors.ts";
 import { mediaTypeOrDefault } from "../../http/media-type.ts";
 import { type DownloadCredentials, downloadableVersion } from "./download.ts";
-import { alreadyHeld, contentDisposition, fileResponse } from "./file-response.ts";
+import { alreadyHeld, bucketCanAnswerRange, contentDisposition, fileResponse } from "./file-response.ts";
 
 /**
  * A GET or HEAD of a version's file, decided in full: who may (download.ts), whether the file is
@@ -35,9 +35,13 @@ export async function serveDownload(
   const contentType = mediaTypeOrDefault(version.contentType);
   // A HEAD is answered here, not redirected: a presigned URL is signed for GET only, and depot knows
   // every header without the bytes. A client that already holds the file is answered here too (304):
-  // the bucket's ETag differs from ours, so the bucket would send the whole file again.
+  // the bucket's ETag differs from ours, so the bucket would send the whole file again. So is a request
+  // for several ranges, which a bucket would answer with the whole file.
   const location =
-    ctx.config.storageDownloads === "redirect" && isGet && !alreadyHeld(request, version.sha256)
+    ctx.config.storageDownloads === "redirect" &&
+    isGet &&
+    !alreadyHeld(request, version.sha256) &&
+    bucketCanAnswerRange(request, version.fileSize)
       ? ctx.releases.presignedUrl(version.storageKey, {
           contentType,
           contentDisposition: contentDisposition(version.fileName),
