@@ -15,6 +15,7 @@
 import { rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { buildDashboard } from "../../src/dashboard/bundle.ts";
+import { MAX_HEADER_SIZE_FLAG } from "../../src/http/header-size.ts";
 
 export const root = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -61,6 +62,10 @@ export async function compileDepot(outfile: string, dashboard: Dashboard, target
       outfile,
       // Bun fetches the runtime of another platform from the npm registry (then caches it).
       ...(target ? { target: `bun-${target}` as const } : {}),
+      // Bun refuses request headers over 16 KiB in all (431) unless started with a larger limit, and
+      // electron-updater's differential download sends up to 1,000 ranges in one Range header: about
+      // 21 KiB for a 100 MiB file. The binary starts with room for that (docs/integrators.md).
+      execArgv: [MAX_HEADER_SIZE_FLAG],
       autoloadDotenv: false,
       autoloadBunfig: false,
       autoloadTsconfig: false,

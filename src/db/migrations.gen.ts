@@ -14,6 +14,8 @@ import m11 from "../../drizzle/0011_version_downloads.sql" with { type: "text" }
 import m12 from "../../drizzle/0012_sign_in_attempts.sql" with { type: "text" };
 import m13 from "../../drizzle/0013_email_key.sql" with { type: "text" };
 import m14 from "../../drizzle/0014_machines.sql" with { type: "text" };
+import m15 from "../../drizzle/0015_releases.sql" with { type: "text" };
+import m16 from "../../drizzle/0016_version_files_to_artifacts.sql" with { type: "text" };
 
 import type { Migration } from "./migrate.ts";
 
@@ -33,4 +35,6 @@ export const migrations: Migration[] = [
   { tag: "0012_sign_in_attempts", createdAt: 1795443729318, sql: m12 },
   { tag: "0013_email_key", createdAt: 1795672552017, sql: m13 },
   { tag: "0014_machines", createdAt: 1795684624992, sql: m14 },
+  { tag: "0015_releases", createdAt: 1795685881009, sql: m15 },
+  { tag: "0016_version_files_to_artifacts", createdAt: 1795685972561, sql: m16 },
 ];

@@ -9,6 +9,7 @@ import { newStorageKey } from "../../storage/storage.ts";
 import { IdParam } from "../../validation/ids.ts";
 import type { Actor } from "../auth/actor.ts";
 import { bearerAuth, headerBearer, sessionActor } from "../auth/guards.ts";
+import { toVersionJson } from "./json.ts";
 import {
   LatestQuery,
   PublishFromUploadDoc,
@@ -21,12 +22,12 @@ import {
 import { serveDownload } from "./serve-download.ts";
 import {
   deleteVersion,
+  firstArtifact,
   latestVersion,
   listVersions,
   publishTarget,
   publishVersion,
   readVersion,
-  toVersionJson,
 } from "./service.ts";
 import { readUpload } from "./upload.ts";
 
@@ -64,7 +65,9 @@ const downloadDoc = {
   description:
     "Bearer token or the dashboard's session cookie (owner, admin or holder), `X-License-Key`, " +
     "or a signed URL (`user`, `expires`, `signature`: it downloads while that user may). " +
-    "Strong ETag, If-None-Match → 304, one byte range → 206 (416 past the end), Repr-Digest. " +
+    "Strong ETag, If-None-Match → 304, If-Range, Repr-Digest. One byte range → 206 with Content-Range; " +
+    "several (up to 1,000) → 206 multipart/byteranges, overlapping or unsorted ones merged; a malformed " +
+    "byte range, more than 1,000, or none within the file → 416 JSON with `Content-Range: bytes */size`. " +
     "With object storage and STORAGE_DOWNLOADS=redirect: 302 to a presigned URL valid for 5 minutes. " +
     "A browser's request for it as part of a page (`Sec-Fetch-Dest` other than `document` or `empty`): 403.",
 };
@@ -82,7 +85,7 @@ export const versionRoutes = (ctx: AppContext) => {
     const target = await publishTarget(ctx, actor, productId, benefitId);
     const upload = await readUpload(request, ctx.releases, ctx.config, newStorageKey(target.product.id));
     const { row, created } = await publishVersion(ctx, actor, target, upload);
-    if (created) ctx.metrics?.upload(row.version.fileSize);
+    if (created) ctx.metrics?.upload(firstArtifact(row).fileSize);
     set.status = created ? 201 : 200;
     return { data: json(row) };
   };
