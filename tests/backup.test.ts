@@ -708,7 +708,7 @@ describe("depot backup while depot serve runs", () => {
       const rows =
         (
           await database.pglite?.query<{ storage_key: string; sha256: string }>(
-            "SELECT storage_key, sha256 FROM versions ORDER BY id",
+            "SELECT storage_key, sha256 FROM artifacts ORDER BY id",
           )
         )?.rows ?? [];
       expect(rows).toHaveLength(versionsInArchive);

@@ -15,6 +15,7 @@ import {
   createProduct,
   createPurchase,
   createUser,
+  insertVersionRow,
   tokenFor,
 } from "./helpers/factories.ts";
 import { type Inbox, type Received, startInbox, until } from "./helpers/inbox.ts";
@@ -326,22 +327,18 @@ describe("changelogs in the e-mail", () => {
   }, 30_000);
   test("a changelog stored before links to depot were refused is shown without them", async () => {
     // Written straight to the table, as an older depot stored it; the fan-out then runs as usual.
-    const [row] = await t.ctx.db
-      .insert(versions)
-      .values({
+    const { version: row } = await insertVersionRow(
+      t.ctx,
+      {
         productId: product.id,
         versionNumber: "2.0.3",
         title: "Old row",
         changelog: "![shot](/api/products/1/versions/5/download) [site](https://example.com/)",
         changelogFormat: "markdown",
-        fileName: "old.jar",
-        fileSize: 1,
-        contentType: "application/java-archive",
-        sha256: "0".repeat(64),
-        storageKey: "old.jar",
-      })
-      .returning({ id: versions.id });
-    await notifyHolders(t.ctx, row?.id ?? 0);
+      },
+      { fileName: "old.jar", contentType: "application/java-archive", storageKey: "old.jar" },
+    );
+    await notifyHolders(t.ctx, row.id);
     const oldRowMail = () =>
       messagesTo(inbox, people.live.user.email).find((m) => m.mail.subject?.includes("2.0.3"));
     const { mail } = (await until("the e-mail of the old row", async () => oldRowMail())) as Received;

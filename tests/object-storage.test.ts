@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { eq, inArray } from "drizzle-orm";
 import { ConfigError, loadConfig } from "../src/config.ts";
-import { versions } from "../src/db/schema/index.ts";
+import { artifacts, versions } from "../src/db/schema/index.ts";
 import { bearer, readJson, recordingLogger, startTestApp, type TestApp } from "./helpers/app.ts";
 import { randomBytes, sha256 } from "./helpers/bytes.ts";
 import { depot, stderrLines } from "./helpers/cli.ts";
@@ -40,9 +40,9 @@ const reprDigest = (bytes: Uint8Array) =>
 
 async function storageKeyOf(app: TestApp, versionId: number): Promise<string | null> {
   const [row] = await app.ctx.db
-    .select({ key: versions.storageKey })
-    .from(versions)
-    .where(eq(versions.id, versionId));
+    .select({ key: artifacts.storageKey })
+    .from(artifacts)
+    .where(eq(artifacts.versionId, versionId));
   return row?.key ?? null;
 }
 
@@ -293,9 +293,9 @@ describe("crash leftovers in the bucket", () => {
     new Set(
       (
         await t.ctx.db
-          .select({ key: versions.storageKey })
-          .from(versions)
-          .where(inArray(versions.storageKey, keys))
+          .select({ key: artifacts.storageKey })
+          .from(artifacts)
+          .where(inArray(artifacts.storageKey, keys))
       ).map((row) => row.key),
     );
 

@@ -12,6 +12,7 @@ import {
   createProduct,
   createRole,
   createUser,
+  insertVersionRow,
   tokenFor,
 } from "./helpers/factories.ts";
 
@@ -189,23 +190,15 @@ const apiKeyCall = (method: string, path: () => string | Promise<string>, body?:
 let serial = 0;
 /** A version of the vendor's product, made directly (its file does not matter to these routes). */
 async function newVersion(): Promise<number> {
-  const [row] = await t.ctx.db
-    .insert(versions)
-    .values({
-      productId: ids.product ?? 0,
-      versionNumber: `0.${++serial}.0`,
-      title: "t",
-      changelog: "c",
-      changelogFormat: "markdown",
-      fileName: "a.bin",
-      fileSize: 1,
-      contentType: "application/octet-stream",
-      sha256: "0".repeat(64),
-      storageKey: `products/${ids.product}/${crypto.randomUUID()}`,
-      publishedBy: ids.vendor ?? 0,
-    })
-    .returning({ id: versions.id });
-  return row?.id ?? 0;
+  const { version } = await insertVersionRow(t.ctx, {
+    productId: ids.product ?? 0,
+    versionNumber: `0.${++serial}.0`,
+    title: "t",
+    changelog: "c",
+    changelogFormat: "markdown",
+    publishedBy: ids.vendor ?? 0,
+  });
+  return version.id;
 }
 async function registeredIp(): Promise<string> {
   const ip = `198.51.100.${++serial % 250}`;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHmac } from "node:crypto";
 import { eq } from "drizzle-orm";
-import { products, versions } from "../src/db/schema/index.ts";
+import { artifacts, products, versions } from "../src/db/schema/index.ts";
 import { createLicense, revokeLicense } from "../src/features/licenses/service.ts";
 import { signUrl } from "../src/signed-url.ts";
 import { bearer, readJson, recordingLogger, startTestApp, type TestApp } from "./helpers/app.ts";
@@ -769,9 +769,9 @@ describe("download: stored metadata never breaks a download", () => {
       name: "legacy.jar",
     });
     await t.ctx.db
-      .update(versions)
+      .update(artifacts)
       .set({ contentType: "text/plain\r\nX-Injected: yes" })
-      .where(eq(versions.id, version.id));
+      .where(eq(artifacts.versionId, version.id));
     const got = await download(version, { token: ownerToken });
     expect(got.headers.get("content-type")).toBe("application/octet-stream");
     expect(got.headers.get("x-injected")).toBeNull();
@@ -785,7 +785,7 @@ describe("download: a missing release file", () => {
       bytes: CONTENT,
       name: "gone.jar",
     });
-    const [row] = await t.ctx.db.select().from(versions).where(eq(versions.id, version.id));
+    const [row] = await t.ctx.db.select().from(artifacts).where(eq(artifacts.versionId, version.id));
     await t.ctx.releases.remove(row?.storageKey ?? "missing");
     recorder.lines.length = 0;
 

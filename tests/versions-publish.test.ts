@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { connect } from "node:net";
 import { join } from "node:path";
-import { eq, sql } from "drizzle-orm";
+import { asc, eq, sql } from "drizzle-orm";
 import { selectRows } from "../src/db/rows.ts";
-import { versions } from "../src/db/schema/index.ts";
+import { artifacts, versions } from "../src/db/schema/index.ts";
 import { deleteProduct } from "../src/features/products/service.ts";
 import { versionPublished } from "../src/features/versions/jobs.ts";
 import { bearer, readJson, startTestApp, type TestApp } from "./helpers/app.ts";
@@ -137,10 +138,17 @@ function keptFiles(app: TestApp = t): string[] {
 }
 const versionRows = (app: TestApp = t) => app.ctx.db.select().from(versions);
 
+/** The version's first artifact (its file), with the version's product id. */
 async function rowOf(id: number) {
-  const [row] = await t.ctx.db.select().from(versions).where(eq(versions.id, id));
+  const [row] = await t.ctx.db
+    .select({ artifact: artifacts, productId: versions.productId, changelog: versions.changelog })
+    .from(artifacts)
+    .innerJoin(versions, eq(versions.id, artifacts.versionId))
+    .where(eq(versions.id, id))
+    .orderBy(asc(artifacts.id))
+    .limit(1);
   if (!row) throw new Error(`no version ${id}`);
-  return row;
+  return { ...row.artifact, productId: row.productId, changelog: row.changelog };
 }
 
 async function publishedJobs(app: TestApp = t) {
@@ -201,6 +209,29 @@ function expectVersion(
     file_size: expected.file.bytes.byteLength,
     sha256: sha256(expected.file.bytes),
     downloads: "0",
+    channel: "stable",
+    status: "published",
+    critical: false,
+    rollout_percentage: 100,
+    yank_reason: null,
+    published_at: expect.stringMatching(ISO),
+    // The sent file is the version's first (here only) artifact, for any platform.
+    artifacts: [
+      {
+        id: expect.any(Number),
+        version_id: data.id,
+        platform: "any",
+        arch: "any",
+        file_name: expected.file.name,
+        file_size: expected.file.bytes.byteLength,
+        sha256: sha256(expected.file.bytes),
+        sha512: createHash("sha512").update(expected.file.bytes).digest("base64"),
+        content_type: expected.file.type ?? "application/octet-stream",
+        signature: null,
+        download_url: `${downloadUrl(expected.product.id, data.id).replace(/\/download$/, "")}/artifacts/${data.artifacts?.[0]?.id}/download`,
+        created_at: expect.stringMatching(ISO),
+      },
+    ],
     created_at: expect.stringMatching(ISO),
     updated_at: expect.stringMatching(ISO),
   });

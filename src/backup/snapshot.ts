@@ -58,8 +58,13 @@ export async function takeSnapshot(
       const query = queryOn(tx);
       const migrations = await appliedMigrations(query);
       const tables = await countRows(query);
+      // Every artifact's file, and its blockmap if it has one.
       const versions = await query<{ id: number; storage_key: string; sha256: string; file_size: string }>(
-        "SELECT id, storage_key, sha256, file_size::text AS file_size FROM versions ORDER BY id",
+        `SELECT version_id AS id, storage_key, sha256, file_size::text AS file_size FROM artifacts
+         UNION ALL
+         SELECT version_id, blockmap_storage_key, blockmap_sha256, blockmap_size::text FROM artifacts
+         WHERE blockmap_storage_key IS NOT NULL
+         ORDER BY 1, 2`,
       );
       const files: SnapshotFile[] = [];
       const seen = new Set<string>();

@@ -6,7 +6,9 @@ import { sweepExpiredSessionsEvery } from "../features/sessions/sweep.ts";
 import { dropExpiredKeysEvery } from "../features/signing/sweep.ts";
 import { sweepExpiredUploadsEvery } from "../features/uploads/sweep.ts";
 import { sweepReleaseLeftovers } from "../features/versions/leftovers.ts";
+import { backfillSha512 } from "../features/versions/sha512-backfill.ts";
 import { createLogger } from "../log.ts";
+import { errorFields } from "../log-errors.ts";
 import { startMetricsServer } from "../metrics/server.ts";
 import { openRuntime, type Runtime } from "../runtime.ts";
 import { listenStartupError } from "../startup-errors.ts";
@@ -45,6 +47,10 @@ export const serveCommand: Command = {
     });
     await printFirstStepsIfEmpty(runtime);
     const stopSweepingLeftovers = sweepReleaseLeftovers(runtime);
+    // In the background: a missing digest only delays that file's electron-updater feed entry.
+    void backfillSha512(runtime).catch((error: unknown) =>
+      log.warn("sha512 backfill failed", { error: errorFields(error) }),
+    );
     const stopSweepingUploads = sweepExpiredUploadsEvery(runtime);
     const stopSweepingSessions = sweepExpiredSessionsEvery(runtime);
     const stopDroppingKeys = dropExpiredKeysEvery(runtime);

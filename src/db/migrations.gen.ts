@@ -13,6 +13,8 @@ import m10 from "../../drizzle/0010_sessions.sql" with { type: "text" };
 import m11 from "../../drizzle/0011_version_downloads.sql" with { type: "text" };
 import m12 from "../../drizzle/0012_sign_in_attempts.sql" with { type: "text" };
 import m13 from "../../drizzle/0013_email_key.sql" with { type: "text" };
+import m14 from "../../drizzle/0014_releases.sql" with { type: "text" };
+import m15 from "../../drizzle/0015_version_files_to_artifacts.sql" with { type: "text" };
 
 import type { Migration } from "./migrate.ts";
 
@@ -31,4 +33,6 @@ export const migrations: Migration[] = [
   { tag: "0011_version_downloads", createdAt: 1795425137029, sql: m11 },
   { tag: "0012_sign_in_attempts", createdAt: 1795443729318, sql: m12 },
   { tag: "0013_email_key", createdAt: 1795672552017, sql: m13 },
+  { tag: "0014_releases", createdAt: 1795684630472, sql: m14 },
+  { tag: "0015_version_files_to_artifacts", createdAt: 1795684633682, sql: m15 },
 ];

@@ -8,7 +8,7 @@ import type { Page } from "playwright-core";
 import { notifications, products, users, versions } from "../../src/db/schema/index.ts";
 import { createLicense } from "../../src/features/licenses/service.ts";
 import { listeningDepot, openPage, signInAs } from "../helpers/browser.ts";
-import { createProduct, createPurchase } from "../helpers/factories.ts";
+import { createProduct, createPurchase, insertVersionRow } from "../helpers/factories.ts";
 import { userWithPassword } from "../helpers/sessions.ts";
 
 const PASSWORD = "correct horse battery";
@@ -39,25 +39,25 @@ function readsLeftToRight(page: Page, text: string): Promise<boolean | null> {
   })(${JSON.stringify(text)})`);
 }
 
-async function version(productId: number, publisher: number, fields: Partial<typeof versions.$inferInsert>) {
-  const [row] = await depot.ctx.db
-    .insert(versions)
-    .values({
+async function version(
+  productId: number,
+  publisher: number,
+  fields: Partial<typeof versions.$inferInsert>,
+  fileName = "a.zip",
+) {
+  const { version: row } = await insertVersionRow(
+    depot.ctx,
+    {
       productId,
       versionNumber: "0.0.0",
       title: "t",
       changelog: "- a change",
       changelogFormat: "markdown",
-      fileName: "a.zip",
-      fileSize: 1024,
-      contentType: "application/zip",
-      sha256: "0".repeat(64),
-      storageKey: `products/${productId}/${crypto.randomUUID()}`,
       publishedBy: publisher,
       ...fields,
-    })
-    .returning();
-  if (!row) throw new Error("no version");
+    },
+    { fileName, fileSize: 1024, contentType: "application/zip" },
+  );
   return row;
 }
 
@@ -74,13 +74,17 @@ test("a name, title, version or file name ending in U+202E leaves the text besid
     .set({ name: `Relay${RLO}` })
     .where(eq(products.id, product.id));
   // The older version: its number and file name end in the override, its title comes after the number.
-  await version(product.id, vendor.id, {
-    versionNumber: `4.0.0${RLO}`,
-    title: "Plain words",
-    fileName: `setup${RLO}txt.exe`,
-    downloads: 7,
-    createdAt: new Date(Date.now() - 86_400_000),
-  });
+  await version(
+    product.id,
+    vendor.id,
+    {
+      versionNumber: `4.0.0${RLO}`,
+      title: "Plain words",
+      downloads: 7,
+      createdAt: new Date(Date.now() - 86_400_000),
+    },
+    `setup${RLO}txt.exe`,
+  );
   // The newest, which Downloads shows: its title ends in the override, the number comes after it.
   const latest = await version(product.id, vendor.id, { versionNumber: "9.0.1", title: `Hostile${RLO}` });
   await depot.ctx.db.insert(notifications).values({

@@ -8,7 +8,7 @@ import { expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { products, versions } from "../../src/db/schema/index.ts";
 import { fitsWidth, listeningDepot, offOrigin, openPage, signInAs } from "../helpers/browser.ts";
-import { createProduct, createRole, createUser } from "../helpers/factories.ts";
+import { createProduct, createRole, createUser, insertVersionRow } from "../helpers/factories.ts";
 import { userWithPassword } from "../helpers/sessions.ts";
 
 const PASSWORD = "correct horse battery";
@@ -87,19 +87,18 @@ test("another vendor's product is not found, page and licenses; a manager who ma
   const other = await createUser(depot.ctx, { role: "vendor" });
   // Listed: every signed-in user may read it through the API, yet it is not this vendor's to manage.
   const theirs = await createProduct(depot.ctx, other, { name: "Their Tools" });
-  await depot.ctx.db.insert(versions).values({
-    productId: theirs.id,
-    versionNumber: "2.0.0",
-    title: "Theirs",
-    changelog: "- theirs",
-    changelogFormat: "markdown",
-    fileName: "theirs.zip",
-    fileSize: 1,
-    contentType: "application/zip",
-    sha256: "0".repeat(64),
-    storageKey: `products/${theirs.id}/${crypto.randomUUID()}`,
-    publishedBy: other.id,
-  });
+  await insertVersionRow(
+    depot.ctx,
+    {
+      productId: theirs.id,
+      versionNumber: "2.0.0",
+      title: "Theirs",
+      changelog: "- theirs",
+      changelogFormat: "markdown",
+      publishedBy: other.id,
+    },
+    { fileName: "theirs.zip", contentType: "application/zip" },
+  );
   const w = await openPage(depot.origin);
   const { page } = w;
   try {

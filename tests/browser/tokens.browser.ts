@@ -7,7 +7,7 @@ import { expect, test } from "bun:test";
 import { notifications, versions } from "../../src/db/schema/index.ts";
 import { bearer, readJson } from "../helpers/app.ts";
 import { fitsWidth, listeningDepot, offOrigin, openPage, signInAs } from "../helpers/browser.ts";
-import { createProduct } from "../helpers/factories.ts";
+import { createProduct, insertVersionRow } from "../helpers/factories.ts";
 import { signIn, userWithPassword } from "../helpers/sessions.ts";
 
 const PASSWORD = "correct horse battery";
@@ -17,22 +17,14 @@ const depot = listeningDepot();
 /** One unread notification for `userId`, about a version of a product of theirs. */
 async function unreadNotificationFor(userId: number) {
   const product = await createProduct(depot.ctx, { id: userId });
-  const [version] = await depot.ctx.db
-    .insert(versions)
-    .values({
-      productId: product.id,
-      versionNumber: "1.0.0",
-      title: "First",
-      changelog: "c",
-      changelogFormat: "markdown",
-      fileName: "a.bin",
-      fileSize: 1,
-      contentType: "application/octet-stream",
-      sha256: "0".repeat(64),
-      storageKey: `products/${product.id}/${crypto.randomUUID()}`,
-      publishedBy: userId,
-    })
-    .returning({ id: versions.id });
+  const { version } = await insertVersionRow(depot.ctx, {
+    productId: product.id,
+    versionNumber: "1.0.0",
+    title: "First",
+    changelog: "c",
+    changelogFormat: "markdown",
+    publishedBy: userId,
+  });
   await depot.ctx.db.insert(notifications).values({
     type: "version.published",
     userId,

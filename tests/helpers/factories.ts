@@ -1,4 +1,5 @@
 import type { AppContext } from "../../src/context.ts";
+import { artifacts, type NewArtifact, type NewVersion, versions } from "../../src/db/schema/index.ts";
 import { createApiKey } from "../../src/features/api-keys/service.ts";
 import type { LicenseJson } from "../../src/features/licenses/json.ts";
 import {
@@ -122,4 +123,34 @@ export async function licenseIn(
   if (response.status !== 201)
     throw new Error(`creating a license answered ${response.status}: ${await response.text()}`);
   return (await response.json()) as LicenseJson;
+}
+
+/**
+ * A version row and its one artifact written straight to the tables (its file is not stored), for tests
+ * whose routes do not read the file, or that model rows an older depot wrote.
+ */
+export async function insertVersionRow(
+  ctx: Pick<AppContext, "db">,
+  values: NewVersion,
+  file: Partial<NewArtifact> = {},
+) {
+  const [version] = await ctx.db.insert(versions).values(values).returning();
+  if (!version) throw new Error("version insert returned nothing");
+  const [artifact] = await ctx.db
+    .insert(artifacts)
+    .values({
+      versionId: version.id,
+      platform: "any",
+      arch: "any",
+      fileName: "a.bin",
+      fileSize: 1,
+      sha256: "0".repeat(64),
+      sha512: null,
+      contentType: "application/octet-stream",
+      storageKey: `products/${version.productId}/${crypto.randomUUID()}`,
+      ...file,
+    })
+    .returning();
+  if (!artifact) throw new Error("artifact insert returned nothing");
+  return { version, artifact };
 }

@@ -17,12 +17,14 @@ export interface VersionPublishedData {
    * every reader gets it signed for themselves, valid for 7 days from the fan-out (notifications/links.ts).
    */
   download_url: string;
+  /** Only in a `version.yanked` notification: why the vendor withdrew it. */
+  yank_reason?: string | null;
 }
 
 /**
  * In-app notifications, shaped like Laravel's database channel (uuid id, type, notifiable, data,
- * read_at). One per user and version: the fan-out's `ON CONFLICT DO NOTHING` makes a retried or
- * duplicated job add nothing.
+ * read_at). One per user, version and type (`version.published`, `version.yanked`): the fan-out's
+ * `ON CONFLICT DO NOTHING` makes a retried or duplicated job add nothing.
  */
 export const notifications = pgTable(
   "notifications",
@@ -38,7 +40,7 @@ export const notifications = pgTable(
     ...timestamps,
   },
   (table) => [
-    uniqueIndex("notifications_user_version_unique").on(table.userId, table.versionId),
+    uniqueIndex("notifications_user_version_type_unique").on(table.userId, table.versionId, table.type),
     index("notifications_user_created_index").on(table.userId, table.createdAt),
     index("notifications_user_unread_index")
       .on(table.userId, table.createdAt)

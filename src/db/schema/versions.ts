@@ -1,13 +1,15 @@
 import { sql } from "drizzle-orm";
-import { bigint, index, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
-import { id, ref, timestamps } from "./columns.ts";
+import { bigint, boolean, check, index, pgTable, smallint, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { id, ref, timestamps, timestamptz } from "./columns.ts";
 import { products } from "./products.ts";
 import { purchaseBenefits } from "./purchase-benefits.ts";
+import { RELEASE_CHANNELS, VERSION_STATUSES } from "./release-enums.ts";
 import { users } from "./users.ts";
 
 /**
- * A published release of a product, or of one benefit of it. The row is inserted only once its file
- * is completely on disk, so a version that exists is always downloadable.
+ * A release of a product, or of one benefit of it. Its files are its artifacts (artifacts.ts); the
+ * row is inserted together with its first artifact, once that file is completely stored, so a
+ * version that exists always has a file to download.
  */
 export const versions = pgTable(
   "versions",
@@ -21,16 +23,18 @@ export const versions = pgTable(
     title: text("title").notNull(),
     changelog: text("changelog").notNull(),
     changelogFormat: text("changelog_format", { enum: ["markdown", "html"] }).notNull(),
-    /** The name the file was uploaded with, offered again on download. */
-    fileName: text("file_name").notNull(),
-    fileSize: bigint("file_size", { mode: "number" }).notNull(),
-    contentType: text("content_type").notNull(),
-    /** Hex SHA-256 of the file: the ETag, the Repr-Digest and the identical re-post check. */
-    sha256: text("sha256").notNull(),
-    /** Where the file lives, relative to STORAGE_DIR. */
-    storageKey: text("storage_key").notNull(),
+    /** Who may be offered it by a feed: see features/versions/semver.ts for how it is derived. */
+    channel: text("channel", { enum: RELEASE_CHANNELS }).notNull().default("stable"),
+    /** A draft is seen only by its publishers; a yanked version is never offered, still downloadable. */
+    status: text("status", { enum: VERSION_STATUSES }).notNull().default("published"),
+    yankReason: text("yank_reason"),
+    critical: boolean("critical").notNull().default(false),
+    /** 0–100: the share of clients a feed offers it to (features/versions/eligible.ts). */
+    rolloutPercentage: smallint("rollout_percentage").notNull().default(100),
+    /** When it was first published (null while a draft); holders are notified then, once. */
+    publishedAt: timestamptz("published_at"),
     publishedBy: ref("published_by").references(() => users.id),
-    /** Whole downloads of this version's file (the product's `downloads` counts them all). */
+    /** Whole downloads of this version's files (the product's `downloads` counts them all). */
     downloads: bigint("downloads", { mode: "number" }).notNull().default(0),
     ...timestamps,
   },
@@ -42,6 +46,7 @@ export const versions = pgTable(
       table.versionNumber,
     ),
     index("versions_product_id_id_index").on(table.productId, table.id),
+    check("versions_rollout_percentage_range", sql`${table.rolloutPercentage} BETWEEN 0 AND 100`),
   ],
 );
 

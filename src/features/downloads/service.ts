@@ -2,7 +2,8 @@ import { and, asc, eq, inArray } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { licenses, products, purchaseBenefits } from "../../db/schema/index.ts";
 import { isHolder, liveLicense } from "../licenses/holders.ts";
-import { latestVersionsOf, toVersionJson, type VersionRow } from "../versions/service.ts";
+import { toVersionJson } from "../versions/json.ts";
+import { latestVersionsOf, type VersionRow } from "../versions/service.ts";
 
 /**
  * What `userId` may download, by product name: every product they hold a live license for (hidden,

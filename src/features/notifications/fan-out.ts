@@ -75,7 +75,7 @@ async function insertNotifications(ctx: AppContext, { data, productId, optionId 
     SELECT DISTINCT ${EVENT}, ${licenses.userId}, ${data.version_id}::bigint, ${JSON.stringify(data)}::jsonb
     FROM ${licenses}
     WHERE ${holdsProduct(productId, optionId)}
-    ON CONFLICT (user_id, version_id) DO NOTHING`);
+    ON CONFLICT (user_id, version_id, type) DO NOTHING`);
 }
 
 /** One job per notification of this version, in batches, walking the notifications by id. */

@@ -227,10 +227,23 @@ export async function uploadedFile(ctx: UploadsContext, actor: Actor, raw: unkno
     key: finished.storageKey,
     size: finished.length,
     sha256: finished.sha256,
+    sha512: await sha512Of(ctx, finished.storageKey),
     fileName: finished.fileName,
     contentType: finished.contentType,
     uploadId: finished.id,
   };
+}
+
+/**
+ * The stored file's base64 SHA-512, read back from the store: a resumable upload arrives over many
+ * requests, and only SHA-256 is carried from one to the next.
+ */
+export async function sha512Of(ctx: Pick<AppContext, "releases">, key: string): Promise<string> {
+  const hash = new Bun.CryptoHasher("sha512");
+  const body = ctx.releases.body(key, null, { plainStream: true });
+  const stream = body instanceof Blob ? body.stream() : body;
+  for await (const chunk of stream) hash.update(chunk);
+  return hash.digest("base64");
 }
 
 /** Marks the upload published, inside the version's transaction; a 422 if another publish took it. */

@@ -1,16 +1,22 @@
 import { inArray } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
-import { uploads, versions } from "../../db/schema/index.ts";
+import { artifacts, uploads } from "../../db/schema/index.ts";
 import { everyInterval } from "../../jobs/periodic.ts";
 import { LEFTOVER_AGE_MS } from "../../storage/leftovers.ts";
 
-/** Which of `keys` a version or a finished upload points at. */
+/** Which of `keys` an artifact (its file or its blockmap) or a finished upload points at. */
 async function keptStorageKeys(ctx: Pick<AppContext, "db">, keys: string[]): Promise<Set<string>> {
-  const [ofVersions, ofUploads] = await Promise.all([
-    ctx.db.select({ key: versions.storageKey }).from(versions).where(inArray(versions.storageKey, keys)),
+  const [ofArtifacts, ofBlockmaps, ofUploads] = await Promise.all([
+    ctx.db.select({ key: artifacts.storageKey }).from(artifacts).where(inArray(artifacts.storageKey, keys)),
+    ctx.db
+      .select({ key: artifacts.blockmapStorageKey })
+      .from(artifacts)
+      .where(inArray(artifacts.blockmapStorageKey, keys)),
     ctx.db.select({ key: uploads.storageKey }).from(uploads).where(inArray(uploads.storageKey, keys)),
   ]);
-  return new Set([...ofVersions, ...ofUploads].flatMap((row) => (row.key === null ? [] : [row.key])));
+  return new Set(
+    [...ofArtifacts, ...ofBlockmaps, ...ofUploads].flatMap((row) => (row.key === null ? [] : [row.key])),
+  );
 }
 
 /**

@@ -9,6 +9,7 @@ import { newStorageKey } from "../../storage/storage.ts";
 import { IdParam } from "../../validation/ids.ts";
 import type { Actor } from "../auth/actor.ts";
 import { bearerAuth, headerBearer, sessionActor } from "../auth/guards.ts";
+import { toVersionJson } from "./json.ts";
 import {
   LatestQuery,
   PublishFromUploadDoc,
@@ -21,12 +22,12 @@ import {
 import { serveDownload } from "./serve-download.ts";
 import {
   deleteVersion,
+  firstArtifact,
   latestVersion,
   listVersions,
   publishTarget,
   publishVersion,
   readVersion,
-  toVersionJson,
 } from "./service.ts";
 import { readUpload } from "./upload.ts";
 
@@ -82,7 +83,7 @@ export const versionRoutes = (ctx: AppContext) => {
     const target = await publishTarget(ctx, actor, productId, benefitId);
     const upload = await readUpload(request, ctx.releases, ctx.config, newStorageKey(target.product.id));
     const { row, created } = await publishVersion(ctx, actor, target, upload);
-    if (created) ctx.metrics?.upload(row.version.fileSize);
+    if (created) ctx.metrics?.upload(firstArtifact(row).fileSize);
     set.status = created ? 201 : 200;
     return { data: json(row) };
   };

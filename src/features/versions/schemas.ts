@@ -1,9 +1,29 @@
 import { t } from "elysia";
+import { ARCHES, PLATFORMS, RELEASE_CHANNELS, VERSION_STATUSES } from "../../db/schema/release-enums.ts";
 import { PageQuery, simplePageOf } from "../../http/pagination.ts";
 import { QueryId } from "../../validation/ids.ts";
 import { Int, Text } from "../../validation/schemas.ts";
 
 const DateTime = t.String({ format: "date-time" });
+
+/** One file of a version, for one platform and architecture. */
+export const ArtifactJson = t.Object({
+  id: Int(),
+  version_id: Int(),
+  platform: t.UnionEnum([...PLATFORMS]),
+  arch: t.UnionEnum([...ARCHES]),
+  file_name: t.String(),
+  file_size: Int(),
+  sha256: t.String({ pattern: "^[0-9a-f]{64}$" }),
+  sha512: t.Union([t.String({ description: "base64, as electron-updater checks it" }), t.Null()], {
+    description:
+      "null only for a file stored before artifacts existed, until depot has read it once at start-up",
+  }),
+  content_type: t.String(),
+  signature: t.Union([t.String(), t.Null()], { description: "the `.sig` text sent with the file" }),
+  download_url: t.String(),
+  created_at: DateTime,
+});
 
 /**
  * A version (note `product_id` is a string) with `changelog_format`, `file_size`, `sha256`, and
@@ -24,6 +44,15 @@ export const VersionJson = t.Object({
   file_size: Int(),
   sha256: t.String({ pattern: "^[0-9a-f]{64}$" }),
   downloads: t.String({ pattern: "^\\d+$", description: "whole downloads of the file, as a decimal string" }),
+  channel: t.UnionEnum([...RELEASE_CHANNELS]),
+  status: t.UnionEnum([...VERSION_STATUSES]),
+  critical: t.Boolean(),
+  rollout_percentage: Int({ minimum: 0, maximum: 100 }),
+  yank_reason: t.Union([t.String(), t.Null()]),
+  published_at: t.Union([DateTime, t.Null()], { description: "null while a draft" }),
+  artifacts: t.Array(ArtifactJson, {
+    description: "its files; the first is the one `file_name` and `download_url` describe",
+  }),
   created_at: DateTime,
   updated_at: DateTime,
 });

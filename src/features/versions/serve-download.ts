@@ -1,63 +1,72 @@
 import type { AppContext } from "../../context.ts";
-import { AppError, Forbidden } from "../../errors.ts";
+import { AppError, Forbidden, NotFound } from "../../errors.ts";
 import { mediaTypeOrDefault } from "../../http/media-type.ts";
 import { type DownloadCredentials, downloadableVersion } from "./download.ts";
 import { alreadyHeld, contentDisposition, fileResponse } from "./file-response.ts";
+import { firstArtifact } from "./service.ts";
 
 /**
- * A GET or HEAD of a version's file, decided in full: who may (download.ts), whether the file is
- * still stored (410), whether the bucket serves it (a presigned redirect) or depot streams it, and
- * what counts as a download. Returns the response and the user it was served to, if one is known.
+ * A GET or HEAD of a version's file (its first artifact, or the one `ids.artifact` names), decided in
+ * full: who may (download.ts), whether the file is still stored (410), whether the bucket serves it
+ * (a presigned redirect) or depot streams it, and what counts as a download. Returns the response and
+ * the user it was served to, if one is known.
  */
 export async function serveDownload(
   ctx: AppContext,
   request: Request,
-  ids: { product: number; version: number },
+  ids: { product: number; version: number; artifact?: number },
   credentials: DownloadCredentials,
 ): Promise<{ response: Response; userId: number | null }> {
   // Before anything is looked up: an embedded download is refused whoever it would act for.
   refuseSubresource(request);
   const { product, row, userId } = await downloadableVersion(ctx, ids.product, ids.version, credentials);
-  const { version } = row;
-  const stored = await ctx.releases.size(version.storageKey);
-  if (stored !== version.fileSize) {
+  const file =
+    ids.artifact === undefined
+      ? firstArtifact(row)
+      : row.artifacts.find((artifact) => artifact.id === ids.artifact);
+  if (!file) throw new NotFound("Artifact");
+  // Told if the version is ever yanked; only a GET of the bytes counts, as below.
+  if (userId !== null && request.method === "GET") ctx.downloads.addDownloader(row.version.id, userId);
+  const stored = await ctx.releases.size(file.storageKey);
+  if (stored !== file.fileSize) {
     // A version exists only once its file is stored: this one was removed, or STORAGE_DIR is not shared.
     ctx.log.error("release file missing", {
-      version_id: version.id,
+      version_id: row.version.id,
+      artifact_id: file.id,
       store: ctx.releases.kind,
-      storage_key: version.storageKey,
-      expected_size: version.fileSize,
+      storage_key: file.storageKey,
+      expected_size: file.fileSize,
       found_size: stored,
     });
     throw new AppError(410, "The release file is missing.");
   }
   const isGet = request.method === "GET";
-  const contentType = mediaTypeOrDefault(version.contentType);
+  const contentType = mediaTypeOrDefault(file.contentType);
   // A HEAD is answered here, not redirected: a presigned URL is signed for GET only, and depot knows
   // every header without the bytes. A client that already holds the file is answered here too (304):
   // the bucket's ETag differs from ours, so the bucket would send the whole file again.
   const location =
-    ctx.config.storageDownloads === "redirect" && isGet && !alreadyHeld(request, version.sha256)
-      ? ctx.releases.presignedUrl(version.storageKey, {
+    ctx.config.storageDownloads === "redirect" && isGet && !alreadyHeld(request, file.sha256)
+      ? ctx.releases.presignedUrl(file.storageKey, {
           contentType,
-          contentDisposition: contentDisposition(version.fileName),
+          contentDisposition: contentDisposition(file.fileName),
         })
       : null;
   if (location !== null) {
     // The bucket serves the bytes (and Range); only a request for the whole file counts.
-    if (!request.headers.has("range")) ctx.downloads.add(product.id, version.id);
+    if (!request.headers.has("range")) ctx.downloads.add(product.id, row.version.id);
     const response = new Response(null, { status: 302, headers: { location, "cache-control": "no-store" } });
     ctx.metrics?.download(response);
     return { response, userId };
   }
   const { response, counts } = fileResponse(request, {
-    body: (range, options) => ctx.releases.body(version.storageKey, range, options),
-    size: version.fileSize,
-    sha256: version.sha256,
-    fileName: version.fileName,
+    body: (range, options) => ctx.releases.body(file.storageKey, range, options),
+    size: file.fileSize,
+    sha256: file.sha256,
+    fileName: file.fileName,
     contentType,
   });
-  if (counts && isGet) ctx.downloads.add(product.id, version.id);
+  if (counts && isGet) ctx.downloads.add(product.id, row.version.id);
   if (isGet) ctx.metrics?.download(response);
   return { response, userId };
 }

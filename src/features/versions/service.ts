@@ -2,6 +2,8 @@ import { and, asc, desc, eq, inArray, isNull } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { isUniqueViolation } from "../../db/errors.ts";
 import {
+  type Artifact,
+  artifacts,
   type Product,
   type PurchaseBenefit,
   products,
@@ -20,19 +22,30 @@ import { allows } from "../auth/permissions.ts";
 import { isHolder } from "../licenses/holders.ts";
 import { findLiveProduct, findVisibleProduct, ownsProduct } from "../products/service.ts";
 import { consumeUpload, uploadedFile } from "../uploads/service.ts";
+import { artifactsOf, storageKeysOf } from "./artifact-rows.ts";
 import { checkMarkdownLinks, sanitiseChangelog } from "./changelog.ts";
 import { versionPublished } from "./jobs.ts";
 import { PublishFields } from "./schemas.ts";
+import { channelOfName } from "./semver.ts";
 import type { Upload, UploadedFile } from "./upload.ts";
 
 /** Where a version's file is served; notifications sign this URL. */
 export const downloadUrl = (appUrl: string, version: Pick<Version, "productId" | "id">) =>
   `${appUrl}/api/products/${version.productId}/versions/${version.id}/download`;
 
-/** A version with what the API shows of its benefit. */
+/** A version with what the API shows of its benefit, and its files (the first one first). */
 export interface VersionRow {
   version: Version;
   benefit: Pick<PurchaseBenefit, "id" | "optionId" | "name"> | null;
+  artifacts: Artifact[];
+}
+
+/** The file SPEC's Version describes (`file_name`, `download_url`): the version's first artifact. */
+export function firstArtifact(row: Pick<VersionRow, "artifacts">): Artifact {
+  const [first] = row.artifacts;
+  // A version is inserted with its first artifact, and its last one cannot be deleted (artifacts.ts).
+  if (!first) throw new Error("a version without files");
+  return first;
 }
 
 export interface PublishTarget {
@@ -114,23 +127,36 @@ export async function publishVersion(
           title: fields.title,
           changelog,
           changelogFormat: format,
-          fileName: file.fileName,
-          fileSize: file.size,
-          contentType: file.contentType,
-          sha256: file.sha256,
-          storageKey: file.key,
+          channel: channelOfName(fields.version_name),
+          status: "published",
+          publishedAt: new Date(),
           publishedBy: actor.user.id,
         })
         .returning();
       if (!row) throw new Error("version insert returned nothing");
+      const [artifact] = await tx.db
+        .insert(artifacts)
+        .values({
+          versionId: row.id,
+          platform: "any",
+          arch: "any",
+          fileName: file.fileName,
+          fileSize: file.size,
+          sha256: file.sha256,
+          sha512: file.sha512,
+          contentType: file.contentType,
+          storageKey: file.key,
+        })
+        .returning();
+      if (!artifact) throw new Error("artifact insert returned nothing");
       // A finished resumable upload's file is already in place; the version takes it from the upload.
       if (file.uploadId !== undefined) await consumeUpload(tx.db, file.uploadId);
       await ctx.jobs.sendInTransaction(tx.db, versionPublished, { version_id: row.id });
-      return row;
+      return { version: row, artifacts: [artifact] };
     });
   try {
-    const version = await (received ? received.keepFor(insert) : insert());
-    return { row: { version, benefit: benefit && pick(benefit) }, created: true };
+    const inserted = await (received ? received.keepFor(insert) : insert());
+    return { row: { ...inserted, benefit: benefit && pick(benefit) }, created: true };
   } catch (error) {
     // Two identical posts raced: the loser answers like a retry would.
     const winner = isUniqueViolation(error)
@@ -181,7 +207,7 @@ async function benefitOf(
 
 /** The same name again: harmless with the same file (a retried pipeline step), a 422 with another. */
 function repost(existing: VersionRow, sha256: string) {
-  if (existing.version.sha256 !== sha256) {
+  if (firstArtifact(existing).sha256 !== sha256) {
     throw new Invalid({ version_name: ["The version name has already been taken."] });
   }
   return { row: existing, created: false };
@@ -193,11 +219,14 @@ async function findByName(
   benefitId: number | null,
   name: string,
 ) {
-  const [row] = await selectVersions(ctx).where(
-    and(
-      eq(versions.productId, productId),
-      benefitId === null ? isNull(versions.purchaseBenefitId) : eq(versions.purchaseBenefitId, benefitId),
-      eq(versions.versionNumber, name),
+  const [row] = await withArtifacts(
+    ctx,
+    await selectVersions(ctx).where(
+      and(
+        eq(versions.productId, productId),
+        benefitId === null ? isNull(versions.purchaseBenefitId) : eq(versions.purchaseBenefitId, benefitId),
+        eq(versions.versionNumber, name),
+      ),
     ),
   );
   return row ?? null;
@@ -212,6 +241,18 @@ const selectVersions = (ctx: Pick<AppContext, "db">) =>
     .from(versions)
     .leftJoin(purchaseBenefits, eq(purchaseBenefits.id, versions.purchaseBenefitId))
     .$dynamic();
+
+/** The rows with their artifacts, read in one more query. */
+async function withArtifacts(
+  ctx: Pick<AppContext, "db">,
+  rows: Omit<VersionRow, "artifacts">[],
+): Promise<VersionRow[]> {
+  const files = await artifactsOf(
+    ctx,
+    rows.map((row) => row.version.id),
+  );
+  return rows.map((row) => ({ ...row, artifacts: files.get(row.version.id) ?? [] }));
+}
 
 const pick = (benefit: PurchaseBenefit) => ({
   id: benefit.id,
@@ -243,11 +284,14 @@ export async function listVersions(
   page: PageRequest,
 ): Promise<VersionRow[]> {
   const product = await findProductOfVersions(ctx, actor, productId);
-  return selectVersions(ctx)
-    .where(eq(versions.productId, product.id))
-    .orderBy(desc(versions.id))
-    .limit(page.perPage + 1)
-    .offset(page.offset);
+  return withArtifacts(
+    ctx,
+    await selectVersions(ctx)
+      .where(eq(versions.productId, product.id))
+      .orderBy(desc(versions.id))
+      .limit(page.perPage + 1)
+      .offset(page.offset),
+  );
 }
 
 /** The newest version of the whole product, or of one benefit, for whoever may see or holds the product. */
@@ -268,7 +312,7 @@ export async function latestVersion(
     .orderBy(desc(versions.id))
     .limit(1);
   if (!row) throw new NotFound("Version");
-  return row;
+  return (await withArtifacts(ctx, [row]))[0] as VersionRow;
 }
 
 /** One version, for whoever may see or holds its product. */
@@ -288,7 +332,7 @@ export async function readVersion(
  */
 export async function latestVersionsOf(ctx: Pick<AppContext, "db">, productIds: number[]) {
   if (productIds.length === 0) return [];
-  return ctx.db
+  const rows = await ctx.db
     .selectDistinctOn([versions.productId, versions.purchaseBenefitId], {
       version: versions,
       benefit: { id: purchaseBenefits.id, optionId: purchaseBenefits.optionId, name: purchaseBenefits.name },
@@ -297,6 +341,7 @@ export async function latestVersionsOf(ctx: Pick<AppContext, "db">, productIds: 
     .leftJoin(purchaseBenefits, eq(purchaseBenefits.id, versions.purchaseBenefitId))
     .where(inArray(versions.productId, productIds))
     .orderBy(asc(versions.productId), asc(versions.purchaseBenefitId), desc(versions.id));
+  return withArtifacts(ctx, rows);
 }
 
 export async function findVersion(ctx: Pick<AppContext, "db">, productId: number, versionId: number) {
@@ -304,7 +349,7 @@ export async function findVersion(ctx: Pick<AppContext, "db">, productId: number
     and(eq(versions.productId, productId), eq(versions.id, versionId)),
   );
   if (!row) throw new NotFound("Version");
-  return row;
+  return (await withArtifacts(ctx, [row]))[0] as VersionRow;
 }
 
 /**
@@ -319,34 +364,31 @@ export async function deleteVersion(
 ) {
   const product = await findVisibleProduct(ctx, actor, productId);
   if (!mayPublish(actor, product)) throw new Forbidden();
-  const [deleted] = await ctx.db
-    .delete(versions)
-    .where(and(eq(versions.productId, product.id), eq(versions.id, versionId)))
-    .returning({ storageKey: versions.storageKey });
-  if (!deleted) throw new NotFound("Version");
-  try {
-    await ctx.releases.remove(deleted.storageKey);
-  } catch (error) {
-    // The version is gone either way; a file left behind is an orphan the hourly sweep removes.
-    ctx.log.warn("release file not removed", { storage_key: deleted.storageKey, error: errorFields(error) });
-  }
+  // The artifacts go with the version (ON DELETE CASCADE); their keys are read in the same statement.
+  const keys = await withTransaction(ctx, async (tx) => {
+    const files = await tx.db
+      .select({ storageKey: artifacts.storageKey, blockmapStorageKey: artifacts.blockmapStorageKey })
+      .from(artifacts)
+      .innerJoin(versions, eq(versions.id, artifacts.versionId))
+      .where(and(eq(versions.productId, product.id), eq(versions.id, versionId)));
+    const deleted = await tx.db
+      .delete(versions)
+      .where(and(eq(versions.productId, product.id), eq(versions.id, versionId)))
+      .returning({ id: versions.id });
+    if (deleted.length === 0) throw new NotFound("Version");
+    return files.flatMap(storageKeysOf);
+  });
+  await removeFiles(ctx, keys);
 }
 
-export const toVersionJson = ({ version, benefit }: VersionRow, appUrl: string) => ({
-  id: version.id,
-  product_id: String(version.productId),
-  option_id: benefit?.optionId ?? null,
-  purchase_benefit_id: benefit?.id ?? null,
-  benefit_name: benefit?.name ?? null,
-  version_number: version.versionNumber,
-  title: version.title,
-  changelog: version.changelog,
-  changelog_format: version.changelogFormat,
-  download_url: downloadUrl(appUrl, version),
-  file_name: version.fileName,
-  file_size: version.fileSize,
-  sha256: version.sha256,
-  downloads: String(version.downloads),
-  created_at: version.createdAt.toISOString(),
-  updated_at: version.updatedAt.toISOString(),
-});
+/** Removes release files no row points at any more (a download already streaming keeps its open file). */
+export async function removeFiles(ctx: Pick<AppContext, "releases" | "log">, keys: string[]) {
+  for (const key of keys) {
+    try {
+      await ctx.releases.remove(key);
+    } catch (error) {
+      // The row is gone either way; a file left behind is an orphan the hourly sweep removes.
+      ctx.log.warn("release file not removed", { storage_key: key, error: errorFields(error) });
+    }
+  }
+}

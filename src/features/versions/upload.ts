@@ -13,6 +13,8 @@ import { cleanFileName } from "../../validation/file-name.ts";
 export interface UploadedFile extends StoredFile {
   fileName: string;
   contentType: string;
+  /** Base64 SHA-512 of the bytes (electron-updater's digest), taken as they arrived. */
+  sha512: string;
   /** Set for the file of a finished resumable upload: already kept, and the upload's until published. */
   uploadId?: string;
 }
@@ -89,11 +91,13 @@ async function readMultipart(
       stream.resume();
       return;
     }
-    receiving = store.receive(stream, maxBytes, key).then((file) =>
+    const sha512 = new Bun.CryptoHasher("sha512");
+    receiving = store.receive(hashing(stream, sha512), maxBytes, key).then((file) =>
       cleanup.use(
         Object.assign(file, {
           fileName: cleanFileName(info.filename),
           contentType: mediaTypeOrDefault(info.mimeType),
+          sha512: sha512.digest("base64"),
         }),
       ),
     );
@@ -178,9 +182,24 @@ async function readBase64Json(
   const contentType = mediaTypeOrDefault(typeof content_type === "string" ? content_type : uri?.[1]);
   return {
     fields,
-    file: Object.assign(received, { fileName: cleanFileName(filename), contentType }),
+    file: Object.assign(received, {
+      fileName: cleanFileName(filename),
+      contentType,
+      sha512: new Bun.CryptoHasher("sha512").update(bytes).digest("base64"),
+    }),
     uploadId,
   };
+}
+
+/**
+ * `source`, passed through while `hash` takes in every chunk: the store hashes SHA-256 itself, and the
+ * SHA-512 electron-updater checks is taken on the same pass rather than by reading the file again.
+ */
+async function* hashing(source: AsyncIterable<Uint8Array>, hash: Bun.CryptoHasher) {
+  for await (const chunk of source) {
+    hash.update(chunk);
+    yield chunk;
+  }
 }
 
 /** The JSON form's largest body: the file in base64 (4 characters per 3 bytes) plus 1 MiB of fields. */

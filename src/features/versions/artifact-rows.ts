@@ -1,0 +1,25 @@
+import { asc, inArray } from "drizzle-orm";
+import type { AppContext } from "../../context.ts";
+import { type Artifact, artifacts } from "../../db/schema/index.ts";
+
+/** Every artifact of the versions, each version's in the order they were added (the first one first). */
+export async function artifactsOf(
+  ctx: Pick<AppContext, "db">,
+  versionIds: number[],
+): Promise<Map<number, Artifact[]>> {
+  const byVersion = new Map<number, Artifact[]>(versionIds.map((id) => [id, []]));
+  if (versionIds.length === 0) return byVersion;
+  const rows = await ctx.db
+    .select()
+    .from(artifacts)
+    .where(inArray(artifacts.versionId, versionIds))
+    .orderBy(asc(artifacts.id));
+  for (const row of rows) byVersion.get(row.versionId)?.push(row);
+  return byVersion;
+}
+
+/** Every file an artifact keeps in the release store: its own, and its blockmap if it has one. */
+export const storageKeysOf = (artifact: Pick<Artifact, "storageKey" | "blockmapStorageKey">): string[] =>
+  artifact.blockmapStorageKey === null
+    ? [artifact.storageKey]
+    : [artifact.storageKey, artifact.blockmapStorageKey];

@@ -1,0 +1,145 @@
+import { createHash } from "node:crypto";
+import { and, asc, eq, inArray, isNull } from "drizzle-orm";
+import type { AppContext } from "../../context.ts";
+import {
+  type Arch,
+  type Artifact,
+  artifacts,
+  type Platform,
+  type ReleaseChannel,
+  type Version,
+  versions,
+} from "../../db/schema/index.ts";
+import { channelsFor, compareSemver, parseSemver, type SemVer } from "./semver.ts";
+
+/** What a client asks a feed for. */
+export interface ReleaseFilter {
+  /** The client's channel; it is offered every channel `channelsFor` includes. */
+  channel: ReleaseChannel;
+  /** `any`: every artifact, whatever its platform. */
+  platform: Platform;
+  /** `any`: every architecture of the platform. */
+  arch: Arch;
+  /** Versions of this benefit; null or absent: the whole product's versions. */
+  benefitId?: number | null;
+}
+
+export interface EligibleVersion {
+  version: Version;
+  semver: SemVer;
+  /** The version's artifacts for the platform and arch asked for, the best fit first (never empty). */
+  artifacts: Artifact[];
+}
+
+/**
+ * THE rule for what an updater is offered; every feed goes through it.
+ *
+ * `eligibleVersions` → the product's versions a client on `filter` may be offered, the highest semver
+ * precedence first (equal precedence: the newer row first):
+ *  - published only (no draft, nothing yanked);
+ *  - whose channel is one `filter.channel` takes (Keygen's rule: `beta` gets stable, rc and beta;
+ *    `stable` only stable; `dev` only dev; semver.ts `channelsFor`);
+ *  - whose name is semver (a leading `v` allowed); any other name is never offered;
+ *  - with at least one artifact for the platform and arch: an artifact of the same platform or of
+ *    `any`, and of the same arch, `universal` or `any` (exact matches first in `artifacts`).
+ * The staged rollout is NOT applied here: that is `newestEligible`, which needs the client's cohort.
+ *
+ * Reads the product's published versions of those channels and their matching artifacts: two
+ * indexed queries, nothing written.
+ */
+export async function eligibleVersions(
+  ctx: Pick<AppContext, "db">,
+  productId: number,
+  filter: ReleaseFilter,
+): Promise<EligibleVersion[]> {
+  const benefitId = filter.benefitId ?? null;
+  const rows = await ctx.db
+    .select()
+    .from(versions)
+    .where(
+      and(
+        eq(versions.productId, productId),
+        benefitId === null ? isNull(versions.purchaseBenefitId) : eq(versions.purchaseBenefitId, benefitId),
+        eq(versions.status, "published"),
+        inArray(versions.channel, channelsFor(filter.channel)),
+      ),
+    );
+  const named = rows.flatMap((version) => {
+    const semver = parseSemver(version.versionNumber);
+    return semver ? [{ version, semver }] : [];
+  });
+  if (named.length === 0) return [];
+  const files = await ctx.db
+    .select()
+    .from(artifacts)
+    .where(
+      inArray(
+        artifacts.versionId,
+        named.map(({ version }) => version.id),
+      ),
+    )
+    .orderBy(asc(artifacts.id));
+  return named
+    .map(({ version, semver }) => ({
+      version,
+      semver,
+      artifacts: fitting(
+        files.filter((file) => file.versionId === version.id),
+        filter,
+      ),
+    }))
+    .filter((entry) => entry.artifacts.length > 0)
+    .sort((a, b) => compareSemver(b.semver, a.semver) || b.version.id - a.version.id);
+}
+
+/**
+ * What a client in `cohortKey` is offered: the first of `eligibleVersions` whose rollout includes
+ * the cohort (`inRollout`), so a client outside a version's rollout gets the newest eligible version
+ * before it; null when none is (nothing published for that channel and platform, or every candidate
+ * is at 0 %). The cohort key is whatever identifies the client across polls (the feeds use
+ * `x-user-staging-id`, else the license, else the address): the same key gets the same answer.
+ */
+export async function newestEligible(
+  ctx: Pick<AppContext, "db">,
+  productId: number,
+  filter: ReleaseFilter,
+  cohortKey: string,
+): Promise<EligibleVersion | null> {
+  const eligible = await eligibleVersions(ctx, productId, filter);
+  return eligible.find(({ version }) => inRollout(cohortKey, version.id, version.rolloutPercentage)) ?? null;
+}
+
+/**
+ * Whether a version at `percentage` is offered to `cohortKey`: the first 32 bits of
+ * SHA-256(key, version id) as a point in [0, 100) must fall below the percentage. Hashing with the
+ * version id gives each rollout a fresh draw, so the same clients are not always first; 0 offers it to
+ * nobody and 100 to everybody.
+ */
+export function inRollout(cohortKey: string, versionId: number, percentage: number): boolean {
+  if (percentage >= 100) return true;
+  if (percentage <= 0) return false;
+  const digest = createHash("sha256").update(`${versionId}\0${cohortKey}`).digest();
+  return (digest.readUInt32BE(0) / 2 ** 32) * 100 < percentage;
+}
+
+/** The artifacts that fit the platform and arch, exact matches before `universal` before `any`. */
+function fitting(files: Artifact[], filter: ReleaseFilter): Artifact[] {
+  const platformScore = (file: Artifact) =>
+    filter.platform === "any" || file.platform === filter.platform ? 0 : file.platform === "any" ? 1 : null;
+  const archScore = (file: Artifact) =>
+    filter.arch === "any" || file.arch === filter.arch
+      ? 0
+      : file.arch === "universal"
+        ? 1
+        : file.arch === "any"
+          ? 2
+          : null;
+  return files
+    .flatMap((file) => {
+      const p = platformScore(file);
+      const a = archScore(file);
+      return p === null || a === null ? [] : [{ file, score: p * 3 + a }];
+    })
+    .sort((x, y) => x.score - y.score || x.file.id - y.file.id)
+    .map(({ file }) => file);
+}

@@ -1,0 +1,58 @@
+import type { Artifact } from "../../db/schema/index.ts";
+import { downloadUrl, firstArtifact, type VersionRow } from "./service.ts";
+
+/** Where one artifact's file is served (the same rules as the version's download). */
+export const artifactDownloadUrl = (
+  appUrl: string,
+  productId: number,
+  artifact: Pick<Artifact, "versionId" | "id">,
+) => `${appUrl}/api/products/${productId}/versions/${artifact.versionId}/artifacts/${artifact.id}/download`;
+
+export const toArtifactJson = (artifact: Artifact, productId: number, appUrl: string) => ({
+  id: artifact.id,
+  version_id: artifact.versionId,
+  platform: artifact.platform,
+  arch: artifact.arch,
+  file_name: artifact.fileName,
+  file_size: artifact.fileSize,
+  sha256: artifact.sha256,
+  sha512: artifact.sha512,
+  content_type: artifact.contentType,
+  signature: artifact.signature,
+  download_url: artifactDownloadUrl(appUrl, productId, artifact),
+  created_at: artifact.createdAt.toISOString(),
+});
+
+/**
+ * A version as SPEC shows it (`product_id` a string, `file_name` and `download_url` those of its first
+ * artifact), with its release fields and every artifact.
+ */
+export const toVersionJson = (row: VersionRow, appUrl: string) => {
+  const { version, benefit } = row;
+  const first = firstArtifact(row);
+  return {
+    id: version.id,
+    product_id: String(version.productId),
+    option_id: benefit?.optionId ?? null,
+    purchase_benefit_id: benefit?.id ?? null,
+    benefit_name: benefit?.name ?? null,
+    version_number: version.versionNumber,
+    title: version.title,
+    changelog: version.changelog,
+    changelog_format: version.changelogFormat,
+    download_url: downloadUrl(appUrl, version),
+    file_name: first.fileName,
+    file_size: first.fileSize,
+    sha256: first.sha256,
+    downloads: String(version.downloads),
+    channel: version.channel,
+    status: version.status,
+    critical: version.critical,
+    rollout_percentage: version.rolloutPercentage,
+    yank_reason: version.yankReason,
+    published_at: version.publishedAt?.toISOString() ?? null,
+    artifacts: row.artifacts.map((artifact) => toArtifactJson(artifact, version.productId, appUrl)),
+    created_at: version.createdAt.toISOString(),
+    updated_at: version.updatedAt.toISOString(),
+  };
+};
