@@ -16,7 +16,7 @@ import {
 } from "./helpers/electron-updater.ts";
 import { createProduct, createUser, tokenFor } from "./helpers/factories.ts";
 import { unusedPort } from "./helpers/ports.ts";
-import { license, publishRelease } from "./helpers/releases.ts";
+import { license, storeRelease } from "./helpers/releases.ts";
 
 /**
  * The electron-updater feed (README, "Updates: Electron") driven by electron-updater's own code: its
@@ -53,7 +53,13 @@ function installer(name: string, bytes: Uint8Array) {
   const path = join(dir, name);
   writeFileSync(path, bytes);
   const { blockmap } = writeBlockmap(path);
-  return { name, bytes, platform: "windows", arch: "x86_64", blockmap: readFileSync(blockmap) };
+  return {
+    name,
+    bytes,
+    platform: "windows" as const,
+    arch: "x86_64" as const,
+    blockmap: readFileSync(blockmap),
+  };
 }
 
 async function liveLicense(ownerId: number, creatorId: number, productId: number) {
@@ -70,7 +76,6 @@ beforeAll(async () => {
   t = await startTestApp({ env: { APP_URL: `http://127.0.0.1:${port}` } });
   base = t.listen(port);
   const owner = await createUser(t.ctx, { role: "vendor" });
-  const ownerToken = await tokenFor(t.ctx, owner);
   product = await createProduct(t.ctx, owner);
   const otherProduct = await createProduct(t.ctx, owner);
   const holder = await createUser(t.ctx);
@@ -82,14 +87,14 @@ beforeAll(async () => {
   revokedKey = revoked.key;
   strangerToken = await tokenFor(t.ctx, await createUser(t.ctx));
 
-  await publishRelease(base, ownerToken, product.id, {
+  await storeRelease(t.ctx, product.id, {
     name: "1.0.0",
     files: [
       installer("App-Setup-1.0.0.exe", OLD),
       { name: "App-1.0.0-mac.zip", bytes: MAC_OLD, platform: "darwin", arch: "universal" },
     ],
   });
-  await publishRelease(base, ownerToken, product.id, {
+  await storeRelease(t.ctx, product.id, {
     name: "1.1.0",
     changelog: HOSTILE_NOTES,
     files: [
@@ -97,7 +102,7 @@ beforeAll(async () => {
       { name: "App-1.1.0-mac.zip", bytes: MAC_NEW, platform: "darwin", arch: "universal" },
     ],
   });
-  await publishRelease(base, ownerToken, product.id, {
+  await storeRelease(t.ctx, product.id, {
     name: "2.0.0-beta.1",
     files: [{ name: "App-Setup-2.0.0-beta.1.exe", bytes: BETA, platform: "windows", arch: "x86_64" }],
   });
@@ -218,7 +223,7 @@ describe("who may read a feed", () => {
   test("a free product's feed needs no key", async () => {
     const owner = await createUser(t.ctx, { role: "vendor" });
     const free = await createProduct(t.ctx, owner, { free: true });
-    await publishRelease(base, await tokenFor(t.ctx, owner), free.id, {
+    await storeRelease(t.ctx, free.id, {
       name: "0.1.0",
       files: [{ name: "Free-0.1.0.exe", bytes: randomBytes(100), platform: "windows", arch: "x86_64" }],
     });
@@ -230,7 +235,7 @@ describe("who may read a feed", () => {
   test("a hidden product's feed is a 404 to a key that does not hold it, and open to a holder", async () => {
     const owner = await createUser(t.ctx, { role: "vendor" });
     const hidden = await createProduct(t.ctx, owner, { hidden: true });
-    await publishRelease(base, await tokenFor(t.ctx, owner), hidden.id, {
+    await storeRelease(t.ctx, hidden.id, {
       name: "3.0.0",
       files: [{ name: "Hidden-3.0.0.exe", bytes: randomBytes(100), platform: "windows", arch: "x86_64" }],
     });
@@ -244,7 +249,10 @@ describe("who may read a feed", () => {
 });
 
 describe("the files a feed points at", () => {
-  const url = fileUrl("1.1.0", "App-Setup-1.1.0.exe");
+  let url: string;
+  beforeAll(() => {
+    url = fileUrl("1.1.0", "App-Setup-1.1.0.exe");
+  });
 
   test("the License header downloads the file, with its ETag and ranges", async () => {
     const response = await fetch(url, { headers: license(holderKey) });
@@ -293,6 +301,7 @@ describe("the files a feed points at", () => {
 
 describe("feed requests are counted per day", () => {
   test("by product, feed, channel and platform", async () => {
+    await t.ctx.updateChecks.flush();
     const before = await countOf("stable", "darwin");
     for (let i = 0; i < 3; i++) {
       expect((await fetch(`${feedUrl()}latest-mac.yml`, { headers: license(holderKey) })).status).toBe(200);

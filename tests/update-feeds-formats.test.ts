@@ -9,9 +9,9 @@ import { updateChecks } from "../src/db/schema/index.ts";
 import { createLicense } from "../src/features/licenses/service.ts";
 import { readJson, startTestApp, type TestApp } from "./helpers/app.ts";
 import { parseAppcast } from "./helpers/appcast.ts";
-import { createProduct, createUser, tokenFor } from "./helpers/factories.ts";
+import { createProduct, createUser } from "./helpers/factories.ts";
 import { unusedPort } from "./helpers/ports.ts";
-import { license, patchVersion, publishRelease } from "./helpers/releases.ts";
+import { license, storeRelease, updateRelease } from "./helpers/releases.ts";
 import { fetchJwks, readSigned, verifyAnswer } from "./helpers/verify-signature.ts";
 
 /**
@@ -24,7 +24,6 @@ import { fetchJwks, readSigned, verifyAnswer } from "./helpers/verify-signature.
 let t: TestApp;
 let base: string;
 let product: { id: number };
-let ownerToken: string;
 let holderKey: string;
 const dir = mkdtempSync(join(tmpdir(), "update-formats-"));
 const ANY_KEY = { id: 0, creatorId: null };
@@ -56,7 +55,6 @@ beforeAll(async () => {
   t = await startTestApp({ env: { APP_URL: `http://127.0.0.1:${port}` } });
   base = t.listen(port);
   const owner = await createUser(t.ctx, { role: "vendor" });
-  ownerToken = await tokenFor(t.ctx, owner);
   product = await createProduct(t.ctx, owner, { name: "Tools & <Things>" });
   const holder = await createUser(t.ctx);
   holderKey = (
@@ -66,7 +64,7 @@ beforeAll(async () => {
       productId: String(product.id),
     })
   ).key;
-  await publishRelease(base, ownerToken, product.id, {
+  await storeRelease(t.ctx, product.id, {
     name: "1.0.0",
     files: [
       {
@@ -78,7 +76,7 @@ beforeAll(async () => {
       },
     ],
   });
-  await publishRelease(base, ownerToken, product.id, {
+  await storeRelease(t.ctx, product.id, {
     name: "1.1.0",
     changelog: "## Faster\n\nSearch is **faster** & <safer>.",
     files: [
@@ -98,7 +96,7 @@ beforeAll(async () => {
       },
     ],
   });
-  const beta = await publishRelease(base, ownerToken, product.id, {
+  const beta = await storeRelease(t.ctx, product.id, {
     name: "1.2.0-beta.2",
     files: [
       {
@@ -110,7 +108,7 @@ beforeAll(async () => {
       },
     ],
   });
-  await patchVersion(base, ownerToken, product.id, beta.id, { critical: true });
+  await updateRelease(t.ctx, beta.id, { critical: true });
 }, 60_000);
 
 afterAll(async () => {

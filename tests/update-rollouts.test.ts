@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
+import type { ReleaseChannel } from "../src/db/schema/index.ts";
 import { createLicense } from "../src/features/licenses/service.ts";
 import { startTestApp, type TestApp } from "./helpers/app.ts";
-import { createProduct, createUser, tokenFor } from "./helpers/factories.ts";
-import { license, patchVersion, publishRelease } from "./helpers/releases.ts";
+import { createProduct, createUser } from "./helpers/factories.ts";
+import { license, storeRelease, updateRelease } from "./helpers/releases.ts";
 
 /**
  * What the feeds offer as versions move (README, "Updates: channels, drafts, yanks and rollouts"):
@@ -14,7 +15,6 @@ import { license, patchVersion, publishRelease } from "./helpers/releases.ts";
 
 let t: TestApp;
 let base: string;
-let ownerToken: string;
 let owner: { id: number };
 const ANY_KEY = { id: 0, creatorId: null };
 
@@ -22,7 +22,6 @@ beforeAll(async () => {
   t = await startTestApp();
   base = t.listen();
   owner = await createUser(t.ctx, { role: "vendor" });
-  ownerToken = await tokenFor(t.ctx, owner);
 }, 30_000);
 afterAll(() => t.close());
 
@@ -37,8 +36,8 @@ async function productWithHolder() {
       productId: String(product.id),
     })
   ).key;
-  const release = (name: string, options: { channel?: string; draft?: boolean } = {}) =>
-    publishRelease(base, ownerToken, product.id, {
+  const release = (name: string, options: { channel?: ReleaseChannel; status?: "draft" } = {}) =>
+    storeRelease(t.ctx, product.id, {
       name,
       ...options,
       files: [{ name: `App-${name}.exe`, bytes: randomBytes(64), platform: "windows", arch: "x86_64" }],
@@ -81,19 +80,19 @@ describe("drafts and yanks", () => {
   test("a draft is offered only once released; a yanked version never, until it is un-yanked", async () => {
     const { product, key, release, offered } = await productWithHolder();
     expect(await offered()).toBe(404);
-    const first = await release("1.0.0", { draft: true });
+    const first = await release("1.0.0", { status: "draft" });
     expect(await offered()).toBe(404);
-    await patchVersion(base, ownerToken, product.id, first.id, { status: "published" });
+    await updateRelease(t.ctx, first.id, { status: "published" });
     expect(await offered()).toBe("1.0.0");
     const second = await release("1.0.1");
     expect(await offered()).toBe("1.0.1");
-    await patchVersion(base, ownerToken, product.id, second.id, { status: "yanked", yank_reason: "crashes" });
+    await updateRelease(t.ctx, second.id, { status: "yanked", yankReason: "crashes" });
     expect(await offered()).toBe("1.0.0");
     const tauri = await fetch(`${base}/updates/${product.id}/tauri/windows/x86_64/1.0.0`, {
       headers: license(key),
     });
     expect(tauri.status).toBe(204);
-    await patchVersion(base, ownerToken, product.id, second.id, { status: "published" });
+    await updateRelease(t.ctx, second.id, { status: "published" });
     expect(await offered()).toBe("1.0.1");
   });
 });
@@ -115,10 +114,10 @@ describe("staged rollouts, decided by depot", () => {
   const stagingIds = Array.from({ length: CLIENTS }, () => crypto.randomUUID());
 
   async function rolledOut(percentage: number) {
-    const { product, release, offered } = await productWithHolder();
+    const { release, offered } = await productWithHolder();
     await release("1.0.0");
     const next = await release("1.1.0");
-    await patchVersion(base, ownerToken, product.id, next.id, { rollout_percentage: percentage });
+    await updateRelease(t.ctx, next.id, { rolloutPercentage: percentage });
     const answers = new Map<string, string | number | undefined>();
     for (const id of stagingIds) answers.set(id, await offered("latest", { "x-user-staging-id": id }));
     return { answers, offered };
@@ -150,7 +149,7 @@ describe("staged rollouts, decided by depot", () => {
     const { product, release } = await productWithHolder();
     await release("1.0.0");
     const next = await release("1.1.0");
-    await patchVersion(base, ownerToken, product.id, next.id, { rollout_percentage: 50 });
+    await updateRelease(t.ctx, next.id, { rolloutPercentage: 50 });
     const keys = await Promise.all(Array.from({ length: 20 }, () => productKey(product.id)));
     const versionFor = async (key: string) => {
       const response = await fetch(`${base}/updates/${product.id}/electron/latest.yml`, {

@@ -15,6 +15,7 @@ import m12 from "../../drizzle/0012_sign_in_attempts.sql" with { type: "text" };
 import m13 from "../../drizzle/0013_email_key.sql" with { type: "text" };
 import m14 from "../../drizzle/0014_releases.sql" with { type: "text" };
 import m15 from "../../drizzle/0015_version_files_to_artifacts.sql" with { type: "text" };
+import m16 from "../../drizzle/0016_update_checks.sql" with { type: "text" };
 
 import type { Migration } from "./migrate.ts";
 
@@ -35,4 +36,5 @@ export const migrations: Migration[] = [
   { tag: "0013_email_key", createdAt: 1795672552017, sql: m13 },
   { tag: "0014_releases", createdAt: 1795684630472, sql: m14 },
   { tag: "0015_version_files_to_artifacts", createdAt: 1795684633682, sql: m15 },
+  { tag: "0016_update_checks", createdAt: 1795685407048, sql: m16 },
 ];

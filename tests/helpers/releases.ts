@@ -1,107 +1,111 @@
-import { expect } from "bun:test";
-import { bearer, readJson } from "./app.ts";
+import { createHash } from "node:crypto";
+import { eq, sql } from "drizzle-orm";
+import type { AppContext } from "../../src/context.ts";
+import {
+  type Arch,
+  artifacts,
+  type Platform,
+  type ReleaseChannel,
+  type Version,
+  versions,
+} from "../../src/db/schema/index.ts";
+import { channelOfName } from "../../src/features/versions/semver.ts";
+import { newStorageKey } from "../../src/storage/storage.ts";
 
 /**
- * Releases as a CI pipeline publishes them for the update feeds: the version with its first file
- * (multipart, with platform and arch), then each further file, blockmap and signature as an artifact
- * of the same version, then (for a draft) the release. All through the HTTP API.
+ * Releases with several files, as the update feeds read them: each file (and its blockmap) streamed
+ * into the real release store, the version and its artifacts written to the tables as publishing
+ * writes them. A factory, like tests/helpers/factories.ts: the publish and artifact routes are
+ * tested by their own files; these tests are about what the feeds make of the result.
  */
 
 export interface ReleaseFile {
   name: string;
   bytes: Uint8Array;
-  platform: string;
-  arch: string;
+  platform: Platform;
+  arch: Arch;
   /** The `.sig` text (minisign for Tauri, base64 Ed25519 for Sparkle). */
   signature?: string;
-  /** electron-builder's `.blockmap` of the file, sent as the artifact `{name}.blockmap`. */
+  /** electron-builder's `.blockmap` of the file, kept with it. */
   blockmap?: Uint8Array;
 }
 
 export interface Release {
   name: string;
   files: ReleaseFile[];
-  channel?: string;
+  /** Default: the channel the name implies. */
+  channel?: ReleaseChannel;
   changelog?: string;
-  draft?: boolean;
+  changelogFormat?: "markdown" | "html";
+  status?: "draft" | "published" | "yanked";
+  critical?: boolean;
+  rolloutPercentage?: number;
 }
 
-function fileForm(file: ReleaseFile): FormData {
-  const form = new FormData();
-  form.append("file", new File([file.bytes], file.name, { type: "application/octet-stream" }));
-  form.append("platform", file.platform);
-  form.append("arch", file.arch);
-  if (file.signature !== undefined) form.append("signature", file.signature);
-  return form;
+type Ctx = Pick<AppContext, "db" | "releases">;
+
+async function store(ctx: Ctx, productId: number, bytes: Uint8Array) {
+  const received = await ctx.releases.receive([bytes], Number.MAX_SAFE_INTEGER, newStorageKey(productId));
+  await received.keepFor(async () => undefined);
+  return received;
 }
 
-async function addArtifact(
-  base: string,
-  token: string,
-  productId: number,
-  versionId: number,
-  form: FormData,
-) {
-  const response = await fetch(`${base}/api/products/${productId}/versions/${versionId}/artifacts`, {
-    method: "POST",
-    headers: bearer(token),
-    body: form,
-  });
-  if (response.status !== 201)
-    throw new Error(`artifact answered ${response.status}: ${await response.text()}`);
-}
-
-/** Publishes `release`; returns the Version JSON as the publish answered it. */
-export async function publishRelease(base: string, token: string, productId: number, release: Release) {
-  const [first, ...rest] = release.files;
-  if (!first) throw new Error("a release has a file");
-  const form = fileForm(first);
-  form.append("version_name", release.name);
-  form.append("title", `Release ${release.name}`);
-  form.append("changelog", release.changelog ?? `Changes in ${release.name}.`);
-  if (release.channel) form.append("channel", release.channel);
-  if (release.draft) form.append("draft", "true");
-  const response = await fetch(`${base}/api/products/${productId}/versions`, {
-    method: "POST",
-    headers: bearer(token),
-    body: form,
-  });
-  if (response.status !== 201)
-    throw new Error(`publish answered ${response.status}: ${await response.text()}`);
-  const version = (await readJson(response)).data;
-  const blockmapOf = (file: ReleaseFile) => {
-    const blockmap = new FormData();
-    blockmap.append("file", new File([file.blockmap as Uint8Array], `${file.name}.blockmap`));
-    blockmap.append("platform", file.platform);
-    blockmap.append("arch", file.arch);
-    return blockmap;
-  };
-  if (first.blockmap) await addArtifact(base, token, productId, version.id, blockmapOf(first));
-  for (const file of rest) {
-    await addArtifact(base, token, productId, version.id, fileForm(file));
-    if (file.blockmap) await addArtifact(base, token, productId, version.id, blockmapOf(file));
+/** Stores `release` as a version of the whole product; returns the version row. */
+export async function storeRelease(ctx: Ctx, productId: number, release: Release): Promise<Version> {
+  const status = release.status ?? "published";
+  const [version] = await ctx.db
+    .insert(versions)
+    .values({
+      productId,
+      versionNumber: release.name,
+      title: `Release ${release.name}`,
+      changelog: release.changelog ?? `Changes in ${release.name}.`,
+      changelogFormat: release.changelogFormat ?? "markdown",
+      channel: release.channel ?? channelOfName(release.name),
+      status,
+      critical: release.critical ?? false,
+      rolloutPercentage: release.rolloutPercentage ?? 100,
+      publishedAt: status === "draft" ? null : new Date(),
+    })
+    .returning();
+  if (!version) throw new Error("no version row");
+  for (const file of release.files) {
+    const stored = await store(ctx, productId, file.bytes);
+    const blockmap = file.blockmap ? await store(ctx, productId, file.blockmap) : null;
+    await ctx.db.insert(artifacts).values({
+      versionId: version.id,
+      platform: file.platform,
+      arch: file.arch,
+      fileName: file.name,
+      fileSize: stored.size,
+      sha256: stored.sha256,
+      sha512: createHash("sha512").update(file.bytes).digest("base64"),
+      contentType: "application/octet-stream",
+      storageKey: stored.key,
+      signature: file.signature ?? null,
+      blockmapStorageKey: blockmap?.key ?? null,
+      blockmapSize: blockmap?.size ?? null,
+      blockmapSha256: blockmap?.sha256 ?? null,
+    });
   }
   return version;
 }
 
-/** PATCH a version's release fields (status, rollout_percentage, critical, channel, yank_reason). */
-export async function patchVersion(
-  base: string,
-  token: string,
-  productId: number,
+/** Changes a version's release fields, as a vendor's PATCH does. */
+export async function updateRelease(
+  ctx: Pick<AppContext, "db">,
   versionId: number,
-  fields: Record<string, unknown>,
+  fields: Partial<Pick<Version, "status" | "rolloutPercentage" | "critical" | "channel" | "yankReason">>,
 ) {
-  const response = await fetch(`${base}/api/products/${productId}/versions/${versionId}`, {
-    method: "PATCH",
-    headers: { ...bearer(token), "content-type": "application/json" },
-    body: JSON.stringify(fields),
-  });
-  expect({ status: response.status, body: response.status === 200 ? "" : await response.text() }).toEqual({
-    status: 200,
-    body: "",
-  });
-  return (await readJson(response)).data;
+  await ctx.db
+    .update(versions)
+    .set({
+      ...fields,
+      ...(fields.status === "published"
+        ? { publishedAt: sql`coalesce(${versions.publishedAt}, now())` }
+        : {}),
+    })
+    .where(eq(versions.id, versionId));
 }
 
 /** The `Authorization` header updaters send. */

@@ -41,7 +41,13 @@ export async function electronFeed(ctx: Ctx, access: FeedAccess, fileName: strin
   const file = electronChannelFile(fileName);
   // electron-updater reports a 404 as a missing channel file, which is what an unknown name is.
   if (!file) throw new NotFound("Update channel file");
-  ctx.updateChecks.add({ productId: access.product.id, feed: "electron", ...file, currentVersion: "" });
+  ctx.updateChecks.add({
+    productId: access.product.id,
+    feed: "electron",
+    channel: file.channel,
+    platform: file.platform,
+    currentVersion: "",
+  });
   const offer = await offeredVersion(ctx, access, file, cohort);
   if (!offer) throw new NotFound("Update");
   const { version } = offer;

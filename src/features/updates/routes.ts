@@ -3,6 +3,8 @@ import type { AppContext } from "../../context.ts";
 import { requestState } from "../../http/request-state.ts";
 import { refusals } from "../../http/schemas.ts";
 import { IdParam } from "../../validation/ids.ts";
+import { bearerAuth, headerBearer, sessionActor } from "../auth/guards.ts";
+import { serveDownload } from "../versions/serve-download.ts";
 import { cohortKey, feedAccess, licenseOf } from "./access.ts";
 import { electronFeed, sparkleFeed, squirrelFeed, tauriFeed } from "./feeds.ts";
 import { FeedQuery, SquirrelUpdateJson, TauriUpdateJson } from "./json.ts";
@@ -17,6 +19,28 @@ const feedRefusals = refusals(401, 403, 404, 422);
 const NO_STORE = "no-store";
 
 const ProductParams = { product: IdParam("Product") };
+const FILE = "/updates/:product/files/:version/:file";
+const FileParams = t.Object({
+  ...ProductParams,
+  version: t.String({ description: "the version's name" }),
+  file: t.String({ description: "the artifact's file name, or that name + `.blockmap`" }),
+});
+const fileDoc = {
+  tags,
+  summary: "A file an update feed names",
+  description:
+    "The artifact `file` of the version named `version` (the whole product's), or with `.blockmap` the " +
+    "blockmap kept with it. `Authorization: License <key>` of a holder, a holder's bearer token or " +
+    "session, or a signed URL; a free product's files need none. Strong ETag, If-None-Match → 304, " +
+    "byte ranges → 206, as every download.",
+};
+
+interface FileContext {
+  params: { product: number; version: string; file: string };
+  request: Request;
+  bearer: string | undefined;
+  set: { headers: Record<string, string | number> };
+}
 
 /**
  * The feeds updaters read, at /updates/{product}/…: electron-updater's `generic` provider, Tauri v2,
@@ -32,7 +56,33 @@ export const updateRoutes = (ctx: AppContext) => {
     return { access, cohort: cohortKey(request, access, state.ip) };
   };
 
+  /** GET and HEAD of a file: the download rules, with the license in the Authorization header too. */
+  const file = async ({ params, request, bearer, set }: FileContext) => {
+    const ids = {
+      product: params.product,
+      version: { name: params.version },
+      artifact: { name: params.file },
+    };
+    const { response, userId } = await serveDownload(ctx, request, ids, {
+      url: requestState(request).url,
+      bearer: headerBearer(request, bearer),
+      licenseKey: licenseOf(request) ?? request.headers.get("x-license-key"),
+      // An Authorization header, even one that is not Bearer, decides on its own (features/auth/guards.ts).
+      session: async () => (request.headers.has("authorization") ? null : sessionActor(ctx, request, set)),
+      openWhenFree: true,
+    });
+    if (userId !== null) requestState(request).who.user_id = userId;
+    return response;
+  };
+
   return new Elysia()
+    .use(bearerAuth(ctx))
+    .get(FILE, file, { params: FileParams, response: refusals(401, 403, 404, 410), detail: fileDoc })
+    .head(FILE, file, {
+      params: FileParams,
+      response: refusals(401, 403, 404, 410),
+      detail: { ...fileDoc, summary: "A feed file's headers" },
+    })
     .get(
       "/updates/:product/electron/:file",
       async ({ params, request, set }) => {
