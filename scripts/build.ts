@@ -15,6 +15,7 @@ import { mkdirSync, rmSync, statSync } from "node:fs";
 import { relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildDashboard } from "../src/dashboard/bundle.ts";
+import { MAX_HEADER_SIZE_FLAG } from "../src/http/header-size.ts";
 
 const root = fileURLToPath(new URL("../", import.meta.url));
 const entry = `${root}src/main.ts`;
@@ -48,6 +49,10 @@ const result = await Bun.build({
   throw: false,
   compile: {
     outfile,
+    // Bun refuses request headers over 16 KiB in all (431) unless started with a larger limit, and
+    // electron-updater's differential download sends up to 1,000 ranges in one Range header: about
+    // 21 KiB for a 100 MiB file. The binary starts with room for that (README, Downloads).
+    execArgv: [MAX_HEADER_SIZE_FLAG],
     autoloadDotenv: false,
     autoloadBunfig: false,
     autoloadTsconfig: false,

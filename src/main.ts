@@ -1,4 +1,4 @@
-#!/usr/bin/env bun
+#!/usr/bin/env -S bun --max-http-header-size=65536
 import pkg from "../package.json" with { type: "json" };
 import { BackupFailed } from "./backup/errors.ts";
 import { apiKeyCreateCommand } from "./cli/api-key-create.ts";

@@ -459,13 +459,32 @@ describe("download: 200, 206, 416, 304, HEAD with exact headers", () => {
     }
   });
 
-  test("several ranges, a malformed range, or a reversed one → 200 with the whole file", async () => {
-    for (const range of ["bytes=0-1,5-6", "bytes=0-1, -2", "items=0-4", "bytes=5-2", "bytes=abc"]) {
+  test("another range unit → 200 with the whole file; a malformed or reversed byte range → 416", async () => {
+    const other = await withRange("items=0-4");
+    expect(other.status).toBe(200);
+    expect(headersOf(other)).toEqual(wholeHeaders());
+    expect(await other.text()).toBe("0123456789ABCDEFGHIJ");
+    for (const range of ["bytes=5-2", "bytes=abc", "bytes=0-1, x"]) {
       const response = await withRange(range);
-      expect({ range, status: response.status }).toEqual({ range, status: 200 });
-      expect(headersOf(response)).toEqual(wholeHeaders());
-      expect(await response.text()).toBe("0123456789ABCDEFGHIJ");
+      expect({ range, status: response.status }).toEqual({ range, status: 416 });
+      expect(response.headers.get("content-range")).toBe("bytes */20");
+      expect(await readJson(response)).toEqual({
+        message: "The Range header is not a valid list of byte ranges.",
+      });
     }
+  });
+
+  test("several ranges → 206 multipart/byteranges (tests/multi-range-downloads.test.ts has the rest)", async () => {
+    const response = await withRange("bytes=0-1, -2");
+    expect(response.status).toBe(206);
+    const type = response.headers.get("content-type") ?? "";
+    const boundary = /^multipart\/byteranges; boundary=(depot-[0-9a-f]{32})$/.exec(type)?.[1];
+    expect(boundary).toBeString();
+    const body =
+      `--${boundary}\r\nContent-Type: application/java-archive\r\nContent-Range: bytes 0-1/20\r\n\r\n01` +
+      `\r\n--${boundary}\r\nContent-Type: application/java-archive\r\nContent-Range: bytes 18-19/20\r\n\r\nIJ` +
+      `\r\n--${boundary}--\r\n`;
+    expect(await response.text()).toBe(body);
   });
 
   test("If-Range: the current ETag → 206; another ETag or a date → 200 with the whole file", async () => {

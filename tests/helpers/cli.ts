@@ -48,17 +48,19 @@ export async function depot(
 /**
  * Starts `depot serve` (or `args`, such as `serve --no-workers`) and resolves once /api/health answers
  * 200. A port taken between our pick and the server's bind is picked again, a few times. `launcher`
- * runs it through another program that execs it (`setpriv …` to take a capability away).
+ * runs it through another program that execs it (`setpriv …` to take a capability away); `entry` is
+ * how depot itself is started (Bun on src/main.ts unless given, such as `bin/depot.js` by its shebang).
  */
 export async function startServer(
   env: Record<string, string | undefined>,
   timeoutMs = 30_000,
   args: string[] = ["serve"],
   launcher: string[] = [],
+  entry: string[] = [process.execPath, MAIN],
 ) {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startServerOn(unusedPort(), env, timeoutMs, args, launcher);
+      return await startServerOn(unusedPort(), env, timeoutMs, args, launcher, entry);
     } catch (error) {
       if (!(error instanceof PortTaken) || attempt === 3) throw error;
     }
@@ -73,8 +75,9 @@ async function startServerOn(
   timeoutMs: number,
   args: string[],
   launcher: string[],
+  entry: string[],
 ) {
-  const proc = Bun.spawn([...launcher, process.execPath, MAIN, ...args], {
+  const proc = Bun.spawn([...launcher, ...entry, ...args], {
     env: cliEnv({ PORT: String(port), HOST: "127.0.0.1", ...env }),
     stdout: "pipe",
     stderr: "pipe",

@@ -1,10 +1,12 @@
 import { AppError } from "../../errors.ts";
 import type { ByteRange, FileBody } from "../../storage/storage.ts";
+import { parseRangeHeader } from "./byte-ranges.ts";
+import { multipartRanges } from "./multipart-ranges.ts";
 
 /** 416 with the file's size in `Content-Range` (and its validators), rendered like every other error. */
 export class RangeNotSatisfiable extends AppError {
-  constructor(size: number, headers: Record<string, string>) {
-    super(416, "The requested range is not satisfiable.", { ...headers, "content-range": `bytes */${size}` });
+  constructor(size: number, headers: Record<string, string>, message: string) {
+    super(416, message, { ...headers, "content-range": `bytes */${size}` });
   }
 }
 
@@ -25,13 +27,16 @@ export interface FileResponse {
 }
 
 /**
- * A release file as HTTP wants it: strong ETag (the SHA-256), 304 on If-None-Match, one byte range
- * (206, or 416 with the size), Repr-Digest, and Content-Disposition with an RFC 6266 `filename*`.
+ * A release file as HTTP wants it: strong ETag (the SHA-256), 304 on If-None-Match, byte ranges (one:
+ * a 206 with Content-Range; several: a 206 `multipart/byteranges`; a malformed, unsatisfiable or
+ * excessive Range: a 416 with the size; byte-ranges.ts decides), Repr-Digest, and Content-Disposition
+ * with an RFC 6266 `filename*`.
  *
  * Range is handled here and only here. Bun.serve would also answer Range for a 200 file body by
  * itself, so a 200 to a request that carried a Range we chose to ignore asks the store for a plain
  * stream, which Bun leaves alone; on local disk every other body is a `Bun.file` so Bun can use
- * sendfile, from a bucket it is a stream of a (ranged) GET.
+ * sendfile, from a bucket it is a stream of a (ranged) GET. A multipart body is always a stream,
+ * built part by part as the client reads it (multipart-ranges.ts).
  */
 export function fileResponse(request: Request, file: ServedFile): FileResponse {
   const etag = etagOf(file.sha256);
@@ -48,17 +53,27 @@ export function fileResponse(request: Request, file: ServedFile): FileResponse {
   }
   const rangeHeader = request.headers.get("range");
   const ifRange = request.headers.get("if-range");
-  const range =
-    rangeHeader && (ifRange === null || ifRange === etag) ? parseRange(rangeHeader, file.size) : null;
-  if (range === "unsatisfiable") {
+  // An If-Range naming another ETag (or a date: we have no Last-Modified) asks for the whole file.
+  const asked = parseRangeHeader(ifRange === null || ifRange === etag ? rangeHeader : null, file.size);
+  if (asked.kind === "refused") {
     headers.delete("content-type");
     headers.delete("content-disposition");
-    throw new RangeNotSatisfiable(file.size, Object.fromEntries(headers));
+    throw new RangeNotSatisfiable(file.size, Object.fromEntries(headers), asked.reason);
   }
   // A HEAD gets no body at all: Bun keeps the Content-Length set here only when there is no body (or
   // a file), and a bucket would be asked for bytes nobody reads.
   const head = request.method === "HEAD";
-  if (range) {
+  if (asked.kind === "ranges" && asked.ranges.length > 1) {
+    const multipart = multipartRanges(asked.ranges, file.size, file.contentType);
+    headers.set("content-type", multipart.contentType);
+    headers.set("content-length", String(multipart.length));
+    const body = head ? null : multipart.stream((span) => streamOf(file.body(span, { plainStream: true })));
+    // Like a single range, it counts when it starts the file (an updater's first request).
+    const counts = asked.ranges[0]?.start === 0;
+    return { response: new Response(body, { status: 206, headers }), counts };
+  }
+  if (asked.kind === "ranges") {
+    const range = asked.ranges[0] as ByteRange;
     headers.set("content-range", `bytes ${range.start}-${range.end}/${file.size}`);
     headers.set("content-length", String(range.end - range.start + 1));
     const body = head ? null : file.body(range, { plainStream: false });
@@ -67,6 +82,21 @@ export function fileResponse(request: Request, file: ServedFile): FileResponse {
   headers.set("content-length", String(file.size));
   const body = head ? null : file.body(null, { plainStream: rangeHeader !== null });
   return { response: new Response(body, { status: 200, headers }), counts: true };
+}
+
+const streamOf = (body: FileBody): ReadableStream<Uint8Array> =>
+  body instanceof Blob ? body.stream() : body;
+
+/**
+ * Whether a bucket's presigned URL can answer this request's Range as depot would: no Range, or one
+ * valid and satisfiable byte range. S3 answers only single ranges (several get the whole object), so
+ * a request for several is streamed by depot instead of redirected, and one depot refuses gets
+ * depot's 416 JSON rather than the bucket's XML.
+ */
+export function bucketCanAnswerRange(request: Request, size: number): boolean {
+  const header = request.headers.get("range");
+  if (header === null) return true;
+  return /^bytes=(\d+-\d*|-\d+)$/.test(header.trim()) && parseRangeHeader(header, size).kind === "ranges";
 }
 
 /** `attachment; filename="plugin.jar"`, plus `filename*=UTF-8''…` when the name is not plain ASCII. */
@@ -92,24 +122,4 @@ function matchesEtag(header: string | null, etag: string): boolean {
     .split(",")
     .map((tag) => tag.trim().replace(/^W\//, ""))
     .some((tag) => tag === "*" || tag === etag);
-}
-
-/**
- * One `bytes=` range: `a-b`, `a-` or `-n`. Several ranges, or a header that is not a byte range, are
- * ignored (the whole file is sent), as RFC 9110 allows; a range wholly past the end is unsatisfiable.
- */
-function parseRange(header: string, size: number): ByteRange | "unsatisfiable" | null {
-  const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
-  if (!match || (match[1] === "" && match[2] === "")) return null;
-  const [first, last] = [match[1] ?? "", match[2] ?? ""];
-  if (first === "") {
-    const suffix = Number(last);
-    if (suffix === 0) return "unsatisfiable";
-    return { start: Math.max(0, size - suffix), end: size - 1 };
-  }
-  const start = Number(first);
-  const end = last === "" ? size - 1 : Math.min(Number(last), size - 1);
-  if (start >= size) return "unsatisfiable";
-  if (end < start) return null;
-  return { start, end };
 }

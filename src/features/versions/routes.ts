@@ -65,7 +65,9 @@ const downloadDoc = {
   description:
     "Bearer token or the dashboard's session cookie (owner, admin or holder), `X-License-Key`, " +
     "or a signed URL (`user`, `expires`, `signature`: it downloads while that user may). " +
-    "Strong ETag, If-None-Match → 304, one byte range → 206 (416 past the end), Repr-Digest. " +
+    "Strong ETag, If-None-Match → 304, If-Range, Repr-Digest. One byte range → 206 with Content-Range; " +
+    "several (up to 1,000) → 206 multipart/byteranges, overlapping or unsorted ones merged; a malformed " +
+    "byte range, more than 1,000, or none within the file → 416 JSON with `Content-Range: bytes */size`. " +
     "With object storage and STORAGE_DOWNLOADS=redirect: 302 to a presigned URL valid for 5 minutes. " +
     "A browser's request for it as part of a page (`Sec-Fetch-Dest` other than `document` or `empty`): 403.",
 };

@@ -3,7 +3,7 @@ import type { Artifact } from "../../db/schema/index.ts";
 import { AppError, Forbidden, NotFound } from "../../errors.ts";
 import { mediaTypeOrDefault } from "../../http/media-type.ts";
 import { type DownloadCredentials, downloadableVersion } from "./download.ts";
-import { alreadyHeld, contentDisposition, fileResponse } from "./file-response.ts";
+import { alreadyHeld, bucketCanAnswerRange, contentDisposition, fileResponse } from "./file-response.ts";
 import { firstArtifact, type VersionRow } from "./service.ts";
 
 /**
@@ -44,9 +44,13 @@ export async function serveDownload(
   const contentType = mediaTypeOrDefault(file.contentType);
   // A HEAD is answered here, not redirected: a presigned URL is signed for GET only, and depot knows
   // every header without the bytes. A client that already holds the file is answered here too (304):
-  // the bucket's ETag differs from ours, so the bucket would send the whole file again.
+  // the bucket's ETag differs from ours, so the bucket would send the whole file again. So is a request
+  // for several ranges, which a bucket would answer with the whole file.
   const location =
-    ctx.config.storageDownloads === "redirect" && isGet && !alreadyHeld(request, file.sha256)
+    ctx.config.storageDownloads === "redirect" &&
+    isGet &&
+    !alreadyHeld(request, file.sha256) &&
+    bucketCanAnswerRange(request, file.fileSize)
       ? ctx.releases.presignedUrl(file.storageKey, {
           contentType,
           contentDisposition: contentDisposition(file.fileName),
