@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { and, eq } from "drizzle-orm";
 import { updateChecks } from "../src/db/schema/index.ts";
 import { createLicense, revokeLicense } from "../src/features/licenses/service.ts";
-import { bearer, readJson, startTestApp, type TestApp } from "./helpers/app.ts";
+import { bearer, readJson, recordingLogger, startTestApp, type TestApp } from "./helpers/app.ts";
 import {
   checkForUpdate,
   downloadDifferential,
@@ -36,12 +36,14 @@ let holderToken: string;
 let strangerToken: string;
 const dir = mkdtempSync(join(tmpdir(), "electron-feed-"));
 const ANY_KEY = { id: 0, creatorId: null };
+/** The request log, to see how many requests a download took. */
+const recorder = recordingLogger("info");
 
 const sha512 = (bytes: Uint8Array) => createHash("sha512").update(bytes).digest("base64");
-const OLD = randomBytes(4 * 1024 * 1024);
-/** 1.1.0's installer: 1.0.0's with 5 % rewritten in place. */
+const OLD = randomBytes(8 * 1024 * 1024);
+/** 1.1.0's installer: 1.0.0's with 5 % rewritten in place, in five places (five ranges to fetch). */
 const NEW = Buffer.from(OLD);
-randomBytes(200 * 1024).copy(NEW, 2 * 1024 * 1024);
+for (const at of [0.1, 0.3, 0.5, 0.7, 0.9]) randomBytes(80 * 1024).copy(NEW, Math.floor(OLD.length * at));
 const BETA = randomBytes(64 * 1024);
 const MAC_OLD = randomBytes(1000);
 const MAC_NEW = randomBytes(1200);
@@ -73,7 +75,7 @@ async function liveLicense(ownerId: number, creatorId: number, productId: number
 beforeAll(async () => {
   // electron-updater follows the feed's absolute file URLs: APP_URL is the listening server itself.
   const port = unusedPort();
-  t = await startTestApp({ env: { APP_URL: `http://127.0.0.1:${port}` } });
+  t = await startTestApp({ env: { APP_URL: `http://127.0.0.1:${port}` }, log: recorder.log });
   base = t.listen(port);
   const owner = await createUser(t.ctx, { role: "vendor" });
   product = await createProduct(t.ctx, owner);
@@ -166,31 +168,40 @@ describe("electron-updater's generic provider", () => {
     expect(sha512(readFileSync(destination))).toBe(sha512(NEW));
   });
 
-  test("downloads a differential update: both blockmaps, the changed blocks only, the sha512 matches", async () => {
-    // One range per request: several ranges in one request are branch h25-ranges' multipart/byteranges.
-    const client = genericClient({
-      url: feedUrl(),
-      platform: "win32",
-      headers: license(holderKey),
-      multipleRanges: false,
-    });
-    const [file] = (await checkForUpdate(client)).files;
-    if (!file) throw new Error("no file");
-    const oldFile = join(dir, "installed-1.0.0.exe");
-    writeFileSync(oldFile, OLD);
-    const newFile = join(dir, "differential.exe");
-    const log = await downloadDifferential(
-      client,
-      file,
-      { old: "1.0.0", new: "1.1.0" },
-      { oldFile, newFile },
-    );
-    expect(sha512(readFileSync(newFile))).toBe(sha512(NEW));
-    const planned = log.lines.find((line) => line.startsWith("Full:")) ?? "";
-    const percent = Number(/\((\d+)%\)/.exec(planned)?.[1]);
-    expect(percent).toBeGreaterThan(0);
-    expect(percent).toBeLessThanOrEqual(10);
-  });
+  test.each([
+    ["several ranges per request (multipart/byteranges), as electron-updater asks by default", true],
+    ["one range per request", false],
+  ])(
+    "downloads a differential update, %s: the changed blocks only, the sha512 matches",
+    async (_, multipleRanges) => {
+      const client = genericClient({
+        url: feedUrl(),
+        platform: "win32",
+        headers: license(holderKey),
+        multipleRanges,
+      });
+      const [file] = (await checkForUpdate(client)).files;
+      if (!file) throw new Error("no file");
+      const oldFile = join(dir, "installed-1.0.0.exe");
+      writeFileSync(oldFile, OLD);
+      const newFile = join(dir, `differential-${multipleRanges}.exe`);
+      const logged = recorder.lines.length;
+      const log = await downloadDifferential(
+        client,
+        file,
+        { old: "1.0.0", new: "1.1.0" },
+        { oldFile, newFile },
+      );
+      expect(sha512(readFileSync(newFile))).toBe(sha512(NEW));
+      // Five changed places: one request for all of them, or one request each.
+      const requests = multipleRanges ? 1 : 5;
+      expect(await partialRequests(logged, file.url.pathname, requests)).toBe(requests);
+      const planned = log.lines.find((line) => line.startsWith("Full:")) ?? "";
+      const percent = Number(/\((\d+)%\)/.exec(planned)?.[1]);
+      expect(percent).toBeGreaterThan(0);
+      expect(percent).toBeLessThanOrEqual(10);
+    },
+  );
 });
 
 describe("who may read a feed", () => {
@@ -312,6 +323,16 @@ describe("feed requests are counted per day", () => {
     expect(await countOf("stable", "darwin")).toBe(before + 3);
   });
 });
+
+/** How many 206s of `path` the request log has had since line `from` (waiting up to 2 s for `expected`). */
+async function partialRequests(from: number, path: string, expected: number): Promise<number> {
+  const count = () =>
+    recorder.lines
+      .slice(from)
+      .filter((line) => line.msg === "request" && line.path === path && line.status === 206).length;
+  for (let waited = 0; count() < expected && waited < 2000; waited += 50) await Bun.sleep(50);
+  return count();
+}
 
 async function countOf(channel: string, platform: string): Promise<number> {
   const rows = await t.ctx.db
