@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { and, eq } from "drizzle-orm";
 import { updateChecks } from "../src/db/schema/index.ts";
 import { createLicense, revokeLicense } from "../src/features/licenses/service.ts";
+import { signUrl } from "../src/signed-url.ts";
 import { bearer, readJson, recordingLogger, startTestApp, type TestApp } from "./helpers/app.ts";
 import {
   checkForUpdate,
@@ -33,6 +34,7 @@ let holderKey: string;
 let otherProductKey: string;
 let revokedKey: string;
 let holderToken: string;
+let holderId: number;
 let strangerToken: string;
 const dir = mkdtempSync(join(tmpdir(), "electron-feed-"));
 const ANY_KEY = { id: 0, creatorId: null };
@@ -82,6 +84,7 @@ beforeAll(async () => {
   const otherProduct = await createProduct(t.ctx, owner);
   const holder = await createUser(t.ctx);
   holderToken = await tokenFor(t.ctx, holder);
+  holderId = holder.id;
   holderKey = (await liveLicense(holder.id, owner.id, product.id)).key;
   otherProductKey = (await liveLicense(holder.id, owner.id, otherProduct.id)).key;
   const revoked = await liveLicense(holder.id, owner.id, product.id);
@@ -279,6 +282,20 @@ describe("the files a feed points at", () => {
     expect(range.status).toBe(206);
     expect(range.headers.get("content-range")).toBe(`bytes 10-19/${NEW.length}`);
     expect(Buffer.from(await range.arrayBuffer())).toEqual(NEW.subarray(10, 20));
+  });
+
+  test("HEAD answers the headers alone; a signed link of a holder downloads it, a tampered one is refused", async () => {
+    const head = await fetch(url, { method: "HEAD", headers: license(holderKey) });
+    expect(head.status).toBe(200);
+    expect(head.headers.get("content-length")).toBe(String(NEW.length));
+    expect(await head.text()).toBe("");
+    const signed = signUrl(url, t.ctx.appKey, { userId: holderId, expiresAt: new Date(Date.now() + 60_000) });
+    const linked = await fetch(signed);
+    expect(linked.status).toBe(200);
+    expect(sha512(new Uint8Array(await linked.arrayBuffer()))).toBe(sha512(NEW));
+    const tampered = await fetch(signed.replace("App-Setup-1.1.0.exe", "App-1.1.0-mac.zip"));
+    expect(tampered.status).toBe(403);
+    expect(await readJson(tampered)).toEqual({ message: "Invalid signature." });
   });
 
   test("a holder's bearer token downloads it; the blockmap is at the file's URL + .blockmap", async () => {
