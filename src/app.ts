@@ -28,6 +28,8 @@ import { setupIsOpen } from "./features/setup/service.ts";
 import { signingKeyRoutes } from "./features/signing/routes.ts";
 import { ownTokenRoutes } from "./features/tokens/own-routes.ts";
 import { tokenRoutes } from "./features/tokens/routes.ts";
+import { updateRoutes } from "./features/updates/routes.ts";
+import { upgradeRoutes } from "./features/updates/upgrade-routes.ts";
 import { uploadRoutes } from "./features/uploads/routes.ts";
 import { userRoutes } from "./features/users/routes.ts";
 import { changelogRoutes } from "./features/versions/changelog-routes.ts";
@@ -149,6 +151,8 @@ export function buildApp(ctx: AppContext): AnyElysia {
     .use(ownLicenseRoutes(ctx))
     .use(ownMachineRoutes(ctx))
     .use(downloadRoutes(ctx))
+    .use(updateRoutes(ctx))
+    .use(upgradeRoutes(ctx))
     .use(profileRoutes(ctx))
     // Last: the dashboard's pages are at a few fixed paths outside /api, /docs and /storage.
     .use(dashboardRoutes({ setupOpen: () => setupIsOpen(ctx) }));

@@ -1,6 +1,7 @@
 import type { Config } from "./config.ts";
 import type { Database, Db } from "./db/client.ts";
 import type { SigningKeyring } from "./features/signing/keyring.ts";
+import type { UpdateCheckCounter } from "./features/updates/check-counter.ts";
 import type { DownloadCounter } from "./features/versions/download-counter.ts";
 import type { JobRunner } from "./jobs/runner.ts";
 import type { Logger } from "./log.ts";
@@ -25,6 +26,8 @@ export interface AppContext {
   readonly signing: SigningKeyring;
   /** Download counts, written to products in batches. */
   readonly downloads: DownloadCounter;
+  /** Update feed requests per day, written to update_checks in batches. */
+  readonly updateChecks: UpdateCheckCounter;
   /** Prometheus instruments; null when metrics are off (no METRICS_TOKEN, no METRICS_PORT): nothing is counted. */
   readonly metrics: Metrics | null;
 }

@@ -6,6 +6,7 @@ import { migrate } from "./db/migrate.ts";
 import { migrations } from "./db/migrations.gen.ts";
 import { prepareDirectories, privateDirectory } from "./directories.ts";
 import { SigningKeyring } from "./features/signing/keyring.ts";
+import { UpdateCheckCounter } from "./features/updates/check-counter.ts";
 import { DownloadCounter } from "./features/versions/download-counter.ts";
 import { queues } from "./jobs/queues.ts";
 import { JobRunner } from "./jobs/runner.ts";
@@ -67,6 +68,7 @@ export async function wire(config: Config, log: Logger, database: Database): Pro
   if (applied.length > 0) log.info("migrations applied", { migrations: applied });
   const jobs = new JobRunner(database, log, queues);
   const downloads = new DownloadCounter(database.db, log);
+  const updateChecks = new UpdateCheckCounter(database.db, log);
   const appKey = resolveAppKey(config);
   return {
     config,
@@ -80,11 +82,13 @@ export async function wire(config: Config, log: Logger, database: Database): Pro
       ? new S3ReleaseStore(config.objectStorage, log)
       : new ReleaseStore(config.storageDir, log),
     downloads,
+    updateChecks,
     metrics: metricsEnabled(config) ? new Metrics(jobs, database) : null,
     applied,
     async close() {
       try {
         await downloads.flush();
+        await updateChecks.flush();
         await jobs.stop();
       } finally {
         await database.close();

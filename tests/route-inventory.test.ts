@@ -44,6 +44,16 @@ const PUBLIC = new Set([
   // tests/versions-download.test.ts and tests/downloads-api.test.ts (401, 403, a hidden product's 404).
   "GET /api/products/:product/versions/:version/download",
   "HEAD /api/products/:product/versions/:version/download",
+  // The update feeds and their files: the license key in `Authorization: License …` is the credential
+  // (a free product's need none). tests/update-feeds-electron.test.ts checks 401, 403 and a hidden
+  // product's 404 for feeds and files, tests/update-feeds-formats.test.ts each feed's 401.
+  "GET /updates/:product/files/:version/:file",
+  "HEAD /updates/:product/files/:version/:file",
+  "GET /updates/:product/electron/:file",
+  "GET /updates/:product/tauri/:target/:arch/:current_version",
+  "GET /updates/:product/squirrel/darwin/:arch/:current_version",
+  "GET /updates/:product/sparkle/appcast.xml",
+  "GET /api/v1/products/:product/upgrade",
   "GET /docs",
   "GET /docs/json",
   "GET /storage/*",

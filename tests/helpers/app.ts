@@ -13,8 +13,11 @@ export interface TestApp {
   app: App;
   /** Sends a request through the app (no socket); `path` starts with `/`. */
   request(path: string, init?: RequestInit): Promise<Response>;
-  /** Starts a real listening server (for limits, streaming and shutdown) and returns its base URL. */
-  listen(): string;
+  /**
+   * Starts a real listening server (for limits, streaming and shutdown) and returns its base URL; on
+   * `port` when given (an app whose APP_URL must be its own address, for clients that follow its links).
+   */
+  listen(port?: number): string;
   close(): Promise<void>;
 }
 
@@ -44,8 +47,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ctx,
     app,
     request: (path, init) => app.handle(new Request(`http://localhost${path}`, init)),
-    listen() {
-      app.listen({ port: 0, hostname: "127.0.0.1" });
+    listen(port = 0) {
+      app.listen({ port, hostname: "127.0.0.1" });
       listening = true;
       return `http://127.0.0.1:${app.server?.port}`;
     },

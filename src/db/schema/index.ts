@@ -17,6 +17,7 @@ export * from "./roles.ts";
 export * from "./sessions.ts";
 export * from "./sign-in-attempts.ts";
 export * from "./signing-keys.ts";
+export * from "./update-checks.ts";
 export * from "./uploads.ts";
 export * from "./users.ts";
 export * from "./version-downloads.ts";

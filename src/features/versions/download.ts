@@ -10,7 +10,7 @@ import { normaliseLicenseKey } from "../licenses/keys.ts";
 import { isListed, ownsProduct } from "../products/service.ts";
 import { authenticateToken } from "../tokens/service.ts";
 import { findUserWithRole } from "../users/service.ts";
-import { findVersion, type VersionRow } from "./service.ts";
+import { findVersion, findVersionNamed, type VersionRow } from "./service.ts";
 
 export interface DownloadCredentials {
   /** The request URL as the public sees it (signed URLs are signed over APP_URL). */
@@ -19,6 +19,11 @@ export interface DownloadCredentials {
   licenseKey: string | null;
   /** The dashboard's session, looked up only when nothing else was sent (a header decides on its own). */
   session: () => Promise<Actor | null>;
+  /**
+   * Whether a free product's files are open to a caller who sent nothing: the update feeds' file
+   * URLs, which an app of a free product fetches with no key (its feed needed none).
+   */
+  openWhenFree?: boolean;
 }
 
 /**
@@ -53,14 +58,21 @@ type Caller =
 export async function downloadableVersion(
   ctx: Pick<AppContext, "db" | "appKey" | "config">,
   productId: number,
-  versionId: number,
+  /** The version's id, or the name of a version of the whole product (the update feeds' file URLs). */
+  version: number | { name: string },
   credentials: DownloadCredentials,
 ): Promise<{ product: Product; row: VersionRow; userId: number | null }> {
   const [product] = await ctx.db.select().from(products).where(eq(products.id, productId));
   if (!product) throw new NotFound("Product");
   const caller = await identify(ctx, product, credentials);
   if (!isListed(product) && !(await mayKnow(ctx, caller, product))) throw new NotFound("Product");
-  const row = await findVersion(ctx, product.id, versionId);
+  const row =
+    typeof version === "number"
+      ? await findVersion(ctx, product.id, version)
+      : await findVersionNamed(ctx, product.id, version.name);
+  if (caller.by === "nothing" && credentials.openWhenFree && product.free && row.benefit === null) {
+    return { product, row, userId: null };
+  }
   await authorize(ctx, caller, product, row);
   const userId =
     caller.by === "user" ? caller.actor.user.id : caller.by === "license" ? caller.holderId : null;

@@ -1,38 +1,38 @@
 import type { AppContext } from "../../context.ts";
+import type { Artifact } from "../../db/schema/index.ts";
 import { AppError, Forbidden, NotFound } from "../../errors.ts";
 import { mediaTypeOrDefault } from "../../http/media-type.ts";
 import { type DownloadCredentials, downloadableVersion } from "./download.ts";
 import { alreadyHeld, bucketCanAnswerRange, contentDisposition, fileResponse } from "./file-response.ts";
-import { firstArtifact } from "./service.ts";
+import { firstArtifact, type VersionRow } from "./service.ts";
 
 /**
  * A GET or HEAD of a version's file (its first artifact, or the one `ids.artifact` names), decided in
  * full: who may (download.ts), whether the file is still stored (410), whether the bucket serves it
  * (a presigned redirect) or depot streams it, and what counts as a download. Returns the response and
- * the user it was served to, if one is known.
+ * the user it was served to, if one is known. The update feeds' file URLs name the version and the
+ * file instead of ids; there `X.blockmap` is the blockmap kept with the artifact `X`.
  */
 export async function serveDownload(
   ctx: AppContext,
   request: Request,
-  ids: { product: number; version: number; artifact?: number },
+  ids: { product: number; version: number | { name: string }; artifact?: number | { name: string } },
   credentials: DownloadCredentials,
 ): Promise<{ response: Response; userId: number | null }> {
   // Before anything is looked up: an embedded download is refused whoever it would act for.
   refuseSubresource(request);
   const { product, row, userId } = await downloadableVersion(ctx, ids.product, ids.version, credentials);
-  const file =
-    ids.artifact === undefined
-      ? firstArtifact(row)
-      : row.artifacts.find((artifact) => artifact.id === ids.artifact);
-  if (!file) throw new NotFound("Artifact");
+  const { artifact, file } = servedFile(row, ids.artifact);
   // Told if the version is ever yanked; only a GET of the bytes counts, as below.
-  if (userId !== null && request.method === "GET") ctx.downloads.addDownloader(row.version.id, userId);
+  if (userId !== null && request.method === "GET" && file.isDownload) {
+    ctx.downloads.addDownloader(row.version.id, userId);
+  }
   const stored = await ctx.releases.size(file.storageKey);
   if (stored !== file.fileSize) {
     // A version exists only once its file is stored: this one was removed, or STORAGE_DIR is not shared.
     ctx.log.error("release file missing", {
       version_id: row.version.id,
-      artifact_id: file.id,
+      artifact_id: artifact.id,
       store: ctx.releases.kind,
       storage_key: file.storageKey,
       expected_size: file.fileSize,
@@ -58,7 +58,7 @@ export async function serveDownload(
       : null;
   if (location !== null) {
     // The bucket serves the bytes (and Range); only a request for the whole file counts.
-    if (!request.headers.has("range")) ctx.downloads.add(product.id, row.version.id);
+    if (!request.headers.has("range") && file.isDownload) ctx.downloads.add(product.id, row.version.id);
     const response = new Response(null, { status: 302, headers: { location, "cache-control": "no-store" } });
     ctx.metrics?.download(response);
     return { response, userId };
@@ -70,9 +70,53 @@ export async function serveDownload(
     fileName: file.fileName,
     contentType,
   });
-  if (counts && isGet) ctx.downloads.add(product.id, row.version.id);
+  if (counts && isGet && file.isDownload) ctx.downloads.add(product.id, row.version.id);
   if (isGet) ctx.metrics?.download(response);
   return { response, userId };
+}
+
+/** The bytes a download serves: an artifact's file, or the blockmap kept with it. */
+interface ServedFile {
+  storageKey: string;
+  fileSize: number;
+  sha256: string;
+  fileName: string;
+  contentType: string;
+  /** A blockmap is read by updaters on the way to a download; fetching it is no download. */
+  isDownload: boolean;
+}
+
+const BLOCKMAP = ".blockmap";
+
+/** The file `wanted` names in the version (none: its first artifact); 404 when it names none. */
+function servedFile(
+  row: VersionRow,
+  wanted: number | { name: string } | undefined,
+): { artifact: Artifact; file: ServedFile } {
+  if (wanted === undefined || typeof wanted === "number") {
+    const artifact =
+      wanted === undefined ? firstArtifact(row) : row.artifacts.find((candidate) => candidate.id === wanted);
+    if (!artifact) throw new NotFound("Artifact");
+    return { artifact, file: { ...artifact, isDownload: true } };
+  }
+  const named = row.artifacts.find((candidate) => candidate.fileName === wanted.name);
+  if (named) return { artifact: named, file: { ...named, isDownload: true } };
+  const of = wanted.name.endsWith(BLOCKMAP) ? wanted.name.slice(0, -BLOCKMAP.length) : null;
+  const artifact = row.artifacts.find((candidate) => candidate.fileName === of);
+  if (!artifact?.blockmapStorageKey || artifact.blockmapSize === null || artifact.blockmapSha256 === null) {
+    throw new NotFound("File");
+  }
+  return {
+    artifact,
+    file: {
+      storageKey: artifact.blockmapStorageKey,
+      fileSize: artifact.blockmapSize,
+      sha256: artifact.blockmapSha256,
+      fileName: wanted.name,
+      contentType: "application/octet-stream",
+      isDownload: false,
+    },
+  };
 }
 
 /**

@@ -352,6 +352,19 @@ export async function findVersion(ctx: Pick<AppContext, "db">, productId: number
   return (await withArtifacts(ctx, [row]))[0] as VersionRow;
 }
 
+/** A version of the whole product by its name (the update feeds' file URLs name versions). */
+export async function findVersionNamed(ctx: Pick<AppContext, "db">, productId: number, name: string) {
+  const [row] = await selectVersions(ctx).where(
+    and(
+      eq(versions.productId, productId),
+      isNull(versions.purchaseBenefitId),
+      eq(versions.versionNumber, name),
+    ),
+  );
+  if (!row) throw new NotFound("Version");
+  return (await withArtifacts(ctx, [row]))[0] as VersionRow;
+}
+
 /**
  * Deletes a version for whoever may publish to its product (others who can see the product get 403,
  * the rest 404): the row, then the file (a download already streaming keeps its open file).

@@ -1,0 +1,65 @@
+import { eq } from "drizzle-orm";
+import type { AppContext } from "../../context.ts";
+import { type Product, products } from "../../db/schema/index.ts";
+import { Forbidden, NotFound, Unauthenticated } from "../../errors.ts";
+import { holderByKey } from "../licenses/holders.ts";
+import { normaliseLicenseKey } from "../licenses/keys.ts";
+import { isListed } from "../products/service.ts";
+
+/**
+ * Who may read a product's update feeds. Updaters send one credential on every request, the license
+ * key, as `Authorization: License <key>` (electron-updater's `requestHeaders`, Tauri's `headers`,
+ * Sparkle's and Squirrel's request headers can all carry it).
+ */
+
+/** The key of an `Authorization: License <key>` header (scheme case-insensitive), or null. */
+export function licenseOf(request: Request): string | null {
+  const match = /^license[ \t]+(\S.*)$/i.exec(request.headers.get("authorization") ?? "");
+  return match?.[1] ? normaliseLicenseKey(match[1].trim()) : null;
+}
+
+export interface FeedAccess {
+  product: Product;
+  /** The license key that opened the feed (null for a free product read without one). */
+  licenseKey: string | null;
+  /** The key's owner, a holder of the product (null without a key). */
+  holderId: number | null;
+}
+
+const NOT_A_HOLDER = "This license does not hold this product.";
+
+/**
+ * The product, if `licenseKey` may read its feeds: the license must make its owner a holder of the
+ * product (the rule downloads use: live, for this product). A product with `free` set needs no key.
+ * No key: 401; a key that is not a holder's: 403; a product that does not exist, or that is hidden,
+ * disabled or deleted and the key is not a holder's: 404, as to anyone who may not know it.
+ * One indexed read for the product and one for the license, as a validation does.
+ */
+export async function feedAccess(
+  ctx: Pick<AppContext, "db">,
+  productId: number,
+  licenseKey: string | null,
+): Promise<FeedAccess> {
+  const [product] = await ctx.db.select().from(products).where(eq(products.id, productId));
+  if (!product) throw new NotFound("Product");
+  const holderId = licenseKey === null ? null : await holderByKey(ctx, licenseKey, product.id, null);
+  if (!isListed(product) && holderId === null) throw new NotFound("Product");
+  if (holderId !== null || product.free) return { product, licenseKey, holderId };
+  if (licenseKey === null) throw new Unauthenticated("Unauthenticated.", "License");
+  throw new Forbidden(NOT_A_HOLDER);
+}
+
+/** The longest `x-user-staging-id` kept as a cohort key (electron-updater sends a UUID). */
+const MAX_STAGING_ID = 200;
+
+/**
+ * What a staged rollout knows the client by, the same on every poll: the `x-user-staging-id` header
+ * electron-updater sends on every request (a UUID it keeps on disk), else the license key, else the
+ * client's address.
+ */
+export function cohortKey(request: Request, access: FeedAccess, ip: string | null): string {
+  const staging = request.headers.get("x-user-staging-id")?.trim();
+  if (staging && staging.length <= MAX_STAGING_ID) return `staging:${staging}`;
+  if (access.licenseKey !== null) return `license:${access.licenseKey}`;
+  return `address:${ip ?? "unknown"}`;
+}

@@ -1,0 +1,83 @@
+import { sql } from "drizzle-orm";
+import type { Db } from "../../db/client.ts";
+import { updateChecks } from "../../db/schema/index.ts";
+import type { Logger } from "../../log.ts";
+import { errorFields } from "../../log-errors.ts";
+
+export type Feed = "electron" | "tauri" | "sparkle" | "squirrel" | "upgrade";
+
+/** One feed request, as the daily table counts it. */
+export interface UpdateCheckKey {
+  productId: number;
+  feed: Feed;
+  channel: string;
+  platform: string;
+  /** '' when the feed does not say which version the client runs. */
+  currentVersion: string;
+}
+
+/**
+ * Feed requests, added up in memory and written every few seconds as one upsert: a fleet of apps
+ * polling at once costs a statement per interval, not a row lock per poll, and a poll reads no more
+ * than a validation does. A crash loses at most one interval's counts, which a counter can afford.
+ */
+export class UpdateCheckCounter {
+  readonly #pending = new Map<string, { key: UpdateCheckKey & { day: string }; count: number }>();
+  #timer: Timer | null = null;
+
+  constructor(
+    private readonly db: Db,
+    private readonly log: Logger,
+    private readonly intervalMs = 5000,
+  ) {}
+
+  add(key: UpdateCheckKey, now = new Date()): void {
+    this.#keep({ ...key, day: now.toISOString().slice(0, 10) }, 1);
+    if (!this.#timer) {
+      this.#timer = setTimeout(() => void this.flush(), this.intervalMs);
+      this.#timer.unref();
+    }
+  }
+
+  #keep(key: UpdateCheckKey & { day: string }, count: number): void {
+    const id = JSON.stringify([
+      key.productId,
+      key.day,
+      key.feed,
+      key.channel,
+      key.platform,
+      key.currentVersion,
+    ]);
+    const pending = this.#pending.get(id);
+    this.#pending.set(id, { key, count: (pending?.count ?? 0) + count });
+  }
+
+  /** Writes what has been counted so far (also on shutdown). */
+  async flush(): Promise<void> {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+    const batch = [...this.#pending.values()];
+    this.#pending.clear();
+    if (batch.length === 0) return;
+    try {
+      await this.db
+        .insert(updateChecks)
+        .values(batch.map(({ key, count }) => ({ ...key, checks: count })))
+        .onConflictDoUpdate({
+          target: [
+            updateChecks.productId,
+            updateChecks.day,
+            updateChecks.feed,
+            updateChecks.channel,
+            updateChecks.platform,
+            updateChecks.currentVersion,
+          ],
+          set: { checks: sql`${updateChecks.checks} + excluded.checks` },
+        });
+    } catch (error) {
+      // Keep the counts for the next try (the database may be briefly away, or a product deleted).
+      for (const { key, count } of batch) this.#keep(key, count);
+      this.log.warn("update check counts not written", { rows: batch.length, error: errorFields(error) });
+    }
+  }
+}

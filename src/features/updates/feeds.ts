@@ -1,0 +1,198 @@
+import type { AppContext } from "../../context.ts";
+import type { Artifact, ReleaseChannel } from "../../db/schema/index.ts";
+import { RELEASE_CHANNELS } from "../../db/schema/index.ts";
+import { FieldErrors, NotFound } from "../../errors.ts";
+import { renderChangelog } from "../versions/changelog.ts";
+import { eligibleVersions, inRollout } from "../versions/eligible.ts";
+import { compareSemver } from "../versions/semver.ts";
+import type { FeedAccess } from "./access.ts";
+import { appcastXml } from "./appcast.ts";
+import { clientArch, electronChannelFile, fitsBundle, tauriTarget } from "./client-names.ts";
+import { electronYml } from "./electron-yml.ts";
+import type { SquirrelUpdateJson, TauriUpdateJson } from "./json.ts";
+import {
+  clientVersion,
+  currentVersion,
+  isNewer,
+  offeredVersion,
+  pickArtifact,
+  releasedAt,
+  updateFileUrl,
+} from "./offer.ts";
+
+/**
+ * The feeds, one function per updater: each counts the request, asks offer.ts what the client is
+ * offered, and writes it in the updater's own format. `access` (access.ts) has already said the
+ * license may read the product's feeds; `cohort` is what the staged rollout knows the client by.
+ */
+
+type Ctx = Pick<AppContext, "db" | "config" | "updateChecks">;
+
+/** A `?channel=` of a feed URL; absent: stable. */
+function channelOf(value: string | undefined, errors: FieldErrors): ReleaseChannel {
+  if (value === undefined) return "stable";
+  if ((RELEASE_CHANNELS as readonly string[]).includes(value)) return value as ReleaseChannel;
+  errors.add("channel", `The channel must be one of ${RELEASE_CHANNELS.join(", ")}.`);
+  return "stable";
+}
+
+/** electron-updater's `generic` provider: `{channel}{suffix}.yml`, as electron-builder writes it. */
+export async function electronFeed(ctx: Ctx, access: FeedAccess, fileName: string, cohort: string) {
+  const file = electronChannelFile(fileName);
+  // electron-updater reports a 404 as a missing channel file, which is what an unknown name is.
+  if (!file) throw new NotFound("Update channel file");
+  ctx.updateChecks.add({
+    productId: access.product.id,
+    feed: "electron",
+    channel: file.channel,
+    platform: file.platform,
+    currentVersion: "",
+  });
+  const offer = await offeredVersion(ctx, access, file, cohort);
+  if (!offer) throw new NotFound("Update");
+  const { version } = offer;
+  return electronYml({
+    version: clientVersion(version),
+    files: offer.artifacts.map((artifact) => ({
+      url: updateFileUrl(ctx.config.appUrl, access.product.id, version, artifact.fileName),
+      sha512: artifact.sha512,
+      sha256: artifact.sha256,
+      size: artifact.fileSize,
+    })),
+    releaseDate: releasedAt(version),
+    releaseNotes: version.changelog,
+  });
+}
+
+/**
+ * Tauri v2: `/tauri/{target}/{arch}/{current_version}` → the update, or null (204) when nothing newer
+ * is offered. `signature` is the artifact's `.sig` text, which Tauri checks with the app's public key.
+ */
+export async function tauriFeed(
+  ctx: Ctx,
+  access: FeedAccess,
+  cohort: string,
+  input: { target: string; arch: string; current_version: string; channel?: string },
+): Promise<TauriUpdateJson | null> {
+  const errors = new FieldErrors();
+  const target = tauriTarget(input.target);
+  if (!target)
+    errors.add("target", "The target must be linux, darwin or windows, optionally with -<bundle>.");
+  const arch = clientArch(input.arch);
+  if (!arch || arch === "universal") errors.add("arch", "The arch must be x86_64, aarch64, i686 or armv7.");
+  const channel = channelOf(input.channel, errors);
+  const current = currentVersion(input.current_version, "current_version", errors);
+  errors.throwIfAny();
+  if (!target || !arch || !current) throw new Error("checked above");
+  ctx.updateChecks.add({
+    productId: access.product.id,
+    feed: "tauri",
+    channel,
+    platform: target.platform,
+    currentVersion: input.current_version,
+  });
+  const offer = await offeredVersion(ctx, access, { channel, platform: target.platform, arch }, cohort);
+  if (!isNewer(offer, current)) return null;
+  const { version } = offer;
+  // The bundle's own file, signed if one is (Tauri refuses an update without a signature).
+  const artifact = pickArtifact(
+    offer.artifacts,
+    (a) => fitsBundle(a.fileName, target.bundle) && !!a.signature,
+  );
+  return {
+    version: clientVersion(version),
+    notes: version.changelog,
+    pub_date: releasedAt(version).toISOString(),
+    url: updateFileUrl(ctx.config.appUrl, access.product.id, version, artifact.fileName),
+    signature: artifact.signature ?? "",
+  };
+}
+
+/** Squirrel.Mac installs from a zip. */
+const isZip = (artifact: Artifact) => artifact.fileName.toLowerCase().endsWith(".zip");
+
+/** Squirrel.Mac (Electron's built-in autoUpdater on macOS): 204, or `{url, name, notes, pub_date}`. */
+export async function squirrelFeed(
+  ctx: Ctx,
+  access: FeedAccess,
+  cohort: string,
+  input: { arch: string; current_version: string; channel?: string },
+): Promise<SquirrelUpdateJson | null> {
+  const errors = new FieldErrors();
+  const arch = clientArch(input.arch);
+  if (!arch) errors.add("arch", "The arch must be x86_64, aarch64 or universal (or x64, arm64).");
+  const channel = channelOf(input.channel, errors);
+  const current = currentVersion(input.current_version, "current_version", errors);
+  errors.throwIfAny();
+  if (!arch || !current) throw new Error("checked above");
+  ctx.updateChecks.add({
+    productId: access.product.id,
+    feed: "squirrel",
+    channel,
+    platform: "darwin",
+    currentVersion: input.current_version,
+  });
+  const offer = await offeredVersion(ctx, access, { channel, platform: "darwin", arch }, cohort);
+  if (!isNewer(offer, current)) return null;
+  const { version } = offer;
+  const artifact = pickArtifact(offer.artifacts, isZip);
+  return {
+    url: updateFileUrl(ctx.config.appUrl, access.product.id, version, artifact.fileName),
+    name: version.versionNumber,
+    notes: version.changelog,
+    pub_date: releasedAt(version).toISOString(),
+  };
+}
+
+/** Archives Sparkle installs from, in the order it is offered them. */
+const SPARKLE_ENDINGS = [".zip", ".dmg", ".tar.xz", ".tar.bz2", ".tar.gz", ".pkg"];
+const sparkleRank = (artifact: Artifact) => {
+  const rank = SPARKLE_ENDINGS.findIndex((ending) => artifact.fileName.toLowerCase().endsWith(ending));
+  return rank < 0 ? SPARKLE_ENDINGS.length : rank;
+};
+
+/** The most items an appcast lists: Sparkle takes the newest it may, so old ones only cost bytes. */
+const APPCAST_ITEMS = 20;
+
+/**
+ * Sparkle 2's appcast: every channel at once (Sparkle offers an item with a `sparkle:channel` only to
+ * apps that allow that channel), each version only if its rollout takes the client, newest first.
+ */
+export async function sparkleFeed(ctx: Ctx, access: FeedAccess, cohort: string, feedUrl: string) {
+  ctx.updateChecks.add({
+    productId: access.product.id,
+    feed: "sparkle",
+    channel: "",
+    platform: "darwin",
+    currentVersion: "",
+  });
+  const filter = { platform: "darwin", arch: "any", benefitId: null } as const;
+  // `alpha` takes every channel but `dev`, which stands apart (semver.ts channelsFor).
+  const [released, dev] = await Promise.all([
+    eligibleVersions(ctx, access.product.id, { ...filter, channel: "alpha" }),
+    eligibleVersions(ctx, access.product.id, { ...filter, channel: "dev" }),
+  ]);
+  const offered = [...released, ...dev]
+    .filter(({ version }) => inRollout(cohort, version.id, version.rolloutPercentage))
+    .sort((a, b) => compareSemver(b.semver, a.semver) || b.version.id - a.version.id)
+    .slice(0, APPCAST_ITEMS);
+  return appcastXml({
+    title: access.product.name,
+    link: feedUrl,
+    items: offered.map(({ version, artifacts }) => {
+      const artifact = [...artifacts].sort((a, b) => sparkleRank(a) - sparkleRank(b))[0] as Artifact;
+      return {
+        version: clientVersion(version),
+        channel: version.channel,
+        critical: version.critical,
+        notesHtml: renderChangelog(version.changelog, version.changelogFormat, ctx.config.appUrl),
+        publishedAt: releasedAt(version),
+        enclosure: {
+          url: updateFileUrl(ctx.config.appUrl, access.product.id, version, artifact.fileName),
+          length: artifact.fileSize,
+          edSignature: artifact.signature,
+        },
+      };
+    }),
+  });
+}

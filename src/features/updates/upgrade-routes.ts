@@ -1,0 +1,41 @@
+import { Elysia, t } from "elysia";
+import type { AppContext } from "../../context.ts";
+import { requestState } from "../../http/request-state.ts";
+import { refusals } from "../../http/schemas.ts";
+import { IdParam } from "../../validation/ids.ts";
+import { SIGNED } from "../licenses/json.ts";
+import { signedAnswers } from "../signing/signed-answers.ts";
+import { cohortKey, feedAccess, licenseOf } from "./access.ts";
+import { UpgradeJson, UpgradeQuery } from "./json.ts";
+import { upgradeCheck } from "./upgrade.ts";
+
+/**
+ * depot's own signed upgrade check, beside the license API it belongs with (/api/v1): for apps that
+ * use depot's SDKs rather than an updater framework. The license key is the credential, as for the
+ * feeds; the answer is signed like a validation's.
+ */
+export const upgradeRoutes = (ctx: AppContext) =>
+  new Elysia().get(
+    "/api/v1/products/:product/upgrade",
+    async ({ params, query, request }) => {
+      const access = await feedAccess(ctx, params.product, licenseOf(request));
+      const state = requestState(request);
+      if (access.holderId !== null) state.who.user_id = access.holderId;
+      return upgradeCheck(ctx, access, cohortKey(request, access, state.ip), query);
+    },
+    {
+      params: t.Object({ product: IdParam("Product") }),
+      query: UpgradeQuery,
+      response: { 200: UpgradeJson, ...refusals(401, 403, 404, 422) },
+      mapResponse: signedAnswers(ctx.signing),
+      detail: {
+        summary: "Check for an upgrade (signed)",
+        description:
+          "With `Authorization: License <key>` (a holder's; none for a free product). `version` is the " +
+          "client's (semver, else 422); `platform`, `arch` and `channel` narrow what is offered, exactly " +
+          "as the update feeds decide (channels, yanks, drafts, staged rollouts)." +
+          SIGNED,
+        tags: ["Update feeds"],
+      },
+    },
+  );

@@ -1,0 +1,165 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { randomBytes } from "node:crypto";
+import type { ReleaseChannel } from "../src/db/schema/index.ts";
+import { createLicense } from "../src/features/licenses/service.ts";
+import { startTestApp, type TestApp } from "./helpers/app.ts";
+import { createProduct, createUser } from "./helpers/factories.ts";
+import { license, storeRelease, updateRelease } from "./helpers/releases.ts";
+
+/**
+ * What the feeds offer as versions move (README, "Updates: channels, drafts, yanks and rollouts"):
+ * channels are inclusive, drafts and yanked versions are never offered, and a staged rollout is
+ * decided by depot per client (the `x-user-staging-id` electron-updater sends, else the license),
+ * the same answer on every poll.
+ */
+
+let t: TestApp;
+let base: string;
+let owner: { id: number };
+const ANY_KEY = { id: 0, creatorId: null };
+
+beforeAll(async () => {
+  t = await startTestApp();
+  base = t.listen();
+  owner = await createUser(t.ctx, { role: "vendor" });
+}, 30_000);
+afterAll(() => t.close());
+
+/** A product with a holder's key, and a release helper for Windows files. */
+async function productWithHolder() {
+  const product = await createProduct(t.ctx, owner);
+  const holder = await createUser(t.ctx);
+  const key = (
+    await createLicense(t.ctx, ANY_KEY, {
+      ownerId: String(holder.id),
+      creatorId: String(owner.id),
+      productId: String(product.id),
+    })
+  ).key;
+  const release = (name: string, options: { channel?: ReleaseChannel; status?: "draft" } = {}) =>
+    storeRelease(t.ctx, product.id, {
+      name,
+      ...options,
+      files: [{ name: `App-${name}.exe`, bytes: randomBytes(64), platform: "windows", arch: "x86_64" }],
+    });
+  /** The version latest.yml (or `{channel}.yml`) offers, or the status when it offers none. */
+  const offered = async (channel = "latest", headers: Record<string, string> = {}) => {
+    const response = await fetch(`${base}/updates/${product.id}/electron/${channel}.yml`, {
+      headers: { ...license(key), ...headers },
+    });
+    if (response.status !== 200) return response.status;
+    return /^version: "(.*)"$/m.exec(await response.text())?.[1];
+  };
+  return { product, key, release, offered };
+}
+
+describe("channels", () => {
+  test("inclusive as in Keygen: stable sees stable, beta sees rc and beta too, dev only dev", async () => {
+    const { release, offered } = await productWithHolder();
+    await release("1.0.0");
+    await release("1.1.0-rc.1");
+    await release("1.1.0-beta.3");
+    await release("2.0.0-dev.5", { channel: "dev" });
+    expect(await offered("latest")).toBe("1.0.0");
+    expect(await offered("rc")).toBe("1.1.0-rc.1");
+    // rc.1 ranks above beta.3 by semver precedence.
+    expect(await offered("beta")).toBe("1.1.0-rc.1");
+    expect(await offered("alpha")).toBe("1.1.0-rc.1");
+    expect(await offered("dev")).toBe("2.0.0-dev.5");
+  });
+
+  test("a version name that is not semver is never offered", async () => {
+    const { release, offered } = await productWithHolder();
+    await release("1.0.0");
+    await release("2024 summer edition");
+    expect(await offered()).toBe("1.0.0");
+  });
+});
+
+describe("drafts and yanks", () => {
+  test("a draft is offered only once released; a yanked version never, until it is un-yanked", async () => {
+    const { product, key, release, offered } = await productWithHolder();
+    expect(await offered()).toBe(404);
+    const first = await release("1.0.0", { status: "draft" });
+    expect(await offered()).toBe(404);
+    await updateRelease(t.ctx, first.id, { status: "published" });
+    expect(await offered()).toBe("1.0.0");
+    const second = await release("1.0.1");
+    expect(await offered()).toBe("1.0.1");
+    await updateRelease(t.ctx, second.id, { status: "yanked", yankReason: "crashes" });
+    expect(await offered()).toBe("1.0.0");
+    const tauri = await fetch(`${base}/updates/${product.id}/tauri/windows/x86_64/1.0.0`, {
+      headers: license(key),
+    });
+    expect(tauri.status).toBe(204);
+    await updateRelease(t.ctx, second.id, { status: "published" });
+    expect(await offered()).toBe("1.0.1");
+  });
+});
+
+/** A fresh holder's key of the product. */
+async function productKey(productId: number) {
+  const user = await createUser(t.ctx);
+  return (
+    await createLicense(t.ctx, ANY_KEY, {
+      ownerId: String(user.id),
+      creatorId: String(owner.id),
+      productId: String(productId),
+    })
+  ).key;
+}
+
+describe("staged rollouts, decided by depot", () => {
+  const CLIENTS = 400;
+  const stagingIds = Array.from({ length: CLIENTS }, () => crypto.randomUUID());
+
+  async function rolledOut(percentage: number) {
+    const { release, offered } = await productWithHolder();
+    await release("1.0.0");
+    const next = await release("1.1.0");
+    await updateRelease(t.ctx, next.id, { rolloutPercentage: percentage });
+    const answers = new Map<string, string | number | undefined>();
+    for (const id of stagingIds) answers.set(id, await offered("latest", { "x-user-staging-id": id }));
+    return { answers, offered };
+  }
+
+  test("0 % offers the previous version to everyone", async () => {
+    const { answers } = await rolledOut(0);
+    expect(new Set(answers.values())).toEqual(new Set(["1.0.0"]));
+  });
+
+  test("100 % offers the new version to everyone", async () => {
+    const { answers } = await rolledOut(100);
+    expect(new Set(answers.values())).toEqual(new Set(["1.1.0"]));
+  });
+
+  test("50 % offers it to about half of 400 clients, and each client the same answer every time", async () => {
+    const { answers, offered } = await rolledOut(50);
+    const got = [...answers.values()].filter((version) => version === "1.1.0").length;
+    // Binomial(400, 0.5): mean 200, standard deviation 10; ±4.5 σ fails once in ~150,000 runs.
+    expect(got).toBeGreaterThanOrEqual(155);
+    expect(got).toBeLessThanOrEqual(245);
+    expect(new Set(answers.values())).toEqual(new Set(["1.0.0", "1.1.0"]));
+    for (const id of stagingIds.slice(0, 40)) {
+      expect(await offered("latest", { "x-user-staging-id": id })).toBe(answers.get(id));
+    }
+  });
+
+  test("without a staging id the license is the cohort: the same key, the same answer", async () => {
+    const { product, release } = await productWithHolder();
+    await release("1.0.0");
+    const next = await release("1.1.0");
+    await updateRelease(t.ctx, next.id, { rolloutPercentage: 50 });
+    const keys = await Promise.all(Array.from({ length: 20 }, () => productKey(product.id)));
+    const versionFor = async (key: string) => {
+      const response = await fetch(`${base}/updates/${product.id}/electron/latest.yml`, {
+        headers: license(key),
+      });
+      return /^version: "(.*)"$/m.exec(await response.text())?.[1];
+    };
+    const first = await Promise.all(keys.map(versionFor));
+    // Keys are drawn apart (all 20 on one side: 2 in a million), and each keeps its answer.
+    expect(new Set(first)).toEqual(new Set(["1.0.0", "1.1.0"]));
+    expect(await Promise.all(keys.map(versionFor))).toEqual(first);
+  });
+});
