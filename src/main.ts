@@ -8,7 +8,9 @@ import { demoSeedCommand } from "./cli/demo-seed.ts";
 import { downloadCommand } from "./cli/download.ts";
 import { healthcheckCommand } from "./cli/healthcheck.ts";
 import { keysListCommand, keysRotateCommand } from "./cli/keys.ts";
+import { loginCommand, logoutCommand } from "./cli/login.ts";
 import { migrateCommand } from "./cli/migrate.ts";
+import { productCreateCommand } from "./cli/product-create.ts";
 import { publishCommand } from "./cli/publish.ts";
 import { restoreCommand } from "./cli/restore.ts";
 import { serveCommand } from "./cli/serve.ts";
@@ -32,12 +34,15 @@ const commands: Command[] = [
   userPasswordCommand,
   tokenCreateCommand,
   apiKeyCreateCommand,
+  productCreateCommand,
   demoSeedCommand,
   keysRotateCommand,
   keysListCommand,
   backupCommand,
   restoreCommand,
   healthcheckCommand,
+  loginCommand,
+  logoutCommand,
   publishCommand,
   versionsCommand,
   downloadCommand,
@@ -60,7 +65,7 @@ function help(): string {
     "  depot --help | --version | <command> --help",
     "",
     "Configuration comes from the environment (PORT, DATABASE_URL, DATA_DIR, ...); see the README.",
-    "publish, versions and download are clients of a depot server: --server or DEPOT_URL, --token or DEPOT_TOKEN.",
+    "publish, versions and download are clients of a depot server: --server or DEPOT_URL, --token or DEPOT_TOKEN,\nor what `depot login` stored.",
   ].join("\n");
 }
 

@@ -472,7 +472,12 @@ describe("against a fake depot: what depot never does, and a bucket behind a red
 
 describe("usage errors exit 2 before any request", () => {
   test.each([
-    ["no server", [], { DEPOT_URL: undefined }, "no server: pass --server URL or set DEPOT_URL"],
+    [
+      "no server",
+      [],
+      { DEPOT_URL: undefined },
+      "no server: pass --server URL, set DEPOT_URL, or run depot login",
+    ],
     [
       "a server that is not http(s)",
       ["--server", "ftp://depot"],

@@ -173,12 +173,12 @@ describe("depot versions", () => {
       [
         ["--product", String(productId)],
         { DEPOT_TOKEN: undefined },
-        "no token: pass --token T or set DEPOT_TOKEN",
+        "no token: pass --token T, set DEPOT_TOKEN, or run depot login",
       ],
       [
         ["--product", String(productId)],
         { DEPOT_URL: undefined },
-        "no server: pass --server URL or set DEPOT_URL",
+        "no server: pass --server URL, set DEPOT_URL, or run depot login",
       ],
       [[], {}, "--product is required"],
       [

@@ -97,6 +97,36 @@ describe("administrative commands while depot serve runs on the embedded databas
     expect(result.active.kid).not.toBe(activeBefore?.kid);
   }, 30_000);
 
+  test("product:create --json: a product owned by the user with that e-mail, as the API shows it", async () => {
+    const result = await depot(
+      ["product:create", "--name", "Ultra Perms", "--owner", "VERA@example.com", "--json"],
+      env,
+    );
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    const product = json(result.stdout);
+    expect(product).toMatchObject({
+      id: 1,
+      name: "Ultra Perms",
+      slug: "ultra-perms",
+      user_id: 2,
+      hidden: "0",
+      purchases: "0",
+      full_url: `${APP_URL}/products/ultra-perms`,
+    });
+    const read = await fetch(`${server.url}/api/products/1`, { headers: bearer(token) });
+    expect(read.status).toBe(200);
+    expect(((await readJson(read)) as { data: unknown }).data).toEqual(product);
+    const human = await depot(
+      ["product:create", "--name", "Ultra Perms", "--owner", "vera@example.com"],
+      env,
+    );
+    expect(human.code).toBe(0);
+    expect(human.stdout).toBe(
+      'Created product 2 "Ultra Perms" (slug ultra-perms-2), owned by <vera@example.com>.\n',
+    );
+  }, 30_000);
+
   test("a refused command says what the server said, in the same words as when depot is stopped", async () => {
     const taken = await depot(["user:create", "--name", "Again", "--email", "ADMIN@example.com"], env);
     expect(taken.code).toBe(1);
@@ -105,6 +135,12 @@ describe("administrative commands while depot serve runs on the embedded databas
     const nobody = await depot(["token:create", "--user", "999"], env);
     expect(nobody.code).toBe(1);
     expect(stderrLines(nobody)).toEqual(["depot token:create: User not found."]);
+    const noOwner = await depot(["product:create", "--name", "X", "--owner", "nobody@example.com"], env);
+    expect(noOwner.code).toBe(1);
+    expect(stderrLines(noOwner)).toEqual(["depot product:create: No user has the email nobody@example.com."]);
+    const missing = await depot(["product:create", "--name", "X"], env);
+    expect(missing.code).toBe(2);
+    expect(stderrLines(missing)[0]).toBe("depot product:create: --owner is required");
     const wrongCreator = await depot(["api-key:create", "--creator", "999"], env);
     expect(wrongCreator.code).toBe(1);
     expect(wrongCreator.stderr).toStartWith("depot api-key:create: ");
@@ -130,13 +166,25 @@ describe("administrative commands while depot serve runs on the embedded databas
       "api-key:create",
       "keys:list",
       "keys:rotate",
+      "product:create",
+      "product:create",
       "user:create",
       "token:create",
+      "product:create",
       "api-key:create",
     ]);
     // First run: the link to create the first admin, on stderr and in the log, with the same code.
     const printed = /\n {2}(http:\/\/depot\.example:8080\/setup\?code=[A-Za-z0-9_-]{43})\n/.exec(stderr)?.[1];
     expect(printed).toBeDefined();
     expect(lines.find((line) => line.setup_url !== undefined)?.setup_url).toBe(printed);
+  }, 30_000);
+
+  test("once serve is stopped the same commands open the database themselves", async () => {
+    const result = await depot(
+      ["product:create", "--name", "Offline", "--owner", "admin@example.com", "--json"],
+      env,
+    );
+    expect(result.code).toBe(0);
+    expect(json(result.stdout)).toMatchObject({ id: 3, slug: "offline", user_id: 1 });
   }, 30_000);
 });

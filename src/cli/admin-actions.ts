@@ -5,6 +5,7 @@ import type { AdminAction } from "./admin-action.ts";
 import { createApiKeyAction } from "./api-key-create.ts";
 import { demoSeedAction } from "./demo-seed.ts";
 import { listKeysAction, prepareKeyAction, rotateKeysAction } from "./keys.ts";
+import { createProductAction } from "./product-create.ts";
 import { createTokenAction } from "./token-create.ts";
 import { createUserAction } from "./user-create.ts";
 import { setPasswordAction } from "./user-password.ts";
@@ -15,6 +16,7 @@ const ACTIONS: AdminAction<never, unknown>[] = [
   setPasswordAction,
   createTokenAction,
   createApiKeyAction,
+  createProductAction,
   prepareKeyAction,
   rotateKeysAction,
   listKeysAction,

@@ -1,6 +1,7 @@
 import { type Credential, DepotClient } from "../client/depot-client.ts";
 import { DEFAULT_RETRY, MAX_DELAY_MS, type RetryPolicy } from "../client/retry.ts";
 import { type OptionSpec, UsageError } from "./command.ts";
+import { readLogin } from "./login-store.ts";
 
 // The command line's side of talking to a server: src/client/ takes what is read here and never
 // reads options or the environment itself.
@@ -18,12 +19,19 @@ export const CONNECTION_OPTIONS = {
 export const CONNECTION_USAGE = "[--server URL] [--token T]";
 
 /**
- * The server's base URL: `--server`, else DEPOT_URL. A path is kept (a depot behind a proxy at
- * /depot), a trailing slash dropped; anything but http(s) is a usage error.
+ * The server's base URL: `--server`, else DEPOT_URL, else the one `depot login` stored. A path is
+ * kept (a depot behind a proxy at /depot), a trailing slash dropped; anything but http(s) is a usage
+ * error.
  */
 export function resolveServer(values: Values, env: Env): string {
-  const raw = nonEmpty(values.server) ?? nonEmpty(env.DEPOT_URL);
-  if (raw === undefined) throw new UsageError("no server: pass --server URL or set DEPOT_URL");
+  const raw = nonEmpty(values.server) ?? nonEmpty(env.DEPOT_URL) ?? readLogin(env)?.server;
+  if (raw === undefined)
+    throw new UsageError("no server: pass --server URL, set DEPOT_URL, or run depot login");
+  return normalizeServer(raw);
+}
+
+/** An http(s) base URL without its trailing slash; anything else is a usage error. */
+export function normalizeServer(raw: string): string {
   const url = URL.canParse(raw) ? new URL(raw) : null;
   if (!url || (url.protocol !== "http:" && url.protocol !== "https:") || url.search || url.hash) {
     throw new UsageError(
@@ -33,19 +41,26 @@ export function resolveServer(values: Values, env: Env): string {
   return `${url.origin}${url.pathname.replace(/\/+$/, "")}`;
 }
 
-/** `--token`, else DEPOT_TOKEN (which keeps the secret out of the process list); null when neither. */
+/**
+ * `--token`, else DEPOT_TOKEN (which keeps the secret out of the process list), else the token
+ * `depot login` stored, but only for the server it was stored for: a `--server` or DEPOT_URL naming
+ * another never receives it. Null when there is none.
+ */
 export function resolveToken(values: Values, env: Env): Credential | null {
   const option = nonEmpty(values.token);
   if (option !== undefined) return { kind: "token", token: option, from: "--token" };
   const variable = nonEmpty(env.DEPOT_TOKEN);
-  return variable === undefined ? null : { kind: "token", token: variable, from: "DEPOT_TOKEN" };
+  if (variable !== undefined) return { kind: "token", token: variable, from: "DEPOT_TOKEN" };
+  const login = readLogin(env);
+  if (login === null || resolveServer(values, env) !== normalizeServer(login.server)) return null;
+  return { kind: "token", token: login.token, from: "depot login" };
 }
 
 /** A client for commands that need a token: server, token and retry settings, all checked before any request. */
 export function tokenClient(values: Values, env: Env): DepotClient {
   const server = resolveServer(values, env);
   const token = resolveToken(values, env);
-  if (token === null) throw new UsageError("no token: pass --token T or set DEPOT_TOKEN");
+  if (token === null) throw new UsageError("no token: pass --token T, set DEPOT_TOKEN, or run depot login");
   return new DepotClient(server, token, retryPolicy(env));
 }
 

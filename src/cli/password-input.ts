@@ -16,7 +16,7 @@ export async function readNewPassword(): Promise<string> {
  * Reading stops at the first newline, so `echo pw | depot …` and a typed line ended by Enter both work,
  * and a password never has to appear in the process list or shell history as an argument.
  */
-async function readStdinLine(
+export async function readStdinLine(
   stream: ReadableStream<Uint8Array> = Bun.stdin.stream(),
 ): Promise<string | null> {
   const decoder = new TextDecoder();

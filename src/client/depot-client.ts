@@ -7,7 +7,7 @@ import { Retryable, type RetryPolicy, retryNotice, withRetries } from "./retry.t
  * `from` names where the token came from, for the message when the server refuses it.
  */
 export type Credential =
-  | { kind: "token"; token: string; from: "--token" | "DEPOT_TOKEN" }
+  | { kind: "token"; token: string; from: "--token" | "DEPOT_TOKEN" | "depot login" }
   | { kind: "license-key"; key: string };
 
 /** How long an API request may take (connect, send, answer) before the attempt counts as failed. */

@@ -15,6 +15,8 @@ export function cliEnv(env: Record<string, string | undefined>): Record<string, 
     ...process.env,
     DATABASE_URL: undefined,
     LOG_LEVEL: "warn",
+    // A login stored on this machine (`depot login`) must not change what a test's client does.
+    DEPOT_CONFIG_DIR: "/nonexistent/depot-tests-config",
     ...env,
   };
   return Object.fromEntries(Object.entries(base).filter((e): e is [string, string] => e[1] !== undefined));
