@@ -7,9 +7,10 @@
 // In the output `…` stands for any text within a line, and a line that is only `…` for any number of
 // lines; a command must exit 0 unless its output ends with `[exit N]`. Other code blocks are prose.
 //
-// Each file runs on its own: a new empty directory, `depot serve` started there by this script (as the
-// reader started it, on a free port), `depot` on PATH, DEPOT_URL set to the server, and one shell for
-// all of the file's blocks in order, so a variable set in one block is there in the next.
+// Each file runs on its own: a new empty directory, `depot serve` started there by this script as the
+// reader started it (on its defaults: http://localhost:8080, the embedded database in ./data), `depot`
+// on PATH, and one shell for all of the file's blocks in order, so a variable set in one block is
+// there in the next.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
@@ -66,11 +67,16 @@ export function matches(expected: string[], actual: string[]): boolean {
   return new RegExp(`^${pattern}$`).test(line.trimEnd()) && matches(rest, others);
 }
 
-async function freePort(): Promise<number> {
-  const server = Bun.serve({ port: 0, fetch: () => new Response() });
-  const { port } = server;
-  await server.stop(true);
-  return port as number;
+/** The examples talk to depot where a reader's would be: http://localhost:8080, its default. */
+const PORT = 8080;
+
+async function checkPortFree() {
+  try {
+    const probe = Bun.serve({ port: PORT, hostname: "0.0.0.0", fetch: () => new Response() });
+    await probe.stop(true);
+  } catch {
+    throw new Error(`port ${PORT} is in use: the examples talk to depot at http://localhost:${PORT}`);
+  }
 }
 
 async function checkFile(binary: string, file: string, commands: Command[]): Promise<string[]> {
@@ -78,15 +84,13 @@ async function checkFile(binary: string, file: string, commands: Command[]): Pro
   const bin = join(home, ".bin");
   mkdirSync(bin);
   symlinkSync(binary, join(bin, "depot"));
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
+  await checkPortFree();
+  const url = `http://localhost:${PORT}`;
   const env = {
     PATH: `${bin}:${process.env.PATH}`,
     HOME: home,
     TMPDIR: tmpdir(),
     LANG: "C.UTF-8",
-    PORT: String(port),
-    APP_URL: url,
     DEPOT_URL: url,
   };
   const server = Bun.spawn([binary, "serve"], { cwd: home, env, stdout: "pipe", stderr: "pipe" });
