@@ -68,6 +68,14 @@ export type ProductAccess = typeof ProductAccessJson.static;
 /** An option with the benefits it includes. */
 export type Option = typeof OptionWithBenefitsJson.static;
 export type Version = typeof VersionJson.static;
+/** One file of a version, for one platform and architecture. */
+export type Artifact = Version["artifacts"][number];
+export type Platform = Artifact["platform"];
+export type Arch = Artifact["arch"];
+/** What PATCH /api/products/{p}/versions/{v} changes: release a draft, yank, roll out, mark critical. */
+export type ReleaseChange = Partial<
+  Pick<Version, "status" | "yank_reason" | "critical" | "channel" | "rollout_percentage">
+>;
 /** The fields the publish form types; the file goes as a finished upload's id. */
 export type VersionFields = Pick<PublishFields, "version_name" | "title" | "changelog">;
 /** One product the reader holds, with its newest release and each benefit's. */

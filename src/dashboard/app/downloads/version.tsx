@@ -4,8 +4,10 @@ import { formatDate } from "../dates.ts";
 import { sessionDownloadHref } from "../links.ts";
 import { useLoad } from "../load.ts";
 import { Loaded } from "../loaded.tsx";
+import { platformName } from "../products/release-panel.tsx";
 import type { Version } from "../wire.ts";
 import { renderChangelog } from "./api.ts";
+import { browserPlatform, forPlatform } from "./platform.ts";
 
 const UNITS = ["bytes", "KB", "MB", "GB", "TB"];
 
@@ -66,11 +68,30 @@ export function VersionEntry({ version, level }: { version: Version; level: Head
         <time dateTime={version.created_at}>{formatDate(version.created_at)}</time> ·{" "}
         <bdi>{version.file_name}</bdi> · {formatSize(version.file_size)}
       </p>
-      <p>
-        <a class="download" href={sessionDownloadHref(version.download_url)} download={version.file_name}>
-          Download <span class="visually-hidden">{`${version.title} ${version.version_number}`}</span>
-        </a>
-      </p>
+      {version.artifacts.length > 1 ? (
+        <ul class="artifact-downloads">
+          {forPlatform(version.artifacts, browserPlatform()).map((artifact, index) => (
+            <li key={artifact.id}>
+              <a
+                class={index === 0 ? "download" : undefined}
+                href={sessionDownloadHref(artifact.download_url)}
+                download={artifact.file_name}
+              >
+                {`Download for ${platformName(artifact)}`}
+              </a>{" "}
+              <span class="hint">
+                <bdi>{artifact.file_name}</bdi> · {formatSize(artifact.file_size)}
+              </span>
+            </li>
+          ))}
+        </ul>
+      ) : (
+        <p>
+          <a class="download" href={sessionDownloadHref(version.download_url)} download={version.file_name}>
+            Download <span class="visually-hidden">{`${version.title} ${version.version_number}`}</span>
+          </a>
+        </p>
+      )}
       <Changelog version={version} />
     </article>
   );

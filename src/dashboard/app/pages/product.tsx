@@ -93,6 +93,7 @@ function ProductDetails({ user, product, access }: { user: User; product: Produc
               mayDelete={mayPublish}
               deleting={deleting}
               onDelete={remove}
+              onChanged={() => void reload()}
             />
           )}
         </Loaded>

@@ -1,7 +1,16 @@
 // Products and their versions (docs/reference/http-api.md, HTTP API: /api/products, Releases, /api/changelog/preview).
 import { ApiError, api, get, post } from "../api.ts";
 import { type Listing, listing } from "../listing.ts";
-import type { Product, ProductAccess, Version, VersionFields } from "../wire.ts";
+import type {
+  Arch,
+  Artifact,
+  Platform,
+  Product,
+  ProductAccess,
+  ReleaseChange,
+  Version,
+  VersionFields,
+} from "../wire.ts";
 
 /** The products the reader manages, by name; those whose name holds `search` when given. */
 export function listProducts(search: string): Promise<Listing<Product>> {
@@ -45,6 +54,34 @@ export const listVersions = (productId: number): Promise<Listing<Version>> =>
 /** The file's path on this origin (the API's download_url is built on APP_URL, which may differ). */
 export const downloadPath = (productId: number, version: Version) =>
   `/api/products/${productId}/versions/${version.id}/download`;
+
+/** Releases a draft, yanks or restores a version, sets its rollout, channel or criticality. */
+export async function changeRelease(
+  productId: number,
+  versionId: number,
+  change: ReleaseChange,
+): Promise<Version> {
+  return (await api<{ data: Version }>("PATCH", `/api/products/${productId}/versions/${versionId}`, change))
+    .data;
+}
+
+/** Adds a finished resumable upload to a version as its file for `platform`/`arch`. */
+export async function addArtifact(
+  productId: number,
+  versionId: number,
+  file: { upload_id: string; platform: Platform; arch: Arch },
+): Promise<Artifact> {
+  return (await post<{ data: Artifact }>(`/api/products/${productId}/versions/${versionId}/artifacts`, file))
+    .data;
+}
+
+export async function deleteArtifact(
+  productId: number,
+  versionId: number,
+  artifactId: number,
+): Promise<void> {
+  await api("DELETE", `/api/products/${productId}/versions/${versionId}/artifacts/${artifactId}`);
+}
 
 export async function deleteVersion(productId: number, versionId: number): Promise<void> {
   await api("DELETE", `/api/products/${productId}/versions/${versionId}`);

@@ -6,6 +6,7 @@ import { ShowMore } from "../show-more.tsx";
 import { formatBytes } from "../sizes.ts";
 import type { Version } from "../wire.ts";
 import { downloadPath } from "./api.ts";
+import { ReleaseBadges, ReleasePanel } from "./release-panel.tsx";
 
 interface Props {
   productId: number;
@@ -15,9 +16,11 @@ interface Props {
   mayDelete: boolean;
   deleting: number | null;
   onDelete: (version: Version) => void;
+  /** A version's files or release changed: the list is read again. */
+  onChanged: () => void;
 }
 
-export function VersionList({ productId, listing, more, mayDelete, deleting, onDelete }: Props) {
+export function VersionList({ productId, listing, more, mayDelete, deleting, onDelete, onChanged }: Props) {
   if (listing.items.length === 0) {
     return (
       <p class="empty">
@@ -31,9 +34,12 @@ export function VersionList({ productId, listing, more, mayDelete, deleting, onD
         {listing.items.map((version) => (
           <li key={version.id} class="row version">
             <div class="row-main">
-              <strong>
-                <bdi>{version.version_number}</bdi> <bdi class="version-subtitle">{version.title}</bdi>
-              </strong>
+              <span>
+                <strong>
+                  <bdi>{version.version_number}</bdi> <bdi class="version-subtitle">{version.title}</bdi>
+                </strong>{" "}
+                <ReleaseBadges version={version} />
+              </span>
               <span class="hint">
                 <time dateTime={version.created_at}>{formatDate(version.created_at)}</time>
                 {version.benefit_name && (
@@ -68,6 +74,12 @@ export function VersionList({ productId, listing, more, mayDelete, deleting, onD
                 </button>
               )}
             </div>
+            {mayDelete && (
+              <details class="row-details">
+                <summary>{`Files and release (${version.artifacts.length} ${version.artifacts.length === 1 ? "file" : "files"})`}</summary>
+                <ReleasePanel productId={productId} version={version} onChanged={onChanged} />
+              </details>
+            )}
           </li>
         ))}
       </ul>

@@ -1,0 +1,306 @@
+// What a publisher does with one version after publishing it: its files (one per platform and
+// architecture, with their checksums and signatures), another file added, and its release: a draft
+// released, the staged rollout set (a slider with its number), a yank with its reason and its undo,
+// critical or not. Every change is the API's PATCH; its refusal is shown here, the rest stays as it was.
+import { useState } from "preact/hooks";
+import { ApiError, messageOf } from "../api.ts";
+import { isolated } from "../bidi.ts";
+import { ErrorAlert } from "../error-alert.tsx";
+import { Field, SelectField } from "../field.tsx";
+import { formatBytes } from "../sizes.ts";
+import { TusUpload, UploadCancelled } from "../uploads/tus.ts";
+import type { Arch, Artifact, Platform, ReleaseChange, Version } from "../wire.ts";
+import { addArtifact, changeRelease, checkMayPublish, deleteArtifact } from "./api.ts";
+import { FileChoice } from "./file-choice.tsx";
+
+const PLATFORMS = ["windows", "darwin", "linux", "any"] as const satisfies readonly Platform[];
+const ARCHES = ["x86_64", "aarch64", "i686", "armv7", "universal", "any"] as const satisfies readonly Arch[];
+const PLATFORM_NAMES: Record<Platform, string> = {
+  windows: "Windows",
+  darwin: "macOS",
+  linux: "Linux",
+  any: "Any platform",
+};
+
+export const platformName = (artifact: Pick<Artifact, "platform" | "arch">) =>
+  `${PLATFORM_NAMES[artifact.platform]}${artifact.arch === "any" ? "" : ` ${artifact.arch}`}`;
+
+interface Props {
+  productId: number;
+  version: Version;
+  /** Called with the version as the server now has it (the list shows it). */
+  onChanged: () => void;
+}
+
+/** The badges a version's row carries: its channel, status, criticality and partial rollout. */
+export function ReleaseBadges({ version }: { version: Version }) {
+  return (
+    <>
+      {version.channel !== "stable" && <span class="badge">{version.channel}</span>}
+      {version.status === "draft" && <span class="badge">Draft</span>}
+      {version.status === "yanked" && <span class="badge danger">Yanked</span>}
+      {version.critical && <span class="badge">Critical</span>}
+      {version.status === "published" && version.rollout_percentage < 100 && (
+        <span class="badge">{`Rolled out to ${version.rollout_percentage} %`}</span>
+      )}
+    </>
+  );
+}
+
+export function ReleasePanel({ productId, version, onChanged }: Props) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [rollout, setRollout] = useState(version.rollout_percentage);
+  const [reason, setReason] = useState("");
+  const label = isolated(version.version_number);
+
+  const change = async (patch: ReleaseChange) => {
+    setBusy(true);
+    setError(null);
+    try {
+      await changeRelease(productId, version.id, patch);
+      onChanged();
+    } catch (failure) {
+      setError(messageOf(failure, "The change failed."));
+    }
+    setBusy(false);
+  };
+
+  const removeFile = async (artifact: Artifact) => {
+    if (!confirm(`Delete ${isolated(artifact.file_name)} from version ${label}?`)) return;
+    setBusy(true);
+    setError(null);
+    try {
+      await deleteArtifact(productId, version.id, artifact.id);
+      onChanged();
+    } catch (failure) {
+      setError(messageOf(failure, "Deleting the file failed."));
+    }
+    setBusy(false);
+  };
+
+  return (
+    <div class="release-panel">
+      <ErrorAlert message={error} />
+      <table class="artifacts">
+        <caption>{`Files of ${label}`}</caption>
+        <thead>
+          <tr>
+            <th scope="col">Platform</th>
+            <th scope="col">File</th>
+            <th scope="col">Size</th>
+            <th scope="col">SHA-256</th>
+            <th scope="col">Signature</th>
+            <th scope="col">
+              <span class="visually-hidden">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {version.artifacts.map((artifact) => (
+            <tr key={artifact.id}>
+              <td>{platformName(artifact)}</td>
+              <td>
+                <a href={new URL(artifact.download_url, location.origin).pathname} download>
+                  <bdi>{artifact.file_name}</bdi>
+                </a>
+              </td>
+              <td>{formatBytes(artifact.file_size)}</td>
+              <td>
+                <code title={artifact.sha256}>{artifact.sha256.slice(0, 12)}…</code>
+              </td>
+              <td>{artifact.signature ? "yes" : "no"}</td>
+              <td>
+                {version.artifacts.length > 1 && (
+                  <button
+                    type="button"
+                    class="danger"
+                    disabled={busy}
+                    onClick={() => void removeFile(artifact)}
+                    aria-label={`Delete ${artifact.file_name}`}
+                  >
+                    Delete
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+
+      <ArtifactForm productId={productId} version={version} onAdded={onChanged} />
+
+      <div class="release-actions">
+        {version.status === "draft" && (
+          <button type="button" disabled={busy} onClick={() => void change({ status: "published" })}>
+            Release {label}
+          </button>
+        )}
+        {version.status === "published" && (
+          <>
+            <form
+              class="rollout"
+              onSubmit={(event) => {
+                event.preventDefault();
+                void change({ rollout_percentage: rollout });
+              }}
+            >
+              <label for={`rollout-${version.id}`}>Rollout</label>
+              <input
+                id={`rollout-${version.id}`}
+                type="range"
+                min={0}
+                max={100}
+                step={1}
+                value={rollout}
+                disabled={busy}
+                onInput={(event) => setRollout(Number(event.currentTarget.value))}
+              />
+              <input
+                type="number"
+                min={0}
+                max={100}
+                value={rollout}
+                disabled={busy}
+                aria-label="Rollout, percent of clients"
+                onInput={(event) =>
+                  setRollout(Math.max(0, Math.min(100, Number(event.currentTarget.value) || 0)))
+                }
+              />
+              <span aria-hidden="true">%</span>
+              <button type="submit" disabled={busy || rollout === version.rollout_percentage}>
+                Save rollout
+              </button>
+            </form>
+            <form
+              class="yank"
+              onSubmit={(event) => {
+                event.preventDefault();
+                void change({ status: "yanked", yank_reason: reason });
+              }}
+            >
+              <Field
+                id={`yank-reason-${version.id}`}
+                label="Reason to yank"
+                value={reason}
+                error={null}
+                maxLength={1000}
+                disabled={busy}
+                onInput={(event) => setReason(event.currentTarget.value)}
+              />
+              <button type="submit" class="danger" disabled={busy || reason.trim() === ""}>
+                Yank {label}
+              </button>
+            </form>
+          </>
+        )}
+        {version.status === "yanked" && (
+          <p>
+            Yanked
+            {version.yank_reason && (
+              <>
+                : <bdi>{version.yank_reason}</bdi>
+              </>
+            )}
+            .{" "}
+            <button type="button" disabled={busy} onClick={() => void change({ status: "published" })}>
+              Undo the yank
+            </button>
+          </p>
+        )}
+        {version.status !== "draft" && (
+          <button type="button" disabled={busy} onClick={() => void change({ critical: !version.critical })}>
+            {version.critical ? "Not critical" : "Mark critical"}
+          </button>
+        )}
+      </div>
+    </div>
+  );
+}
+
+/** Another file for the version: it goes up resumably, then becomes the version's file for a platform. */
+function ArtifactForm({
+  productId,
+  version,
+  onAdded,
+}: {
+  productId: number;
+  version: Version;
+  onAdded: () => void;
+}) {
+  const [file, setFile] = useState<File | null>(null);
+  const [platform, setPlatform] = useState<Platform>("any");
+  const [arch, setArch] = useState<Arch>("any");
+  const [busy, setBusy] = useState(false);
+  const [errors, setErrors] = useState<Record<string, string[]>>({});
+  const [message, setMessage] = useState<string | null>(null);
+  const [generation, setGeneration] = useState(0);
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    if (!file) return setErrors({ file: ["Choose a file."] });
+    setBusy(true);
+    setErrors({});
+    setMessage(null);
+    try {
+      await checkMayPublish(productId);
+      const id = await new TusUpload(file, {}).done;
+      await addArtifact(productId, version.id, { upload_id: id, platform, arch });
+      setFile(null);
+      setGeneration((n) => n + 1);
+      onAdded();
+    } catch (failure) {
+      if (failure instanceof UploadCancelled) setMessage("The upload was cancelled.");
+      else if (failure instanceof ApiError && Object.keys(failure.fields).length > 0)
+        setErrors(failure.fields);
+      else setMessage(messageOf(failure, "Adding the file failed."));
+    }
+    setBusy(false);
+  };
+  const errorOf = (...keys: string[]) => keys.map((key) => errors[key]?.[0]).find(Boolean) ?? null;
+
+  return (
+    <form key={generation} class="artifact-form" onSubmit={submit} noValidate>
+      <h3>{`Add a file to ${isolated(version.version_number)}`}</h3>
+      <ErrorAlert message={message} />
+      <FileChoice
+        id={`artifact-file-${version.id}`}
+        file={file}
+        error={errorOf("file", "upload_id")}
+        disabled={busy}
+        onChoose={setFile}
+      />
+      <SelectField
+        id={`artifact-platform-${version.id}`}
+        label="Platform"
+        value={platform}
+        error={errorOf("platform")}
+        disabled={busy}
+        onChange={(event) => setPlatform(event.currentTarget.value as Platform)}
+      >
+        {PLATFORMS.map((value) => (
+          <option key={value} value={value}>
+            {PLATFORM_NAMES[value]}
+          </option>
+        ))}
+      </SelectField>
+      <SelectField
+        id={`artifact-arch-${version.id}`}
+        label="Architecture"
+        value={arch}
+        error={errorOf("arch")}
+        disabled={busy}
+        onChange={(event) => setArch(event.currentTarget.value as Arch)}
+      >
+        {ARCHES.map((value) => (
+          <option key={value} value={value}>
+            {value === "any" ? "Any" : value}
+          </option>
+        ))}
+      </SelectField>
+      <button type="submit" disabled={busy}>
+        {busy ? "Adding…" : "Add the file"}
+      </button>
+    </form>
+  );
+}
