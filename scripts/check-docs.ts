@@ -93,7 +93,13 @@ async function checkFile(binary: string, file: string, commands: Command[]): Pro
     LANG: "C.UTF-8",
     DEPOT_URL: url,
   };
-  const server = Bun.spawn([binary, "serve"], { cwd: home, env, stdout: "pipe", stderr: "pipe" });
+  // Its log goes to files beside the reader's: a pipe nobody reads would stop it once full.
+  const server = Bun.spawn([binary, "serve"], {
+    cwd: home,
+    env,
+    stdout: Bun.file(join(home, ".serve.log")),
+    stderr: Bun.file(join(home, ".serve.err")),
+  });
   const failures: string[] = [];
   try {
     await waitForHealth(url);
