@@ -16,10 +16,10 @@ import type { PageRequest } from "../../pagination.ts";
 import { form } from "../../validation/form.ts";
 import type { Actor } from "../auth/actor.ts";
 import { allows } from "../auth/permissions.ts";
+import { aliveSql } from "../machines/alive.ts";
 import { findVisibleProduct, ownsProduct } from "../products/service.ts";
 import { normaliseLicenseKey } from "./keys.ts";
 import { CreateProductLicenseBody, type CreateProductLicenseInput } from "./schemas.ts";
-import { aliveSql } from "../machines/alive.ts";
 import {
   checkedExpires,
   DEFAULT_FLOATING_HEARTBEAT_SECONDS,
@@ -184,7 +184,8 @@ export async function createProductLicense(
     maxIps: input.max_ips,
     maxMachines: input.max_machines,
     floating: input.floating,
-    heartbeatSeconds: input.heartbeat_seconds ?? (input.floating ? DEFAULT_FLOATING_HEARTBEAT_SECONDS : undefined),
+    heartbeatSeconds:
+      input.heartbeat_seconds ?? (input.floating ? DEFAULT_FLOATING_HEARTBEAT_SECONDS : undefined),
   });
   return { license, owner, ipCount: 0, machineCount: 0 };
 }
