@@ -22,6 +22,10 @@
 #      the file signed by the retired key verifies (exit 0); the JWKS from before the rotation
 #      refuses the new key's answers but still verifies that file (exit 1)
 #   g. no arguments, an empty --jwks: usage error (exit 2); a --jwks file that is missing (exit 1)
+#   h. machines (--fingerprint): a license with maxMachines 1 activates this machine, validates with
+#      its fingerprint, sends one heartbeat and verifies a machine-bound file (exit 0); the other
+#      example's machine is refused (TOO_MANY_MACHINES, exit 1) until the first is deactivated, and a
+#      file bound to another machine is refused (exit 1)
 # and the TypeScript example typechecks (tsc -p examples/verify-typescript).
 set -euo pipefail
 
@@ -274,6 +278,27 @@ check "java: no arguments" 2 '^usage: ' -- java_example
 both "an empty --jwks" 2 '^--jwks needs a path$' '^usage: ' -- "$BASE" "$key" --jwks ""
 both "a --jwks file that is missing" 1 "^keys: INVALID \\(cannot read $WORK/missing\\.json" -- \
   "$BASE" "$key" --jwks "$WORK/missing.json"
+
+step "h. machines: activate, validate with the fingerprint, one heartbeat, a machine-bound file"
+apikey="$(json_path 'd.api_keys.all.key' "$WORK/demo.json")" || fail "demo:seed: no API key"
+license_id="$(json_path 'd.licenses[0].id' "$WORK/demo.json")" || fail "demo:seed: no license id"
+curl -sS --fail --max-time 5 -o /dev/null -X PATCH -H "x-api-key: $apikey" -H 'Content-Type: application/json' \
+  -d '{"maxMachines":1,"heartbeatSeconds":600}' "$BASE/api/v1/licenses/$license_id"
+check "typescript: this machine activated, validated, one heartbeat, its file" 0 '^machine: activated \(' \
+  '^heartbeat: signature and digest verified' '^VALID$' '^license file: checked out' '^license file VALID until ' -- \
+  ts_example "$BASE" "$key" --product "$product" --jwks "$WORK/jwks-rotated.json" --fingerprint fp-typescript \
+  --license-file "$WORK/ts-machine.lic"
+check "java: a second machine on a license of one" 1 '^machine: INVALID \(activate: HTTP 409: TOO_MANY_MACHINES ' -- \
+  java_example "$BASE" "$key" --jwks "$WORK/jwks-rotated.json" --fingerprint fp-java --license-file "$WORK/java-machine.lic"
+machine_id="$(curl -sS --fail --max-time 5 -H "x-api-key: $apikey" "$BASE/api/v1/licenses/$license_id/machines" |
+  "${BUN[@]}" -e 'const d = JSON.parse(require("fs").readFileSync(0, "utf8")); console.log(d.machines[0].id)')"
+curl -sS --fail --max-time 5 -o /dev/null -X DELETE -H "Authorization: License $key" "$BASE/api/v1/machines/$machine_id"
+check "java: after the first is deactivated, its seat" 0 '^machine: activated \(' \
+  '^heartbeat: signature and digest verified' '^VALID$' '^license file: checked out' '^license file VALID until ' -- \
+  java_example "$BASE" "$key" --product "$product" --jwks "$WORK/jwks-rotated.json" --fingerprint fp-java \
+  --license-file "$WORK/java-machine.lic"
+check "typescript: the Java machine's file on another machine" 1 '^license file INVALID \(the file is bound to another machine\)$' -- \
+  ts_example "$BASE" "$key" --jwks "$WORK/jwks-rotated.json" --fingerprint fp-java --license-file "$WORK/ts-machine.lic"
 
 stop_server
 STEP="done"

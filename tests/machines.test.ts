@@ -710,6 +710,66 @@ describe("machine-bound license files", () => {
   });
 });
 
+describe("the dashboard's lists: seats used / max", () => {
+  test("a product's licenses show max_machines and the alive machine_count; created with machine settings", async () => {
+    const vendor = await tokenFor(t.ctx, w.creatorA);
+    const created = await fetch(`${base}/api/products/${w.productA.id}/licenses`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...bearer(vendor) },
+      body: JSON.stringify({ owner_email: w.owner.email, max_machines: 2, floating: true }),
+    });
+    expect(created.status).toBe(201);
+    const { data } = await readJson(created);
+    expect(data).toMatchObject({ max_machines: 2, machine_count: 0 });
+    const [row] = await t.ctx.db.select().from(licenses).where(eq(licenses.id, data.id));
+    expect(row).toMatchObject({ maxMachines: 2, floating: true, heartbeatSeconds: 600 });
+    const refused = await fetch(`${base}/api/products/${w.productA.id}/licenses`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...bearer(vendor) },
+      body: JSON.stringify({ owner_email: w.owner.email, max_machines: -1, heartbeat_seconds: 5 }),
+    });
+    expect(refused.status).toBe(422);
+    expect((await readJson(refused)).errors).toEqual({
+      max_machines: ["The max machines field must be at least 0."],
+      heartbeat_seconds: ["The heartbeat seconds field must be at least 10."],
+    });
+
+    const alive = await activated({ ...data, key: data.key } as License, "one");
+    const dead = await activated({ ...data, key: data.key } as License, "two");
+    await silentFor(dead.id, 3600);
+    const list = await readJson(
+      await fetch(`${base}/api/products/${w.productA.id}/licenses?search=${data.key}`, {
+        headers: bearer(vendor),
+      }),
+    );
+    expect(list.data).toEqual([expect.objectContaining({ id: data.id, max_machines: 2, machine_count: 1 })]);
+    expect(alive.alive).toBe(true);
+  });
+
+  test("the owner's licenses carry max_machines and their machines", async () => {
+    const license = await newLicense({ maxMachines: 3 });
+    const machine = await activated(license, "listed", { name: "Desk" });
+    const token = await tokenFor(t.ctx, w.owner);
+    const body = await readJson(await fetch(`${base}/api/licenses?per_page=100`, { headers: bearer(token) }));
+    const mine = body.data.find((l: { id: string }) => l.id === license.id);
+    expect(mine).toMatchObject({
+      max_machines: 3,
+      machines: [
+        {
+          id: machine.id,
+          fingerprint: "listed",
+          name: "Desk",
+          platform: null,
+          hostname: null,
+          created_at: expect.stringMatching(ISO),
+          last_seen_at: expect.stringMatching(ISO),
+          alive: true,
+        },
+      ],
+    });
+  });
+});
+
 describe("the owner's offline exchange: POST /api/licenses/{id}/machines/offline", () => {
   const encode = (request: unknown) => Buffer.from(JSON.stringify(request)).toString("base64");
   const exchange = (licenseId: string, body: unknown, token: string) =>

@@ -73,6 +73,8 @@ describe("GET /api/licenses", () => {
         },
       ],
       ip_resets_left: 3,
+      max_machines: null,
+      machines: [],
       created_at: expect.stringMatching(ISO),
     });
     expect(body.data[0].product).toEqual({ id: w.productB.id, name: w.productB.name });

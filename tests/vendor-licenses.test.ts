@@ -123,6 +123,8 @@ describe("POST /api/products/{product}/licenses", () => {
       status: "active",
       max_ips: 2,
       ip_count: 0,
+      max_machines: null,
+      machine_count: 0,
       created_at: expect.stringMatching(ISO),
     });
     const [row] = await t.ctx.db.select().from(licenses).where(eq(licenses.id, data.id));

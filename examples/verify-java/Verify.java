@@ -36,11 +36,14 @@ import java.util.regex.Pattern;
  *
  * <pre>
  *   java examples/verify-java/Verify.java &lt;DEPOT_URL&gt; &lt;LICENSE_KEY&gt; [--product ID] [--license-file PATH]
- *       [--jwks PATH]
+ *       [--jwks PATH] [--fingerprint FP]
  * </pre>
  *
  * --jwks pins depot's keys: they are read from that file (the JWKS depot serves at
  * /.well-known/jwks.json, shipped with the software) and never fetched.
+ *
+ * --fingerprint binds the license to this machine: it is activated first (POST /api/v1/licenses/activate),
+ * validated with its fingerprint, sends one heartbeat, and the license file must be bound to it.
  *
  * DEPOT_URL and LICENSE_KEY may come from the environment instead. Exit 0: the answer verified, it
  * said VALID and the license file verified; 1: anything else; 2: usage error.
@@ -50,7 +53,7 @@ import java.util.regex.Pattern;
  */
 public final class Verify {
   static final String USAGE =
-      "usage: verify <DEPOT_URL> <LICENSE_KEY> [--product ID] [--license-file PATH] [--jwks PATH]\n"
+      "usage: verify <DEPOT_URL> <LICENSE_KEY> [--product ID] [--license-file PATH] [--jwks PATH] [--fingerprint FP]\n"
           + "       (DEPOT_URL and LICENSE_KEY may also come from the environment)";
   static final String DEFAULT_LICENSE_FILE = "depot-license.lic";
   static final String LICENSE_FILE_TYPE = "depot-license+jwt";
@@ -83,7 +86,8 @@ public final class Verify {
   }
 
   /** {@code jwks}: the pinned key set's file, or null to fetch the keys from the server. */
-  record Config(String url, String key, String product, Path licenseFile, Path jwks) {}
+  /** {@code fingerprint}: this machine's, when the license is to be bound to it (else null). */
+  record Config(String url, String key, String product, Path licenseFile, Path jwks, String fingerprint) {}
 
   record Answer(int status, Map<String, Object> body) {}
 
@@ -105,10 +109,12 @@ public final class Verify {
     String product = null;
     String licenseFile = null;
     String jwks = null;
+    String fingerprint = null;
     for (int i = 0; i < args.length; i++) {
       String arg = args[i];
       String name = arg.contains("=") ? arg.substring(0, arg.indexOf('=')) : arg;
-      if (name.equals("--product") || name.equals("--license-file") || name.equals("--jwks")) {
+      if (name.equals("--product") || name.equals("--license-file") || name.equals("--jwks")
+          || name.equals("--fingerprint")) {
         String value;
         if (arg.contains("=")) value = arg.substring(arg.indexOf('=') + 1);
         else if (i + 1 < args.length) value = args[++i];
@@ -116,6 +122,7 @@ public final class Verify {
         switch (name) {
           case "--product" -> product = value;
           case "--license-file" -> licenseFile = value;
+          case "--fingerprint" -> fingerprint = value;
           default -> jwks = value;
         }
       } else if (arg.equals("--help") || arg.equals("-h")) {
@@ -137,8 +144,12 @@ public final class Verify {
     }
     if (licenseFile != null && licenseFile.isEmpty()) throw new UsageError("--license-file needs a path");
     if (jwks != null && jwks.isEmpty()) throw new UsageError("--jwks needs a path");
+    // The server refuses control characters itself (422), which this example then reports.
+    if (fingerprint != null && (fingerprint.isEmpty() || fingerprint.length() > 255)) {
+      throw new UsageError("--fingerprint must be 1 to 255 characters");
+    }
     return new Config(url, key, product, Path.of(licenseFile != null ? licenseFile : DEFAULT_LICENSE_FILE),
-        jwks != null ? Path.of(jwks) : null);
+        jwks != null ? Path.of(jwks) : null, fingerprint);
   }
 
   static String orEmpty(String s) {
@@ -407,8 +418,9 @@ public final class Verify {
     if (!(body instanceof Map<?, ?>)) throw new Refused("the signed body is not a JSON object");
     @SuppressWarnings("unchecked")
     Answer answer = new Answer(response.statusCode(), (Map<String, Object>) body);
-    // ...and the nonce makes it worthless: only an answer to this very request echoes it.
-    if (answer.status() == 200 && !nonce.equals(answer.body().get("nonce"))) {
+    // ...and the nonce makes it worthless: only an answer to this very request echoes it. (A heartbeat
+    // takes no nonce: its answer only says the machine is alive, which the file and validate recheck.)
+    if (nonce != null && (answer.status() == 200 || answer.status() == 201) && !nonce.equals(answer.body().get("nonce"))) {
       throw new Refused("the answer does not echo our nonce (a replayed answer?)");
     }
     return answer;
@@ -441,20 +453,27 @@ public final class Verify {
     if (config.product() != null && !sameId(license.get("productId"), config.product())) {
       throw new Refused("the answer is about another product");
     }
+    if (config.fingerprint() != null) {
+      if (!(body.get("machine") instanceof Map<?, ?> machine) || !config.fingerprint().equals(machine.get("fingerprint"))) {
+        throw new Refused("the answer is about another machine");
+      }
+      if (!Boolean.TRUE.equals(machine.get("alive"))) return "this machine is not alive";
+    }
     return null;
   }
 
   static HttpResponse<byte[]> post(Config config, String path, String nonce) throws Refused {
     StringBuilder json = new StringBuilder("{\"key\":").append(Json.quote(config.key()));
     if (config.product() != null) json.append(",\"productId\":").append(Json.quote(config.product()));
+    if (config.fingerprint() != null) json.append(",\"fingerprint\":").append(Json.quote(config.fingerprint()));
     json.append(",\"nonce\":").append(Json.quote(nonce)).append('}');
-    HttpRequest request =
-        HttpRequest.newBuilder(URI.create(config.url() + path))
-            .timeout(Duration.ofSeconds(30))
-            .header("Content-Type", "application/json")
-            .header("Accept", "application/json")
-            .POST(HttpRequest.BodyPublishers.ofString(json.toString()))
-            .build();
+    return send(config, HttpRequest.newBuilder(URI.create(config.url() + path))
+        .header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofString(json.toString())));
+  }
+
+  static HttpResponse<byte[]> send(Config config, HttpRequest.Builder builder) throws Refused {
+    HttpRequest request = builder.timeout(Duration.ofSeconds(30)).header("Accept", "application/json").build();
     try {
       return HTTP.send(request, HttpResponse.BodyHandlers.ofByteArray());
     } catch (IOException | InterruptedException e) {
@@ -469,6 +488,46 @@ public final class Verify {
     byte[] bytes = new byte[18];
     RANDOM.nextBytes(bytes);
     return Base64.getEncoder().encodeToString(bytes);
+  }
+
+  // --- this machine (--fingerprint) -----------------------------------------------------------
+
+  /**
+   * Activates this machine (201 new, 200 already active) and sends one heartbeat, each a signed answer
+   * checked like validate's. A real app sends heartbeats every heartbeatSeconds while it runs; a 410
+   * means the seat was lost and it must activate again.
+   */
+  static void activateAndHeartbeat(Config config, KeySet keys) throws Refused {
+    String nonce = freshNonce();
+    String platform = System.getProperty("os.name").toLowerCase(java.util.Locale.ROOT).replace(' ', '-') + "-"
+        + System.getProperty("os.arch");
+    String json = "{\"key\":" + Json.quote(config.key()) + ",\"fingerprint\":" + Json.quote(config.fingerprint())
+        + ",\"name\":\"verify example\",\"platform\":" + Json.quote(platform) + ",\"nonce\":" + Json.quote(nonce) + "}";
+    Answer activation = verifyAnswer(send(config, HttpRequest.newBuilder(URI.create(config.url() + "/api/v1/licenses/activate"))
+        .header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofString(json))), nonce, keys);
+    Map<String, Object> body = activation.body();
+    if (activation.status() != 200 && activation.status() != 201) {
+      throw new Refused("activate: HTTP " + activation.status() + ": " + body.get("code") + " " + body.get("message"));
+    }
+    if (!(body.get("license") instanceof Map<?, ?> license) || !(license.get("key") instanceof String key)
+        || !normaliseKey(key).equals(normaliseKey(config.key()))) {
+      throw new Refused("activate: the answer is about another license key");
+    }
+    if (!(body.get("machine") instanceof Map<?, ?> machine) || !(machine.get("id") instanceof String id)
+        || !config.fingerprint().equals(machine.get("fingerprint"))) {
+      throw new Refused("activate: the answer is about another machine");
+    }
+    System.out.println("machine: " + (activation.status() == 201 ? "activated" : "already active") + " (" + id + ")");
+    Answer beat = verifyAnswer(send(config, HttpRequest.newBuilder(URI.create(config.url() + "/api/v1/machines/" + id + "/heartbeat"))
+        .header("Authorization", "License " + config.key())
+        .POST(HttpRequest.BodyPublishers.noBody())), null, keys);
+    if (beat.status() != 200 || !(beat.body().get("machine") instanceof Map<?, ?> beaten) || !id.equals(beaten.get("id"))
+        || !Boolean.TRUE.equals(beaten.get("alive"))) {
+      Object why = beat.body().containsKey("code") ? beat.body().get("code") : beat.body().get("message");
+      throw new Refused("heartbeat: HTTP " + beat.status() + ": " + why);
+    }
+    System.out.println("heartbeat: signature and digest verified, alive since " + beaten.get("lastHeartbeatAt"));
   }
 
   // --- the license file (offline) -------------------------------------------------------------
@@ -520,6 +579,10 @@ public final class Verify {
     if (claims.get("expires") instanceof String expires && !Instant.parse(expires).isAfter(Instant.now())) {
       throw new Refused("the license expired at " + expires);
     }
+    // A file bound to another machine (copied from it) must not unlock this one.
+    if (config.fingerprint() != null && !config.fingerprint().equals(claims.get("fingerprint"))) {
+      throw new Refused(claims.containsKey("fingerprint") ? "the file is bound to another machine" : "the file is not bound to a machine");
+    }
     return Instant.ofEpochSecond(exp.longValue());
   }
 
@@ -561,6 +624,15 @@ public final class Verify {
       return 1;
     }
     System.out.println("keys: " + keys.keys.size() + " Ed25519 key(s) " + keys.source());
+
+    if (config.fingerprint() != null) {
+      try {
+        activateAndHeartbeat(config, keys);
+      } catch (Refused e) {
+        System.out.println("machine: INVALID (" + e.getMessage() + ")");
+        return 1;
+      }
+    }
 
     boolean answerOk = false;
     try {

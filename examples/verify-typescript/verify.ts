@@ -4,10 +4,13 @@
  * file must be a JWS signed by the same keys.
  *
  *   bun examples/verify-typescript/verify.ts <DEPOT_URL> <LICENSE_KEY> [--product ID] [--license-file PATH]
- *       [--jwks PATH]
+ *       [--jwks PATH] [--fingerprint FP]
  *
  * --jwks pins depot's keys: they are read from that file (the JWKS depot serves at
  * /.well-known/jwks.json, shipped with the software) and never fetched.
+ *
+ * --fingerprint binds the license to this machine: it is activated first (POST /api/v1/licenses/activate),
+ * validated with its fingerprint, sends one heartbeat, and the license file must be bound to it.
  *
  * DEPOT_URL and LICENSE_KEY may come from the environment instead. Exit 0: the answer verified, it
  * said VALID and the license file verified; 1: anything else; 2: usage error.
@@ -18,7 +21,7 @@ import { jwtVerify } from "jose";
 import { JWTClaimValidationFailed } from "jose/errors";
 
 const USAGE =
-  "usage: verify <DEPOT_URL> <LICENSE_KEY> [--product ID] [--license-file PATH] [--jwks PATH]\n" +
+  "usage: verify <DEPOT_URL> <LICENSE_KEY> [--product ID] [--license-file PATH] [--jwks PATH] [--fingerprint FP]\n" +
   "       (DEPOT_URL and LICENSE_KEY may also come from the environment)";
 const DEFAULT_LICENSE_FILE = "depot-license.lic";
 const LICENSE_FILE_TYPE = "depot-license+jwt";
@@ -50,6 +53,8 @@ interface Config {
   product: string | undefined;
   licenseFile: string;
   jwks: string | undefined;
+  /** This machine's fingerprint, when the license is to be bound to it. */
+  fingerprint: string | undefined;
 }
 
 // --- arguments ------------------------------------------------------------------------------
@@ -67,6 +72,7 @@ const parseCommandLine = () =>
       product: { type: "string" },
       "license-file": { type: "string" },
       jwks: { type: "string" },
+      fingerprint: { type: "string" },
       help: { type: "boolean" },
     },
   });
@@ -90,8 +96,22 @@ function readConfig(): Config {
   }
   if (values["license-file"] === "") usage("--license-file needs a path");
   if (values.jwks === "") usage("--jwks needs a path");
+  // The server refuses control characters itself (422), which this example then reports.
+  if (
+    values.fingerprint !== undefined &&
+    (values.fingerprint.length === 0 || values.fingerprint.length > 255)
+  ) {
+    usage("--fingerprint must be 1 to 255 characters");
+  }
   const licenseFile = values["license-file"] ?? DEFAULT_LICENSE_FILE;
-  return { url, key, product: values.product, licenseFile, jwks: values.jwks };
+  return {
+    url,
+    key,
+    product: values.product,
+    licenseFile,
+    jwks: values.jwks,
+    fingerprint: values.fingerprint,
+  };
 }
 
 // --- keys -----------------------------------------------------------------------------------
@@ -256,7 +276,7 @@ function signatureParams(raw: string) {
  * Checks that `response` is depot's own answer to the request that carried `nonce`: digest, signature
  * by a published key, freshness. Returns the parsed body; throws Refused otherwise.
  */
-async function verifyAnswer(response: Response, nonce: string, keys: KeySet): Promise<Answer> {
+async function verifyAnswer(response: Response, nonce: string | null, keys: KeySet): Promise<Answer> {
   const bytes = new Uint8Array(await response.arrayBuffer());
   const input = response.headers.get("signature-input");
   const signature = response.headers.get("signature");
@@ -329,8 +349,9 @@ async function verifyAnswer(response: Response, nonce: string, keys: KeySet): Pr
     throw new Refused("the signed body is not a JSON object");
   }
   const answer = { status: response.status, body: body as Record<string, unknown> };
-  // …and the nonce makes it worthless: only an answer to this very request echoes it.
-  if (response.status === 200 && answer.body.nonce !== nonce) {
+  // …and the nonce makes it worthless: only an answer to this very request echoes it. (A heartbeat
+  // takes no nonce: its answer only says the machine is alive, which the file and validate recheck.)
+  if (nonce !== null && (response.status === 200 || response.status === 201) && answer.body.nonce !== nonce) {
     throw new Refused("the answer does not echo our nonce (a replayed answer?)");
   }
   return answer;
@@ -355,19 +376,80 @@ function outcome(answer: Answer, config: Config): string | null {
   if (config.product !== undefined && !sameId(license.productId, config.product)) {
     throw new Refused("the answer is about another product");
   }
+  if (config.fingerprint !== undefined) {
+    const machine = body.machine as Record<string, unknown> | null | undefined;
+    if (machine?.fingerprint !== config.fingerprint) throw new Refused("the answer is about another machine");
+    if (machine.alive !== true) return "this machine is not alive";
+  }
   return null;
 }
 
-async function post(config: Config, path: string, nonce: string): Promise<Response> {
-  const body: Record<string, string> = { key: config.key, nonce };
-  if (config.product !== undefined) body.productId = config.product;
-  try {
-    return await fetch(`${config.url}${path}`, {
+// --- this machine (--fingerprint) -----------------------------------------------------------
+
+/**
+ * Activates this machine (201 new, 200 already active) and sends one heartbeat, each a signed answer
+ * checked like validate's. Returns the machine's id. A real app sends heartbeats every
+ * heartbeatSeconds while it runs; a 410 means the seat was lost and it must activate again.
+ */
+async function activateAndHeartbeat(config: Config, keys: KeySet, fingerprint: string): Promise<string> {
+  const nonce = freshNonce();
+  const platform = `${process.platform}-${process.arch}`;
+  const activation = await verifyAnswer(
+    await post(config, "/api/v1/licenses/activate", nonce, { fingerprint, name: "verify example", platform }),
+    nonce,
+    keys,
+  );
+  const { status, body } = activation;
+  if (status !== 200 && status !== 201) {
+    throw new Refused(`activate: HTTP ${status}: ${body.code ?? ""} ${body.message ?? ""}`.trim());
+  }
+  const machine = body.machine as Record<string, unknown> | undefined;
+  const license = body.license as Record<string, unknown> | undefined;
+  if (typeof license?.key !== "string" || normaliseKey(license.key) !== normaliseKey(config.key)) {
+    throw new Refused("activate: the answer is about another license key");
+  }
+  if (typeof machine?.id !== "string" || machine.fingerprint !== fingerprint) {
+    throw new Refused("activate: the answer is about another machine");
+  }
+  console.log(`machine: ${status === 201 ? "activated" : "already active"} (${machine.id})`);
+  const beat = await verifyAnswer(
+    await send(config, `${config.url}/api/v1/machines/${encodeURIComponent(machine.id)}/heartbeat`, {
       method: "POST",
-      headers: { "content-type": "application/json", accept: "application/json" },
-      body: JSON.stringify(body),
-      signal: AbortSignal.timeout(30_000),
-    });
+      headers: { authorization: `License ${config.key}`, accept: "application/json" },
+    }),
+    null,
+    keys,
+  );
+  const beaten = beat.body.machine as Record<string, unknown> | undefined;
+  if (beat.status !== 200 || beaten?.id !== machine.id || beaten.alive !== true) {
+    throw new Refused(
+      `heartbeat: HTTP ${beat.status}: ${beat.body.code ?? beat.body.message ?? "not alive"}`,
+    );
+  }
+  console.log(`heartbeat: signature and digest verified, alive since ${beaten.lastHeartbeatAt}`);
+  return machine.id;
+}
+
+async function post(
+  config: Config,
+  path: string,
+  nonce: string,
+  extra: Record<string, string> = {},
+): Promise<Response> {
+  const body: Record<string, string> = { key: config.key, nonce, ...extra };
+  if (config.product !== undefined && path !== "/api/v1/licenses/activate") body.productId = config.product;
+  if (config.fingerprint !== undefined && path !== "/api/v1/licenses/activate")
+    body.fingerprint = config.fingerprint;
+  return send(config, `${config.url}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json" },
+    body: JSON.stringify(body),
+  });
+}
+
+async function send(config: Config, url: string, init: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, { ...init, signal: AbortSignal.timeout(30_000) });
   } catch (error) {
     throw new Refused(`cannot reach ${config.url}: ${(error as Error).message}`);
   }
@@ -425,6 +507,14 @@ async function verifyLicenseFile(text: string, keys: KeySet, config: Config): Pr
   if (typeof payload.expires === "string" && Date.parse(payload.expires) <= Date.now()) {
     throw new Refused(`the license expired at ${payload.expires}`);
   }
+  // A file bound to another machine (copied from it) must not unlock this one.
+  if (config.fingerprint !== undefined && payload.fingerprint !== config.fingerprint) {
+    throw new Refused(
+      payload.fingerprint === undefined
+        ? "the file is not bound to a machine"
+        : "the file is bound to another machine",
+    );
+  }
   return new Date((payload.exp as number) * 1000);
 }
 
@@ -465,6 +555,16 @@ async function main(): Promise<number> {
     return 1;
   }
   console.log(`keys: ${keys.keys.length} Ed25519 key(s) ${keys.source}`);
+
+  if (config.fingerprint !== undefined) {
+    try {
+      await activateAndHeartbeat(config, keys, config.fingerprint);
+    } catch (error) {
+      if (!(error instanceof Refused)) throw error;
+      console.log(`machine: INVALID (${error.message})`);
+      return 1;
+    }
+  }
 
   let answerOk = false;
   try {

@@ -10,6 +10,7 @@ import type {
   ProductLicenseJson,
 } from "../../features/licenses/json.ts";
 import type { CreateProductLicenseInput } from "../../features/licenses/schemas.ts";
+import type { OfflineFileJson } from "../../features/machines/json.ts";
 import type { NotificationJson } from "../../features/notifications/schemas.ts";
 import type { OptionWithBenefitsJson } from "../../features/options/schemas.ts";
 import type { PasswordLinkInfoJson, PasswordLinkJson } from "../../features/password-links/schemas.ts";
@@ -99,6 +100,10 @@ export type NewLicense = CreateProductLicenseInput;
 export type LicenseIp = (typeof ProductLicenseIpsJson.static)["data"][number];
 /** One of the signed-in user's own licenses. */
 export type OwnLicense = typeof OwnLicenseJson.static;
+/** One of a license's machines, as its owner sees it. */
+export type OwnMachine = OwnLicense["machines"][number];
+/** An offline activation's answer: the machine and its machine-bound license file. */
+export type OfflineFile = (typeof OfflineFileJson.static)["data"];
 
 // --- notifications and webhooks ------------------------------------------------------------------
 

@@ -1,7 +1,7 @@
 import { t } from "elysia";
 import type { License, LicenseIp } from "../../db/schema/index.ts";
 import { Int } from "../../validation/schemas.ts";
-import { MachineJson } from "../machines/json.ts";
+import { DashboardMachineJson, MachineJson, toDashboardMachineJson } from "../machines/json.ts";
 import type { OwnLicenseRow } from "./own.ts";
 import type { ProductLicenseRow } from "./product-licenses.ts";
 
@@ -151,11 +151,18 @@ export const ProductLicenseJson = t.Object({
   status: Status,
   max_ips: Int(),
   ip_count: Int({ description: "addresses registered now" }),
+  max_machines: t.Union([Int(), t.Null()], { description: "null: machines are uncounted" }),
+  machine_count: Int({ description: "seats in use: alive machines now" }),
   created_at: Timestamp,
 });
 export type ProductLicenseJson = typeof ProductLicenseJson.static;
 
-export const toProductLicenseJson = ({ license, owner, ipCount }: ProductLicenseRow): ProductLicenseJson => ({
+export const toProductLicenseJson = ({
+  license,
+  owner,
+  ipCount,
+  machineCount,
+}: ProductLicenseRow): ProductLicenseJson => ({
   id: license.id,
   key: license.key,
   owner,
@@ -164,6 +171,8 @@ export const toProductLicenseJson = ({ license, owner, ipCount }: ProductLicense
   status: licenseStatus(license),
   max_ips: license.maxIps,
   ip_count: ipCount,
+  max_machines: license.maxMachines,
+  machine_count: machineCount,
   created_at: license.createdAt.toISOString(),
 });
 
@@ -179,11 +188,19 @@ export const OwnLicenseJson = t.Object({
   ip_resets_left: Int({
     description: "self-service resets (DELETE /api/licenses/{id}/ips) left in the last 24 hours",
   }),
+  max_machines: t.Union([Int(), t.Null()], { description: "null: machines are uncounted" }),
+  machines: t.Array(DashboardMachineJson, { description: "oldest first, alive or not" }),
   created_at: Timestamp,
 });
 export type OwnLicenseJson = typeof OwnLicenseJson.static;
 
-export const toOwnLicenseJson = ({ license, product, ips, ipResetsLeft }: OwnLicenseRow): OwnLicenseJson => ({
+export const toOwnLicenseJson = ({
+  license,
+  product,
+  ips,
+  ipResetsLeft,
+  machines,
+}: OwnLicenseRow): OwnLicenseJson => ({
   id: license.id,
   key: license.key,
   product,
@@ -193,5 +210,7 @@ export const toOwnLicenseJson = ({ license, product, ips, ipResetsLeft }: OwnLic
   max_ips: license.maxIps,
   ips: ips.map(toDashboardIpJson),
   ip_resets_left: ipResetsLeft,
+  max_machines: license.maxMachines,
+  machines: machines.map(toDashboardMachineJson),
   created_at: license.createdAt.toISOString(),
 });

@@ -6,6 +6,7 @@ import {
   licenseIpResets,
   licenseIps,
   licenses,
+  machines,
   products,
 } from "../../db/schema/index.ts";
 import { withTransaction } from "../../db/transaction.ts";
@@ -13,6 +14,8 @@ import { NotFound, TooManyAttempts } from "../../errors.ts";
 import type { PageRequest } from "../../pagination.ts";
 import { isUuid } from "../../validation/ids.ts";
 import type { Actor } from "../auth/actor.ts";
+import { aliveSql } from "../machines/alive.ts";
+import type { MachineRow } from "../machines/json.ts";
 import { forgetIps } from "./service.ts";
 
 // A customer's own licenses (/api/licenses): what they hold, and the reset of a license's addresses
@@ -26,6 +29,7 @@ export interface OwnLicenseRow {
   product: { id: number; name: string };
   ips: LicenseIp[];
   ipResetsLeft: number;
+  machines: MachineRow[];
 }
 
 /**
@@ -58,11 +62,21 @@ export async function listOwnLicenses(
           .where(inArray(licenseIps.licenseId, ids))
           .orderBy(asc(licenseIps.firstSeenAt), asc(licenseIps.ip));
   const resetsLeft = await ipResetsLeft(ctx, ids);
+  const machineRows: MachineRow[] =
+    ids.length === 0
+      ? []
+      : await ctx.db
+          .select({ machine: machines, alive: aliveSql(licenses.heartbeatSeconds) })
+          .from(machines)
+          .innerJoin(licenses, eq(licenses.id, machines.licenseId))
+          .where(inArray(machines.licenseId, ids))
+          .orderBy(asc(machines.createdAt), asc(machines.id));
   return rows.map(({ license, product }) => ({
     license,
     product,
     ips: ips.filter((row) => row.licenseId === license.id),
     ipResetsLeft: resetsLeft.get(license.id) ?? 0,
+    machines: machineRows.filter((row) => row.machine.licenseId === license.id),
   }));
 }
 

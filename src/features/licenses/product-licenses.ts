@@ -5,6 +5,7 @@ import {
   type License,
   licenseIps,
   licenses,
+  machines,
   type Product,
   products,
   purchases,
@@ -15,10 +16,16 @@ import type { PageRequest } from "../../pagination.ts";
 import { form } from "../../validation/form.ts";
 import type { Actor } from "../auth/actor.ts";
 import { allows } from "../auth/permissions.ts";
+import { aliveSql } from "../machines/alive.ts";
 import { findVisibleProduct, ownsProduct } from "../products/service.ts";
 import { normaliseLicenseKey } from "./keys.ts";
 import { CreateProductLicenseBody, type CreateProductLicenseInput } from "./schemas.ts";
-import { checkedExpires, insertLicense, type LicenseScope } from "./service.ts";
+import {
+  checkedExpires,
+  DEFAULT_FLOATING_HEARTBEAT_SECONDS,
+  insertLicense,
+  type LicenseScope,
+} from "./service.ts";
 
 // A product's licenses (/api/products/{product}/licenses), for a session or a bearer token instead of
 // an API key. The rest of the work (revoking, addresses) is the license service's own, called with
@@ -55,9 +62,12 @@ export interface ProductLicenseRow {
   license: License;
   owner: Owner;
   ipCount: number;
+  machineCount: number;
 }
 
 const ipCount = sql<number>`(SELECT count(*) FROM ${licenseIps} WHERE ${licenseIps.licenseId} = ${licenses.id})::int`;
+/** Seats in use: the license's alive machines now. */
+const machineCount = sql<number>`(SELECT count(*) FROM ${machines} WHERE ${machines.licenseId} = ${licenses.id} AND ${aliveSql(licenses.heartbeatSeconds)})::int`;
 
 /** `%`, `_` and `\` typed by the reader are letters, not wildcards. */
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -88,6 +98,7 @@ export async function listProductLicenses(
       license: licenses,
       owner: { id: users.id, name: users.name, email: users.email },
       ipCount,
+      machineCount,
     })
     .from(licenses)
     .innerJoin(users, eq(users.id, licenses.userId))
@@ -171,6 +182,10 @@ export async function createProductLicense(
     productId: product.id,
     expires,
     maxIps: input.max_ips,
+    maxMachines: input.max_machines,
+    floating: input.floating,
+    heartbeatSeconds:
+      input.heartbeat_seconds ?? (input.floating ? DEFAULT_FLOATING_HEARTBEAT_SECONDS : undefined),
   });
-  return { license, owner, ipCount: 0 };
+  return { license, owner, ipCount: 0, machineCount: 0 };
 }

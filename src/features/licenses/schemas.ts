@@ -93,6 +93,13 @@ export const CreateProductLicenseBody = t.Object(
     owner_email: t.String({ minLength: 1, maxLength: 255, description: "an existing user's e-mail" }),
     expires: t.Optional(Expires),
     max_ips: t.Optional(MaxIps),
+    max_machines: t.Optional(
+      Int({ minimum: 0, maximum: 10_000, description: "absent: machines are uncounted" }),
+    ),
+    floating: t.Optional(t.Boolean({ description: "a seat is a lease kept by heartbeats" })),
+    heartbeat_seconds: t.Optional(
+      Int({ minimum: 10, maximum: 86_400, description: "absent: none, or 600 for a floating license" }),
+    ),
   },
   { additionalProperties: false },
 );

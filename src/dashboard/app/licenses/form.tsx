@@ -1,5 +1,5 @@
-// A new license for a customer by e-mail, with an optional expiry and address limit; a 422 shows
-// beside the field it is about.
+// A new license for a customer by e-mail, with an optional expiry, address limit and machine seats;
+// a 422 shows beside the field it is about.
 
 import { Field } from "../field.tsx";
 import { useForm } from "../form.ts";
@@ -21,7 +21,7 @@ export function NewLicenseForm({
   onCreated: (license: License) => void;
 }) {
   const form = useForm(
-    { owner_email: "", expires: "", max_ips: "" },
+    { owner_email: "", expires: "", max_ips: "", max_machines: "", floating: false },
     { failure: "Creating the license failed." },
   );
   const { values } = form;
@@ -33,6 +33,8 @@ export function NewLicenseForm({
     // An unreadable date is sent as typed, for the server to name it.
     if (expires) body.expires = Number.isNaN(Date.parse(expires)) ? expires : endOfDay(expires);
     if (max_ips.trim()) body.max_ips = Number(max_ips);
+    if (values.max_machines.trim()) body.max_machines = Number(values.max_machines);
+    if (values.floating) body.floating = true;
     if (await form.run(async () => onCreated(await createLicense(productId, body)))) form.reset();
   };
 
@@ -77,6 +79,32 @@ export function NewLicenseForm({
         name="max_ips"
         hint="Optional: how many addresses may use it at once (empty: depot's default)."
       />
+      <Field
+        id="license-max-machines"
+        label="Max machines"
+        {...form.input("max_machines")}
+        alert
+        type="number"
+        inputMode="numeric"
+        min={0}
+        max={10000}
+        name="max_machines"
+        hint="Optional: how many machines may be activated at once (empty: machines are not counted)."
+      />
+      <div class="check">
+        <input
+          type="checkbox"
+          id="license-floating"
+          checked={values.floating}
+          onChange={(event) => form.set("floating", event.currentTarget.checked)}
+        />
+        <label for="license-floating">
+          Floating seats{" "}
+          <span class="hint">
+            A machine keeps its seat only while it sends heartbeats (every 10 minutes).
+          </span>
+        </label>
+      </div>
     </FormPanel>
   );
 }

@@ -65,6 +65,12 @@ export function LicenseList({ productId, licenses, more, search, revoking, onRev
                 <dd>
                   {license.ip_count}/{license.max_ips}
                 </dd>
+                <dt>Seats</dt>
+                <dd>
+                  {license.max_machines === null
+                    ? `${license.machine_count} (uncounted)`
+                    : `${license.machine_count}/${license.max_machines}`}
+                </dd>
               </dl>
               <div class="actions">
                 <button

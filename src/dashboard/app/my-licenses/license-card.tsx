@@ -1,5 +1,5 @@
 // One license: its product, its key to copy, whether it is valid and until when, the addresses using
-// it, and the owner's "Reset IPs" (after a confirm; the server's 429 shows here).
+// it, and the owner's "Reset IPs" (after a confirm; the server's 429 shows here); its machines below.
 import { useState } from "preact/hooks";
 import { messageOf } from "../api.ts";
 import { isolated } from "../bidi.ts";
@@ -8,6 +8,7 @@ import { formatDate } from "../dates.ts";
 import { ErrorAlert } from "../error-alert.tsx";
 import type { OwnLicense } from "../wire.ts";
 import { resetIps } from "./api.ts";
+import { LicenseMachines } from "./machines.tsx";
 
 const Time = ({ iso }: { iso: string }) => <time dateTime={iso}>{formatDate(iso)}</time>;
 
@@ -103,6 +104,7 @@ export function LicenseCard({ license, onChanged }: { license: OwnLicense; onCha
           {resetsLeft(license.ip_resets_left)}
         </span>
       </div>
+      <LicenseMachines license={license} onChanged={onChanged} />
     </li>
   );
 }

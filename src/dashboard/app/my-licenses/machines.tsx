@@ -1,0 +1,168 @@
+// A license's machines on its card: which are activated, whether each still answers, Deactivate to
+// free a seat (after a confirm), and "Activate offline": the request an air-gapped machine shows is
+// pasted here and exchanged for its license file to carry back.
+import { useState } from "preact/hooks";
+import { messageOf } from "../api.ts";
+import { isolated } from "../bidi.ts";
+import { formatDate } from "../dates.ts";
+import { ErrorAlert } from "../error-alert.tsx";
+import { TextAreaField } from "../field.tsx";
+import type { OfflineFile, OwnLicense, OwnMachine } from "../wire.ts";
+import { activateOffline, deactivateMachine } from "./api.ts";
+
+const label = (machine: OwnMachine) => machine.name ?? machine.hostname ?? machine.fingerprint;
+
+export function LicenseMachines({
+  license,
+  onChanged,
+}: {
+  license: OwnLicense;
+  onChanged: () => Promise<void>;
+}) {
+  const [busy, setBusy] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const alive = license.machines.filter((machine) => machine.alive).length;
+  const headingId = `license-${license.id}-machines`;
+
+  const deactivate = async (machine: OwnMachine) => {
+    if (
+      !confirm(
+        `Deactivate ${isolated(label(machine))}? It frees its seat; the app there stops working until activated again.`,
+      )
+    )
+      return;
+    setBusy(machine.id);
+    setError(null);
+    try {
+      await deactivateMachine(license, machine);
+    } catch (failure) {
+      setError(messageOf(failure, "Deactivating the machine failed."));
+    }
+    await onChanged();
+    setBusy(null);
+  };
+
+  return (
+    <section aria-labelledby={headingId}>
+      <h3 id={headingId}>
+        {license.max_machines === null
+          ? `Machines: ${alive}`
+          : `Machines in use: ${alive} of ${license.max_machines}`}
+      </h3>
+      {license.machines.length === 0 ? (
+        <p class="empty">None yet: a machine is added when the app is activated on it.</p>
+      ) : (
+        <ul class="license-machines">
+          {license.machines.map((machine) => (
+            <li key={machine.id}>
+              <bdi>{label(machine)}</bdi>{" "}
+              <span class={`status status-${machine.alive ? "active" : "expired"}`}>
+                {machine.alive ? "Active" : "Not responding"}
+              </span>
+              <span class="hint">
+                {machine.platform && (
+                  <>
+                    <bdi>{machine.platform}</bdi> ·{" "}
+                  </>
+                )}
+                last seen <time dateTime={machine.last_seen_at}>{formatDate(machine.last_seen_at)}</time>
+              </span>
+              <button
+                type="button"
+                class="secondary"
+                onClick={() => deactivate(machine)}
+                disabled={busy === machine.id}
+              >
+                {busy === machine.id ? "Deactivating…" : "Deactivate"}
+                <span class="visually-hidden"> {label(machine)}</span>
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      <ErrorAlert message={error} />
+      {license.status === "active" && <OfflineActivation license={license} onChanged={onChanged} />}
+    </section>
+  );
+}
+
+function OfflineActivation({ license, onChanged }: { license: OwnLicense; onChanged: () => Promise<void> }) {
+  const [open, setOpen] = useState(false);
+  const [request, setRequest] = useState("");
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [file, setFile] = useState<OfflineFile | null>(null);
+  const panelId = `license-${license.id}-offline`;
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    setFile(null);
+    try {
+      setFile(await activateOffline(license, request.trim()));
+      setRequest("");
+      await onChanged();
+    } catch (failure) {
+      setError(messageOf(failure, "The offline activation failed."));
+    }
+    setBusy(false);
+  };
+
+  return (
+    <div class="license-offline">
+      <button
+        type="button"
+        class="secondary"
+        aria-expanded={open}
+        aria-controls={panelId}
+        onClick={() => setOpen(!open)}
+      >
+        Activate offline
+      </button>
+      {open && (
+        <form id={panelId} onSubmit={submit}>
+          <TextAreaField
+            id={`${panelId}-request`}
+            label="Activation request"
+            value={request}
+            onInput={(event) => setRequest(event.currentTarget.value)}
+            error={error}
+            alert
+            rows={4}
+            required
+            hint="Paste the request the app shows on the machine without internet access."
+          />
+          <button type="submit" disabled={busy}>
+            {busy ? "Activating…" : "Get license file"}
+          </button>
+          {file && (
+            <p aria-live="polite">
+              <bdi>{label(file.machine)}</bdi> is activated.{" "}
+              <button type="button" class="secondary" onClick={() => save(file, license)}>
+                Download its license file
+              </button>{" "}
+              <span class="hint">
+                (valid until{" "}
+                <time dateTime={file.license_file_expires_at}>
+                  {formatDate(file.license_file_expires_at)}
+                </time>
+                )
+              </span>
+            </p>
+          )}
+        </form>
+      )}
+    </div>
+  );
+}
+
+/** Saves the file through a blob URL: same-origin, so the page's Content-Security-Policy allows it. */
+function save(file: OfflineFile, license: OwnLicense) {
+  const url = URL.createObjectURL(new Blob([file.license_file], { type: "application/x-pem-file" }));
+  const link = document.createElement("a");
+  link.href = url;
+  link.download = `depot-license-${license.id}-${file.machine.id}.lic`;
+  link.click();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}

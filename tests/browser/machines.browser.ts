@@ -1,0 +1,128 @@
+// A customer frees a seat from the dashboard, in a real browser at a phone's width against the real
+// API: their license counts 2 machines and both are taken; the card lists them (name, platform, last
+// seen, alive), Deactivate (after a confirm) removes one, and the app on a third machine can then
+// activate. "Activate offline" exchanges a pasted request for the machine-bound file, downloaded
+// through the page and verified with jose. Nothing is asked of another host.
+import { expect, test } from "bun:test";
+import { readFile } from "node:fs/promises";
+import { eq } from "drizzle-orm";
+import { createLocalJWKSet, type JSONWebKeySet, jwtVerify } from "jose";
+import { machines } from "../../src/db/schema/index.ts";
+import { readJson } from "../helpers/app.ts";
+import { fitsWidth, listeningDepot, offOrigin, openPage, signInAs } from "../helpers/browser.ts";
+import { apiKeyFor, createProduct, createUser } from "../helpers/factories.ts";
+import { userWithPassword } from "../helpers/sessions.ts";
+
+const PASSWORD = "correct horse battery";
+const depot = listeningDepot();
+
+const activate = (body: Record<string, unknown>) =>
+  fetch(`${depot.base}/api/v1/licenses/activate`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+
+test("a customer deactivates a machine to free its seat, and activates an air-gapped one offline", async () => {
+  const vendor = await createUser(depot.ctx, { role: "vendor" });
+  const product = await createProduct(depot.ctx, vendor, { name: "Studio Pro" });
+  const customer = await userWithPassword(depot.ctx, PASSWORD);
+  const apiKey = (await apiKeyFor(depot.ctx)).key;
+  const created = await fetch(`${depot.base}/api/v1/licenses`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-api-key": apiKey },
+    body: JSON.stringify({
+      ownerId: String(customer.id),
+      creatorId: String(vendor.id),
+      productId: String(product.id),
+      maxMachines: 2,
+    }),
+  });
+  expect(created.status).toBe(201);
+  const license = await readJson(created);
+  const laptop = await activate({
+    key: license.key,
+    fingerprint: "fp-laptop",
+    name: "Old laptop",
+    platform: "macos-arm64",
+  });
+  expect(laptop.status).toBe(201);
+  const laptopId = (await readJson(laptop)).machine.id;
+  expect(
+    (await activate({ key: license.key, fingerprint: "fp-desk", name: "Desk", platform: "windows-x64" }))
+      .status,
+  ).toBe(201);
+  // Both seats are taken: the new machine is refused.
+  expect((await activate({ key: license.key, fingerprint: "fp-new", name: "New laptop" })).status).toBe(409);
+
+  const w = await openPage(depot.origin);
+  const { page } = w;
+  try {
+    await signInAs(page, depot.base, customer.email, PASSWORD);
+    const nav = page.getByRole("navigation", { name: "Dashboard" });
+    await nav.waitFor({ timeout: 10_000 });
+    await nav.getByRole("link", { name: "Licenses" }).click();
+    await page.getByRole("heading", { name: "Studio Pro" }).waitFor({ timeout: 10_000 });
+    await page.getByRole("heading", { name: "Machines in use: 2 of 2" }).waitFor({ timeout: 10_000 });
+    const machineList = page.locator(".license-machines");
+    const text = (await machineList.textContent()) ?? "";
+    expect(text).toContain("Old laptop");
+    expect(text).toContain("macos-arm64");
+    expect(text).toContain("Desk");
+    expect(text).toContain("last seen");
+    expect(await machineList.getByText("Active", { exact: true }).count()).toBe(2);
+    expect(await fitsWidth(page)).toBe(true);
+
+    // Deactivate, after a confirm that names the machine.
+    const dialogs: string[] = [];
+    page.once("dialog", (dialog) => {
+      dialogs.push(dialog.message());
+      void dialog.accept();
+    });
+    await page.getByRole("button", { name: "Deactivate Old laptop" }).click();
+    await page.getByRole("heading", { name: "Machines in use: 1 of 2" }).waitFor({ timeout: 10_000 });
+    expect(dialogs).toEqual([expect.stringContaining("Old laptop")]);
+    expect((await machineList.textContent()) ?? "").not.toContain("Old laptop");
+    expect(await depot.ctx.db.select().from(machines).where(eq(machines.id, laptopId))).toEqual([]);
+    // The freed seat is the new machine's.
+    expect((await activate({ key: license.key, fingerprint: "fp-new", name: "New laptop" })).status).toBe(
+      201,
+    );
+
+    // Offline: free a seat again, then paste an air-gapped machine's request.
+    page.once("dialog", (dialog) => void dialog.accept());
+    await page.reload();
+    await page.getByRole("heading", { name: "Machines in use: 2 of 2" }).waitFor({ timeout: 10_000 });
+    await page.getByRole("button", { name: "Deactivate Desk" }).click();
+    await page.getByRole("heading", { name: "Machines in use: 1 of 2" }).waitFor({ timeout: 10_000 });
+    await page.getByRole("button", { name: "Activate offline" }).click();
+    const request = Buffer.from(
+      JSON.stringify({
+        v: 1,
+        key: license.key,
+        fingerprint: "fp-vault",
+        name: "Vault",
+        platform: "linux-x64",
+      }),
+    ).toString("base64");
+    await page.getByLabel("Activation request").fill(request);
+    await page.getByRole("button", { name: "Get license file" }).click();
+    await page.getByText("is activated.").waitFor({ timeout: 10_000 });
+    await page.getByRole("heading", { name: "Machines in use: 2 of 2" }).waitFor({ timeout: 10_000 });
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("button", { name: "Download its license file" }).click(),
+    ]);
+    expect(download.suggestedFilename()).toMatch(/^depot-license-[0-9a-f-]{36}-[0-9a-f-]{36}\.lic$/);
+    const file = await readFile((await download.path()) ?? "", "utf8");
+    const jws = file.replace(/-----[A-Z ]+-----/g, "").replace(/\s+/g, "");
+    const jwks = (await (await fetch(`${depot.base}/.well-known/jwks.json`)).json()) as JSONWebKeySet;
+    const { payload } = await jwtVerify(jws, createLocalJWKSet(jwks), { typ: "depot-license+jwt" });
+    expect(payload).toMatchObject({ sub: license.id, fingerprint: "fp-vault" });
+
+    expect(w.problems).toEqual([]);
+    expect(offOrigin(w)).toEqual([]);
+  } finally {
+    await w.context.close();
+  }
+}, 60_000);
