@@ -11,7 +11,7 @@
 # gives 401; a product reads with the API's string types, a demo license validates, a multipart release
 # publishes and downloads whole and by range, refused publishes leave no file behind (a received file
 # removes itself: `await using` in the compiled code), `depot publish` (fetched from GET /client/depot)
-# publishes through resumable uploads, and `depot versions` / `depot download` list and fetch
+# publishes through resumable uploads, scripts/install.sh installs it from there (checked), and `depot versions` / `depot download` list and fetch
 # it; /docs and the UI script it names (embedded in the binary, same-origin) answer 200, and so do the
 # dashboard at / and its script and stylesheet; `backup`
 # while serve runs, `restore` into another directory and a server there that serves the release;
@@ -27,6 +27,7 @@ if [[ ! -x "$1" ]]; then
   exit 2
 fi
 BIN="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
+SCRIPTS="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 
 # Every setting comes from the environment: make sure none leaks in from the caller.
 unset DATABASE_URL TEST_DATABASE_URL DATA_DIR STORAGE_DIR APP_KEY APP_URL PORT HOST
@@ -227,6 +228,16 @@ head -c 3000000 /dev/urandom >"$WORK/release-10.jar"
 [[ "$(json_path 'd.version.sha256' "$WORK/out")" == "$(sha256sum "$WORK/release-10.jar" | cut -d' ' -f1)" ]] ||
   fail "depot publish: unexpected result $(cat "$WORK/out")"
 echo "  $(json_path 'd.status + " " + d.version.version_number + " (" + d.version.file_size + " bytes)"' "$WORK/out")"
+
+step "scripts/install.sh --server installs this platform's binary from the running depot, checked"
+sh "$SCRIPTS/install.sh" --server "$BASE" --dir "$WORK/bin" >"$WORK/out" 2>"$WORK/err" || {
+  cat "$WORK/out" "$WORK/err" >&2
+  fail "install.sh exited non-zero"
+}
+cmp -s "$WORK/bin/depot" "$BIN" || fail "install.sh: the installed file is not the binary"
+[[ -x "$WORK/bin/depot" ]] || fail "install.sh: the installed file is not executable"
+"$WORK/bin/depot" --version >/dev/null || fail "install.sh: the installed binary does not run"
+grep -o 'installed .*' "$WORK/out" | sed 's/^/  /'
 
 step "depot backup --json while serve runs (through its control socket)"
 depot backup "$WORK/backup.tar.gz" --json >"$WORK/out" 2>"$WORK/err" || {

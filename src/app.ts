@@ -123,7 +123,7 @@ export function buildApp(ctx: AppContext): AnyElysia {
     )
     .use(docsUi())
     .use(healthRoutes(ctx))
-    .use(clientRoutes())
+    .use(clientRoutes(ctx))
     .use(metricsRoute(ctx))
     .use(sessionRoutes(ctx))
     .use(setupRoutes(ctx))

@@ -20,6 +20,8 @@ export interface Config {
   readonly storageDownloads: StorageDownloads;
   /** Product images served under `/storage/` (what `cover_image_url` and gallery URLs point at). */
   readonly publicDir: string;
+  /** Binaries of other platforms for `GET /client/depot?platform=` (dist/ of `npm run build:all`), or null. */
+  readonly clientBinariesDir: string | null;
   /** Explicit APP_KEY, or null to use (and create once) `$DATA_DIR/app.key`. */
   readonly appKey: string | null;
   readonly maxUploadBytes: number;
@@ -111,6 +113,7 @@ export function loadConfig(env: Env = process.env): Config {
   const dataDir = resolve(read("DATA_DIR") ?? "./data");
   const storageDir = resolve(read("STORAGE_DIR") ?? `${dataDir}/releases`);
   const publicDir = resolve(read("PUBLIC_DIR") ?? `${dataDir}/public`);
+  const clientBinariesDir = read("CLIENT_BINARIES_DIR");
   const databaseUrl = read("DATABASE_URL") ?? null;
   if (databaseUrl !== null) postgresUrl("DATABASE_URL", databaseUrl);
   const maxUploadBytes = byteSize("MAX_UPLOAD_BYTES", read("MAX_UPLOAD_BYTES"), 2 * GiB);
@@ -142,6 +145,7 @@ export function loadConfig(env: Env = process.env): Config {
     objectStorage: objectStorage(read),
     storageDownloads: oneOf("STORAGE_DOWNLOADS", read("STORAGE_DOWNLOADS"), STORAGE_DOWNLOADS, "proxy"),
     publicDir,
+    clientBinariesDir: clientBinariesDir === undefined ? null : resolve(clientBinariesDir),
     appKey: appKey(read("APP_KEY")),
     maxUploadBytes,
     maxJsonUploadBytes: byteSize("MAX_JSON_UPLOAD_BYTES", read("MAX_JSON_UPLOAD_BYTES"), 64 * MiB),

@@ -284,8 +284,16 @@ describe("depot publish refused before or by the server", () => {
         '--format must be markdown or html, got "rtf"',
       ],
       [[file, ...versionArgs("6.0.0"), "--chunk-size", "10"], {}, "--chunk-size must be a number of bytes"],
-      [[file, ...versionArgs("6.0.0")], { DEPOT_URL: "" }, "no server: pass --server URL or set DEPOT_URL"],
-      [[file, ...versionArgs("6.0.0")], { DEPOT_TOKEN: "" }, "no token: pass --token T or set DEPOT_TOKEN"],
+      [
+        [file, ...versionArgs("6.0.0")],
+        { DEPOT_URL: "" },
+        "no server: pass --server URL, set DEPOT_URL, or run depot login",
+      ],
+      [
+        [file, ...versionArgs("6.0.0")],
+        { DEPOT_TOKEN: "" },
+        "no token: pass --token T, set DEPOT_TOKEN, or run depot login",
+      ],
     ];
     for (const [args, env, message] of cases) {
       const result = await publish(args, env);

@@ -15,23 +15,20 @@
 import { rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { buildDashboard } from "../../src/dashboard/bundle.ts";
+import {
+  CLIENT_PLATFORMS,
+  type ClientPlatform,
+  releaseFileName,
+} from "../../src/features/client/binaries.ts";
 import { MAX_HEADER_SIZE_FLAG } from "../../src/http/header-size.ts";
 
 export const root = fileURLToPath(new URL("../../", import.meta.url));
 
-/** A platform a release ships: `bun-<target>` is Bun's compile target, `depot-<target>` the file. */
-export const RELEASE_TARGETS = [
-  "linux-x64",
-  "linux-arm64",
-  "darwin-x64",
-  "darwin-arm64",
-  "windows-x64",
-] as const;
-export type ReleaseTarget = (typeof RELEASE_TARGETS)[number];
-
+/** The platforms a release ships: `bun-<target>` is Bun's compile target, `depot-<target>` the file. */
+export const RELEASE_TARGETS = CLIENT_PLATFORMS;
+export type ReleaseTarget = ClientPlatform;
 /** dist/depot-linux-x64, dist/depot-windows-x64.exe: the names install.sh and /client/depot look for. */
-export const releaseFileName = (target: ReleaseTarget) =>
-  `depot-${target}${target.startsWith("windows-") ? ".exe" : ""}`;
+export { releaseFileName };
 
 type Dashboard = Awaited<ReturnType<typeof buildDashboard>>;
 
