@@ -37,7 +37,7 @@ import {
 import { autocannon, type LoadResult } from "./lib/load.ts";
 import { machineLine } from "./lib/machine.ts";
 import { BenchDatabase } from "./lib/postgres.ts";
-import { runMain, startServer, tempDir } from "./lib/processes.ts";
+import { runMain, startServer, tempDir, textOf } from "./lib/processes.ts";
 import { log, wholeNumber } from "./lib.ts";
 
 const { values: opts } = parseArgs({
@@ -99,7 +99,7 @@ async function main(): Promise<number> {
   const workDir = tempDir("depot-bench-feeds-", opts.dir);
   const dataDir = join(workDir, "data");
   mkdirSync(dataDir, { recursive: true });
-  const database = BenchDatabase.onServer("depot_bench_feeds", opts.pg ?? "");
+  const database = BenchDatabase.onServer(`depot_bench_feeds_${process.pid}`, opts.pg ?? "");
   await database.recreate();
   database.dropAtExit();
   const env = depotEnv({
@@ -167,7 +167,11 @@ async function main(): Promise<number> {
           dir: workDir,
         });
         if (result.non2xx > 0 || result.errors > 0) {
-          throw new Error(`${server} ${feed.name}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+          const stderr = await textOf(join(workDir, server === "depot" ? "depot.err" : "reference.err"));
+          throw new Error(
+            `${server} ${feed.name}: ${result.non2xx} non-2xx, ${result.errors} errors ` +
+              `(${result.timeouts} timeouts) of ${result.total}; its stderr:\n${stderr.slice(-2000)}`,
+          );
         }
         results.push({ round, feed: feed.name, server, result });
         log(

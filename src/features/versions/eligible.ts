@@ -1,6 +1,8 @@
 import { createHash } from "node:crypto";
 import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
+import type { Db } from "../../db/client.ts";
+import { preparedOnce } from "../../db/prepared.ts";
 import {
   type Arch,
   type Artifact,
@@ -99,15 +101,10 @@ export async function newestEligible(
   filter: ReleaseFilter,
   cohortKey: string,
 ): Promise<EligibleVersion | null> {
-  const candidates = await ctx.db
-    .select({ id: versions.id, name: versions.versionNumber, rollout: versions.rolloutPercentage })
-    .from(versions)
-    .where(
-      and(
-        publishedOfChannels(productId, filter),
-        sql`EXISTS (SELECT 1 FROM ${artifacts} WHERE ${artifacts.versionId} = ${versions.id} AND ${fitsInSql(filter)})`,
-      ),
-    );
+  const benefitId = filter.benefitId ?? null;
+  const candidates = await preparedOnce(ctx.db, candidatesQueryName(filter), (db) =>
+    prepareCandidates(db, filter),
+  ).execute({ product: productId, benefit: benefitId ?? 0 });
   const offered = candidates
     .flatMap((candidate) => {
       const semver = parseSemver(candidate.name);
@@ -116,18 +113,54 @@ export async function newestEligible(
     .sort((a, b) => compareSemver(b.semver, a.semver) || b.id - a.id)
     .find((candidate) => inRollout(cohortKey, candidate.id, candidate.rollout));
   if (!offered) return null;
-  const [version] = await ctx.db.select().from(versions).where(eq(versions.id, offered.id));
+  const [version] = await preparedOnce(ctx.db, "feed_version", prepareVersion).execute({ id: offered.id });
   // Yanked, unpublished or changed since the first read: decide again on what is there now.
   if (version?.status !== "published" || version.rolloutPercentage !== offered.rollout) {
     return newestEligible(ctx, productId, filter, cohortKey);
   }
-  const files = await ctx.db
-    .select()
-    .from(artifacts)
-    .where(eq(artifacts.versionId, version.id))
-    .orderBy(asc(artifacts.id));
+  const files = await preparedOnce(ctx.db, "feed_artifacts", prepareArtifacts).execute({
+    version: version.id,
+  });
   return { version, semver: offered.semver, artifacts: fitting(files, filter) };
 }
+
+// Every poll runs these, so each is built and prepared once (db/prepared.ts): Drizzle assembling the
+// SQL text on every call cost more CPU than the queries. The candidates' conditions depend on the
+// filter's channel, platform, arch and whether a benefit is asked for: at most 240 statements.
+const candidatesQueryName = (filter: ReleaseFilter) =>
+  `feed_candidates:${filter.channel}:${filter.platform}:${filter.arch}:${(filter.benefitId ?? null) === null}`;
+
+const prepareCandidates = (db: Db, filter: ReleaseFilter) =>
+  db
+    .select({ id: versions.id, name: versions.versionNumber, rollout: versions.rolloutPercentage })
+    .from(versions)
+    .where(
+      and(
+        eq(versions.productId, sql.placeholder("product")),
+        (filter.benefitId ?? null) === null
+          ? isNull(versions.purchaseBenefitId)
+          : eq(versions.purchaseBenefitId, sql.placeholder("benefit")),
+        eq(versions.status, "published"),
+        inArray(versions.channel, channelsFor(filter.channel)),
+        sql`EXISTS (SELECT 1 FROM ${artifacts} WHERE ${artifacts.versionId} = ${versions.id} AND ${fitsInSql(filter)})`,
+      ),
+    )
+    .prepare(candidatesQueryName(filter).replace(/[^a-z0-9_]/gi, "_"));
+
+const prepareVersion = (db: Db) =>
+  db
+    .select()
+    .from(versions)
+    .where(eq(versions.id, sql.placeholder("id")))
+    .prepare("feed_version");
+
+const prepareArtifacts = (db: Db) =>
+  db
+    .select()
+    .from(artifacts)
+    .where(eq(artifacts.versionId, sql.placeholder("version")))
+    .orderBy(asc(artifacts.id))
+    .prepare("feed_artifacts");
 
 /** The product's (or the benefit's) published versions of the channels `filter.channel` takes. */
 function publishedOfChannels(productId: number, filter: ReleaseFilter) {
