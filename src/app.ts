@@ -32,6 +32,7 @@ import { updateRoutes } from "./features/updates/routes.ts";
 import { upgradeRoutes } from "./features/updates/upgrade-routes.ts";
 import { uploadRoutes } from "./features/uploads/routes.ts";
 import { userRoutes } from "./features/users/routes.ts";
+import { artifactRoutes } from "./features/versions/artifact-routes.ts";
 import { changelogRoutes } from "./features/versions/changelog-routes.ts";
 import { versionRoutes } from "./features/versions/routes.ts";
 import { webhookRoutes } from "./features/webhooks/routes.ts";
@@ -133,6 +134,7 @@ export function buildApp(ctx: AppContext): AnyElysia {
     .use(publicProductRoutes(ctx))
     .use(purchaseRoutes(ctx))
     .use(versionRoutes(ctx))
+    .use(artifactRoutes(ctx))
     .use(changelogRoutes(ctx))
     .use(uploadRoutes(ctx))
     .use(licenseKeyRoutes(ctx))

@@ -21,7 +21,7 @@ export const ownsProduct = (userId: number, product: Pick<Product, "userId" | "v
   product.userId === userId || product.vendorId === userId;
 
 /** Hidden, disabled and soft-deleted products exist only for their owners and `products.manage`. */
-export const isListed = (product: Product) =>
+export const isListed = (product: Pick<Product, "hidden" | "disabled" | "deletedAt">) =>
   !product.hidden && !product.disabled && product.deletedAt === null;
 
 /** A product as `actor` may see it: 404 for unknown ids and for unlisted products of others. */

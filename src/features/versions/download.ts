@@ -70,6 +70,10 @@ export async function downloadableVersion(
     typeof version === "number"
       ? await findVersion(ctx, product.id, version)
       : await findVersionNamed(ctx, product.id, version.name);
+  // A draft is its publishers' alone: to anyone else it does not exist yet. A yanked version still
+  // downloads for those who may download it.
+  if (row.version.status === "draft" && !(caller.by === "user" && managesReleases(caller.actor, product)))
+    throw new NotFound("Version");
   if (caller.by === "nothing" && credentials.openWhenFree && product.free && row.benefit === null) {
     return { product, row, userId: null };
   }
@@ -128,6 +132,9 @@ async function mayKnow(ctx: Pick<AppContext, "db">, caller: Caller, product: Pro
       return false;
   }
 }
+
+const managesReleases = (actor: Actor, product: Product) =>
+  allows(actor.permissions, "*") || ownsProduct(actor.user.id, product);
 
 async function authorize(ctx: Pick<AppContext, "db">, caller: Caller, product: Product, row: VersionRow) {
   const optionId = row.benefit?.optionId ?? null;

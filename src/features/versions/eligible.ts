@@ -1,6 +1,8 @@
 import { createHash } from "node:crypto";
-import { and, asc, eq, inArray, isNull } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
+import type { Db } from "../../db/client.ts";
+import { preparedOnce } from "../../db/prepared.ts";
 import {
   type Arch,
   type Artifact,
@@ -52,18 +54,7 @@ export async function eligibleVersions(
   productId: number,
   filter: ReleaseFilter,
 ): Promise<EligibleVersion[]> {
-  const benefitId = filter.benefitId ?? null;
-  const rows = await ctx.db
-    .select()
-    .from(versions)
-    .where(
-      and(
-        eq(versions.productId, productId),
-        benefitId === null ? isNull(versions.purchaseBenefitId) : eq(versions.purchaseBenefitId, benefitId),
-        eq(versions.status, "published"),
-        inArray(versions.channel, channelsFor(filter.channel)),
-      ),
-    );
+  const rows = await ctx.db.select().from(versions).where(publishedOfChannels(productId, filter));
   const named = rows.flatMap((version) => {
     const semver = parseSemver(version.versionNumber);
     return semver ? [{ version, semver }] : [];
@@ -98,6 +89,11 @@ export async function eligibleVersions(
  * before it; null when none is (nothing published for that channel and platform, or every candidate
  * is at 0 %). The cohort key is whatever identifies the client across polls (the feeds use
  * `x-user-staging-id`, else the license, else the address): the same key gets the same answer.
+ *
+ * Every updater poll comes here, so it reads less than `eligibleVersions` (same rule, same answer):
+ * the names and rollouts of the eligible versions only (a file that fits is checked in SQL), then the
+ * full row and the files of the one offered. A product with fifty releases costs three small queries,
+ * not fifty version rows and a hundred artifact rows (bench/README.md, update feeds).
  */
 export async function newestEligible(
   ctx: Pick<AppContext, "db">,
@@ -105,8 +101,86 @@ export async function newestEligible(
   filter: ReleaseFilter,
   cohortKey: string,
 ): Promise<EligibleVersion | null> {
-  const eligible = await eligibleVersions(ctx, productId, filter);
-  return eligible.find(({ version }) => inRollout(cohortKey, version.id, version.rolloutPercentage)) ?? null;
+  const benefitId = filter.benefitId ?? null;
+  const candidates = await preparedOnce(ctx.db, candidatesQueryName(filter), (db) =>
+    prepareCandidates(db, filter),
+  ).execute({ product: productId, benefit: benefitId ?? 0 });
+  const offered = candidates
+    .flatMap((candidate) => {
+      const semver = parseSemver(candidate.name);
+      return semver ? [{ ...candidate, semver }] : [];
+    })
+    .sort((a, b) => compareSemver(b.semver, a.semver) || b.id - a.id)
+    .find((candidate) => inRollout(cohortKey, candidate.id, candidate.rollout));
+  if (!offered) return null;
+  const [version] = await preparedOnce(ctx.db, "feed_version", prepareVersion).execute({ id: offered.id });
+  // Yanked, unpublished or changed since the first read: decide again on what is there now.
+  if (version?.status !== "published" || version.rolloutPercentage !== offered.rollout) {
+    return newestEligible(ctx, productId, filter, cohortKey);
+  }
+  const files = await preparedOnce(ctx.db, "feed_artifacts", prepareArtifacts).execute({
+    version: version.id,
+  });
+  return { version, semver: offered.semver, artifacts: fitting(files, filter) };
+}
+
+// Every poll runs these, so each is built and prepared once (db/prepared.ts): Drizzle assembling the
+// SQL text on every call cost more CPU than the queries. The candidates' conditions depend on the
+// filter's channel, platform, arch and whether a benefit is asked for: at most 240 statements.
+const candidatesQueryName = (filter: ReleaseFilter) =>
+  `feed_candidates:${filter.channel}:${filter.platform}:${filter.arch}:${(filter.benefitId ?? null) === null}`;
+
+const prepareCandidates = (db: Db, filter: ReleaseFilter) =>
+  db
+    .select({ id: versions.id, name: versions.versionNumber, rollout: versions.rolloutPercentage })
+    .from(versions)
+    .where(
+      and(
+        eq(versions.productId, sql.placeholder("product")),
+        (filter.benefitId ?? null) === null
+          ? isNull(versions.purchaseBenefitId)
+          : eq(versions.purchaseBenefitId, sql.placeholder("benefit")),
+        eq(versions.status, "published"),
+        inArray(versions.channel, channelsFor(filter.channel)),
+        sql`EXISTS (SELECT 1 FROM ${artifacts} WHERE ${artifacts.versionId} = ${versions.id} AND ${fitsInSql(filter)})`,
+      ),
+    )
+    .prepare(candidatesQueryName(filter).replace(/[^a-z0-9_]/gi, "_"));
+
+const prepareVersion = (db: Db) =>
+  db
+    .select()
+    .from(versions)
+    .where(eq(versions.id, sql.placeholder("id")))
+    .prepare("feed_version");
+
+const prepareArtifacts = (db: Db) =>
+  db
+    .select()
+    .from(artifacts)
+    .where(eq(artifacts.versionId, sql.placeholder("version")))
+    .orderBy(asc(artifacts.id))
+    .prepare("feed_artifacts");
+
+/** The product's (or the benefit's) published versions of the channels `filter.channel` takes. */
+function publishedOfChannels(productId: number, filter: ReleaseFilter) {
+  const benefitId = filter.benefitId ?? null;
+  return and(
+    eq(versions.productId, productId),
+    benefitId === null ? isNull(versions.purchaseBenefitId) : eq(versions.purchaseBenefitId, benefitId),
+    eq(versions.status, "published"),
+    inArray(versions.channel, channelsFor(filter.channel)),
+  );
+}
+
+/** `fitting`'s rule as a condition on an artifacts row: its platform or `any`; its arch, `universal` or `any`. */
+function fitsInSql(filter: ReleaseFilter) {
+  return (
+    and(
+      filter.platform === "any" ? undefined : inArray(artifacts.platform, [filter.platform, "any"]),
+      filter.arch === "any" ? undefined : inArray(artifacts.arch, [filter.arch, "universal", "any"]),
+    ) ?? sql`true`
+  );
 }
 
 /**

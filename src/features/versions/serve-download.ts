@@ -7,7 +7,8 @@ import { alreadyHeld, bucketCanAnswerRange, contentDisposition, fileResponse } f
 import { firstArtifact, type VersionRow } from "./service.ts";
 
 /**
- * A GET or HEAD of a version's file (its first artifact, or the one `ids.artifact` names), decided in
+ * A GET or HEAD of a version's file (its first artifact, or the one `ids.artifact` names, or with
+ * `ids.blockmap` that artifact's blockmap, as electron-updater fetches it), decided in
  * full: who may (download.ts), whether the file is still stored (410), whether the bucket serves it
  * (a presigned redirect) or depot streams it, and what counts as a download. Returns the response and
  * the user it was served to, if one is known. The update feeds' file URLs name the version and the
@@ -16,23 +17,25 @@ import { firstArtifact, type VersionRow } from "./service.ts";
 export async function serveDownload(
   ctx: AppContext,
   request: Request,
-  ids: { product: number; version: number | { name: string }; artifact?: number | { name: string } },
+  ids: {
+    product: number;
+    version: number | { name: string };
+    artifact?: number | { name: string };
+    blockmap?: boolean;
+  },
   credentials: DownloadCredentials,
 ): Promise<{ response: Response; userId: number | null }> {
   // Before anything is looked up: an embedded download is refused whoever it would act for.
   refuseSubresource(request);
   const { product, row, userId } = await downloadableVersion(ctx, ids.product, ids.version, credentials);
-  const { artifact, file } = servedFile(row, ids.artifact);
-  // Told if the version is ever yanked; only a GET of the bytes counts, as below.
-  if (userId !== null && request.method === "GET" && file.isDownload) {
-    ctx.downloads.addDownloader(row.version.id, userId);
-  }
+  const { artifact, blockmap } = servedArtifact(row, ids);
+  const file = blockmap ? blockmapOf(artifact) : artifact;
   const stored = await ctx.releases.size(file.storageKey);
   if (stored !== file.fileSize) {
     // A version exists only once its file is stored: this one was removed, or STORAGE_DIR is not shared.
     ctx.log.error("release file missing", {
       version_id: row.version.id,
-      artifact_id: artifact.id,
+      artifact_id: file.id,
       store: ctx.releases.kind,
       storage_key: file.storageKey,
       expected_size: file.fileSize,
@@ -41,6 +44,8 @@ export async function serveDownload(
     throw new AppError(410, "The release file is missing.");
   }
   const isGet = request.method === "GET";
+  // Told if the version is ever yanked: any GET of its files by a known user (a range included).
+  if (userId !== null && isGet) ctx.downloads.addDownloader(row.version.id, userId);
   const contentType = mediaTypeOrDefault(file.contentType);
   // A HEAD is answered here, not redirected: a presigned URL is signed for GET only, and depot knows
   // every header without the bytes. A client that already holds the file is answered here too (304):
@@ -58,7 +63,7 @@ export async function serveDownload(
       : null;
   if (location !== null) {
     // The bucket serves the bytes (and Range); only a request for the whole file counts.
-    if (!request.headers.has("range") && file.isDownload) ctx.downloads.add(product.id, row.version.id);
+    if (!request.headers.has("range") && !blockmap) ctx.downloads.add(product.id, row.version.id);
     const response = new Response(null, { status: 302, headers: { location, "cache-control": "no-store" } });
     ctx.metrics?.download(response);
     return { response, userId };
@@ -70,52 +75,50 @@ export async function serveDownload(
     fileName: file.fileName,
     contentType,
   });
-  if (counts && isGet && file.isDownload) ctx.downloads.add(product.id, row.version.id);
+  // A blockmap is what an updater reads before a download, not one.
+  if (counts && isGet && !blockmap) ctx.downloads.add(product.id, row.version.id);
   if (isGet) ctx.metrics?.download(response);
   return { response, userId };
 }
 
-/** The bytes a download serves: an artifact's file, or the blockmap kept with it. */
-interface ServedFile {
-  storageKey: string;
-  fileSize: number;
-  sha256: string;
-  fileName: string;
-  contentType: string;
-  /** A blockmap is read by updaters on the way to a download; fetching it is no download. */
-  isDownload: boolean;
-}
-
 const BLOCKMAP = ".blockmap";
 
-/** The file `wanted` names in the version (none: its first artifact); 404 when it names none. */
-function servedFile(
+/**
+ * The artifact `ids` names (none: the version's first) and whether its blockmap is asked for: by id
+ * with `blockmap`, or by name, where `X.blockmap` names the blockmap of the artifact `X` unless an
+ * artifact has that very name.
+ */
+function servedArtifact(
   row: VersionRow,
-  wanted: number | { name: string } | undefined,
-): { artifact: Artifact; file: ServedFile } {
+  ids: { artifact?: number | { name: string }; blockmap?: boolean },
+): { artifact: Artifact; blockmap: boolean } {
+  const wanted = ids.artifact;
   if (wanted === undefined || typeof wanted === "number") {
     const artifact =
       wanted === undefined ? firstArtifact(row) : row.artifacts.find((candidate) => candidate.id === wanted);
     if (!artifact) throw new NotFound("Artifact");
-    return { artifact, file: { ...artifact, isDownload: true } };
+    return { artifact, blockmap: ids.blockmap ?? false };
   }
   const named = row.artifacts.find((candidate) => candidate.fileName === wanted.name);
-  if (named) return { artifact: named, file: { ...named, isDownload: true } };
+  if (named) return { artifact: named, blockmap: false };
   const of = wanted.name.endsWith(BLOCKMAP) ? wanted.name.slice(0, -BLOCKMAP.length) : null;
   const artifact = row.artifacts.find((candidate) => candidate.fileName === of);
-  if (!artifact?.blockmapStorageKey || artifact.blockmapSize === null || artifact.blockmapSha256 === null) {
-    throw new NotFound("File");
-  }
+  if (!artifact?.blockmapStorageKey) throw new NotFound("File");
+  return { artifact, blockmap: true };
+}
+
+/** An artifact's blockmap as a file to serve (`X.blockmap`); 404 when it has none. */
+function blockmapOf(artifact: Artifact) {
+  const { blockmapStorageKey, blockmapSize, blockmapSha256 } = artifact;
+  if (blockmapStorageKey === null || blockmapSize === null || blockmapSha256 === null)
+    throw new NotFound("Blockmap");
   return {
-    artifact,
-    file: {
-      storageKey: artifact.blockmapStorageKey,
-      fileSize: artifact.blockmapSize,
-      sha256: artifact.blockmapSha256,
-      fileName: wanted.name,
-      contentType: "application/octet-stream",
-      isDownload: false,
-    },
+    id: artifact.id,
+    storageKey: blockmapStorageKey,
+    fileSize: blockmapSize,
+    sha256: blockmapSha256,
+    fileName: `${artifact.fileName}.blockmap`,
+    contentType: "application/octet-stream",
   };
 }
 

@@ -1,0 +1,98 @@
+// The reference for bench/update-feeds.ts (bench/README.md, issue 25): the least a server can do to
+// answer an updater's poll on this machine. A bare Bun.serve that reads the license key from the
+// Authorization header, runs one postgres.js query for the license and one for the newest version
+// row with its file, and answers the same shapes depot does (electron's YAML, Tauri's JSON). No
+// framework, no logging, no channels, rollout or semver ordering: Bun's HTTP server and two round
+// trips to PostgreSQL.
+//
+//   DATABASE_URL=postgres://… PORT=… [POOL_MAX=10] bun bench/update-feeds-reference.ts
+//
+// The pool has depot's size (src/db/client.ts: max 10) and the same patched postgres.js.
+// GET /health answers 200 once it accepts connections.
+import postgres from "postgres";
+
+const databaseUrl = process.env.DATABASE_URL;
+if (!databaseUrl) {
+  console.error("DATABASE_URL is required");
+  process.exit(2);
+}
+const sql = postgres(databaseUrl, {
+  max: Number(process.env.POOL_MAX ?? 10),
+  connect_timeout: 5,
+  onnotice: () => {},
+});
+const appUrl = process.env.APP_URL ?? "http://127.0.0.1";
+
+interface Newest {
+  version_number: string;
+  changelog: string;
+  created_at: Date;
+  file_name: string;
+  file_size: string;
+  sha512: string | null;
+  signature: string | null;
+}
+
+/** The license must be live and for the product; then the newest version of the platform. */
+async function newest(request: Request, productId: string, platform: string): Promise<Newest | Response> {
+  const key = /^License (.+)$/i.exec(request.headers.get("authorization") ?? "")?.[1];
+  if (!key) return Response.json({ message: "Unauthenticated." }, { status: 401 });
+  const [license] = await sql`
+    SELECT 1 FROM licenses WHERE key = ${key} AND product_id = ${productId}
+      AND revoked_at IS NULL AND (expires IS NULL OR expires > now())`;
+  if (!license)
+    return Response.json({ message: "This license does not hold this product." }, { status: 403 });
+  const [row] = await sql<Newest[]>`
+    SELECT v.version_number, v.changelog, v.created_at, a.file_name, a.file_size, a.sha512, a.signature
+    FROM versions v JOIN artifacts a ON a.version_id = v.id
+    WHERE v.product_id = ${productId} AND v.status = 'published' AND a.platform = ${platform}
+    ORDER BY v.id DESC LIMIT 1`;
+  if (!row) return Response.json({ message: "Update not found." }, { status: 404 });
+  return row;
+}
+
+const fileUrl = (productId: string, row: Newest) =>
+  `${appUrl}/updates/${productId}/files/${row.version_number}/${row.file_name}`;
+
+Bun.serve({
+  port: Number(process.env.PORT ?? 0),
+  hostname: process.env.HOST ?? "127.0.0.1",
+  routes: {
+    "/health": new Response("ok"),
+    "/updates/:product/electron/latest.yml": async (request) => {
+      const row = await newest(request, request.params.product, "windows");
+      if (row instanceof Response) return row;
+      const url = JSON.stringify(fileUrl(request.params.product, row));
+      const yml = [
+        `version: ${JSON.stringify(row.version_number)}`,
+        "files:",
+        `  - url: ${url}`,
+        `    sha512: ${JSON.stringify(row.sha512)}`,
+        `    size: ${row.file_size}`,
+        `path: ${url}`,
+        `sha512: ${JSON.stringify(row.sha512)}`,
+        `releaseDate: ${JSON.stringify(row.created_at.toISOString())}`,
+        `releaseNotes: ${JSON.stringify(row.changelog)}`,
+        "",
+      ].join("\n");
+      return new Response(yml, {
+        headers: { "content-type": "application/yaml", "cache-control": "no-store" },
+      });
+    },
+    "/updates/:product/tauri/:target/:arch/:current": async (request) => {
+      const row = await newest(request, request.params.product, request.params.target);
+      if (row instanceof Response) return row;
+      if (row.version_number === request.params.current) return new Response(null, { status: 204 });
+      return Response.json(
+        {
+          version: row.version_number,
+          notes: row.changelog,
+          pub_date: row.created_at.toISOString(),
+          url: fileUrl(request.params.product, row),
+          signature: row.signature ?? "",
+        },
+        { headers: { "cache-control": "no-store" } },
+      );
+    },
+  },
+});
