@@ -100,9 +100,12 @@ export const publishCommand: Command = {
         results.push({ file: first.name, status: published.status === 201 ? "sent" : "already-there" });
         rest = others;
       } catch (error) {
-        // Another runner of the matrix published the name first: add this file to its version.
+        // Another runner of the matrix published the name first (422: the name has another file): add
+        // this file to its version, with the others.
+        if (!(error instanceof Refused && error.status === 422)) throw error;
         version = await findVersionNamed(publisher.client, productId, benefitId, fields.version_name);
-        if (!(error instanceof Refused && error.status === 422) || version === null) throw error;
+        if (version === null) throw error;
+        uploadId = null;
       }
     }
     for (const file of rest) {
