@@ -25,6 +25,7 @@ import { ownTokenRoutes } from "./features/tokens/own-routes.ts";
 import { tokenRoutes } from "./features/tokens/routes.ts";
 import { uploadRoutes } from "./features/uploads/routes.ts";
 import { userRoutes } from "./features/users/routes.ts";
+import { artifactRoutes } from "./features/versions/artifact-routes.ts";
 import { changelogRoutes } from "./features/versions/changelog-routes.ts";
 import { versionRoutes } from "./features/versions/routes.ts";
 import { webhookRoutes } from "./features/webhooks/routes.ts";
@@ -125,6 +126,7 @@ export function buildApp(ctx: AppContext): AnyElysia {
     .use(publicProductRoutes(ctx))
     .use(purchaseRoutes(ctx))
     .use(versionRoutes(ctx))
+    .use(artifactRoutes(ctx))
     .use(changelogRoutes(ctx))
     .use(uploadRoutes(ctx))
     .use(licenseKeyRoutes(ctx))

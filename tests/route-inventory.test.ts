@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { notifications, versions, webhookDeliveries } from "../src/db/schema/index.ts";
+import { artifacts, notifications, versions, webhookDeliveries } from "../src/db/schema/index.ts";
 import { deleteApiKey } from "../src/features/api-keys/service.ts";
 import { createLicense } from "../src/features/licenses/service.ts";
 import { createWebhook } from "../src/features/webhooks/service.ts";
@@ -39,6 +39,9 @@ const PUBLIC = new Set([
   // tests/versions-download.test.ts and tests/downloads-api.test.ts (401, 403, a hidden product's 404).
   "GET /api/products/:product/versions/:version/download",
   "HEAD /api/products/:product/versions/:version/download",
+  // One file of a version: the same download rules (tests/release-artifacts.test.ts: 401, a draft's 404).
+  "GET /api/products/:product/versions/:version/artifacts/:artifact/download",
+  "HEAD /api/products/:product/versions/:version/artifacts/:artifact/download",
   "GET /docs",
   "GET /docs/json",
   "GET /storage/*",
@@ -481,6 +484,59 @@ const routes = (): GuardedRoute[] => [
   {
     route: "DELETE /api/products/:product/versions/:version",
     send: call("DELETE", async () => `/api/products/${ids.product}/versions/${await newVersion()}`),
+    denied: () => [...hiddenFrom("customer", "stranger")(), who("vendorWithoutPublish", 403, FORBIDDEN)],
+    allowed: ownerAndAdmin(204),
+  },
+  {
+    route: "PATCH /api/products/:product/versions/:version",
+    send: call(
+      "PATCH",
+      async () => `/api/products/${ids.product}/versions/${await newVersion()}`,
+      () => ({ critical: true, rollout_percentage: 50 }),
+    ),
+    denied: () => [...hiddenFrom("customer", "stranger")(), who("vendorWithoutPublish", 403, FORBIDDEN)],
+    allowed: ownerAndAdmin(200),
+  },
+  {
+    route: "POST /api/products/:product/versions/:version/artifacts",
+    send: call(
+      "POST",
+      async () => `/api/products/${ids.product}/versions/${await newVersion()}/artifacts`,
+      () => ({
+        platform: "linux",
+        file: {
+          filename: `a-${++serial}.AppImage`,
+          content: Buffer.from(`bytes ${serial}`).toString("base64"),
+        },
+      }),
+    ),
+    denied: () => [
+      who("stranger", 403, FORBIDDEN),
+      who("customer", 403, FORBIDDEN),
+      who("vendorWithoutPublish", 403, FORBIDDEN),
+    ],
+    allowed: ownerAndAdmin(201),
+  },
+  {
+    route: "DELETE /api/products/:product/versions/:version/artifacts/:artifact",
+    send: call("DELETE", async () => {
+      // A version with a second file (its only one may not be deleted).
+      const versionId = await newVersion();
+      const [second] = await t.ctx.db
+        .insert(artifacts)
+        .values({
+          versionId,
+          platform: "linux",
+          arch: "x86_64",
+          fileName: "b.bin",
+          fileSize: 1,
+          sha256: "1".repeat(64),
+          contentType: "application/octet-stream",
+          storageKey: `products/${ids.product}/${crypto.randomUUID()}`,
+        })
+        .returning({ id: artifacts.id });
+      return `/api/products/${ids.product}/versions/${versionId}/artifacts/${second?.id}`;
+    }),
     denied: () => [...hiddenFrom("customer", "stranger")(), who("vendorWithoutPublish", 403, FORBIDDEN)],
     allowed: ownerAndAdmin(204),
   },

@@ -403,7 +403,7 @@ describe("registering endpoints", () => {
       "unknown event",
       { url: "https://203.0.113.10/hook", events: ["version.published", "order.created"] },
       "events",
-      "The events field has unknown events: order.created (known: version.published).",
+      "The events field has unknown events: order.created (known: version.published, version.yanked).",
     ],
     [
       "no events",
@@ -469,7 +469,7 @@ describe("registering endpoints", () => {
       message: `${CREDENTIALS} (and 1 more error)`,
       errors: {
         url: [CREDENTIALS],
-        events: ["The events field has unknown events: nope (known: version.published)."],
+        events: ["The events field has unknown events: nope (known: version.published, version.yanked)."],
       },
     });
   });

@@ -1,6 +1,6 @@
 import { notificationEmail } from "../features/mail/jobs.ts";
 import { passwordLinkEmail } from "../features/password-links/jobs.ts";
-import { versionPublished } from "../features/versions/jobs.ts";
+import { versionPublished, versionYanked } from "../features/versions/jobs.ts";
 import { webhookDelivery } from "../features/webhooks/jobs.ts";
 import type { QueueDefinition } from "./registry.ts";
 
@@ -11,6 +11,7 @@ import type { QueueDefinition } from "./registry.ts";
 // biome-ignore lint/suspicious/noExplicitAny: a heterogeneous list; each entry is checked by defineQueue.
 export const queues: QueueDefinition<any>[] = [
   versionPublished,
+  versionYanked,
   notificationEmail,
   webhookDelivery,
   passwordLinkEmail,

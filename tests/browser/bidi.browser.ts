@@ -5,7 +5,7 @@
 import { expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import type { Page } from "playwright-core";
-import { notifications, products, users, versions } from "../../src/db/schema/index.ts";
+import { notifications, products, users, type versions } from "../../src/db/schema/index.ts";
 import { createLicense } from "../../src/features/licenses/service.ts";
 import { listeningDepot, openPage, signInAs } from "../helpers/browser.ts";
 import { createProduct, createPurchase, insertVersionRow } from "../helpers/factories.ts";

@@ -40,7 +40,7 @@ function isVersionPublished(payload: unknown): payload is { type: string; data: 
   if (typeof payload !== "object" || payload === null) return false;
   const { type, data } = payload as { type?: unknown; data?: Partial<VersionPublishedData> | null };
   return (
-    type === "version.published" &&
+    (type === "version.published" || type === "version.yanked") &&
     typeof data === "object" &&
     data !== null &&
     typeof data.product_id === "number" &&

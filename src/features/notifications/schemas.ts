@@ -15,6 +15,9 @@ export const NotificationJson = t.Object({
     download_url: t.String({
       description: "signed for you, valid for 7 days from the notification; works while you may download",
     }),
+    yank_reason: t.Optional(
+      t.Union([t.String(), t.Null()], { description: "`version.yanked` only: why the vendor withdrew it" }),
+    ),
   }),
   read_at: t.Union([t.String({ format: "date-time" }), t.Null()]),
   created_at: t.String({ format: "date-time" }),

@@ -61,6 +61,10 @@ export async function downloadableVersion(
   const caller = await identify(ctx, product, credentials);
   if (!isListed(product) && !(await mayKnow(ctx, caller, product))) throw new NotFound("Product");
   const row = await findVersion(ctx, product.id, versionId);
+  // A draft is its publishers' alone: to anyone else it does not exist yet. A yanked version still
+  // downloads for those who may download it.
+  if (row.version.status === "draft" && !(caller.by === "user" && managesReleases(caller.actor, product)))
+    throw new NotFound("Version");
   await authorize(ctx, caller, product, row);
   const userId =
     caller.by === "user" ? caller.actor.user.id : caller.by === "license" ? caller.holderId : null;
@@ -116,6 +120,9 @@ async function mayKnow(ctx: Pick<AppContext, "db">, caller: Caller, product: Pro
       return false;
   }
 }
+
+const managesReleases = (actor: Actor, product: Product) =>
+  allows(actor.permissions, "*") || ownsProduct(actor.user.id, product);
 
 async function authorize(ctx: Pick<AppContext, "db">, caller: Caller, product: Product, row: VersionRow) {
   const optionId = row.benefit?.optionId ?? null;

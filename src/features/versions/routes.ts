@@ -1,6 +1,7 @@
 import type { TSchema } from "@sinclair/typebox";
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
+import { forms, input } from "../../http/forms.ts";
 import { simplePage } from "../../http/pagination.ts";
 import { requestState } from "../../http/request-state.ts";
 import { dataOf, refusals } from "../../http/schemas.ts";
@@ -10,6 +11,7 @@ import { IdParam } from "../../validation/ids.ts";
 import type { Actor } from "../auth/actor.ts";
 import { bearerAuth, headerBearer, sessionActor } from "../auth/guards.ts";
 import { toVersionJson } from "./json.ts";
+import { changeRelease, ReleaseChangeForm } from "./release.ts";
 import {
   LatestQuery,
   PublishFromUploadDoc,
@@ -58,7 +60,13 @@ const publishDoc = {
 const ProductParams = t.Object({ product: IdParam("Product") });
 const BenefitParams = t.Object({ product: IdParam("Product"), benefit: IdParam("Benefit") });
 const VersionParams = t.Object({ product: IdParam("Product"), version: IdParam("Version") });
+const ArtifactParams = t.Object({
+  product: IdParam("Product"),
+  version: IdParam("Version"),
+  artifact: IdParam("Artifact"),
+});
 const DOWNLOAD = "/api/products/:product/versions/:version/download";
+const ARTIFACT_DOWNLOAD = "/api/products/:product/versions/:version/artifacts/:artifact/download";
 const downloadDoc = {
   tags,
   summary: "Download a version's file",
@@ -108,6 +116,7 @@ export const versionRoutes = (ctx: AppContext) => {
 
   return new Elysia()
     .use(bearerAuth(ctx))
+    .use(forms(ctx))
     .get(DOWNLOAD, download, {
       params: VersionParams,
       response: refusals(401, 403, 404, 410),
@@ -117,6 +126,16 @@ export const versionRoutes = (ctx: AppContext) => {
       params: VersionParams,
       response: refusals(401, 403, 404, 410),
       detail: { ...downloadDoc, summary: "A version's file headers" },
+    })
+    .get(ARTIFACT_DOWNLOAD, download, {
+      params: ArtifactParams,
+      response: refusals(401, 403, 404, 410),
+      detail: { ...downloadDoc, summary: "Download one file (artifact) of a version" },
+    })
+    .head(ARTIFACT_DOWNLOAD, download, {
+      params: ArtifactParams,
+      response: refusals(401, 403, 404, 410),
+      detail: { ...downloadDoc, summary: "One file (artifact) of a version: its headers" },
     })
     .post("/api/products/:product/versions", (c) => publish(c, c.params.product, null), {
       auth: true,
@@ -173,6 +192,24 @@ export const versionRoutes = (ctx: AppContext) => {
         detail: { summary: "Read a version", tags },
       },
     )
+    .patch(
+      "/api/products/:product/versions/:version",
+      async ({ params, actor, body }) => ({ data: json(await changeRelease(ctx, actor, params, body)) }),
+      {
+        auth: true,
+        params: VersionParams,
+        ...input(ReleaseChangeForm),
+        response: { 200: dataOf(VersionJson), ...refusals(404, 422) },
+        detail: {
+          summary: "Release a draft, yank or un-yank a version, set its channel, rollout or critical flag",
+          description:
+            "`status`: draft → published (holders are notified then), published → yanked (with " +
+            "`yank_reason`; holders who downloaded it are told), yanked → published. " +
+            "`rollout_percentage` 0–100: the share of update clients offered it.",
+          tags,
+        },
+      },
+    )
     .delete(
       "/api/products/:product/versions/:version",
       async ({ params, actor, set }) => {
@@ -189,7 +226,7 @@ export const versionRoutes = (ctx: AppContext) => {
 };
 
 interface DownloadContext {
-  params: { product: number; version: number };
+  params: { product: number; version: number; artifact?: number };
   request: Request;
   bearer: string | undefined;
   set: { headers: Record<string, string | number> };

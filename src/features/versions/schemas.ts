@@ -1,8 +1,16 @@
+import type { TLiteral, TUnion } from "@sinclair/typebox";
 import { t } from "elysia";
 import { ARCHES, PLATFORMS, RELEASE_CHANNELS, VERSION_STATUSES } from "../../db/schema/release-enums.ts";
 import { PageQuery, simplePageOf } from "../../http/pagination.ts";
 import { QueryId } from "../../validation/ids.ts";
 import { Int, Text } from "../../validation/schemas.ts";
+
+/**
+ * One of `values`, for input. Not `t.UnionEnum`: Elysia gives that a default (its first value) and
+ * fills it into a body that left the field out, so an absent `status` would read as "draft".
+ */
+const OneOf = <const V extends string>(values: readonly V[]) =>
+  t.Union(values.map((value) => t.Literal(value))) as unknown as TUnion<TLiteral<V>[]>;
 
 const DateTime = t.String({ format: "date-time" });
 
@@ -66,9 +74,47 @@ export const LatestQuery = t.Object({
   ),
 });
 
+/** A flag as a form sends it (`1`, `true`, …) or as JSON does (a boolean). */
+export const FormFlag = t.Union([t.Boolean(), OneOf(["0", "1", "true", "false"])]);
+export const isSet = (flag: boolean | string | undefined) => flag === true || flag === "1" || flag === "true";
+
+/** Where a file runs; `any` (the default) for a file every platform takes. */
+export const PlatformField = OneOf(PLATFORMS);
+export const ArchField = OneOf(ARCHES);
+/** A `.sig` file's text: a minisign signature (Tauri) or a base64 Ed25519 signature (Sparkle). */
+export const SignatureField = t.String({ minLength: 1, maxLength: 16_384 });
+export const ChannelField = OneOf(RELEASE_CHANNELS);
+
+/** What a file sent for a version says about itself: its platform, arch and signature. */
+export const ArtifactFields = {
+  platform: t.Optional(PlatformField),
+  arch: t.Optional(ArchField),
+  signature: t.Optional(SignatureField),
+};
+
+/**
+ * A change to a version's release state (PATCH): publish a draft, yank (with a reason) or un-yank,
+ * mark critical, move it to another channel, set its staged rollout.
+ */
+export const ReleaseChange = t.Object(
+  {
+    status: t.Optional(OneOf(VERSION_STATUSES)),
+    yank_reason: t.Optional(t.Union([t.String({ minLength: 1, maxLength: 1000 }), t.Null()])),
+    critical: t.Optional(t.Boolean()),
+    channel: t.Optional(ChannelField),
+    rollout_percentage: t.Optional(Int({ minimum: 0, maximum: 100 })),
+  },
+  { additionalProperties: false },
+);
+export type ReleaseChange = typeof ReleaseChange.static;
+
+/** The fields sent with a file added to a version (multipart, or JSON beside `file` or `upload_id`). */
+export const ArtifactUploadFields = t.Object(ArtifactFields, { additionalProperties: false });
+
 /**
  * The publish fields as they arrive: multipart fields are strings, so `benefit_id` may be digits, empty or
- * absent; in JSON it may also be an integer or null.
+ * absent; in JSON it may also be an integer or null. `channel` defaults to the one the name implies
+ * (semver.ts); `draft` creates the version unpublished (PATCH releases it).
  */
 export const PublishFields = t.Object(
   {
@@ -77,6 +123,9 @@ export const PublishFields = t.Object(
     title: Text({ minLength: 1, maxLength: 255 }),
     changelog: t.String({ minLength: 1, maxLength: 1_000_000 }),
     changelog_format: t.Optional(t.UnionEnum(["markdown", "html"])),
+    ...ArtifactFields,
+    channel: t.Optional(ChannelField),
+    draft: t.Optional(FormFlag),
   },
   { additionalProperties: false },
 );

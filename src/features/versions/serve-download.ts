@@ -1,4 +1,5 @@
 import type { AppContext } from "../../context.ts";
+import type { Artifact } from "../../db/schema/index.ts";
 import { AppError, Forbidden, NotFound } from "../../errors.ts";
 import { mediaTypeOrDefault } from "../../http/media-type.ts";
 import { type DownloadCredentials, downloadableVersion } from "./download.ts";
@@ -6,7 +7,8 @@ import { alreadyHeld, bucketCanAnswerRange, contentDisposition, fileResponse } f
 import { firstArtifact } from "./service.ts";
 
 /**
- * A GET or HEAD of a version's file (its first artifact, or the one `ids.artifact` names), decided in
+ * A GET or HEAD of a version's file (its first artifact, or the one `ids.artifact` names, or with
+ * `ids.blockmap` that artifact's blockmap, as electron-updater fetches it), decided in
  * full: who may (download.ts), whether the file is still stored (410), whether the bucket serves it
  * (a presigned redirect) or depot streams it, and what counts as a download. Returns the response and
  * the user it was served to, if one is known.
@@ -14,19 +16,18 @@ import { firstArtifact } from "./service.ts";
 export async function serveDownload(
   ctx: AppContext,
   request: Request,
-  ids: { product: number; version: number; artifact?: number },
+  ids: { product: number; version: number; artifact?: number; blockmap?: boolean },
   credentials: DownloadCredentials,
 ): Promise<{ response: Response; userId: number | null }> {
   // Before anything is looked up: an embedded download is refused whoever it would act for.
   refuseSubresource(request);
   const { product, row, userId } = await downloadableVersion(ctx, ids.product, ids.version, credentials);
-  const file =
+  const artifact =
     ids.artifact === undefined
       ? firstArtifact(row)
-      : row.artifacts.find((artifact) => artifact.id === ids.artifact);
-  if (!file) throw new NotFound("Artifact");
-  // Told if the version is ever yanked; only a GET of the bytes counts, as below.
-  if (userId !== null && request.method === "GET") ctx.downloads.addDownloader(row.version.id, userId);
+      : row.artifacts.find((candidate) => candidate.id === ids.artifact);
+  if (!artifact) throw new NotFound("Artifact");
+  const file = ids.blockmap ? blockmapOf(artifact) : artifact;
   const stored = await ctx.releases.size(file.storageKey);
   if (stored !== file.fileSize) {
     // A version exists only once its file is stored: this one was removed, or STORAGE_DIR is not shared.
@@ -41,6 +42,8 @@ export async function serveDownload(
     throw new AppError(410, "The release file is missing.");
   }
   const isGet = request.method === "GET";
+  // Told if the version is ever yanked: any GET of its files by a known user (a range included).
+  if (userId !== null && isGet) ctx.downloads.addDownloader(row.version.id, userId);
   const contentType = mediaTypeOrDefault(file.contentType);
   // A HEAD is answered here, not redirected: a presigned URL is signed for GET only, and depot knows
   // every header without the bytes. A client that already holds the file is answered here too (304):
@@ -58,7 +61,7 @@ export async function serveDownload(
       : null;
   if (location !== null) {
     // The bucket serves the bytes (and Range); only a request for the whole file counts.
-    if (!request.headers.has("range")) ctx.downloads.add(product.id, row.version.id);
+    if (!request.headers.has("range") && !ids.blockmap) ctx.downloads.add(product.id, row.version.id);
     const response = new Response(null, { status: 302, headers: { location, "cache-control": "no-store" } });
     ctx.metrics?.download(response);
     return { response, userId };
@@ -70,9 +73,25 @@ export async function serveDownload(
     fileName: file.fileName,
     contentType,
   });
-  if (counts && isGet) ctx.downloads.add(product.id, row.version.id);
+  // A blockmap is what an updater reads before a download, not one.
+  if (counts && isGet && !ids.blockmap) ctx.downloads.add(product.id, row.version.id);
   if (isGet) ctx.metrics?.download(response);
   return { response, userId };
+}
+
+/** An artifact's blockmap as a file to serve (`X.blockmap`); 404 when it has none. */
+function blockmapOf(artifact: Artifact) {
+  const { blockmapStorageKey, blockmapSize, blockmapSha256 } = artifact;
+  if (blockmapStorageKey === null || blockmapSize === null || blockmapSha256 === null)
+    throw new NotFound("Blockmap");
+  return {
+    id: artifact.id,
+    storageKey: blockmapStorageKey,
+    fileSize: blockmapSize,
+    sha256: blockmapSha256,
+    fileName: `${artifact.fileName}.blockmap`,
+    contentType: "application/octet-stream",
+  };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray, isNull } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, isNull, ne } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { isUniqueViolation } from "../../db/errors.ts";
 import {
@@ -25,7 +25,7 @@ import { consumeUpload, uploadedFile } from "../uploads/service.ts";
 import { artifactsOf, storageKeysOf } from "./artifact-rows.ts";
 import { checkMarkdownLinks, sanitiseChangelog } from "./changelog.ts";
 import { versionPublished } from "./jobs.ts";
-import { PublishFields } from "./schemas.ts";
+import { isSet, PublishFields } from "./schemas.ts";
 import { channelOfName } from "./semver.ts";
 import type { Upload, UploadedFile } from "./upload.ts";
 
@@ -58,6 +58,13 @@ export interface PublishTarget {
 export const mayPublish = (actor: Actor, product: Product) =>
   allows(actor.permissions, "*") ||
   (allows(actor.permissions, "versions.publish") && ownsProduct(actor.user.id, product));
+
+/** Drafts are seen by the product's owners and admins only; to anyone else a draft does not exist. */
+export const seesDrafts = (actor: Actor, product: Product) =>
+  mayPublish(actor, product) || ownsProduct(actor.user.id, product);
+
+/** What `latest` may answer: published versions only (no drafts, nothing yanked). */
+const offered = () => eq(versions.status, "published");
 
 /**
  * Checked before the body is read, so a refused caller never gets to upload: unknown product or
@@ -116,6 +123,8 @@ export async function publishVersion(
   const existing = await findByName(ctx, target.product.id, benefit?.id ?? null, fields.version_name);
   if (existing) return repost(existing, file.sha256);
 
+  // A draft is seen by its publishers only, and notified when PATCH releases it (release.ts).
+  const draft = isSet(fields.draft);
   const insert = () =>
     withTransaction(ctx, async (tx) => {
       const [row] = await tx.db
@@ -127,9 +136,9 @@ export async function publishVersion(
           title: fields.title,
           changelog,
           changelogFormat: format,
-          channel: channelOfName(fields.version_name),
-          status: "published",
-          publishedAt: new Date(),
+          channel: fields.channel ?? channelOfName(fields.version_name),
+          status: draft ? "draft" : "published",
+          publishedAt: draft ? null : new Date(),
           publishedBy: actor.user.id,
         })
         .returning();
@@ -138,8 +147,9 @@ export async function publishVersion(
         .insert(artifacts)
         .values({
           versionId: row.id,
-          platform: "any",
-          arch: "any",
+          platform: fields.platform ?? "any",
+          arch: fields.arch ?? "any",
+          signature: fields.signature ?? null,
           fileName: file.fileName,
           fileSize: file.size,
           sha256: file.sha256,
@@ -151,7 +161,7 @@ export async function publishVersion(
       if (!artifact) throw new Error("artifact insert returned nothing");
       // A finished resumable upload's file is already in place; the version takes it from the upload.
       if (file.uploadId !== undefined) await consumeUpload(tx.db, file.uploadId);
-      await ctx.jobs.sendInTransaction(tx.db, versionPublished, { version_id: row.id });
+      if (!draft) await ctx.jobs.sendInTransaction(tx.db, versionPublished, { version_id: row.id });
       return { version: row, artifacts: [artifact] };
     });
   try {
@@ -168,7 +178,7 @@ export async function publishVersion(
 }
 
 /** The request's file: the one it carried, or the resumable upload its `upload_id` names. */
-async function fileOf(
+export async function fileOf(
   ctx: Pick<AppContext, "db" | "releases" | "config">,
   actor: Actor,
   upload: Upload,
@@ -178,7 +188,7 @@ async function fileOf(
   return uploadedFile(ctx, actor, upload.uploadId);
 }
 
-function requireFile(file: UploadedFile | null): UploadedFile {
+export function requireFile(file: UploadedFile | null): UploadedFile {
   if (!file) throw new Invalid({ file: ["The file field is required."] });
   if (file.size === 0) throw new Invalid({ file: ["The file field must not be empty."] });
   return file;
@@ -276,7 +286,7 @@ async function findProductOfVersions(ctx: Pick<AppContext, "db">, actor: Actor, 
   }
 }
 
-/** A product's versions, newest first, for whoever may see or holds the product. */
+/** A product's versions, newest first, for whoever may see or holds the product (drafts: its publishers). */
 export async function listVersions(
   ctx: Pick<AppContext, "db">,
   actor: Actor,
@@ -287,14 +297,22 @@ export async function listVersions(
   return withArtifacts(
     ctx,
     await selectVersions(ctx)
-      .where(eq(versions.productId, product.id))
+      .where(
+        and(
+          eq(versions.productId, product.id),
+          seesDrafts(actor, product) ? undefined : ne(versions.status, "draft"),
+        ),
+      )
       .orderBy(desc(versions.id))
       .limit(page.perPage + 1)
       .offset(page.offset),
   );
 }
 
-/** The newest version of the whole product, or of one benefit, for whoever may see or holds the product. */
+/**
+ * The newest published version of the whole product, or of one benefit, for whoever may see or holds
+ * the product: never a draft or a yanked version.
+ */
 export async function latestVersion(
   ctx: Pick<AppContext, "db">,
   actor: Actor,
@@ -307,6 +325,7 @@ export async function latestVersion(
       and(
         eq(versions.productId, product.id),
         benefitId === null ? isNull(versions.purchaseBenefitId) : eq(versions.purchaseBenefitId, benefitId),
+        offered(),
       ),
     )
     .orderBy(desc(versions.id))
@@ -323,12 +342,14 @@ export async function readVersion(
   versionId: number,
 ) {
   const product = await findProductOfVersions(ctx, actor, productId);
-  return findVersion(ctx, product.id, versionId);
+  const row = await findVersion(ctx, product.id, versionId);
+  if (row.version.status === "draft" && !seesDrafts(actor, product)) throw new NotFound("Version");
+  return row;
 }
 
 /**
- * The newest version of each product and of each of its benefits, one row for each that has any. No
- * caller is checked here: whoever calls this decides what may be shown.
+ * The newest published version of each product and of each of its benefits, one row for each that has
+ * any. No caller is checked here: whoever calls this decides what may be shown.
  */
 export async function latestVersionsOf(ctx: Pick<AppContext, "db">, productIds: number[]) {
   if (productIds.length === 0) return [];
@@ -339,7 +360,7 @@ export async function latestVersionsOf(ctx: Pick<AppContext, "db">, productIds: 
     })
     .from(versions)
     .leftJoin(purchaseBenefits, eq(purchaseBenefits.id, versions.purchaseBenefitId))
-    .where(inArray(versions.productId, productIds))
+    .where(and(inArray(versions.productId, productIds), offered()))
     .orderBy(asc(versions.productId), asc(versions.purchaseBenefitId), desc(versions.id));
   return withArtifacts(ctx, rows);
 }

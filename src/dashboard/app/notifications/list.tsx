@@ -36,7 +36,9 @@ export function NotificationList({ notifications, marking, onMarkRead }: Props) 
                 : <bdi>{data.title}</bdi>
               </span>
               <span class="hint">
-                New version published{" "}
+                {notification.type === "version.yanked"
+                  ? `Version withdrawn${data.yank_reason ? `: ${data.yank_reason}` : ""} `
+                  : "New version published "}
                 <time dateTime={notification.created_at}>{formatDate(notification.created_at)}</time>
               </span>
             </div>

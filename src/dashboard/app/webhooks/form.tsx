@@ -8,6 +8,7 @@ import { createWebhook } from "./api.ts";
 
 const DESCRIPTIONS: Record<WebhookEvent, string> = {
   "version.published": "A version of a product you own or hold is published",
+  "version.yanked": "A version you downloaded (or of a product you own) is withdrawn, with the reason",
 };
 const EVENTS = WEBHOOK_EVENTS.map((name) => ({ name, description: DESCRIPTIONS[name] }));
 
