@@ -108,8 +108,10 @@ export const publishCommand: Command = {
         uploadId = null;
       }
     }
+    // The files of this call go to the version it has just published, released or not.
+    const created = rest !== files;
     for (const file of rest) {
-      const result = await publisher.add(productId, version, file);
+      const result = await publisher.add(productId, version, file, created);
       results.push(result);
       if (result.status === "sent" && status === "already-published") status = "added";
     }
@@ -181,13 +183,14 @@ class Publisher {
   }
 
   /**
-   * Adds `file` to `version` unless it already holds it. A draft takes new files; a released version
-   * only confirms the ones it has, as a re-run pipeline's publish does.
+   * Adds `file` to `version` unless it already holds it. A draft takes new files, and so does the
+   * version this call has just published (`created`); any other only confirms the ones it has, as a
+   * re-run pipeline's publish does.
    */
-  async add(productId: number, version: Version, file: PlannedFile): Promise<FileResult> {
+  async add(productId: number, version: Version, file: PlannedFile, created: boolean): Promise<FileResult> {
     const sha256 = await this.digests(file).whole;
     if (holds(version, sha256)) return { file: file.name, status: "already-there" };
-    if (version.status !== "draft") {
+    if (!created && version.status !== "draft") {
       throw new Refused(
         `version ${version.version_number} already exists with another file (sha256 ${version.sha256}); ` +
           `publish under a new version name${version.status === "published" ? ", or add files to a draft (--draft) before releasing it" : ""}`,
