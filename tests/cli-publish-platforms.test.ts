@@ -18,7 +18,6 @@ import { createProduct, createUser, tokenFor } from "./helpers/factories.ts";
 setDefaultTimeout(60_000);
 
 const recorder = recordingLogger("info");
-// Started before the tests are collected: which of them run depends on the server's routes.
 const t: TestApp = await startTestApp({ jobs: "send", log: recorder.log });
 const base = t.listen();
 const vendor = await createUser(t.ctx, { role: "vendor" });
@@ -29,13 +28,6 @@ afterAll(async () => {
   await t.close();
   rmSync(dir, { recursive: true, force: true });
 });
-
-/**
- * Whether this server takes a version's further files (`POST …/versions/{v}/artifacts`), built on
- * another branch of issue 25: until it is merged, the matrix tests are reported as skipped.
- */
-const serverHasArtifacts = () =>
-  t.app.routes.some((route) => route.path === "/api/products/:product/versions/:version/artifacts");
 
 function fileOf(name: string, bytes: Uint8Array | string): string {
   const path = join(dir, name);
@@ -118,7 +110,7 @@ describe("what the command line gets wrong: exit 2, nothing sent", () => {
   });
 });
 
-describe.skipIf(!serverHasArtifacts())("a CI matrix: three runners, one draft, one release", () => {
+describe("a CI matrix: three runners, one draft, one release", () => {
   const windows = randomBytes(3000);
   const mac = randomBytes(2000);
   const macZip = randomBytes(2100);
@@ -204,6 +196,30 @@ describe.skipIf(!serverHasArtifacts())("a CI matrix: three runners, one draft, o
     ]);
     expect(late.code).toBe(1);
     expect(late.stderr).toContain("version 2.0.0 already exists with another file");
+  });
+
+  test("depot release of a yanked version: exit 1 with the reason, the version stays yanked", async () => {
+    const out = jsonOf(
+      await cli([
+        "publish",
+        fileOf("tool-linux-x86_64.tar.gz", randomBytes(500)),
+        ...versionArgs("4.0.0"),
+        "--json",
+      ]),
+    );
+    expect(out).toMatchObject({ status: "published", version: { status: "published" } });
+    const yank = await fetch(`${base}/api/products/${product.id}/versions/${out.version.id}`, {
+      method: "PATCH",
+      headers: { ...bearer(token), "content-type": "application/json" },
+      body: JSON.stringify({ status: "yanked", yank_reason: "corrupts settings" }),
+    });
+    expect(yank.status).toBe(200);
+    const result = await cli(["release", "4.0.0", "--product", String(product.id)]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      "depot release: version 4.0.0 is yanked (corrupts settings): not released again",
+    );
+    expect(await versionNamed("4.0.0")).toMatchObject({ status: "yanked", yank_reason: "corrupts settings" });
   });
 
   test("--platform/--arch override the names; --channel overrides the version name's; X.sig attaches to X", async () => {
