@@ -62,7 +62,7 @@ function help(): string {
     "  depot --help | --version | <command> --help",
     "",
     "Configuration comes from the environment (PORT, DATABASE_URL, DATA_DIR, ...); see the README.",
-    "publish, versions and download are clients of a depot server: --server or DEPOT_URL, --token or DEPOT_TOKEN.",
+    "publish, release, versions and download are clients of a depot server: --server or DEPOT_URL, --token or DEPOT_TOKEN.",
   ].join("\n");
 }
 
