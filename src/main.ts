@@ -12,6 +12,7 @@ import { loginCommand, logoutCommand } from "./cli/login.ts";
 import { migrateCommand } from "./cli/migrate.ts";
 import { productCreateCommand } from "./cli/product-create.ts";
 import { publishCommand } from "./cli/publish.ts";
+import { releaseCommand } from "./cli/release.ts";
 import { restoreCommand } from "./cli/restore.ts";
 import { serveCommand } from "./cli/serve.ts";
 import { tokenCreateCommand } from "./cli/token-create.ts";
@@ -44,6 +45,7 @@ const commands: Command[] = [
   loginCommand,
   logoutCommand,
   publishCommand,
+  releaseCommand,
   versionsCommand,
   downloadCommand,
 ];
@@ -64,8 +66,9 @@ function help(): string {
     ...commands.map(row),
     "  depot --help | --version | <command> --help",
     "",
-    "Configuration comes from the environment (PORT, DATABASE_URL, DATA_DIR, ...); see the README.",
-    "publish, versions and download are clients of a depot server: --server or DEPOT_URL, --token or DEPOT_TOKEN,\nor what `depot login` stored.",
+    "Configuration comes from the environment (PORT, DATABASE_URL, DATA_DIR, ...); see docs/reference/configuration.md.",
+    "publish, release, versions and download are clients of a depot server: --server or DEPOT_URL, --token or DEPOT_TOKEN,
+or what `depot login` stored.",
   ].join("\n");
 }
 
