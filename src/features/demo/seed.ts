@@ -297,10 +297,11 @@ async function seedCatalogue(ctx: Pick<AppContext, "db" | "config">): Promise<De
       });
     }
 
-    // One license per purchase, owned by its buyer and created by the product's seller.
+    // One license per purchase, owned by its buyer and created by the product's seller; the last
+    // one is also bound to at most 3 machines (README, "Machines"), the others count none.
     const licenses: DemoSeed["licenses"] = [];
     const seller = new Map(products.map((p) => [p.id, p.user_id]));
-    for (const purchase of purchases) {
+    for (const [i, purchase] of purchases.entries()) {
       const license = await createLicense(
         tx,
         { id: 0, creatorId: null },
@@ -309,6 +310,7 @@ async function seedCatalogue(ctx: Pick<AppContext, "db" | "config">): Promise<De
           creatorId: String(seller.get(purchase.product_id)),
           productId: String(purchase.product_id),
           maxIps: 2,
+          ...(i === purchases.length - 1 ? { maxMachines: 3 } : {}),
         },
       );
       licenses.push({

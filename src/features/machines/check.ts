@@ -1,5 +1,7 @@
-import { and, eq, or } from "drizzle-orm";
+import { and, eq, or, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
+import type { Db } from "../../db/client.ts";
+import { preparedOnce } from "../../db/prepared.ts";
 import { type License, machines } from "../../db/schema/index.ts";
 import { aliveSql } from "./alive.ts";
 import type { MachineRow } from "./json.ts";
@@ -20,18 +22,31 @@ export async function checkMachine(
   license: Pick<License, "id" | "heartbeatSeconds">,
   fingerprint: string | undefined,
 ): Promise<MachineCheck> {
-  const alive = aliveSql(license.heartbeatSeconds);
-  const rows: MachineRow[] = await ctx.db
-    .select({ machine: machines, alive })
-    .from(machines)
-    .where(
-      and(
-        eq(machines.licenseId, license.id),
-        fingerprint === undefined ? alive : or(alive, eq(machines.fingerprint, fingerprint)),
-      ),
-    );
+  const rows: MachineRow[] = await preparedOnce(ctx.db, "machines_of_license", prepareMachinesOf).execute({
+    licenseId: license.id,
+    heartbeatSeconds: license.heartbeatSeconds,
+    fingerprint: fingerprint ?? null,
+  });
   return {
     count: rows.filter((row) => row.alive).length,
     machine: rows.find((row) => row.machine.fingerprint === fingerprint) ?? null,
   };
 }
+
+/**
+ * Prepared once, as validation's own read is (bench/README.md, "Machines"): the heartbeat interval
+ * is a parameter (null: no heartbeats wanted), and a null fingerprint matches no machine.
+ */
+const prepareMachinesOf = (db: Db) => {
+  const alive = aliveSql(sql.placeholder("heartbeatSeconds"));
+  return db
+    .select({ machine: machines, alive })
+    .from(machines)
+    .where(
+      and(
+        eq(machines.licenseId, sql.placeholder("licenseId")),
+        or(alive, eq(machines.fingerprint, sql.placeholder("fingerprint"))),
+      ),
+    )
+    .prepare("machines_of_license");
+};
