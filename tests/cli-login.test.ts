@@ -48,6 +48,14 @@ describe("depot login", () => {
     expect(existsSync(loginPath())).toBe(false);
   }, 30_000);
 
+  test("no server: a usage error naming where one comes from", async () => {
+    const result = await depot(["login", "--with-token"], env, undefined, `${token}\n`);
+    expect(result.code).toBe(2);
+    expect(stderrLines(result)[0]).toBe(
+      "depot login: no server: pass --server URL, set DEPOT_URL, or run depot login",
+    );
+  }, 30_000);
+
   test("no token on stdin or in DEPOT_TOKEN is a usage error", async () => {
     const result = await depot(["login", "--server", base, "--with-token"], env, undefined, "");
     expect(result.code).toBe(2);
@@ -67,6 +75,12 @@ describe("depot login", () => {
     expect(JSON.parse(readFileSync(loginPath(), "utf8"))).toEqual({ server: base, token });
     expect(statSync(loginPath()).mode & 0o777).toBe(0o600);
     expect(statSync(configDir).mode & 0o777).toBe(0o700);
+  }, 30_000);
+
+  test("logging in again without --server keeps the stored server", async () => {
+    const result = await depot(["login", "--with-token"], env, undefined, `${token}\n`);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(`Logged in to ${base}; the token is kept in ${loginPath()}.\n`);
   }, 30_000);
 
   test("versions then needs neither --server nor --token", async () => {

@@ -1,6 +1,6 @@
 import { DepotClient } from "../client/depot-client.ts";
 import { type Command, printResult, UsageError } from "./command.ts";
-import { normalizeServer, retryPolicy } from "./connection.ts";
+import { resolveServer, retryPolicy } from "./connection.ts";
 import { loginFile, readLogin, removeLogin, writeLogin } from "./login-store.ts";
 import { readStdinLine } from "./password-input.ts";
 
@@ -23,9 +23,10 @@ async function tokenToStore(values: Values): Promise<string> {
 export const loginCommand: Command = {
   name: "login",
   summary: "store a server and a token for publish, versions and download (like gh auth login)",
-  usage: "depot login --server URL [--with-token] [--json]",
+  usage: "depot login [--server URL] [--with-token] [--json]",
   details:
-    "--with-token reads the token from stdin's first line: `depot token:create … | depot login --server URL\n" +
+    "--server defaults to DEPOT_URL, then to the server of the last login.\n" +
+    '--with-token reads the token from stdin\'s first line: `echo "$TOKEN" | depot login --server URL\n' +
     "--with-token`; without it, DEPOT_TOKEN. The token is checked against the server first, then kept in\n" +
     "the platform's config directory (Linux: $XDG_CONFIG_HOME/depot or ~/.config/depot; macOS:\n" +
     "~/Library/Application Support/depot; Windows: %APPDATA%\\depot; DEPOT_CONFIG_DIR overrides), in a\n" +
@@ -34,9 +35,8 @@ export const loginCommand: Command = {
   client: true,
   options: { server: { type: "string" }, "with-token": { type: "boolean" }, json: { type: "boolean" } },
   async run(_config, values) {
-    if (typeof values.server !== "string" || values.server.trim() === "")
-      throw new UsageError("--server is required");
-    const server = normalizeServer(values.server.trim());
+    // --server, else DEPOT_URL, else the server of the last login (logging in again with a new token).
+    const server = resolveServer(values, process.env);
     const token = await tokenToStore(values);
     // A token the server refuses is not stored: 401 exits 1 with the server's word, as publish would.
     const client = new DepotClient(
