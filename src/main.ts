@@ -67,8 +67,7 @@ function help(): string {
     "  depot --help | --version | <command> --help",
     "",
     "Configuration comes from the environment (PORT, DATABASE_URL, DATA_DIR, ...); see docs/reference/configuration.md.",
-    "publish, release, versions and download are clients of a depot server: --server or DEPOT_URL, --token or DEPOT_TOKEN,
-or what `depot login` stored.",
+    "publish, release, versions and download are clients of a depot server: --server or DEPOT_URL, --token or DEPOT_TOKEN,\nor what `depot login` stored.",
   ].join("\n");
 }
 
