@@ -83,7 +83,9 @@ export function ReleasePanel({ productId, version, onChanged }: Props) {
     <div class="release-panel">
       <ErrorAlert message={error} />
       <table class="artifacts">
-        <caption>{`Files of ${label}`}</caption>
+        <caption>
+          Files of <bdi>{version.version_number}</bdi>
+        </caption>
         <thead>
           <tr>
             <th scope="col">Platform</th>
@@ -133,7 +135,7 @@ export function ReleasePanel({ productId, version, onChanged }: Props) {
       <div class="release-actions">
         {version.status === "draft" && (
           <button type="button" disabled={busy} onClick={() => void change({ status: "published" })}>
-            Release {label}
+            Release <bdi>{version.version_number}</bdi>
           </button>
         )}
         {version.status === "published" && (
@@ -189,7 +191,7 @@ export function ReleasePanel({ productId, version, onChanged }: Props) {
                 onInput={(event) => setReason(event.currentTarget.value)}
               />
               <button type="submit" class="danger" disabled={busy || reason.trim() === ""}>
-                Yank {label}
+                Yank <bdi>{version.version_number}</bdi>
               </button>
             </form>
           </>
@@ -261,7 +263,9 @@ function ArtifactForm({
 
   return (
     <form key={generation} class="artifact-form" onSubmit={submit} noValidate>
-      <h3>{`Add a file to ${isolated(version.version_number)}`}</h3>
+      <h3>
+        Add a file to <bdi>{version.version_number}</bdi>
+      </h3>
       <ErrorAlert message={message} />
       <FileChoice
         id={`artifact-file-${version.id}`}
