@@ -25,7 +25,8 @@
 #   h. machines (--fingerprint): a license with maxMachines 1 activates this machine, validates with
 #      its fingerprint, sends one heartbeat and verifies a machine-bound file (exit 0); the other
 #      example's machine is refused (TOO_MANY_MACHINES, exit 1) until the first is deactivated, and a
-#      file bound to another machine is refused (exit 1)
+#      file bound to another machine is refused (exit 1); an offline activation's file (offline: true)
+#      verifies on its machine and is refused on another
 # and the TypeScript example typechecks (tsc -p examples/verify-typescript).
 set -euo pipefail
 
@@ -299,6 +300,20 @@ check "java: after the first is deactivated, its seat" 0 '^machine: activated \(
   --license-file "$WORK/java-machine.lic"
 check "typescript: the Java machine's file on another machine" 1 '^license file INVALID \(the file is bound to another machine\)$' -- \
   ts_example "$BASE" "$key" --jwks "$WORK/jwks-rotated.json" --fingerprint fp-java --license-file "$WORK/ts-machine.lic"
+
+step "h. offline activation: the file the API hands out for an air-gapped machine, verified by the Java example"
+curl -sS --fail --max-time 5 -o /dev/null -X PATCH -H "x-api-key: $apikey" -H 'Content-Type: application/json' \
+  -d '{"maxMachines":2}' "$BASE/api/v1/licenses/$license_id"
+curl -sS --fail --max-time 5 -o "$WORK/offline.json" -H 'Content-Type: application/json' \
+  -d "{\"key\":\"$key\",\"fingerprint\":\"fp-air-gapped\",\"name\":\"vault\",\"offline\":true}" \
+  "$BASE/api/v1/licenses/activate"
+json_path 'd.license_file' "$WORK/offline.json" >"$WORK/offline.lic" || fail "offline activation: no license_file"
+check "java: the offline activation's file, on its machine" 0 '^machine: already active \(' '^VALID$' \
+  '^license file: using ' '^license file VALID until ' -- \
+  java_example "$BASE" "$key" --jwks "$WORK/jwks-rotated.json" --fingerprint fp-air-gapped --license-file "$WORK/offline.lic"
+check "java: the offline activation's file, on another machine" 1 \
+  '^license file INVALID \(the file is bound to another machine\)$' -- \
+  java_example "$BASE" "$key" --jwks "$WORK/jwks-rotated.json" --fingerprint fp-java --license-file "$WORK/offline.lic"
 
 stop_server
 STEP="done"

@@ -167,6 +167,22 @@ describe("a license's machine settings (create and PATCH with x-api-key)", () =>
     expect(after).toEqual(before);
   });
 
+  test("PATCH floating: true on a license without heartbeats gives it 600 s; maxMachines null takes the fields away", async () => {
+    const license = await newLicense({ maxMachines: 2 });
+    const floated = await readJson(await api(`/api/v1/licenses/${license.id}`, "PATCH", { floating: true }));
+    expect(floated).toMatchObject({ maxMachines: 2, floating: true, heartbeatSeconds: 600 });
+    const back = await readJson(
+      await api(`/api/v1/licenses/${license.id}`, "PATCH", {
+        maxMachines: null,
+        floating: false,
+        heartbeatSeconds: null,
+      }),
+    );
+    expect("maxMachines" in back || "floating" in back || "heartbeatSeconds" in back).toBe(false);
+    const [row] = await t.ctx.db.select().from(licenses).where(eq(licenses.id, license.id));
+    expect(row).toMatchObject({ maxMachines: null, floating: false, heartbeatSeconds: null });
+  });
+
   test("PATCH heartbeatSeconds null on a floating license → 422, the license unchanged", async () => {
     const floating = await newLicense({ maxMachines: 1, floating: true, heartbeatSeconds: 60 });
     const response = await api(`/api/v1/licenses/${floating.id}`, "PATCH", { heartbeatSeconds: null });
@@ -620,6 +636,19 @@ describe("validate with machines", () => {
       "updatedAt",
     ]);
     expect(body).toMatchObject({ valid: true, code: "VALID", ips: { count: 1, max: 2 } });
+  });
+
+  test("a fingerprint on a license without maxMachines: the code as before, machines {count, max: null} and the machine", async () => {
+    const license = await newLicense({ maxIps: 3 });
+    const machine = await activated(license, "optional");
+    const body = await readJson(await validate({ key: license.key, fingerprint: "optional" }));
+    expect(body).toMatchObject({
+      code: "VALID",
+      machines: { count: 1, max: null },
+      machine: { id: machine.id, alive: true },
+    });
+    const unknown = await readJson(await validate({ key: license.key, fingerprint: "other" }));
+    expect(unknown).toMatchObject({ code: "VALID", machines: { count: 1, max: null }, machine: null });
   });
 
   test("a bad fingerprint in validate → 422", async () => {
