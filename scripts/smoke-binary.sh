@@ -12,7 +12,7 @@
 # publishes and downloads whole and by range, refused publishes leave no file behind (a received file
 # removes itself: `await using` in the compiled code), `depot publish` (fetched from GET /client/depot)
 # publishes through resumable uploads, scripts/install.sh installs it from there (checked), and `depot versions` / `depot download` list and fetch
-# it; /docs and the UI script it names (embedded in the binary, same-origin) answer 200, and so do the
+# it, also with only what `depot login` stored; /docs and the UI script it names (embedded in the binary, same-origin) answer 200, and so do the
 # dashboard at / and its script and stylesheet; `backup`
 # while serve runs, `restore` into another directory and a server there that serves the release;
 # `healthcheck` fails once the server is gone.
@@ -214,6 +214,18 @@ cmp -s "$WORK/client-download.jar" "$WORK/release.jar" || fail "depot download: 
 [[ "$(json_field sha256 <"$WORK/out")" == "$(sha256sum "$WORK/release.jar" | cut -d' ' -f1)" ]] ||
   fail "depot download: unexpected sha256 in $(cat "$WORK/out")"
 rm "$WORK/client-download.jar"
+
+step "depot login keeps the server and token (0600): depot versions then needs neither"
+echo "$vendor" | DEPOT_CONFIG_DIR="$WORK/config" depot login --server "$BASE" --with-token >"$WORK/out" 2>"$WORK/err" || {
+  cat "$WORK/err" >&2
+  fail "depot login exited non-zero"
+}
+[[ "$(stat -c %a "$WORK/config/login.json")" == "600" ]] || fail "depot login: login.json is not 0600"
+DEPOT_CONFIG_DIR="$WORK/config" depot versions --product "$product" --json >"$WORK/out" 2>"$WORK/err" || {
+  cat "$WORK/err" >&2
+  fail "depot versions after depot login exited non-zero"
+}
+grep -q '"version_number":"9.9.9"' "$WORK/out" || fail "depot versions after login: 9.9.9 not listed"
 
 step "the binary a CI job fetches from GET /client/depot publishes through resumable uploads"
 code="$(http_code "$BASE/client/depot")"

@@ -10,7 +10,11 @@ import { createTokenAction } from "./token-create.ts";
 import { createUserAction } from "./user-create.ts";
 import { setPasswordAction } from "./user-password.ts";
 
-/** Every administrative command a running server performs for the CLI through its control socket. */
+/**
+ * Every administrative command a running server performs for the CLI through its control socket.
+ * Each takes its own input type; here they are only looked up by name and handed the JSON the CLI
+ * sent (the same value it built), hence `never`.
+ */
 const ACTIONS: AdminAction<never, unknown>[] = [
   createUserAction,
   setPasswordAction,

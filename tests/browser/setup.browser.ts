@@ -6,19 +6,22 @@ import { expect, test } from "bun:test";
 import { count } from "drizzle-orm";
 import { users } from "../../src/db/schema/index.ts";
 import { setupLink } from "../../src/features/setup/code.ts";
-import { fitsWidth, listeningDepot, openPage } from "../helpers/browser.ts";
+import { seriousViolations } from "../helpers/axe.ts";
+import { fitsWidth, listeningDepot, offOrigin, openPage } from "../helpers/browser.ts";
 
 const depot = listeningDepot();
 const userCount = async () => (await depot.ctx.db.select({ n: count() }).from(users))[0]?.n;
 
 test("the first admin is created through /setup, signed in, and /setup is gone", async () => {
-  const { context, page, pageErrors, problems } = await openPage(depot.origin);
+  const watched = await openPage(depot.origin);
+  const { context, page, pageErrors, problems } = watched;
   try {
     // `/` on an empty server: the setup form, not the sign-in page.
     await page.goto(`${depot.base}/`, { waitUntil: "networkidle" });
     await page.getByRole("heading", { name: "Create the first admin" }).waitFor({ timeout: 10_000 });
     expect(new URL(page.url()).pathname).toBe("/");
     expect(await fitsWidth(page)).toBe(true);
+    expect(await seriousViolations(page)).toEqual([]);
     await page.getByLabel("Setup code", { exact: true }).fill("not-the-code");
     await page.getByLabel("Name", { exact: true }).fill("First Admin");
     await page.getByLabel("Email", { exact: true }).fill("first@example.com");
@@ -28,6 +31,7 @@ test("the first admin is created through /setup, signed in, and /setup is gone",
     expect(await page.locator("#setup-code-error").textContent()).toBe("The setup code is invalid.");
     expect(await page.getByLabel("Setup code", { exact: true }).getAttribute("aria-invalid")).toBe("true");
     expect(await userCount()).toBe(0);
+    expect(await seriousViolations(page)).toEqual([]);
 
     // The printed link, pointed at the test server: the code is filled in.
     const link = new URL(setupLink(depot.ctx.config.appUrl, depot.ctx.appKey));
@@ -57,6 +61,7 @@ test("the first admin is created through /setup, signed in, and /setup is gone",
     expect(await page.getByRole("heading", { name: "Create the first admin" }).count()).toBe(0);
     expect(pageErrors).toEqual([]);
     expect(problems).toEqual([]);
+    expect(offOrigin(watched)).toEqual([]);
   } finally {
     await context.close();
   }
