@@ -17,7 +17,7 @@ import {
 } from "./helpers/electron-updater.ts";
 import { createProduct, createUser, tokenFor } from "./helpers/factories.ts";
 import { unusedPort } from "./helpers/ports.ts";
-import { license, storeRelease } from "./helpers/releases.ts";
+import { license, publishRelease } from "./helpers/releases.ts";
 
 /**
  * The electron-updater feed (README, "Updates: Electron") driven by electron-updater's own code: its
@@ -50,7 +50,8 @@ const BETA = randomBytes(64 * 1024);
 const MAC_OLD = randomBytes(1000);
 const MAC_NEW = randomBytes(1200);
 /** Release notes that would break a YAML file written without quoting. */
-const HOSTILE_NOTES = 'Fixed: "quotes", a: colon\n- a list?\n#not a comment\n\u2028 and 1.10: done';
+// Written with CRLF line ends: a multipart form field's line breaks arrive as CRLF, and are kept.
+const HOSTILE_NOTES = 'Fixed: "quotes", a: colon\r\n- a list?\r\n#not a comment\r\n\u2028 and 1.10: done';
 
 /** The installer and its blockmap as electron-builder leaves them. */
 function installer(name: string, bytes: Uint8Array) {
@@ -77,9 +78,10 @@ async function liveLicense(ownerId: number, creatorId: number, productId: number
 beforeAll(async () => {
   // electron-updater follows the feed's absolute file URLs: APP_URL is the listening server itself.
   const port = unusedPort();
-  t = await startTestApp({ env: { APP_URL: `http://127.0.0.1:${port}` }, log: recorder.log });
+  t = await startTestApp({ env: { APP_URL: `http://127.0.0.1:${port}` }, log: recorder.log, jobs: "send" });
   base = t.listen(port);
   const owner = await createUser(t.ctx, { role: "vendor" });
+  const ownerToken = await tokenFor(t.ctx, owner);
   product = await createProduct(t.ctx, owner);
   const otherProduct = await createProduct(t.ctx, owner);
   const holder = await createUser(t.ctx);
@@ -92,14 +94,14 @@ beforeAll(async () => {
   revokedKey = revoked.key;
   strangerToken = await tokenFor(t.ctx, await createUser(t.ctx));
 
-  await storeRelease(t.ctx, product.id, {
+  await publishRelease(base, ownerToken, product.id, {
     name: "1.0.0",
     files: [
       installer("App-Setup-1.0.0.exe", OLD),
       { name: "App-1.0.0-mac.zip", bytes: MAC_OLD, platform: "darwin", arch: "universal" },
     ],
   });
-  await storeRelease(t.ctx, product.id, {
+  await publishRelease(base, ownerToken, product.id, {
     name: "1.1.0",
     changelog: HOSTILE_NOTES,
     files: [
@@ -107,7 +109,7 @@ beforeAll(async () => {
       { name: "App-1.1.0-mac.zip", bytes: MAC_NEW, platform: "darwin", arch: "universal" },
     ],
   });
-  await storeRelease(t.ctx, product.id, {
+  await publishRelease(base, ownerToken, product.id, {
     name: "2.0.0-beta.1",
     files: [{ name: "App-Setup-2.0.0-beta.1.exe", bytes: BETA, platform: "windows", arch: "x86_64" }],
   });
@@ -237,7 +239,7 @@ describe("who may read a feed", () => {
   test("a free product's feed needs no key", async () => {
     const owner = await createUser(t.ctx, { role: "vendor" });
     const free = await createProduct(t.ctx, owner, { free: true });
-    await storeRelease(t.ctx, free.id, {
+    await publishRelease(base, await tokenFor(t.ctx, owner), free.id, {
       name: "0.1.0",
       files: [{ name: "Free-0.1.0.exe", bytes: randomBytes(100), platform: "windows", arch: "x86_64" }],
     });
@@ -249,7 +251,7 @@ describe("who may read a feed", () => {
   test("a hidden product's feed is a 404 to a key that does not hold it, and open to a holder", async () => {
     const owner = await createUser(t.ctx, { role: "vendor" });
     const hidden = await createProduct(t.ctx, owner, { hidden: true });
-    await storeRelease(t.ctx, hidden.id, {
+    await publishRelease(base, await tokenFor(t.ctx, owner), hidden.id, {
       name: "3.0.0",
       files: [{ name: "Hidden-3.0.0.exe", bytes: randomBytes(100), platform: "windows", arch: "x86_64" }],
     });
