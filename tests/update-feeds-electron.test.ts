@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { and, eq } from "drizzle-orm";
 import { updateChecks } from "../src/db/schema/index.ts";
 import { createLicense, revokeLicense } from "../src/features/licenses/service.ts";
+import { UpdateCheckCounter } from "../src/features/updates/check-counter.ts";
 import { signUrl } from "../src/signed-url.ts";
 import { bearer, readJson, recordingLogger, startTestApp, type TestApp } from "./helpers/app.ts";
 import {
@@ -330,6 +331,37 @@ describe("the files a feed points at", () => {
 });
 
 describe("feed requests are counted per day", () => {
+  test("a client's invented versions cannot grow the table without bound: 10,000 new rows an interval", async () => {
+    const { lines, log } = recordingLogger("warn");
+    const counter = new UpdateCheckCounter(t.ctx.db, log, 60_000);
+    for (let i = 0; i <= 10_000; i++) {
+      counter.add({
+        productId: product.id,
+        feed: "tauri",
+        channel: "dev",
+        platform: "linux",
+        currentVersion: `0.0.${i}`,
+      });
+    }
+    counter.add({
+      productId: product.id,
+      feed: "tauri",
+      channel: "dev",
+      platform: "linux",
+      currentVersion: "0.0.1",
+    });
+    await counter.flush();
+    const rows = await t.ctx.db
+      .select()
+      .from(updateChecks)
+      .where(and(eq(updateChecks.productId, product.id), eq(updateChecks.channel, "dev")));
+    expect(rows).toHaveLength(10_000);
+    expect(rows.find((row) => row.currentVersion === "0.0.1")?.checks).toBe(2);
+    expect(lines.map((line) => [line.msg, line.dropped])).toEqual([
+      ["update checks not counted: too many distinct rows in one interval", 1],
+    ]);
+  });
+
   test("by product, feed, channel and platform", async () => {
     await t.ctx.updateChecks.flush();
     const before = await countOf("stable", "darwin");
