@@ -478,6 +478,39 @@ describe("POST …/versions/{v}/artifacts", () => {
     expect(incoming()).toEqual([]);
   });
 
+  test("the database failing after the file was stored: 500 JSON, no artifact and no file left", async () => {
+    const version = await publish();
+    await t.ctx.db.execute(
+      sql.raw(`CREATE FUNCTION refuse_artifact() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          IF NEW.file_name = 'refused.bin' THEN RAISE EXCEPTION 'the test refuses this artifact'; END IF;
+          RETURN NEW;
+        END $$`),
+    );
+    await t.ctx.db.execute(
+      sql.raw(
+        "CREATE TRIGGER refuse_artifact BEFORE INSERT ON artifacts FOR EACH ROW EXECUTE FUNCTION refuse_artifact()",
+      ),
+    );
+    try {
+      const files = keptFiles();
+      const response = await addFile(
+        version.id,
+        { platform: "linux" },
+        { bytes: unique("r"), name: "refused.bin" },
+      );
+      expect(response.status).toBe(500);
+      expect(await readJson(response)).toEqual({ message: "Server Error." });
+      expect(keptFiles()).toEqual(files);
+      expect(incoming()).toEqual([]);
+      const rows = await t.ctx.db.select().from(artifacts).where(eq(artifacts.versionId, version.id));
+      expect(rows.map((row) => row.fileName)).toEqual([version.file_name]);
+    } finally {
+      await t.ctx.db.execute(sql.raw("DROP TRIGGER refuse_artifact ON artifacts"));
+      await t.ctx.db.execute(sql.raw("DROP FUNCTION refuse_artifact()"));
+    }
+  });
+
   test("who may: 401 anonymous, 403 for a holder or another vendor, 201 for an admin", async () => {
     const version = await publish();
     const file = () => ({ bytes: unique("p"), name: "p.bin" });
