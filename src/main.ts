@@ -10,6 +10,7 @@ import { healthcheckCommand } from "./cli/healthcheck.ts";
 import { keysListCommand, keysRotateCommand } from "./cli/keys.ts";
 import { migrateCommand } from "./cli/migrate.ts";
 import { publishCommand } from "./cli/publish.ts";
+import { releaseCommand } from "./cli/release.ts";
 import { restoreCommand } from "./cli/restore.ts";
 import { serveCommand } from "./cli/serve.ts";
 import { tokenCreateCommand } from "./cli/token-create.ts";
@@ -39,6 +40,7 @@ const commands: Command[] = [
   restoreCommand,
   healthcheckCommand,
   publishCommand,
+  releaseCommand,
   versionsCommand,
   downloadCommand,
 ];
@@ -60,7 +62,7 @@ function help(): string {
     "  depot --help | --version | <command> --help",
     "",
     "Configuration comes from the environment (PORT, DATABASE_URL, DATA_DIR, ...); see the README.",
-    "publish, versions and download are clients of a depot server: --server or DEPOT_URL, --token or DEPOT_TOKEN.",
+    "publish, release, versions and download are clients of a depot server: --server or DEPOT_URL, --token or DEPOT_TOKEN.",
   ].join("\n");
 }
 

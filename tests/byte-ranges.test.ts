@@ -6,10 +6,11 @@ import {
   parseRangeHeader,
   TOO_MANY,
 } from "../src/features/versions/byte-ranges.ts";
+import { multipartRanges } from "../src/features/versions/multipart-ranges.ts";
 
 /**
  * How a Range header is read for a file of 100 bytes (RFC 9110 §14.1–14.2): the ranges sent, the
- * whole file, or a 416 with its reason. The HTTP around it is tested through a listening server in
+ * whole file, or a 416 with its reason; and how the multipart body streams over the store's reads. The HTTP around it is tested through a listening server in
  * tests/multi-range-downloads.test.ts and tests/versions-download.test.ts.
  */
 
@@ -77,5 +78,59 @@ describe("parseRangeHeader", () => {
   test("an empty file has no satisfiable range", () => {
     for (const header of ["bytes=0-", "bytes=-5", "bytes=0-0, -1"])
       expect(parseRangeHeader(header, 0)).toEqual(refused(NOT_SATISFIABLE) as never);
+  });
+});
+
+/** A store's stream of `size` zero bytes in 1 KiB chunks that records whether it was cancelled. */
+function storeStream(size: number) {
+  const state = { cancelled: false };
+  let sent = 0;
+  const stream = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (sent >= size) return controller.close();
+      const chunk = new Uint8Array(Math.min(1024, size - sent));
+      sent += chunk.byteLength;
+      controller.enqueue(chunk);
+    },
+    cancel() {
+      state.cancelled = true;
+    },
+  });
+  return { stream, state };
+}
+
+describe("multipartRanges: the body as a stream", () => {
+  const ranges = [
+    { start: 0, end: 999_999 },
+    { start: 5_000_000, end: 5_999_999 },
+  ];
+
+  test("a client that cancels the body cancels the store's read under it", async () => {
+    const opened: Array<ReturnType<typeof storeStream>> = [];
+    const body = multipartRanges(ranges, 10_000_000, "application/octet-stream").stream((span) => {
+      const store = storeStream(span.end - span.start + 1);
+      opened.push(store);
+      return store.stream;
+    });
+    const reader = body.getReader();
+    for (let i = 0; i < 3; i++) await reader.read();
+    await reader.cancel();
+    expect(opened).toHaveLength(1);
+    expect(opened[0]?.state.cancelled).toBe(true);
+  });
+
+  test("a store that ends early fails the body rather than passing for complete", async () => {
+    const body = multipartRanges(ranges, 10_000_000, "application/octet-stream").stream(
+      () => storeStream(10).stream,
+    );
+    await expect(new Response(body).arrayBuffer()).rejects.toThrow(
+      "the release store ended the file before byte 10",
+    );
+  });
+
+  test("its length is exactly the bytes it sends", async () => {
+    const multipart = multipartRanges(ranges, 10_000_000, "application/octet-stream");
+    const body = multipart.stream((span) => storeStream(span.end - span.start + 1).stream);
+    expect((await new Response(body).arrayBuffer()).byteLength).toBe(multipart.length);
   });
 });

@@ -22,6 +22,8 @@ export interface Command {
   readonly client?: boolean;
   /** The name of the command's one positional argument (`depot backup FILE`), if it takes one. */
   readonly positional?: string;
+  /** It takes several (`depot publish FILE…`): the positional's value is then every one, in order. */
+  readonly manyPositionals?: boolean;
   /** Returns the process exit code. */
   run(config: Config, values: Record<string, string | boolean | string[] | undefined>): Promise<number>;
 }
@@ -52,6 +54,7 @@ export function parseCommandArgs(command: Command, argv: string[]) {
     });
     const parsed = values as Record<string, string | boolean | string[] | undefined>;
     if (command.positional === undefined) return parsed;
+    if (command.manyPositionals) return { ...parsed, [command.positional]: positionals };
     if (positionals.length > 1) throw new UsageError(`unexpected argument "${positionals[1]}"`);
     return { ...parsed, [command.positional]: positionals[0] };
   } catch (error) {

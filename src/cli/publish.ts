@@ -1,35 +1,47 @@
-import { constants } from "node:fs";
-import { access, readFile, stat } from "node:fs/promises";
-import { basename } from "node:path";
-import { readJson } from "../client/depot-client.ts";
+import type { DepotClient } from "../client/depot-client.ts";
 import { Refused } from "../client/failures.ts";
-import { DEFAULT_CHUNK_BYTES, FileDigests, type LocalFile, uploadFile } from "../client/tus-upload.ts";
-import { findVersionNamed, type Version } from "../client/versions.ts";
+import { type Artifact, addArtifact, publishVersion } from "../client/releases.ts";
+import { FileDigests, uploadFile } from "../client/tus-upload.ts";
+import { findVersionNamed, type Version, versionById } from "../client/versions.ts";
 import { Progress } from "../progress.ts";
-import { type Command, optionalId, printResult, requireId, requireString, UsageError } from "./command.ts";
+import { type Command, optionalId, printResult, requireId, requireString } from "./command.ts";
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, tokenClient } from "./connection.ts";
-
-type Values = Record<string, string | boolean | string[] | undefined>;
-
-const FORMATS = ["markdown", "html"];
+import {
+  changelogOf,
+  channelOf,
+  chunkSizeOf,
+  formatOf,
+  type PlannedFile,
+  plannedFiles,
+  signatureOf,
+} from "./publish-options.ts";
 
 export const publishCommand: Command = {
   name: "publish",
-  summary: "upload a release to a depot server (resumable) and publish it as a version",
+  summary: "upload release files to a depot server (resumable) and publish them as a version",
   usage:
-    "depot publish FILE --product ID [--benefit ID] --version NAME --title T " +
-    "(--changelog TEXT | --changelog-file PATH) [--format markdown|html] [--chunk-size BYTES] " +
-    `${CONNECTION_USAGE} [--json]`,
+    "depot publish FILE... --product ID [--benefit ID] --version NAME --title T " +
+    "(--changelog TEXT | --changelog-file PATH) [--format markdown|html] [--platform P] [--arch A] " +
+    `[--signature FILE] [--channel C] [--draft] [--chunk-size BYTES] ${CONNECTION_USAGE} [--json]`,
   details: [
-    "The file goes up through the server's resumable upload endpoint in requests of --chunk-size bytes",
-    `(default ${DEFAULT_CHUNK_BYTES / 1024 / 1024} MiB), each checked by its SHA-256; after a dropped connection or a 5xx the`,
-    "upload goes on from where the server got to. Then the version is published from the upload.",
-    "A version of that name with the same file already there is success (a re-run pipeline); with",
-    "another file it is refused. The server is --server or DEPOT_URL, the token --token or DEPOT_TOKEN.",
-    "Exit codes: 0 published or already there, 1 refused by the server, 2 usage, 3 network gave up.",
+    "Each file goes up through the server's resumable upload endpoint in requests of --chunk-size bytes",
+    "(default 64 MiB), each checked by its SHA-256; after a dropped connection or a 5xx the upload goes on",
+    "from where the server got to. The first FILE publishes the version, the others are added to it as",
+    "its files for other platforms (a file named X.sig or X.blockmap is attached to X by the server).",
+    "--platform (windows, darwin, linux, any) and --arch (x86_64, aarch64, i686, armv7, universal, any)",
+    "apply to every FILE; without them each file's are read from its name (-arm64, x64, .exe, .dmg,",
+    ".AppImage, .deb, …; what the name does not say is any). --signature FILE sends that .sig's text with",
+    "the one FILE. --channel (stable, rc, beta, alpha, dev) overrides the one the version name implies.",
+    "--draft publishes a draft: not shown to holders until `depot release`. When the version is already",
+    "a draft (another CI runner made it), the files are added to it: run the same command on every",
+    "runner of a matrix with --draft, then `depot release NAME` once. Files the version already has are",
+    "success without sending a byte (a re-run pipeline); another file under a released version is",
+    "refused. The server is --server or DEPOT_URL, the token --token or DEPOT_TOKEN.",
+    "Exit codes: 0 published, added or already there, 1 refused by the server, 2 usage, 3 network gave up.",
   ].join("\n"),
   client: true,
   positional: "file",
+  manyPositionals: true,
   options: {
     product: { type: "string" },
     benefit: { type: "string" },
@@ -38,139 +50,194 @@ export const publishCommand: Command = {
     changelog: { type: "string" },
     "changelog-file": { type: "string" },
     format: { type: "string" },
+    platform: { type: "string" },
+    arch: { type: "string" },
+    signature: { type: "string" },
+    channel: { type: "string" },
+    draft: { type: "boolean" },
     "chunk-size": { type: "string" },
     json: { type: "boolean" },
     ...CONNECTION_OPTIONS,
   },
   async run(_config, values) {
     // Everything the command line can get wrong is found before the first request.
-    const file = await localFile(values.file);
+    const files = await plannedFiles(values);
+    const signature = await signatureOf(values.signature, files);
     const productId = requireId(values, "product");
     const benefitId = optionalId(values, "benefit");
+    const channel = channelOf(values.channel);
     const fields = {
       version_name: requireString(values, "version"),
       title: requireString(values, "title"),
       changelog: await changelogOf(values),
       changelog_format: formatOf(values.format),
+      ...(channel === null ? {} : { channel }),
+      ...(values.draft === true ? { draft: true } : {}),
     };
-    const chunkBytes = chunkSizeOf(values["chunk-size"]);
-    const client = tokenClient(values, process.env);
-    const json = values.json === true;
-
-    const digests = new FileDigests(file.path, file.size, chunkBytes);
-    const existing = await findVersionNamed(client, productId, benefitId, fields.version_name);
-    if (existing) return alreadyThere(existing, await digests.whole, json);
-
-    const progress = new Progress("upload", file.size, { plainLines: true });
+    const publisher = new Publisher(
+      tokenClient(values, process.env),
+      chunkSizeOf(values["chunk-size"]),
+      signature,
+      files.length > 1,
+    );
     const startedAt = performance.now();
-    let uploadId: string;
-    try {
-      uploadId = await uploadFile(client, file, digests, { chunkBytes, progress });
-      progress.finish();
-    } catch (error) {
-      progress.abandon();
-      throw error;
+
+    let version = await findVersionNamed(publisher.client, productId, benefitId, fields.version_name);
+    let status: "published" | "drafted" | "added" | "already-published" = "already-published";
+    let uploadId: string | null = null;
+    const results: FileResult[] = [];
+    let rest = files;
+    if (version === null) {
+      const [first, ...others] = files as [PlannedFile, ...PlannedFile[]];
+      uploadId = await publisher.upload(first);
+      try {
+        const published = await publishVersion(publisher.client, productId, benefitId, {
+          ...fields,
+          ...publisher.fileFields(first, uploadId, { omitAny: true }),
+        });
+        version = published.version;
+        status = published.status === 201 ? (version.status === "draft" ? "drafted" : "published") : status;
+        results.push({ file: first.name, status: published.status === 201 ? "sent" : "already-there" });
+        rest = others;
+      } catch (error) {
+        // Another runner of the matrix published the name first (422: the name has another file): add
+        // this file to its version, with the others.
+        if (!(error instanceof Refused && error.status === 422)) throw error;
+        version = await findVersionNamed(publisher.client, productId, benefitId, fields.version_name);
+        if (version === null) throw error;
+        uploadId = null;
+      }
+    }
+    // The files of this call go to the version it has just published, released or not.
+    const created = rest !== files;
+    for (const file of rest) {
+      const result = await publisher.add(productId, version, file, created);
+      results.push(result);
+      if (result.status === "sent" && status === "already-published") status = "added";
     }
     const seconds = (performance.now() - startedAt) / 1000;
-
-    const target =
-      benefitId === null
-        ? `/api/products/${productId}/versions`
-        : `/api/products/${productId}/benefits/${benefitId}/versions`;
-    // Posting again after a lost answer is safe: the same name and file is the same version (200).
-    const { status, version } = await client.request(
-      target,
-      {
-        method: "POST",
-        headers: { "content-type": "application/json", accept: "application/json" },
-        body: JSON.stringify({ ...fields, upload_id: uploadId }),
-      },
-      {
-        read: async (response) => ({
-          status: response.status,
-          version: (await readJson<{ data: Version }>(response)).data,
-        }),
-      },
-    );
-    const sha256 = await digests.whole;
-    if (version.sha256 !== sha256) {
-      throw new Refused(
-        `version ${version.version_number} was published with sha256 ${version.sha256}, but ${file.path} has ${sha256}`,
-      );
-    }
+    const final = rest.length > 0 ? await versionById(publisher.client, productId, version.id) : version;
+    await publisher.checkStored(final, files);
     printResult(
-      json,
-      { status: status === 201 ? "published" : "already-published", upload_id: uploadId, seconds, version },
-      `${status === 201 ? "published" : "already published:"} version ${version.version_number} ` +
-        `(id ${version.id}, ${version.file_size} bytes, sha256 ${version.sha256}) in ${seconds.toFixed(1)}s`,
+      values.json === true,
+      { status, upload_id: uploadId, seconds, version: final, files: results },
+      summary(status, final, results, seconds),
     );
     return 0;
   },
 };
 
-/** The file to publish, readable and a regular file, or a usage error (exit 2) before any request. */
-async function localFile(raw: unknown): Promise<LocalFile> {
-  if (typeof raw !== "string" || raw.trim() === "") throw new UsageError("FILE is required");
-  const info = await stat(raw).catch((error: NodeJS.ErrnoException) => {
-    throw new UsageError(`cannot read ${raw}: ${error.code === "ENOENT" ? "no such file" : error.message}`);
-  });
-  if (!info.isFile()) throw new UsageError(`${raw} is not a file`);
-  await access(raw, constants.R_OK).catch(() => {
-    throw new UsageError(`cannot read ${raw}: permission denied`);
-  });
-  const name = basename(raw);
-  return {
-    path: raw,
-    size: info.size,
-    name,
-    type: Bun.file(raw).type.split(";")[0] ?? "application/octet-stream",
-  };
+interface FileResult {
+  file: string;
+  status: "sent" | "already-there";
 }
 
-async function changelogOf(values: Values): Promise<string> {
-  const text = values.changelog;
-  const path = values["changelog-file"];
-  if (text !== undefined && path !== undefined) {
-    throw new UsageError("give the changelog once: --changelog TEXT or --changelog-file PATH");
+/** Uploads files and publishes or adds them, each once: what is already there is not sent again. */
+class Publisher {
+  readonly #digests = new Map<string, FileDigests>();
+
+  constructor(
+    readonly client: DepotClient,
+    private readonly chunkBytes: number,
+    private readonly signature: string | null,
+    /** Several files: each progress line names its file. */
+    private readonly several: boolean,
+  ) {}
+
+  digests(file: PlannedFile): FileDigests {
+    let digests = this.#digests.get(file.path);
+    if (!digests) {
+      digests = new FileDigests(file.path, file.size, this.chunkBytes);
+      this.#digests.set(file.path, digests);
+    }
+    return digests;
   }
-  if (typeof path === "string") {
-    return readFile(path, "utf8").catch((error: NodeJS.ErrnoException) => {
-      throw new UsageError(`cannot read the changelog file ${path}: ${error.code ?? error.message}`);
+
+  async upload(file: PlannedFile): Promise<string> {
+    const label = this.several ? `upload ${file.name}` : "upload";
+    const progress = new Progress(label, file.size, { plainLines: true });
+    try {
+      const id = await uploadFile(this.client, file, this.digests(file), {
+        chunkBytes: this.chunkBytes,
+        progress,
+      });
+      progress.finish();
+      return id;
+    } catch (error) {
+      progress.abandon();
+      throw error;
+    }
+  }
+
+  /**
+   * A file's fields in a publish or an artifact. `omitAny` leaves out a platform and arch of `any`, the
+   * publish's defaults, so that publishing a file of no particular platform is the request it always was.
+   */
+  fileFields(file: PlannedFile, uploadId: string, options: { omitAny?: boolean } = {}) {
+    return {
+      upload_id: uploadId,
+      ...(options.omitAny && file.platform === "any" ? {} : { platform: file.platform }),
+      ...(options.omitAny && file.arch === "any" ? {} : { arch: file.arch }),
+      ...(this.signature === null ? {} : { signature: this.signature }),
+    };
+  }
+
+  /**
+   * Adds `file` to `version` unless it already holds it. A draft takes new files, and so does the
+   * version this call has just published (`created`); any other only confirms the ones it has, as a
+   * re-run pipeline's publish does.
+   */
+  async add(productId: number, version: Version, file: PlannedFile, created: boolean): Promise<FileResult> {
+    const sha256 = await this.digests(file).whole;
+    if (holds(version, sha256)) return { file: file.name, status: "already-there" };
+    if (!created && version.status !== "draft") {
+      throw new Refused(
+        `version ${version.version_number} already exists with another file (sha256 ${version.sha256}); ` +
+          `publish under a new version name${version.status === "published" ? ", or add files to a draft (--draft) before releasing it" : ""}`,
+      );
+    }
+    const uploadId = await this.upload(file);
+    const { status } = await addArtifact(this.client, productId, version.id, {
+      ...this.fileFields(file, uploadId),
+      platform: file.platform,
+      arch: file.arch,
     });
+    return { file: file.name, status: status === 201 ? "sent" : "already-there" };
   }
-  if (typeof text === "string" && text.trim() !== "") return text;
-  throw new UsageError("--changelog TEXT or --changelog-file PATH is required");
+
+  /** Every file must be in the version as this machine has it: a server that stored other bytes is refused. */
+  async checkStored(version: Version, files: PlannedFile[]): Promise<void> {
+    for (const file of files) {
+      // A .sig or .blockmap is attached to its file, not listed: its bytes are the server's to check.
+      if (/\.(sig|blockmap)$/i.test(file.name)) continue;
+      const sha256 = await this.digests(file).whole;
+      if (!holds(version, sha256)) {
+        throw new Refused(
+          `version ${version.version_number} does not hold ${file.name} as sent (sha256 ${sha256}): ` +
+            `it has ${describeFiles(version)}`,
+        );
+      }
+    }
+  }
 }
 
-function formatOf(raw: unknown): "markdown" | "html" {
-  if (raw === undefined) return "markdown";
-  if (typeof raw === "string" && FORMATS.includes(raw)) return raw as "markdown" | "html";
-  throw new UsageError(`--format must be markdown or html, got "${raw}"`);
-}
+/** Whether the version has a file with these bytes (its first, or any artifact). */
+const holds = (version: Version, sha256: string) =>
+  version.sha256 === sha256 ||
+  (version.artifacts ?? []).some((artifact: Artifact) => artifact.sha256 === sha256);
 
-/** --chunk-size in bytes: at least 1 MiB, so that a large file does not become thousands of requests. */
-function chunkSizeOf(raw: unknown): number {
-  if (raw === undefined) return DEFAULT_CHUNK_BYTES;
-  const bytes = typeof raw === "string" && /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
-  if (!Number.isSafeInteger(bytes) || bytes < 1024 * 1024) {
-    throw new UsageError(`--chunk-size must be a number of bytes, at least 1048576, got "${raw}"`);
-  }
-  return bytes;
-}
+const describeFiles = (version: Version) =>
+  (version.artifacts ?? [{ file_name: version.file_name, sha256: version.sha256 }])
+    .map((artifact) => `${artifact.file_name} (sha256 ${artifact.sha256})`)
+    .join(", ");
 
-/** A re-run pipeline: the same name and file is success without sending a byte; another file is refused. */
-function alreadyThere(existing: Version, sha256: string, json: boolean): number {
-  if (existing.sha256 !== sha256) {
-    throw new Refused(
-      `version ${existing.version_number} already exists with another file (sha256 ${existing.sha256}); ` +
-        "publish under a new version name",
-    );
-  }
-  printResult(
-    json,
-    { status: "already-published", upload_id: null, seconds: 0, version: existing },
-    `already published: version ${existing.version_number} (id ${existing.id}, ${existing.file_size} bytes, ` +
-      `sha256 ${existing.sha256}), nothing sent`,
-  );
-  return 0;
+function summary(status: string, version: Version, results: FileResult[], seconds: number): string {
+  const base = `version ${version.version_number} (id ${version.id}, ${version.file_size} bytes, sha256 ${version.sha256})`;
+  const sent = results.filter((result) => result.status === "sent").map((result) => result.file);
+  const time = `in ${seconds.toFixed(1)}s`;
+  const files = results.length > 1 ? ` with ${results.length} files` : "";
+  if (status === "published") return `published ${base}${files} ${time}`;
+  if (status === "drafted") return `published ${base} as a draft${files} ${time}`;
+  if (status === "added") return `added ${sent.join(", ")} to ${base} ${time}`;
+  return `already published: ${base}, nothing sent`;
 }

@@ -1,0 +1,47 @@
+import { Refused } from "../client/failures.ts";
+import { releaseVersion } from "../client/releases.ts";
+import { versionNamed } from "../client/versions.ts";
+import { type Command, optionalId, printResult, requireId, requirePositional } from "./command.ts";
+import { CONNECTION_OPTIONS, CONNECTION_USAGE, tokenClient } from "./connection.ts";
+
+export const releaseCommand: Command = {
+  name: "release",
+  summary: "release a draft version on a depot server: holders see it and are told",
+  usage: `depot release VERSION --product ID [--benefit ID] ${CONNECTION_USAGE} [--json]`,
+  details: [
+    "The last job of a CI matrix: the runners each `depot publish … --draft` their platform's files to",
+    "the draft VERSION (its name), then this releases it (PATCH status published). A version already",
+    "released is success, so a re-run job does nothing twice; a yanked one is refused.",
+    "Exit codes: 0 released or already released, 1 refused (no such version, yanked), 2 usage, 3 network gave up.",
+  ].join("\n"),
+  client: true,
+  positional: "version",
+  options: {
+    product: { type: "string" },
+    benefit: { type: "string" },
+    json: { type: "boolean" },
+    ...CONNECTION_OPTIONS,
+  },
+  async run(_config, values) {
+    const name = requirePositional(values, "version", "VERSION");
+    const productId = requireId(values, "product");
+    const benefitId = optionalId(values, "benefit");
+    const client = tokenClient(values, process.env);
+    const found = await versionNamed(client, productId, benefitId, name);
+    if (found.status === "yanked") {
+      throw new Refused(
+        `version ${name} is yanked${found.yank_reason ? ` (${found.yank_reason})` : ""}: not released again`,
+      );
+    }
+    const released = found.status === "draft";
+    const version = released ? await releaseVersion(client, productId, found.id) : found;
+    const files = version.artifacts?.length ?? 1;
+    printResult(
+      values.json === true,
+      { status: released ? "released" : "already-released", version },
+      `${released ? "released" : "already released:"} version ${version.version_number} (id ${version.id}, ` +
+        `${files} file${files === 1 ? "" : "s"}, channel ${version.channel})`,
+    );
+    return 0;
+  },
+};

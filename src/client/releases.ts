@@ -1,0 +1,75 @@
+import type { ArtifactJson } from "../features/versions/schemas.ts";
+import { type DepotClient, readJson } from "./depot-client.ts";
+import type { Version } from "./versions.ts";
+
+/** A file of a version as the API sends it. */
+export type Artifact = (typeof ArtifactJson)["static"];
+
+/** What a file is published or added with, besides its finished resumable upload. */
+export interface FileFields {
+  upload_id: string;
+  platform: string;
+  arch: string;
+  /** The text of its `.sig` (Tauri, minisign), when one was given. */
+  signature?: string;
+}
+
+const JSON_HEADERS = { "content-type": "application/json", accept: "application/json" };
+
+const versionsPath = (productId: number, benefitId: number | null) =>
+  benefitId === null
+    ? `/api/products/${productId}/versions`
+    : `/api/products/${productId}/benefits/${benefitId}/versions`;
+
+/**
+ * Publishes a version from a finished upload (201; 200 when that name already has that file, so a
+ * retry after a lost answer is the same version).
+ */
+export function publishVersion(
+  client: DepotClient,
+  productId: number,
+  benefitId: number | null,
+  body: Record<string, unknown>,
+): Promise<{ status: number; version: Version }> {
+  return client.request(
+    versionsPath(productId, benefitId),
+    { method: "POST", headers: JSON_HEADERS, body: JSON.stringify(body) },
+    {
+      read: async (response) => ({
+        status: response.status,
+        version: (await readJson<{ data: Version }>(response)).data,
+      }),
+    },
+  );
+}
+
+/**
+ * Adds a file to a version (`POST …/versions/{v}/artifacts`): 201, or 200 when the version already
+ * has this very file for that platform and architecture, so retrying is safe.
+ */
+export function addArtifact(
+  client: DepotClient,
+  productId: number,
+  versionId: number,
+  fields: FileFields,
+): Promise<{ status: number; artifact: Artifact }> {
+  return client.request(
+    `/api/products/${productId}/versions/${versionId}/artifacts`,
+    { method: "POST", headers: JSON_HEADERS, body: JSON.stringify(fields) },
+    {
+      read: async (response) => ({
+        status: response.status,
+        artifact: (await readJson<{ data: Artifact }>(response)).data,
+      }),
+    },
+  );
+}
+
+/** Releases a draft (`PATCH …/versions/{v}` `{status: "published"}`); the same request again changes nothing. */
+export function releaseVersion(client: DepotClient, productId: number, versionId: number): Promise<Version> {
+  return client.request(
+    `/api/products/${productId}/versions/${versionId}`,
+    { method: "PATCH", headers: JSON_HEADERS, body: JSON.stringify({ status: "published" }) },
+    { read: async (response) => (await readJson<{ data: Version }>(response)).data },
+  );
+}
