@@ -210,6 +210,42 @@ describe("electron-updater's generic provider", () => {
   );
 });
 
+test("electron-builder's own names (spaces, build metadata): the provider's file and blockmap URLs resolve", async () => {
+  const owner = await createUser(t.ctx, { role: "vendor" });
+  const named = await createProduct(t.ctx, owner);
+  const token = await tokenFor(t.ctx, owner);
+  const key = (await liveLicense((await createUser(t.ctx)).id, owner.id, named.id)).key;
+  const file = (version: string) => ({
+    name: `My App Setup ${version}.exe`,
+    bytes: new TextEncoder().encode(`installer ${version}`),
+    platform: "windows" as const,
+    arch: "x86_64" as const,
+    blockmap: new TextEncoder().encode(`blockmap ${version}`),
+  });
+  for (const version of ["1.2.0+5", "1.3.0+6"]) {
+    await publishRelease(base, token, named.id, { name: version, files: [file(version)] });
+  }
+  const client = genericClient({
+    url: `${base}/updates/${named.id}/electron/`,
+    platform: "win32",
+    headers: license(key),
+  });
+  const { info, files } = await checkForUpdate(client);
+  expect(info.version).toBe("1.3.0+6");
+  const [resolved] = files;
+  if (!resolved) throw new Error("no file");
+  const [oldMap, newMap] = await client.provider.getBlockMapFiles(resolved.url, "1.2.0+5", "1.3.0+6");
+  for (const [url, body] of [
+    [resolved.url, "installer 1.3.0+6"],
+    [newMap, "blockmap 1.3.0+6"],
+    [oldMap, "blockmap 1.2.0+5"],
+  ] as const) {
+    const response = await fetch(url as URL, { headers: license(key) });
+    expect({ url: String(url), status: response.status }).toEqual({ url: String(url), status: 200 });
+    expect(await response.text()).toBe(body);
+  }
+});
+
 describe("who may read a feed", () => {
   const latest = (headers: Record<string, string>) => fetch(`${feedUrl()}latest.yml`, { headers });
 
