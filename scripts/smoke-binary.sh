@@ -259,6 +259,26 @@ depot backup "$WORK/backup.tar.gz" --json >"$WORK/out" 2>"$WORK/err" || {
 [[ "$(json_field release_files <"$WORK/out")" == "2" ]] || fail "backup: expected 2 release files (multipart and resumable): $(cat "$WORK/out")"
 echo "  $(wc -c <"$WORK/backup.tar.gz") bytes"
 
+step "a CI matrix with the fetched client: two runners add their files to one draft, depot release publishes it"
+head -c 20000 /dev/urandom >"$WORK/App-Setup-11.0.0-x64.exe"
+head -c 20000 /dev/urandom >"$WORK/App-11.0.0-arm64.dmg"
+for file in App-Setup-11.0.0-x64.exe App-11.0.0-arm64.dmg; do
+  (cd "$WORK" && DEPOT_URL="$BASE" DEPOT_TOKEN="$vendor" ./depot-client publish "$file" --product "$product" \
+    --version 11.0.0 --title Matrix --changelog smoke --draft --json) >"$WORK/out" 2>"$WORK/err" || {
+    cat "$WORK/err" >&2
+    fail "depot publish --draft $file exited non-zero"
+  }
+done
+[[ "$(json_path 'd.status' "$WORK/out")" == "added" ]] || fail "the second runner did not add to the draft: $(cat "$WORK/out")"
+(cd "$WORK" && DEPOT_URL="$BASE" DEPOT_TOKEN="$vendor" ./depot-client release 11.0.0 --product "$product" --json) \
+  >"$WORK/out" 2>"$WORK/err" || {
+  cat "$WORK/err" >&2
+  fail "depot release exited non-zero"
+}
+[[ "$(json_path 'd.status + " " + d.version.status + " " + d.version.artifacts.map((a) => a.platform + "/" + a.arch).join(",")' "$WORK/out")" == \
+  "released published windows/x86_64,darwin/aarch64" ]] || fail "depot release: unexpected result $(cat "$WORK/out")"
+echo "  $(json_path 'd.status + " " + d.version.version_number + " (" + d.version.artifacts.length + " files)"' "$WORK/out")"
+
 step "GET /docs and the UI script it loads, embedded in the binary -> 200"
 code="$(http_code "$BASE/docs")"
 [[ "$code" == "200" ]] || fail "GET /docs: HTTP $code"

@@ -198,6 +198,58 @@ describe("a CI matrix: three runners, one draft, one release", () => {
     expect(late.stderr).toContain("version 2.0.0 already exists with another file");
   });
 
+  test("a runner that lost the race to the name (its lookup found nothing, its publish got 422) adds to the winner's draft", async () => {
+    const first = jsonOf(
+      await cli([
+        "publish",
+        fileOf("race-1.0-x64.exe", randomBytes(700)),
+        ...versionArgs("5.0.0"),
+        "--draft",
+        "--json",
+      ]),
+    );
+    expect(first.status).toBe("drafted");
+    // The second runner looked before the first had published: its first list of versions is empty.
+    let hidden = false;
+    const lateLookup = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      fetch(request) {
+        const url = new URL(request.url);
+        if (!hidden && request.method === "GET" && url.pathname === `/api/products/${product.id}/versions`) {
+          hidden = true;
+          return Response.json({ data: [], links: { next: null }, meta: {} });
+        }
+        return fetch(`${base}${url.pathname}${url.search}`, {
+          method: request.method,
+          headers: request.headers,
+          body: request.body,
+          redirect: "manual",
+        });
+      },
+    });
+    try {
+      const dmg = randomBytes(800);
+      const result = await depot(
+        ["publish", fileOf("race-1.0-arm64.dmg", dmg), ...versionArgs("5.0.0"), "--draft", "--json"],
+        { DEPOT_URL: `http://127.0.0.1:${lateLookup.port}`, DEPOT_TOKEN: token, DEPOT_RETRIES: "0" },
+      );
+      const out = jsonOf(result);
+      expect(hidden).toBe(true);
+      expect(out).toMatchObject({
+        status: "added",
+        upload_id: null,
+        files: [{ file: "race-1.0-arm64.dmg", status: "sent" }],
+      });
+      expect(out.version.id).toBe(first.version.id);
+      const files = out.version.artifacts.map((a: Record<string, unknown>) => [a.file_name, a.sha256]);
+      expect(files).toContainEqual(["race-1.0-arm64.dmg", sha256(dmg)]);
+      expect(files).toHaveLength(2);
+    } finally {
+      lateLookup.stop(true);
+    }
+  });
+
   test("depot release of a yanked version: exit 1 with the reason, the version stays yanked", async () => {
     const out = jsonOf(
       await cli([

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { and, eq } from "drizzle-orm";
 import { updateChecks } from "../src/db/schema/index.ts";
 import { createLicense, revokeLicense } from "../src/features/licenses/service.ts";
+import { UpdateCheckCounter } from "../src/features/updates/check-counter.ts";
 import { signUrl } from "../src/signed-url.ts";
 import { bearer, readJson, recordingLogger, startTestApp, type TestApp } from "./helpers/app.ts";
 import {
@@ -17,7 +18,7 @@ import {
 } from "./helpers/electron-updater.ts";
 import { createProduct, createUser, tokenFor } from "./helpers/factories.ts";
 import { unusedPort } from "./helpers/ports.ts";
-import { license, storeRelease } from "./helpers/releases.ts";
+import { license, publishRelease } from "./helpers/releases.ts";
 
 /**
  * The electron-updater feed (README, "Updates: Electron") driven by electron-updater's own code: its
@@ -50,7 +51,8 @@ const BETA = randomBytes(64 * 1024);
 const MAC_OLD = randomBytes(1000);
 const MAC_NEW = randomBytes(1200);
 /** Release notes that would break a YAML file written without quoting. */
-const HOSTILE_NOTES = 'Fixed: "quotes", a: colon\n- a list?\n#not a comment\n\u2028 and 1.10: done';
+// Written with CRLF line ends: a multipart form field's line breaks arrive as CRLF, and are kept.
+const HOSTILE_NOTES = 'Fixed: "quotes", a: colon\r\n- a list?\r\n#not a comment\r\n\u2028 and 1.10: done';
 
 /** The installer and its blockmap as electron-builder leaves them. */
 function installer(name: string, bytes: Uint8Array) {
@@ -77,9 +79,10 @@ async function liveLicense(ownerId: number, creatorId: number, productId: number
 beforeAll(async () => {
   // electron-updater follows the feed's absolute file URLs: APP_URL is the listening server itself.
   const port = unusedPort();
-  t = await startTestApp({ env: { APP_URL: `http://127.0.0.1:${port}` }, log: recorder.log });
+  t = await startTestApp({ env: { APP_URL: `http://127.0.0.1:${port}` }, log: recorder.log, jobs: "send" });
   base = t.listen(port);
   const owner = await createUser(t.ctx, { role: "vendor" });
+  const ownerToken = await tokenFor(t.ctx, owner);
   product = await createProduct(t.ctx, owner);
   const otherProduct = await createProduct(t.ctx, owner);
   const holder = await createUser(t.ctx);
@@ -92,14 +95,14 @@ beforeAll(async () => {
   revokedKey = revoked.key;
   strangerToken = await tokenFor(t.ctx, await createUser(t.ctx));
 
-  await storeRelease(t.ctx, product.id, {
+  await publishRelease(base, ownerToken, product.id, {
     name: "1.0.0",
     files: [
       installer("App-Setup-1.0.0.exe", OLD),
       { name: "App-1.0.0-mac.zip", bytes: MAC_OLD, platform: "darwin", arch: "universal" },
     ],
   });
-  await storeRelease(t.ctx, product.id, {
+  await publishRelease(base, ownerToken, product.id, {
     name: "1.1.0",
     changelog: HOSTILE_NOTES,
     files: [
@@ -107,7 +110,7 @@ beforeAll(async () => {
       { name: "App-1.1.0-mac.zip", bytes: MAC_NEW, platform: "darwin", arch: "universal" },
     ],
   });
-  await storeRelease(t.ctx, product.id, {
+  await publishRelease(base, ownerToken, product.id, {
     name: "2.0.0-beta.1",
     files: [{ name: "App-Setup-2.0.0-beta.1.exe", bytes: BETA, platform: "windows", arch: "x86_64" }],
   });
@@ -207,6 +210,42 @@ describe("electron-updater's generic provider", () => {
   );
 });
 
+test("electron-builder's own names (spaces, build metadata): the provider's file and blockmap URLs resolve", async () => {
+  const owner = await createUser(t.ctx, { role: "vendor" });
+  const named = await createProduct(t.ctx, owner);
+  const token = await tokenFor(t.ctx, owner);
+  const key = (await liveLicense((await createUser(t.ctx)).id, owner.id, named.id)).key;
+  const file = (version: string) => ({
+    name: `My App Setup ${version}.exe`,
+    bytes: new TextEncoder().encode(`installer ${version}`),
+    platform: "windows" as const,
+    arch: "x86_64" as const,
+    blockmap: new TextEncoder().encode(`blockmap ${version}`),
+  });
+  for (const version of ["1.2.0+5", "1.3.0+6"]) {
+    await publishRelease(base, token, named.id, { name: version, files: [file(version)] });
+  }
+  const client = genericClient({
+    url: `${base}/updates/${named.id}/electron/`,
+    platform: "win32",
+    headers: license(key),
+  });
+  const { info, files } = await checkForUpdate(client);
+  expect(info.version).toBe("1.3.0+6");
+  const [resolved] = files;
+  if (!resolved) throw new Error("no file");
+  const [oldMap, newMap] = await client.provider.getBlockMapFiles(resolved.url, "1.2.0+5", "1.3.0+6");
+  for (const [url, body] of [
+    [resolved.url, "installer 1.3.0+6"],
+    [newMap, "blockmap 1.3.0+6"],
+    [oldMap, "blockmap 1.2.0+5"],
+  ] as const) {
+    const response = await fetch(url as URL, { headers: license(key) });
+    expect({ url: String(url), status: response.status }).toEqual({ url: String(url), status: 200 });
+    expect(await response.text()).toBe(body);
+  }
+});
+
 describe("who may read a feed", () => {
   const latest = (headers: Record<string, string>) => fetch(`${feedUrl()}latest.yml`, { headers });
 
@@ -237,7 +276,7 @@ describe("who may read a feed", () => {
   test("a free product's feed needs no key", async () => {
     const owner = await createUser(t.ctx, { role: "vendor" });
     const free = await createProduct(t.ctx, owner, { free: true });
-    await storeRelease(t.ctx, free.id, {
+    await publishRelease(base, await tokenFor(t.ctx, owner), free.id, {
       name: "0.1.0",
       files: [{ name: "Free-0.1.0.exe", bytes: randomBytes(100), platform: "windows", arch: "x86_64" }],
     });
@@ -249,7 +288,7 @@ describe("who may read a feed", () => {
   test("a hidden product's feed is a 404 to a key that does not hold it, and open to a holder", async () => {
     const owner = await createUser(t.ctx, { role: "vendor" });
     const hidden = await createProduct(t.ctx, owner, { hidden: true });
-    await storeRelease(t.ctx, hidden.id, {
+    await publishRelease(base, await tokenFor(t.ctx, owner), hidden.id, {
       name: "3.0.0",
       files: [{ name: "Hidden-3.0.0.exe", bytes: randomBytes(100), platform: "windows", arch: "x86_64" }],
     });
@@ -328,6 +367,37 @@ describe("the files a feed points at", () => {
 });
 
 describe("feed requests are counted per day", () => {
+  test("a client's invented versions cannot grow the table without bound: 10,000 new rows an interval", async () => {
+    const { lines, log } = recordingLogger("warn");
+    const counter = new UpdateCheckCounter(t.ctx.db, log, 60_000);
+    for (let i = 0; i <= 10_000; i++) {
+      counter.add({
+        productId: product.id,
+        feed: "tauri",
+        channel: "dev",
+        platform: "linux",
+        currentVersion: `0.0.${i}`,
+      });
+    }
+    counter.add({
+      productId: product.id,
+      feed: "tauri",
+      channel: "dev",
+      platform: "linux",
+      currentVersion: "0.0.1",
+    });
+    await counter.flush();
+    const rows = await t.ctx.db
+      .select()
+      .from(updateChecks)
+      .where(and(eq(updateChecks.productId, product.id), eq(updateChecks.channel, "dev")));
+    expect(rows).toHaveLength(10_000);
+    expect(rows.find((row) => row.currentVersion === "0.0.1")?.checks).toBe(2);
+    expect(lines.map((line) => [line.msg, line.dropped])).toEqual([
+      ["update checks not counted: too many distinct rows in one interval", 1],
+    ]);
+  });
+
   test("by product, feed, channel and platform", async () => {
     await t.ctx.updateChecks.flush();
     const before = await countOf("stable", "darwin");

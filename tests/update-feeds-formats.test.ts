@@ -9,9 +9,9 @@ import { updateChecks } from "../src/db/schema/index.ts";
 import { createLicense } from "../src/features/licenses/service.ts";
 import { readJson, startTestApp, type TestApp } from "./helpers/app.ts";
 import { parseAppcast } from "./helpers/appcast.ts";
-import { createProduct, createUser } from "./helpers/factories.ts";
+import { createProduct, createUser, tokenFor } from "./helpers/factories.ts";
 import { unusedPort } from "./helpers/ports.ts";
-import { license, storeRelease, updateRelease } from "./helpers/releases.ts";
+import { license, publishRelease } from "./helpers/releases.ts";
 import { fetchJwks, readSigned, verifyAnswer } from "./helpers/verify-signature.ts";
 
 /**
@@ -34,6 +34,8 @@ const minisignSecret = join(dir, "updater.key");
 /** The vendor's Sparkle key (`SUPublicEDKey` in the app). */
 const sparkleKeys = generateKeyPairSync("ed25519");
 
+/** Markdown release notes, with CRLF line ends as a multipart form field carries them. */
+const NOTES = "## Faster\r\n\r\nSearch is **faster** & <safer>.";
 const TAURI_OLD = randomBytes(2000);
 const TAURI_NEW = randomBytes(3000);
 const MAC_NEW = randomBytes(2500);
@@ -52,9 +54,10 @@ const edSignature = (bytes: Uint8Array) => sign(null, bytes, sparkleKeys.private
 beforeAll(async () => {
   execFileSync("minisign", ["-G", "-W", "-p", minisignPublic, "-s", minisignSecret]);
   const port = unusedPort();
-  t = await startTestApp({ env: { APP_URL: `http://127.0.0.1:${port}` } });
+  t = await startTestApp({ env: { APP_URL: `http://127.0.0.1:${port}` }, jobs: "send" });
   base = t.listen(port);
   const owner = await createUser(t.ctx, { role: "vendor" });
+  const ownerToken = await tokenFor(t.ctx, owner);
   product = await createProduct(t.ctx, owner, { name: "Tools & <Things>" });
   const holder = await createUser(t.ctx);
   holderKey = (
@@ -64,7 +67,7 @@ beforeAll(async () => {
       productId: String(product.id),
     })
   ).key;
-  await storeRelease(t.ctx, product.id, {
+  await publishRelease(base, ownerToken, product.id, {
     name: "1.0.0",
     files: [
       {
@@ -76,9 +79,9 @@ beforeAll(async () => {
       },
     ],
   });
-  await storeRelease(t.ctx, product.id, {
+  await publishRelease(base, ownerToken, product.id, {
     name: "1.1.0",
-    changelog: "## Faster\n\nSearch is **faster** & <safer>.",
+    changelog: NOTES,
     files: [
       {
         name: "tools_1.1.0_amd64.AppImage.tar.gz",
@@ -96,8 +99,9 @@ beforeAll(async () => {
       },
     ],
   });
-  const beta = await storeRelease(t.ctx, product.id, {
+  await publishRelease(base, ownerToken, product.id, {
     name: "1.2.0-beta.2",
+    critical: true,
     files: [
       {
         name: "Tools-1.2.0-beta.2-mac.zip",
@@ -108,7 +112,6 @@ beforeAll(async () => {
       },
     ],
   });
-  await updateRelease(t.ctx, beta.id, { critical: true });
 }, 60_000);
 
 afterAll(async () => {
@@ -135,7 +138,7 @@ describe("Tauri v2", () => {
     const update = await readJson(response);
     expect(update).toEqual({
       version: "1.1.0",
-      notes: "## Faster\n\nSearch is **faster** & <safer>.",
+      notes: NOTES,
       pub_date: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       url: fileUrl("1.1.0", "tools_1.1.0_amd64.AppImage.tar.gz"),
       signature: expect.any(String),
@@ -258,7 +261,7 @@ describe("Squirrel.Mac", () => {
       expect(await readJson(response)).toEqual({
         url: fileUrl("1.1.0", "Tools-1.1.0-mac.zip"),
         name: "1.1.0",
-        notes: "## Faster\n\nSearch is **faster** & <safer>.",
+        notes: NOTES,
         pub_date: expect.stringMatching(/Z$/),
       });
     }

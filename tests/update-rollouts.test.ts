@@ -3,8 +3,8 @@ import { randomBytes } from "node:crypto";
 import type { ReleaseChannel } from "../src/db/schema/index.ts";
 import { createLicense } from "../src/features/licenses/service.ts";
 import { startTestApp, type TestApp } from "./helpers/app.ts";
-import { createProduct, createUser } from "./helpers/factories.ts";
-import { license, storeRelease, updateRelease } from "./helpers/releases.ts";
+import { createProduct, createUser, tokenFor } from "./helpers/factories.ts";
+import { license, patchRelease, publishRelease } from "./helpers/releases.ts";
 
 /**
  * What the feeds offer as versions move (README, "Updates: channels, drafts, yanks and rollouts"):
@@ -16,12 +16,14 @@ import { license, storeRelease, updateRelease } from "./helpers/releases.ts";
 let t: TestApp;
 let base: string;
 let owner: { id: number };
+let ownerToken: string;
 const ANY_KEY = { id: 0, creatorId: null };
 
 beforeAll(async () => {
-  t = await startTestApp();
+  t = await startTestApp({ jobs: "send" });
   base = t.listen();
   owner = await createUser(t.ctx, { role: "vendor" });
+  ownerToken = await tokenFor(t.ctx, owner);
 }, 30_000);
 afterAll(() => t.close());
 
@@ -37,7 +39,7 @@ async function productWithHolder() {
     })
   ).key;
   const release = (name: string, options: { channel?: ReleaseChannel; status?: "draft" } = {}) =>
-    storeRelease(t.ctx, product.id, {
+    publishRelease(base, ownerToken, product.id, {
       name,
       ...options,
       files: [{ name: `App-${name}.exe`, bytes: randomBytes(64), platform: "windows", arch: "x86_64" }],
@@ -82,17 +84,17 @@ describe("drafts and yanks", () => {
     expect(await offered()).toBe(404);
     const first = await release("1.0.0", { status: "draft" });
     expect(await offered()).toBe(404);
-    await updateRelease(t.ctx, first.id, { status: "published" });
+    await patchRelease(base, ownerToken, product.id, first.id, { status: "published" });
     expect(await offered()).toBe("1.0.0");
     const second = await release("1.0.1");
     expect(await offered()).toBe("1.0.1");
-    await updateRelease(t.ctx, second.id, { status: "yanked", yankReason: "crashes" });
+    await patchRelease(base, ownerToken, product.id, second.id, { status: "yanked", yank_reason: "crashes" });
     expect(await offered()).toBe("1.0.0");
     const tauri = await fetch(`${base}/updates/${product.id}/tauri/windows/x86_64/1.0.0`, {
       headers: license(key),
     });
     expect(tauri.status).toBe(204);
-    await updateRelease(t.ctx, second.id, { status: "published" });
+    await patchRelease(base, ownerToken, product.id, second.id, { status: "published" });
     expect(await offered()).toBe("1.0.1");
   });
 });
@@ -114,10 +116,10 @@ describe("staged rollouts, decided by depot", () => {
   const stagingIds = Array.from({ length: CLIENTS }, () => crypto.randomUUID());
 
   async function rolledOut(percentage: number) {
-    const { release, offered } = await productWithHolder();
+    const { product, release, offered } = await productWithHolder();
     await release("1.0.0");
     const next = await release("1.1.0");
-    await updateRelease(t.ctx, next.id, { rolloutPercentage: percentage });
+    await patchRelease(base, ownerToken, product.id, next.id, { rollout_percentage: percentage });
     const answers = new Map<string, string | number | undefined>();
     for (const id of stagingIds) answers.set(id, await offered("latest", { "x-user-staging-id": id }));
     return { answers, offered };
@@ -149,7 +151,7 @@ describe("staged rollouts, decided by depot", () => {
     const { product, release } = await productWithHolder();
     await release("1.0.0");
     const next = await release("1.1.0");
-    await updateRelease(t.ctx, next.id, { rolloutPercentage: 50 });
+    await patchRelease(base, ownerToken, product.id, next.id, { rollout_percentage: 50 });
     const keys = await Promise.all(Array.from({ length: 20 }, () => productKey(product.id)));
     const versionFor = async (key: string) => {
       const response = await fetch(`${base}/updates/${product.id}/electron/latest.yml`, {

@@ -1,22 +1,10 @@
-import { createHash } from "node:crypto";
-import { eq, sql } from "drizzle-orm";
-import type { AppContext } from "../../src/context.ts";
-import {
-  type Arch,
-  artifacts,
-  type Platform,
-  type ReleaseChannel,
-  type Version,
-  versions,
-} from "../../src/db/schema/index.ts";
-import { channelOfName } from "../../src/features/versions/semver.ts";
-import { newStorageKey } from "../../src/storage/storage.ts";
+import { expect } from "bun:test";
+import type { Arch, Platform, ReleaseChannel } from "../../src/db/schema/index.ts";
 
 /**
- * Releases with several files, as the update feeds read them: each file (and its blockmap) streamed
- * into the real release store, the version and its artifacts written to the tables as publishing
- * writes them. A factory, like tests/helpers/factories.ts: the publish and artifact routes are
- * tested by their own files; these tests are about what the feeds make of the result.
+ * Releases with several files, as the update feeds read them, published as a CI pipeline does it:
+ * through the HTTP API (the publish, each further file, blockmap and signature as an artifact, PATCH
+ * for the release fields).
  */
 
 export interface ReleaseFile {
@@ -42,71 +30,88 @@ export interface Release {
   rolloutPercentage?: number;
 }
 
-type Ctx = Pick<AppContext, "db" | "releases">;
+/** The `Authorization` header updaters send. */
+export const license = (key: string) => ({ authorization: `License ${key}` });
 
-async function store(ctx: Ctx, productId: number, bytes: Uint8Array) {
-  const received = await ctx.releases.receive([bytes], Number.MAX_SAFE_INTEGER, newStorageKey(productId));
-  await received.keepFor(async () => undefined);
-  return received;
+/** The fields a file is sent with (multipart), for the publish and for each further artifact. */
+function fileForm(
+  file: Pick<ReleaseFile, "platform" | "arch" | "signature">,
+  name: string,
+  bytes: Uint8Array,
+) {
+  const form = new FormData();
+  form.append("file", new File([bytes], name, { type: "application/octet-stream" }));
+  form.append("platform", file.platform);
+  form.append("arch", file.arch);
+  if (file.signature !== undefined) form.append("signature", file.signature);
+  return form;
 }
 
-/** Stores `release` as a version of the whole product; returns the version row. */
-export async function storeRelease(ctx: Ctx, productId: number, release: Release): Promise<Version> {
-  const status = release.status ?? "published";
-  const [version] = await ctx.db
-    .insert(versions)
-    .values({
-      productId,
-      versionNumber: release.name,
-      title: `Release ${release.name}`,
-      changelog: release.changelog ?? `Changes in ${release.name}.`,
-      changelogFormat: release.changelogFormat ?? "markdown",
-      channel: release.channel ?? channelOfName(release.name),
-      status,
-      critical: release.critical ?? false,
-      rolloutPercentage: release.rolloutPercentage ?? 100,
-      publishedAt: status === "draft" ? null : new Date(),
-    })
-    .returning();
-  if (!version) throw new Error("no version row");
+async function sent(response: Promise<Response>, status: number) {
+  const answer = await response;
+  const text = await answer.text();
+  expect({ status: answer.status, text: answer.status === status ? "" : text }).toEqual({ status, text: "" });
+  return JSON.parse(text).data;
+}
+
+/**
+ * Publishes `release` through the API as a pipeline does: the version with its first file, then every
+ * other file, each file's `.blockmap` (which depot keeps with the file), and the release fields by
+ * PATCH. Returns the Version JSON after the last step.
+ */
+export async function publishRelease(base: string, token: string, productId: number, release: Release) {
+  const [first] = release.files;
+  if (!first) throw new Error("a release has a file");
+  const auth = { authorization: `Bearer ${token}` };
+  const form = fileForm(first, first.name, first.bytes);
+  form.append("version_name", release.name);
+  form.append("title", `Release ${release.name}`);
+  form.append("changelog", release.changelog ?? `Changes in ${release.name}.`);
+  if (release.changelogFormat) form.append("changelog_format", release.changelogFormat);
+  if (release.channel) form.append("channel", release.channel);
+  if (release.status === "draft") form.append("draft", "true");
+  let version = await sent(
+    fetch(`${base}/api/products/${productId}/versions`, { method: "POST", headers: auth, body: form }),
+    201,
+  );
+  const add = (body: FormData) =>
+    sent(
+      fetch(`${base}/api/products/${productId}/versions/${version.id}/artifacts`, {
+        method: "POST",
+        headers: auth,
+        body,
+      }),
+      201,
+    );
   for (const file of release.files) {
-    const stored = await store(ctx, productId, file.bytes);
-    const blockmap = file.blockmap ? await store(ctx, productId, file.blockmap) : null;
-    await ctx.db.insert(artifacts).values({
-      versionId: version.id,
-      platform: file.platform,
-      arch: file.arch,
-      fileName: file.name,
-      fileSize: stored.size,
-      sha256: stored.sha256,
-      sha512: createHash("sha512").update(file.bytes).digest("base64"),
-      contentType: "application/octet-stream",
-      storageKey: stored.key,
-      signature: file.signature ?? null,
-      blockmapStorageKey: blockmap?.key ?? null,
-      blockmapSize: blockmap?.size ?? null,
-      blockmapSha256: blockmap?.sha256 ?? null,
-    });
+    if (file !== first) await add(fileForm(file, file.name, file.bytes));
+    if (file.blockmap)
+      await add(fileForm({ ...file, signature: undefined }, `${file.name}.blockmap`, file.blockmap));
   }
+  const changes = {
+    ...(release.status === "yanked" ? { status: "yanked", yank_reason: "yanked" } : {}),
+    ...(release.critical !== undefined ? { critical: release.critical } : {}),
+    ...(release.rolloutPercentage !== undefined ? { rollout_percentage: release.rolloutPercentage } : {}),
+  };
+  if (Object.keys(changes).length > 0)
+    version = await patchRelease(base, token, productId, version.id, changes);
   return version;
 }
 
-/** Changes a version's release fields, as a vendor's PATCH does. */
-export async function updateRelease(
-  ctx: Pick<AppContext, "db">,
+/** PATCH a version's release fields as a vendor does (status, yank_reason, critical, channel, rollout_percentage). */
+export function patchRelease(
+  base: string,
+  token: string,
+  productId: number,
   versionId: number,
-  fields: Partial<Pick<Version, "status" | "rolloutPercentage" | "critical" | "channel" | "yankReason">>,
+  changes: Record<string, unknown>,
 ) {
-  await ctx.db
-    .update(versions)
-    .set({
-      ...fields,
-      ...(fields.status === "published"
-        ? { publishedAt: sql`coalesce(${versions.publishedAt}, now())` }
-        : {}),
-    })
-    .where(eq(versions.id, versionId));
+  return sent(
+    fetch(`${base}/api/products/${productId}/versions/${versionId}`, {
+      method: "PATCH",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify(changes),
+    }),
+    200,
+  );
 }
-
-/** The `Authorization` header updaters send. */
-export const license = (key: string) => ({ authorization: `License ${key}` });

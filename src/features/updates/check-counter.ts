@@ -17,6 +17,16 @@ export interface UpdateCheckKey {
 }
 
 /**
+ * The most distinct rows one interval keeps. A client names its own current version, so a key holder
+ * could invent a new one per request; past this many the interval's new rows are dropped (and the
+ * drop logged), which bounds both the memory and the table's growth.
+ */
+const MAX_PENDING = 10_000;
+
+/** Rows per INSERT: 7 parameters each, well under PostgreSQL's 65,535 parameters a statement. */
+const ROWS_PER_STATEMENT = 1_000;
+
+/**
  * Feed requests, added up in memory and written every few seconds as one upsert: a fleet of apps
  * polling at once costs a statement per interval, not a row lock per poll, and a poll reads no more
  * than a validation does. A crash loses at most one interval's counts, which a counter can afford.
@@ -24,6 +34,7 @@ export interface UpdateCheckKey {
 export class UpdateCheckCounter {
   readonly #pending = new Map<string, { key: UpdateCheckKey & { day: string }; count: number }>();
   #timer: Timer | null = null;
+  #dropped = 0;
 
   constructor(
     private readonly db: Db,
@@ -49,6 +60,10 @@ export class UpdateCheckCounter {
       key.currentVersion,
     ]);
     const pending = this.#pending.get(id);
+    if (!pending && this.#pending.size >= MAX_PENDING) {
+      this.#dropped += count;
+      return;
+    }
     this.#pending.set(id, { key, count: (pending?.count ?? 0) + count });
   }
 
@@ -58,26 +73,35 @@ export class UpdateCheckCounter {
     this.#timer = null;
     const batch = [...this.#pending.values()];
     this.#pending.clear();
-    if (batch.length === 0) return;
-    try {
-      await this.db
-        .insert(updateChecks)
-        .values(batch.map(({ key, count }) => ({ ...key, checks: count })))
-        .onConflictDoUpdate({
-          target: [
-            updateChecks.productId,
-            updateChecks.day,
-            updateChecks.feed,
-            updateChecks.channel,
-            updateChecks.platform,
-            updateChecks.currentVersion,
-          ],
-          set: { checks: sql`${updateChecks.checks} + excluded.checks` },
-        });
-    } catch (error) {
-      // Keep the counts for the next try (the database may be briefly away, or a product deleted).
-      for (const { key, count } of batch) this.#keep(key, count);
-      this.log.warn("update check counts not written", { rows: batch.length, error: errorFields(error) });
+    if (this.#dropped > 0) {
+      this.log.warn("update checks not counted: too many distinct rows in one interval", {
+        dropped: this.#dropped,
+        kept_rows: batch.length,
+      });
+      this.#dropped = 0;
+    }
+    for (let start = 0; start < batch.length; start += ROWS_PER_STATEMENT) {
+      const rows = batch.slice(start, start + ROWS_PER_STATEMENT);
+      try {
+        await this.db
+          .insert(updateChecks)
+          .values(rows.map(({ key, count }) => ({ ...key, checks: count })))
+          .onConflictDoUpdate({
+            target: [
+              updateChecks.productId,
+              updateChecks.day,
+              updateChecks.feed,
+              updateChecks.channel,
+              updateChecks.platform,
+              updateChecks.currentVersion,
+            ],
+            set: { checks: sql`${updateChecks.checks} + excluded.checks` },
+          });
+      } catch (error) {
+        // Keep the counts for the next try (the database may be briefly away, or a product deleted).
+        for (const { key, count } of rows) this.#keep(key, count);
+        this.log.warn("update check counts not written", { rows: rows.length, error: errorFields(error) });
+      }
     }
   }
 }

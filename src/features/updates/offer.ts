@@ -55,7 +55,13 @@ export const clientVersion = (version: Pick<Version, "versionNumber">) =>
  * old version in place of the new one there.
  */
 export const updateFileUrl = (appUrl: string, productId: number, version: Version, fileName: string) =>
-  `${appUrl}/updates/${productId}/files/${encodeURIComponent(version.versionNumber)}/${encodeURIComponent(fileName)}`;
+  `${appUrl}/updates/${productId}/files/${pathSegment(version.versionNumber)}/${pathSegment(fileName)}`;
+
+/**
+ * A path segment, escaped as little as a URL allows: `+` stays as it is (a path may carry it), so a
+ * name with build metadata (`1.2.0+5`) is found as it was written when electron-updater swaps versions.
+ */
+const pathSegment = (value: string) => encodeURIComponent(value).replace(/%2B/g, "+");
 
 /** The first artifact that `prefer` accepts, else the best fit (eligible.ts lists best fits first). */
 export function pickArtifact(artifacts: Artifact[], prefer: (artifact: Artifact) => boolean): Artifact {
