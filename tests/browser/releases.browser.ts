@@ -6,8 +6,8 @@ import { eq } from "drizzle-orm";
 import { artifacts, versions } from "../../src/db/schema/index.ts";
 import { createLicense } from "../../src/features/licenses/service.ts";
 import { fitsWidth, listeningDepot, openPage, signInAs } from "../helpers/browser.ts";
-import { createProduct, createPurchase } from "../helpers/factories.ts";
-import { storeRelease } from "../helpers/releases.ts";
+import { createProduct, createPurchase, tokenFor } from "../helpers/factories.ts";
+import { publishRelease } from "../helpers/releases.ts";
 import { userWithPassword } from "../helpers/sessions.ts";
 
 const PASSWORD = "correct horse battery";
@@ -23,7 +23,7 @@ const versionRow = async (id: number) => {
 test("a vendor adds a file to a draft, releases it, rolls it out, yanks it and takes the yank back", async () => {
   const vendor = await userWithPassword(depot.ctx, PASSWORD, { role: "vendor" });
   const product = await createProduct(depot.ctx, vendor, { name: "Desk Clock" });
-  const draft = await storeRelease(depot.ctx, product.id, {
+  const draft = await publishRelease(depot.base, await tokenFor(depot.ctx, vendor), product.id, {
     name: "1.0.0",
     status: "draft",
     files: [
@@ -106,7 +106,7 @@ test("a holder is offered the file for their own platform first", async () => {
   const vendor = await userWithPassword(depot.ctx, PASSWORD, { role: "vendor" });
   const customer = await userWithPassword(depot.ctx, PASSWORD, { role: "customer" });
   const product = await createProduct(depot.ctx, vendor, { name: "Pocket Atlas" });
-  await storeRelease(depot.ctx, product.id, {
+  await publishRelease(depot.base, await tokenFor(depot.ctx, vendor), product.id, {
     name: "3.1.0",
     files: [
       { name: "Atlas-3.1.0.exe", bytes: Buffer.from("windows"), platform: "windows", arch: "x86_64" },

@@ -17,6 +17,11 @@ const LICENSE =
 const feedRefusals = refusals(401, 403, 404, 422);
 /** Answers depend on who asks (the license, the rollout's cohort): no cache keeps them. */
 const NO_STORE = "no-store";
+/**
+ * A 204's (empty) body. Not `t.Void()`: the OpenAPI plugin writes a void response as a content type
+ * named "type", which makes the whole document invalid.
+ */
+const NothingNewer = t.String({ maxLength: 0, description: "nothing newer is offered: no body" });
 
 const ProductParams = { product: IdParam("Product") };
 const FILE = "/updates/:product/files/:version/:file";
@@ -117,7 +122,7 @@ export const updateRoutes = (ctx: AppContext) => {
         const update = await tauriFeed(ctx, access, cohort, { ...params, channel: query.channel });
         set.headers["cache-control"] = NO_STORE;
         if (update === null) set.status = 204;
-        return update ?? undefined;
+        return update ?? "";
       },
       {
         params: t.Object({
@@ -127,7 +132,7 @@ export const updateRoutes = (ctx: AppContext) => {
           current_version: t.String(),
         }),
         query: FeedQuery,
-        response: { 200: TauriUpdateJson, 204: t.Void(), ...feedRefusals },
+        response: { 200: TauriUpdateJson, 204: NothingNewer, ...feedRefusals },
         detail: {
           summary: "Tauri v2's update check",
           description:
@@ -146,12 +151,12 @@ export const updateRoutes = (ctx: AppContext) => {
         const update = await squirrelFeed(ctx, access, cohort, { ...params, channel: query.channel });
         set.headers["cache-control"] = NO_STORE;
         if (update === null) set.status = 204;
-        return update ?? undefined;
+        return update ?? "";
       },
       {
         params: t.Object({ ...ProductParams, arch: t.String(), current_version: t.String() }),
         query: FeedQuery,
-        response: { 200: SquirrelUpdateJson, 204: t.Void(), ...feedRefusals },
+        response: { 200: SquirrelUpdateJson, 204: NothingNewer, ...feedRefusals },
         detail: {
           summary: "Squirrel.Mac's update check (Electron's built-in autoUpdater on macOS)",
           description:
