@@ -788,6 +788,24 @@ const routes = (): GuardedRoute[] => [
     allowed: ownerAndAdmin(201),
   },
   {
+    route: "PATCH /api/products/:product/licenses/:license",
+    // A license of its own: the shared one's machine settings would change what validation answers.
+    send: call(
+      "PATCH",
+      async () => {
+        const made = await createLicense(
+          t.ctx,
+          { id: 0, creatorId: null },
+          { ownerId: String(ids.customer), creatorId: String(ids.vendor), productId: String(ids.product) },
+        );
+        return `/api/products/${ids.product}/licenses/${made.id}`;
+      },
+      () => ({ max_machines: 3 }),
+    ),
+    denied: hiddenFrom("customer", "stranger"),
+    allowed: ownerAndAdmin(200),
+  },
+  {
     route: "DELETE /api/products/:product/licenses/:license",
     send: call("DELETE", async () => {
       const made = await createLicense(

@@ -125,6 +125,8 @@ describe("POST /api/products/{product}/licenses", () => {
       ip_count: 0,
       max_machines: null,
       machine_count: 0,
+      floating: false,
+      heartbeat_seconds: null,
       created_at: expect.stringMatching(ISO),
     });
     const [row] = await t.ctx.db.select().from(licenses).where(eq(licenses.id, data.id));

@@ -2,12 +2,13 @@
 // API: their license counts 2 machines and both are taken; the card lists them (name, platform, last
 // seen, alive), Deactivate (after a confirm) removes one, and the app on a third machine can then
 // activate. "Activate offline" exchanges a pasted request for the machine-bound file, downloaded
-// through the page and verified with jose. Nothing is asked of another host.
+// through the page and verified with jose. A vendor raises an existing license's machine limit from
+// the product's licenses page, and its Seats show used / max. Nothing is asked of another host.
 import { expect, test } from "bun:test";
 import { readFile } from "node:fs/promises";
 import { eq } from "drizzle-orm";
 import { createLocalJWKSet, type JSONWebKeySet, jwtVerify } from "jose";
-import { machines } from "../../src/db/schema/index.ts";
+import { licenses, machines } from "../../src/db/schema/index.ts";
 import { readJson } from "../helpers/app.ts";
 import { fitsWidth, listeningDepot, offOrigin, openPage, signInAs } from "../helpers/browser.ts";
 import { apiKeyFor, createProduct, createUser } from "../helpers/factories.ts";
@@ -119,6 +120,86 @@ test("a customer deactivates a machine to free its seat, and activates an air-ga
     const jwks = (await (await fetch(`${depot.base}/.well-known/jwks.json`)).json()) as JSONWebKeySet;
     const { payload } = await jwtVerify(jws, createLocalJWKSet(jwks), { typ: "depot-license+jwt" });
     expect(payload).toMatchObject({ sub: license.id, fingerprint: "fp-vault" });
+
+    expect(w.problems).toEqual([]);
+    expect(offOrigin(w)).toEqual([]);
+  } finally {
+    await w.context.close();
+  }
+}, 60_000);
+
+test("a vendor changes an existing license's machine limit, and its Seats show used / max", async () => {
+  const vendor = await userWithPassword(depot.ctx, PASSWORD, { role: "vendor" });
+  const customer = await createUser(depot.ctx, { name: "Carla Customer" });
+  const product = await createProduct(depot.ctx, vendor, { name: "Seat Counter" });
+  const apiKey = (await apiKeyFor(depot.ctx)).key;
+  const created = await fetch(`${depot.base}/api/v1/licenses`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-api-key": apiKey },
+    body: JSON.stringify({
+      ownerId: String(customer.id),
+      creatorId: String(vendor.id),
+      productId: String(product.id),
+      maxMachines: 1,
+    }),
+  });
+  expect(created.status).toBe(201);
+  const license = await readJson(created);
+  expect((await activate({ key: license.key, fingerprint: "fp-one", name: "One" })).status).toBe(201);
+  // The one seat is taken.
+  expect((await activate({ key: license.key, fingerprint: "fp-two", name: "Two" })).status).toBe(409);
+  const maxMachines = async () =>
+    (await depot.ctx.db.select().from(licenses).where(eq(licenses.id, license.id)))[0]?.maxMachines;
+
+  const w = await openPage(depot.origin);
+  const { page } = w;
+  try {
+    await signInAs(page, depot.base, vendor.email, PASSWORD);
+    await page.goto(`${depot.base}/dashboard/products/${product.id}/licenses`, { waitUntil: "networkidle" });
+    await page
+      .getByRole("heading", { name: "Licenses of Seat Counter", level: 1 })
+      .waitFor({ timeout: 10_000 });
+    const item = page.locator("li.item").filter({ hasText: customer.email });
+    const seats = item.locator('dt:text-is("Seats") + dd');
+    await seats.waitFor({ timeout: 10_000 });
+    expect((await seats.textContent())?.trim()).toBe("1/1");
+
+    await item.getByRole("button", { name: "Settings" }).click();
+    const settings = page.getByRole("form", { name: `Settings of the license of ${customer.email}` });
+    await settings.waitFor({ timeout: 10_000 });
+    const max = settings.getByLabel("Max machines", { exact: true });
+    expect(await max.inputValue()).toBe("1");
+    expect(await fitsWidth(page)).toBe(true);
+
+    // A heartbeat interval out of range: the server's 422 beside it, and nothing saved.
+    await max.fill("3");
+    const heartbeat = settings.getByLabel("Heartbeat seconds", { exact: true });
+    await heartbeat.fill("5");
+    await settings.getByRole("button", { name: "Save settings" }).click();
+    const heartbeatError = settings.locator(".field-error");
+    await heartbeatError.waitFor({ timeout: 10_000 });
+    expect(await heartbeatError.textContent()).toBe(
+      "The heartbeat seconds field must be between 10 and 86400.",
+    );
+    expect(await heartbeat.getAttribute("aria-invalid")).toBe("true");
+    expect(await maxMachines()).toBe(1);
+
+    // Without it, the new limit is saved and the list shows the seats used / max.
+    await heartbeat.fill("");
+    await settings.getByRole("button", { name: "Save settings" }).click();
+    const seatsSay = async (text: string) => {
+      const deadline = Date.now() + 10_000;
+      while (Date.now() < deadline && (await seats.textContent())?.trim() !== text) await Bun.sleep(100);
+    };
+    await seatsSay("1/3");
+    expect((await seats.textContent())?.trim()).toBe("1/3");
+    expect(await settings.count()).toBe(0);
+    expect(await maxMachines()).toBe(3);
+    // The raised limit is real: a second machine now activates.
+    expect((await activate({ key: license.key, fingerprint: "fp-two", name: "Two" })).status).toBe(201);
+    await page.reload({ waitUntil: "networkidle" });
+    await seats.waitFor({ timeout: 10_000 });
+    expect((await seats.textContent())?.trim()).toBe("2/3");
 
     expect(w.problems).toEqual([]);
     expect(offOrigin(w)).toEqual([]);

@@ -9,7 +9,10 @@ import type {
   ProductLicenseIpsJson,
   ProductLicenseJson,
 } from "../../features/licenses/json.ts";
-import type { CreateProductLicenseInput } from "../../features/licenses/schemas.ts";
+import type {
+  CreateProductLicenseInput,
+  UpdateProductLicenseInput,
+} from "../../features/licenses/schemas.ts";
 import type { OfflineFileJson } from "../../features/machines/json.ts";
 import type { NotificationJson } from "../../features/notifications/schemas.ts";
 import type { OptionWithBenefitsJson } from "../../features/options/schemas.ts";
@@ -96,6 +99,8 @@ export type PurchaseRequest = Partial<CreatePurchaseInput>;
 /** A license as the product's vendor manages it. */
 export type License = typeof ProductLicenseJson.static;
 export type NewLicense = CreateProductLicenseInput;
+/** What the vendor changes of an existing license: only the settings sent are changed. */
+export type LicenseChange = UpdateProductLicenseInput;
 /** An address a license was validated from. */
 export type LicenseIp = (typeof ProductLicenseIpsJson.static)["data"][number];
 /** One of the signed-in user's own licenses. */

@@ -153,6 +153,8 @@ export const ProductLicenseJson = t.Object({
   ip_count: Int({ description: "addresses registered now" }),
   max_machines: t.Union([Int(), t.Null()], { description: "null: machines are uncounted" }),
   machine_count: Int({ description: "seats in use: alive machines now" }),
+  floating: t.Boolean({ description: "a seat is a lease kept by heartbeats" }),
+  heartbeat_seconds: t.Union([Int(), t.Null()], { description: "null: no heartbeats" }),
   created_at: Timestamp,
 });
 export type ProductLicenseJson = typeof ProductLicenseJson.static;
@@ -173,6 +175,8 @@ export const toProductLicenseJson = ({
   ip_count: ipCount,
   max_machines: license.maxMachines,
   machine_count: machineCount,
+  floating: license.floating,
+  heartbeat_seconds: license.heartbeatSeconds,
   created_at: license.createdAt.toISOString(),
 });
 

@@ -19,12 +19,20 @@ import { allows } from "../auth/permissions.ts";
 import { aliveSql } from "../machines/alive.ts";
 import { findVisibleProduct, ownsProduct } from "../products/service.ts";
 import { normaliseLicenseKey } from "./keys.ts";
-import { CreateProductLicenseBody, type CreateProductLicenseInput } from "./schemas.ts";
 import {
+  CreateProductLicenseBody,
+  type CreateProductLicenseInput,
+  UpdateProductLicenseBody,
+  type UpdateProductLicenseInput,
+} from "./schemas.ts";
+import {
+  changeLicense,
   checkedExpires,
+  checkedSettings,
   DEFAULT_FLOATING_HEARTBEAT_SECONDS,
   insertLicense,
   type LicenseScope,
+  type SettingNames,
 } from "./service.ts";
 
 // A product's licenses (/api/products/{product}/licenses), for a session or a bearer token instead of
@@ -86,14 +94,9 @@ function matching(search: string | undefined): SQL | undefined {
   );
 }
 
-/** A page of the product's licenses, newest first (`perPage + 1` rows, for `simplePage`). */
-export async function listProductLicenses(
-  ctx: Pick<AppContext, "db">,
-  productId: number,
-  search: string | undefined,
-  page: PageRequest,
-): Promise<ProductLicenseRow[]> {
-  return ctx.db
+/** Licenses as the product's page lists them: with the owner and the addresses and seats in use. */
+const productLicenseRows = (ctx: Pick<AppContext, "db">) =>
+  ctx.db
     .select({
       license: licenses,
       owner: { id: users.id, name: users.name, email: users.email },
@@ -101,7 +104,16 @@ export async function listProductLicenses(
       machineCount,
     })
     .from(licenses)
-    .innerJoin(users, eq(users.id, licenses.userId))
+    .innerJoin(users, eq(users.id, licenses.userId));
+
+/** A page of the product's licenses, newest first (`perPage + 1` rows, for `simplePage`). */
+export async function listProductLicenses(
+  ctx: Pick<AppContext, "db">,
+  productId: number,
+  search: string | undefined,
+  page: PageRequest,
+): Promise<ProductLicenseRow[]> {
+  return productLicenseRows(ctx)
     .where(and(eq(licenses.productId, productId), matching(search)))
     .orderBy(desc(licenses.createdAt), desc(licenses.id))
     .limit(page.perPage + 1)
@@ -188,4 +200,57 @@ export async function createProductLicense(
       input.heartbeat_seconds ?? (input.floating ? DEFAULT_FLOATING_HEARTBEAT_SECONDS : undefined),
   });
   return { license, owner, ipCount: 0, machineCount: 0 };
+}
+
+/** The x-api-key PATCH's settings as a product's page names them, for its 422s. */
+const PRODUCT_PAGE_NAMES: SettingNames = {
+  expires: "expires",
+  maxIps: "max_ips",
+  maxMachines: "max_machines",
+  floating: "floating",
+  heartbeatSeconds: "heartbeat_seconds",
+};
+
+/** The page's snake_case fields → the license service's settings, then the x-api-key PATCH's rules. */
+function checkedChange(input: Partial<UpdateProductLicenseInput>, errors: FieldErrors) {
+  return checkedSettings(
+    {
+      expires: input.expires,
+      maxIps: input.max_ips,
+      maxMachines: input.max_machines,
+      floating: input.floating,
+      heartbeatSeconds: input.heartbeat_seconds,
+    },
+    errors,
+    PRODUCT_PAGE_NAMES,
+  );
+}
+
+/** A change to one of a product's licenses: validated exactly as the x-api-key PATCH validates. */
+export const ProductLicenseChangeForm = form(UpdateProductLicenseBody, async (_ctx, fields) => {
+  const errors = new FieldErrors();
+  checkedChange(fields, errors);
+  errors.throwIfAny();
+});
+
+/**
+ * Changes the settings of a license of a product `actor` may manage, as the x-api-key PATCH does
+ * (lowering `max_ips` forgets the least recently seen addresses; lowering `max_machines` deactivates
+ * no machine). Another product's license is a 404; a refusal writes nothing.
+ */
+export async function updateProductLicense(
+  ctx: Pick<AppContext, "db">,
+  actor: Actor,
+  productId: number,
+  licenseId: string,
+  input: UpdateProductLicenseInput,
+): Promise<ProductLicenseRow> {
+  const scope = await managedScope(ctx, actor, productId);
+  const errors = new FieldErrors();
+  const fields = checkedChange(input, errors);
+  errors.throwIfAny();
+  const license = await changeLicense(ctx, scope, licenseId, fields, PRODUCT_PAGE_NAMES);
+  const [row] = await productLicenseRows(ctx).where(eq(licenses.id, license.id));
+  if (!row) throw new NotFound("License");
+  return row;
 }

@@ -18,6 +18,8 @@ import {
   managedProduct,
   managedScope,
   NewProductLicenseForm,
+  ProductLicenseChangeForm,
+  updateProductLicense,
 } from "./product-licenses.ts";
 import { addressInPath, ProductLicenseListQuery } from "./schemas.ts";
 import { forgetLicenseIps, listIps, revokeLicense } from "./service.ts";
@@ -68,6 +70,24 @@ export const productLicenseRoutes = (ctx: AppContext) =>
         ...input(NewProductLicenseForm),
         response: { 201: dataOf(ProductLicenseJson), ...refusals(404) },
         detail: about("License the product to a user by e-mail; the caller is its creator"),
+      },
+    )
+    .patch(
+      "/api/products/:product/licenses/:license",
+      async ({ params, body, actor }) => ({
+        data: toProductLicenseJson(
+          await updateProductLicense(ctx, actor, params.product, params.license, body),
+        ),
+      }),
+      {
+        auth: true,
+        params: LicenseParams,
+        ...input(ProductLicenseChangeForm),
+        response: { 200: dataOf(ProductLicenseJson), ...refusals(404) },
+        detail: about(
+          "Change any of a license's expires, max_ips, max_machines, floating and heartbeat_seconds " +
+            "(the license API's PATCH rules)",
+        ),
       },
     )
     .delete(

@@ -105,6 +105,22 @@ export const CreateProductLicenseBody = t.Object(
 );
 export type CreateProductLicenseInput = typeof CreateProductLicenseBody.static;
 
+/**
+ * A change to a license from its product's page: the settings the x-api-key PATCH changes (with its
+ * types and rules), in snake_case; who owns or made it and its product are not changed here.
+ */
+export const UpdateProductLicenseBody = t.Object(
+  {
+    expires: t.Optional(Expires),
+    max_ips: t.Optional(MaxIps),
+    max_machines: t.Optional(MaxMachines),
+    floating: t.Optional(t.Boolean({ description: "a seat is a lease kept by heartbeats" })),
+    heartbeat_seconds: t.Optional(HeartbeatSeconds),
+  },
+  { additionalProperties: false },
+);
+export type UpdateProductLicenseInput = typeof UpdateProductLicenseBody.static;
+
 /** An address a request names (a body's `ip`, a path's `…/ips/{ip}`) in its one spelling; else 422 on ip. */
 export function namedAddress(raw: string): string {
   const ip = normaliseIp(raw);

@@ -64,7 +64,7 @@ export async function createLicense(
     expires: fields.expires,
     maxIps: fields.maxIps,
     maxMachines: fields.maxMachines,
-    ...withHeartbeats(fields, { floating: false, heartbeatSeconds: null }),
+    ...withHeartbeats(fields, { floating: false, heartbeatSeconds: null }, API_NAMES),
   });
 }
 
@@ -141,18 +141,35 @@ export async function updateLicense(
   input: UpdateLicenseInput,
 ): Promise<License> {
   const { fields, product } = await checkedFields(ctx, input);
-  return withTransaction(ctx, async (tx) => {
-    const current = await findLicense(tx, apiKey, id);
-    if (Object.keys(fields).length === 0) return current;
+  return changeLicense(ctx, apiKey, id, fields, API_NAMES, (current) => {
     if (fields.creatorId !== undefined && !mayActFor(apiKey, { ...current, creatorId: fields.creatorId })) {
       throw new Forbidden("This API key may only assign licenses to its own creator.");
     }
     if (product) assertMayLicense(apiKey, product);
-    Object.assign(fields, withHeartbeats(fields, current));
+  });
+}
+
+/**
+ * Writes checked `fields` to the license `id` that `scope` may act for (the x-api-key PATCH, a
+ * product's page): `authorize` may refuse once the current row is known; a refusal writes nothing.
+ */
+export async function changeLicense(
+  ctx: Pick<AppContext, "db">,
+  scope: LicenseScope,
+  id: string,
+  fields: CheckedFields,
+  names: SettingNames,
+  authorize?: (current: License) => void,
+): Promise<License> {
+  return withTransaction(ctx, async (tx) => {
+    const current = await findLicense(tx, scope, id);
+    if (Object.keys(fields).length === 0) return current;
+    authorize?.(current);
+    const change = { ...fields, ...withHeartbeats(fields, current, names) };
     // The UPDATE holds the row lock until commit, so no validation registers an address meanwhile.
-    const [license] = await tx.db.update(licenses).set(fields).where(eq(licenses.id, current.id)).returning();
+    const [license] = await tx.db.update(licenses).set(change).where(eq(licenses.id, current.id)).returning();
     if (!license) throw new NotFound("License");
-    if (fields.maxIps !== undefined) await forgetLeastRecentIps(tx, license.id, license.maxIps);
+    if (change.maxIps !== undefined) await forgetLeastRecentIps(tx, license.id, license.maxIps);
     return license;
   });
 }
@@ -209,7 +226,7 @@ export async function forgetIps(ctx: Pick<AppContext, "db">, licenseId: string, 
   if (ip !== null && deleted.length === 0) throw new NotFound("IP address");
 }
 
-interface CheckedFields {
+export interface CheckedFields {
   userId?: number;
   creatorId?: number;
   productId?: number;
@@ -231,6 +248,7 @@ export const DEFAULT_FLOATING_HEARTBEAT_SECONDS = 600;
 function withHeartbeats(
   fields: Pick<CheckedFields, "floating" | "heartbeatSeconds">,
   current: Pick<License, "floating" | "heartbeatSeconds">,
+  names: SettingNames,
 ): Pick<CheckedFields, "floating" | "heartbeatSeconds"> {
   const floating = fields.floating ?? current.floating;
   const heartbeatSeconds =
@@ -242,11 +260,68 @@ function withHeartbeats(
   );
   if (!floating || heartbeatSeconds !== null) return given;
   if (fields.heartbeatSeconds === null) {
-    throw new Invalid({
-      heartbeatSeconds: ["The heartbeatSeconds field is required when the license is floating."],
-    });
+    throw new Invalid({ [names.heartbeatSeconds]: [heartbeatsRequired(names)] });
   }
   return { ...given, heartbeatSeconds: DEFAULT_FLOATING_HEARTBEAT_SECONDS };
+}
+
+/** A license's own settings, as the x-api-key PATCH names them: what a product's page may change too. */
+export interface LicenseSettingsInput {
+  expires?: string | null;
+  maxIps?: number;
+  maxMachines?: number | null;
+  floating?: boolean;
+  heartbeatSeconds?: number | null;
+}
+
+/** What each setting is called on the wire, for the 422's keys and messages (snake_case on a product's page). */
+export type SettingNames = Record<keyof LicenseSettingsInput, string>;
+export const API_NAMES: SettingNames = {
+  expires: "expires",
+  maxIps: "maxIps",
+  maxMachines: "maxMachines",
+  floating: "floating",
+  heartbeatSeconds: "heartbeatSeconds",
+};
+
+/** A field's name in a message, as Laravel says it: `max_machines` → "max machines". */
+const spoken = (name: string) => name.replaceAll("_", " ");
+const heartbeatsRequired = (names: SettingNames) =>
+  `The ${spoken(names.heartbeatSeconds)} field is required when the license is floating.`;
+
+/**
+ * The settings' rules, the same wherever a license is changed: `maxMachines` null or 0–10,000,
+ * `heartbeatSeconds` null or 10–86,400, not floating without heartbeats, `expires` ISO 8601.
+ * Problems are recorded on `errors` under each field's wire name.
+ */
+export function checkedSettings(
+  input: LicenseSettingsInput,
+  errors: FieldErrors,
+  names: SettingNames = API_NAMES,
+): Pick<CheckedFields, keyof LicenseSettingsInput> {
+  const fields: Pick<CheckedFields, keyof LicenseSettingsInput> = {};
+  fields.expires = checkedExpires(input.expires, errors, names.expires);
+  if (input.maxIps !== undefined) fields.maxIps = input.maxIps;
+  if (input.maxMachines !== undefined) {
+    if (input.maxMachines !== null && (input.maxMachines < 0 || input.maxMachines > 10_000)) {
+      errors.add(names.maxMachines, `The ${spoken(names.maxMachines)} field must be between 0 and 10000.`);
+    }
+    fields.maxMachines = input.maxMachines;
+  }
+  if (input.floating !== undefined) fields.floating = input.floating;
+  if (input.heartbeatSeconds !== undefined) {
+    if (input.heartbeatSeconds !== null && (input.heartbeatSeconds < 10 || input.heartbeatSeconds > 86_400)) {
+      errors.add(
+        names.heartbeatSeconds,
+        `The ${spoken(names.heartbeatSeconds)} field must be between 10 and 86400.`,
+      );
+    }
+    fields.heartbeatSeconds = input.heartbeatSeconds;
+  }
+  if (input.floating === true && input.heartbeatSeconds === null) {
+    errors.add(names.heartbeatSeconds, heartbeatsRequired(names));
+  }
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
 }
 
 type ProductOwners = Pick<Product, "id" | "userId" | "vendorId">;
@@ -284,24 +359,7 @@ async function checkedFields(
     return row;
   });
   fields.productId = product?.id;
-  fields.expires = checkedExpires(input.expires, errors);
-  if (input.maxIps !== undefined) fields.maxIps = input.maxIps;
-  if (input.maxMachines !== undefined) {
-    if (input.maxMachines !== null && (input.maxMachines < 0 || input.maxMachines > 10_000)) {
-      errors.add("maxMachines", "The maxMachines field must be between 0 and 10000.");
-    }
-    fields.maxMachines = input.maxMachines;
-  }
-  if (input.floating !== undefined) fields.floating = input.floating;
-  if (input.heartbeatSeconds !== undefined) {
-    if (input.heartbeatSeconds !== null && (input.heartbeatSeconds < 10 || input.heartbeatSeconds > 86_400)) {
-      errors.add("heartbeatSeconds", "The heartbeatSeconds field must be between 10 and 86400.");
-    }
-    fields.heartbeatSeconds = input.heartbeatSeconds;
-  }
-  if (input.floating === true && input.heartbeatSeconds === null) {
-    errors.add("heartbeatSeconds", "The heartbeatSeconds field is required when the license is floating.");
-  }
+  Object.assign(fields, checkedSettings(input, errors));
   errors.throwIfAny();
   const defined = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
   return { fields: defined as CheckedFields, product: product ?? null };
@@ -317,10 +375,15 @@ export const LicenseChangeForm = form(UpdateLicenseBody, (ctx, fields) => checke
  * An `expires` as the API and a product's page take it: absent (undefined), null (never expires) or
  * an ISO 8601 date-time; anything else is recorded on `errors` under `expires`.
  */
-export function checkedExpires(raw: string | null | undefined, errors: FieldErrors): Date | null | undefined {
+export function checkedExpires(
+  raw: string | null | undefined,
+  errors: FieldErrors,
+  name = "expires",
+): Date | null | undefined {
   if (raw === undefined || raw === null) return raw;
   const expires = parseDateTime(raw);
-  if (expires === undefined) errors.add("expires", "The expires field must be a valid ISO 8601 date-time.");
+  if (expires === undefined)
+    errors.add(name, `The ${spoken(name)} field must be a valid ISO 8601 date-time.`);
   return expires;
 }
 

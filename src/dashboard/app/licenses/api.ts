@@ -1,7 +1,7 @@
 // A product's licenses as its vendor manages them (docs/reference/http-api.md, HTTP API: /api/products/{product}/licenses).
 import { api, get, post } from "../api.ts";
 import { type Listing, listing } from "../listing.ts";
-import type { License, LicenseIp, NewLicense } from "../wire.ts";
+import type { License, LicenseChange, LicenseIp, NewLicense } from "../wire.ts";
 
 const base = (productId: string) => `/api/products/${encodeURIComponent(productId)}/licenses`;
 
@@ -14,6 +14,14 @@ export function listLicenses(productId: string, search: string): Promise<Listing
 
 export async function createLicense(productId: string, body: NewLicense): Promise<License> {
   return (await post<{ data: License }>(base(productId), body)).data;
+}
+
+export async function updateLicense(
+  productId: string,
+  licenseId: string,
+  change: LicenseChange,
+): Promise<License> {
+  return (await api<{ data: License }>("PATCH", `${base(productId)}/${licenseId}`, change)).data;
 }
 
 export async function revokeLicense(productId: string, licenseId: string): Promise<void> {

@@ -11,7 +11,7 @@ import { createLicense } from "./api.ts";
  * A date picked in the form means "until the end of that day" where the vendor is, so a license
  * set to expire on the 31st still works all through the 31st.
  */
-const endOfDay = (date: string) => new Date(`${date}T23:59:59.999`).toISOString();
+export const endOfDay = (date: string) => new Date(`${date}T23:59:59.999`).toISOString();
 
 export function NewLicenseForm({
   productId,

@@ -1,11 +1,13 @@
 // The product's licenses: the key (with Copy), the owner, status, expiry and addresses in use, with
-// "IPs" to open the addresses and "Revoke" (after a confirm) per license.
+// "IPs" to open the addresses, "Settings" to change the license's limits and "Revoke" (after a
+// confirm) per license.
 import { useState } from "preact/hooks";
 import { CopyField } from "../copy-field.tsx";
 import { formatDate } from "../dates.ts";
 import type { More } from "../listing.ts";
 import { ShowMore } from "../show-more.tsx";
 import type { License } from "../wire.ts";
+import { EditLicense } from "./edit.tsx";
 import { LicenseIps } from "./ips.tsx";
 
 const STATUS_LABELS: Record<License["status"], string> = {
@@ -25,7 +27,11 @@ interface Props {
 }
 
 export function LicenseList({ productId, licenses, more, search, revoking, onRevoke, onChanged }: Props) {
-  const [open, setOpen] = useState<string | null>(null);
+  /** One panel open at a time: a license's addresses or its settings. */
+  const [open, setOpen] = useState<{ id: string; panel: "ips" | "settings" } | null>(null);
+  const toggle = (id: string, panel: "ips" | "settings") =>
+    setOpen(open?.id === id && open.panel === panel ? null : { id, panel });
+  const isOpen = (id: string, panel: "ips" | "settings") => open?.id === id && open.panel === panel;
   if (licenses.length === 0) {
     return search ? (
       <p class="empty">
@@ -40,6 +46,7 @@ export function LicenseList({ productId, licenses, more, search, revoking, onRev
       <ul class="items">
         {licenses.map((license) => {
           const ipsId = `license-ips-${license.id}`;
+          const settingsId = `license-settings-${license.id}`;
           const describedBy = `license-owner-${license.id}`;
           return (
             <li key={license.id} class="item">
@@ -76,13 +83,25 @@ export function LicenseList({ productId, licenses, more, search, revoking, onRev
                 <button
                   type="button"
                   class="secondary"
-                  aria-expanded={open === license.id}
+                  aria-expanded={isOpen(license.id, "ips")}
                   aria-controls={ipsId}
                   aria-describedby={describedBy}
-                  onClick={() => setOpen(open === license.id ? null : license.id)}
+                  onClick={() => toggle(license.id, "ips")}
                 >
                   IPs
                 </button>
+                {!license.revoked && (
+                  <button
+                    type="button"
+                    class="secondary"
+                    aria-expanded={isOpen(license.id, "settings")}
+                    aria-controls={settingsId}
+                    aria-describedby={describedBy}
+                    onClick={() => toggle(license.id, "settings")}
+                  >
+                    Settings
+                  </button>
+                )}
                 {!license.revoked && (
                   <button
                     type="button"
@@ -95,8 +114,19 @@ export function LicenseList({ productId, licenses, more, search, revoking, onRev
                   </button>
                 )}
               </div>
-              {open === license.id && (
+              {isOpen(license.id, "ips") && (
                 <LicenseIps id={ipsId} productId={productId} license={license} onChanged={onChanged} />
+              )}
+              {isOpen(license.id, "settings") && (
+                <EditLicense
+                  id={settingsId}
+                  productId={productId}
+                  license={license}
+                  onSaved={() => {
+                    setOpen(null);
+                    onChanged();
+                  }}
+                />
               )}
             </li>
           );
