@@ -152,9 +152,13 @@ test("a vendor manages a product's licenses and sends a webhook delivery again",
     const url = `http://127.0.0.1:${receiver.port}/depot`;
     await page.getByLabel("URL", { exact: true }).fill(url);
     const published = page.getByRole("checkbox", { name: /version\.published/ });
+    const yanked = page.getByRole("checkbox", { name: /version\.yanked/ });
+    // Every event is offered, and checked to begin with.
     expect(await published.isChecked()).toBe(true);
+    expect(await yanked.isChecked()).toBe(true);
     // No event: the server's 422 beside the events, until one is checked again.
     await published.uncheck();
+    await yanked.uncheck();
     await page.getByRole("button", { name: "Create endpoint" }).click();
     const eventsError = page.locator("#webhook-events-error");
     await eventsError.waitFor({ timeout: 10_000 });
