@@ -1,5 +1,6 @@
-// Migrations 0014–0015: versions published before artifacts keep their file as their first artifact,
-// are published, and get the channel their name implies; their download keeps working.
+// The releases migrations (…_releases, …_version_files_to_artifacts): versions published before
+// artifacts keep their file as their first artifact, are published, and get the channel their name
+// implies; their download keeps working.
 import { expect, test } from "bun:test";
 import { PGlite } from "@electric-sql/pglite";
 import { sql } from "drizzle-orm";
@@ -9,7 +10,7 @@ import { migrations } from "../src/db/migrations.gen.ts";
 import { selectRows } from "../src/db/rows.ts";
 import { adminConnection, databaseUrl, dropDatabase, onPostgres } from "./helpers/db.ts";
 
-const BEFORE = migrations.findIndex((m) => m.tag === "0014_releases");
+const BEFORE = migrations.findIndex((m) => m.tag.endsWith("_releases"));
 
 /** An empty database on whichever engine the suite runs on; migrated later by the test. */
 async function emptyDatabase(): Promise<{ database: Database; drop: () => Promise<void> }> {
