@@ -100,7 +100,8 @@ async function main(binary: string) {
       console.log(`ok   ${name}: ${await run()}`);
     } catch (error) {
       console.log(`FAIL ${name}`);
-      failures.push(`${name}: ${(error as Error).message}`);
+      // The first lines say what differed; an HttpError's stack and headers follow them.
+      failures.push(`${name}: ${(error as Error).message.split("\n").slice(0, 2).join("\n  ")}`);
     }
   };
   try {
@@ -183,23 +184,22 @@ async function main(binary: string) {
       return new Uint8Array(await answer.arrayBuffer());
     };
 
+    // Each check reads its own blocks: a block missing or changed fails that check, not the others.
+
     // --- Electron: electron-updater's GenericProvider with the documented configuration ---------
-    const publishYaml = checkedBlock(markdown, "electron-builder");
-    const provider = one(publishYaml, /^\s+provider:\s*(\S+)/m, "electron-builder provider");
-    const feedUrl = here(one(publishYaml, /^\s+url:\s*(\S+)/m, "electron-builder url"));
-    const mainJs = checkedBlock(markdown, "electron-updater");
-    const requestHeaders = evaluate(
-      one(mainJs, /autoUpdater\.requestHeaders = (\{.*\});/, "requestHeaders"),
-      {
-        licenseKey,
-      },
-    ) as Record<string, string>;
     for (const [platform, name, bytes] of [
       ["win32", "App-Setup-1.1.0.exe", exe],
       ["darwin", "App-1.1.0-mac.zip", macZip],
     ] as const) {
-      await check(`electron-updater (${provider} provider, ${platform}) ${feedUrl}`, async () => {
-        equal("provider", provider, "generic");
+      await check(`electron-updater (${platform})`, async () => {
+        const publishYaml = checkedBlock(markdown, "electron-builder");
+        equal("provider", one(publishYaml, /^\s+provider:\s*(\S+)/m, "electron-builder provider"), "generic");
+        const feedUrl = here(one(publishYaml, /^\s+url:\s*(\S+)/m, "electron-builder url"));
+        const mainJs = checkedBlock(markdown, "electron-updater");
+        const requestHeaders = evaluate(
+          one(mainJs, /autoUpdater\.requestHeaders = (\{.*\});/, "requestHeaders"),
+          { licenseKey },
+        ) as Record<string, string>;
         const client = genericClient({ url: feedUrl, platform, headers: requestHeaders });
         const { info, files: resolved } = await checkForUpdate(client);
         equal("version", info.version, "1.1.0");
@@ -218,55 +218,59 @@ async function main(binary: string) {
           if (!Array.isArray(map.files)) throw new Error("the blockmap is not electron-builder's");
           blockmapNote = ", its blockmap read";
         }
-        return `${info.version}, ${name} downloaded, sha512 matches${blockmapNote}`;
+        return `${feedUrl}: GenericProvider resolves ${info.version}, downloads ${name} (sha512 matches)${blockmapNote}`;
       });
     }
 
     // --- Tauri v2: the documented endpoint template and headers; minisign checks the signature ---
-    const tauriConf = JSON.parse(checkedBlock(markdown, "tauri-conf"));
-    const tauriJs = checkedBlock(markdown, "tauri-check");
-    const tauriHeaders = (
-      evaluate(one(tauriJs, /check\((\{[\s\S]*\})\)/, "check() options"), { licenseKey }) as {
-        headers: Record<string, string>;
-      }
-    ).headers;
-    const endpoint = here(String(tauriConf?.plugins?.updater?.endpoints?.[0]));
-    const tauriUrl = (current: string) =>
-      endpoint
-        .replace("{{target}}", "linux")
-        .replace("{{arch}}", "x86_64")
-        .replace("{{current_version}}", current);
-    await check(`tauri (linux x86_64 1.0.0) ${endpoint}`, async () => {
+    await check("tauri (linux x86_64, installed 1.0.0)", async () => {
+      const tauriConf = JSON.parse(checkedBlock(markdown, "tauri-conf"));
       if (typeof tauriConf?.plugins?.updater?.pubkey !== "string")
         throw new Error("no plugins.updater.pubkey");
-      const answer = JSON.parse(new TextDecoder().decode(await fetchAll(tauriUrl("1.0.0"), tauriHeaders)));
+      const endpoint = here(String(tauriConf?.plugins?.updater?.endpoints?.[0]));
+      const tauriJs = checkedBlock(markdown, "tauri-check");
+      const { headers } = evaluate(one(tauriJs, /check\((\{[\s\S]*\})\)/, "check() options"), {
+        licenseKey,
+      }) as {
+        headers: Record<string, string>;
+      };
+      // What the plugin puts in the template on a Linux x86_64 machine.
+      const url = (current: string) =>
+        endpoint
+          .replace("{{target}}", "linux")
+          .replace("{{arch}}", "x86_64")
+          .replace("{{current_version}}", current);
+      const answer = JSON.parse(new TextDecoder().decode(await fetchAll(url("1.0.0"), headers)));
       equal("version", answer.version, "1.1.0");
       equal("notes", answer.notes, "- faster");
       const downloaded = join(work, "tauri-download.tar.gz");
-      writeFileSync(downloaded, await fetchAll(answer.url, tauriHeaders));
+      writeFileSync(downloaded, await fetchAll(answer.url, headers));
       writeFileSync(`${downloaded}.minisig`, Buffer.from(answer.signature, "base64"));
-      execFileSync(
-        "minisign",
-        ["-V", "-p", join(work, "updater.pub"), "-m", downloaded, "-x", `${downloaded}.minisig`],
-        {
-          stdio: "pipe",
-        },
-      );
-      const upToDate = await fetch(tauriUrl("1.1.0"), { headers: tauriHeaders });
+      const pub = join(work, "updater.pub");
+      execFileSync("minisign", ["-V", "-p", pub, "-m", downloaded, "-x", `${downloaded}.minisig`], {
+        stdio: "pipe",
+      });
+      const upToDate = await fetch(url("1.1.0"), { headers });
       equal("status for the installed version 1.1.0", upToDate.status, 204);
-      return "1.1.0 offered, minisign -V verifies the served signature on the served file; 1.1.0 gets 204";
+      return `${endpoint}: 1.1.0 offered, minisign -V verifies the served signature on the served file; 1.1.0 gets 204`;
     });
 
     // --- Sparkle 2: the documented SUFeedURL and httpHeaders (macOS: the feed is read here) -------
-    const plist = checkedBlock(markdown, "sparkle-plist");
-    const swift = checkedBlock(markdown, "sparkle-headers");
-    const appcastUrl = here(one(plist, /<key>SUFeedURL<\/key><string>([^<]+)<\/string>/, "SUFeedURL"));
-    const [headerName, headerPrefix] = [
-      one(swift, /httpHeaders = \["([^"]+)": "[^"\\]*\\\(licenseKey\)"\]/, "Sparkle header name"),
-      one(swift, /httpHeaders = \["[^"]+": "([^"\\]*)\\\(licenseKey\)"\]/, "Sparkle header value"),
-    ];
-    await check(`sparkle appcast ${appcastUrl}`, async () => {
-      const headers = { [headerName]: `${headerPrefix}${licenseKey}` };
+    await check("sparkle appcast", async () => {
+      const plist = checkedBlock(markdown, "sparkle-plist");
+      const swift = checkedBlock(markdown, "sparkle-headers");
+      const appcastUrl = here(one(plist, /<key>SUFeedURL<\/key><string>([^<]+)<\/string>/, "SUFeedURL"));
+      const headerName = one(
+        swift,
+        /httpHeaders = \["([^"]+)": "[^"\\]*\\\(licenseKey\)"\]/,
+        "Sparkle header",
+      );
+      const prefix = one(
+        swift,
+        /httpHeaders = \["[^"]+": "([^"\\]*)\\\(licenseKey\)"\]/,
+        "Sparkle header value",
+      );
+      const headers = { [headerName]: `${prefix}${licenseKey}` };
       const items = parseAppcast(new TextDecoder().decode(await fetchAll(appcastUrl, headers)));
       const [item] = items;
       if (items.length !== 1 || !item) throw new Error(`${items.length} items, expected 1`);
@@ -276,25 +280,25 @@ async function main(binary: string) {
       equal("downloaded bytes", sha512(zip), sha512(macZip));
       if (!verify(null, zip, sparkleKeys.publicKey, Buffer.from(item.enclosure.edSignature ?? "", "base64")))
         throw new Error("the edSignature does not verify on the downloaded file");
-      return "1.1.0 in the appcast (Python's XML parser), edSignature verifies on the enclosure (Sparkle itself: macOS only)";
+      return `${appcastUrl}: 1.1.0 in the appcast (Python's XML parser), its edSignature verifies on the enclosure (Sparkle itself: macOS only, not run)`;
     });
 
     // --- Squirrel.Mac: the documented setFeedURL options (macOS: the feed is read here) ----------
-    const squirrelJs = checkedBlock(markdown, "squirrel-mac");
     for (const arch of ["x64", "arm64"]) {
-      const options = evaluate(one(squirrelJs, /setFeedURL\((\{[\s\S]*?\})\);/, "setFeedURL options"), {
-        licenseKey,
-        process: { arch },
-        app: { getVersion: () => "1.0.0" },
-      }) as { url: string; headers: Record<string, string> };
-      const url = here(options.url);
-      await check(`squirrel.mac (process.arch ${arch}, 1.0.0) ${url}`, async () => {
+      await check(`squirrel.mac (process.arch ${arch}, installed 1.0.0)`, async () => {
+        const squirrelJs = checkedBlock(markdown, "squirrel-mac");
+        const options = evaluate(one(squirrelJs, /setFeedURL\((\{[\s\S]*?\})\);/, "setFeedURL options"), {
+          licenseKey,
+          process: { arch },
+          app: { getVersion: () => "1.0.0" },
+        }) as { url: string; headers: Record<string, string> };
+        const url = here(options.url);
         const answer = JSON.parse(new TextDecoder().decode(await fetchAll(url, options.headers)));
         equal("name", answer.name, "1.1.0");
         equal("downloaded bytes", sha512(await fetchAll(answer.url, options.headers)), sha512(macZip));
         const upToDate = await fetch(url.replace("/1.0.0", "/1.1.0"), { headers: options.headers });
         equal("status for the installed version 1.1.0", upToDate.status, 204);
-        return "1.1.0 offered, its zip downloads; 1.1.0 gets 204 (Squirrel.Mac itself: macOS only)";
+        return `${url}: 1.1.0 offered, its zip downloads; 1.1.0 gets 204 (Squirrel.Mac itself: macOS only, not run)`;
       });
     }
   } catch (error) {
