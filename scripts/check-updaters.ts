@@ -36,8 +36,19 @@ const DOC = join(root, "docs/integrators.md");
 const DOC_HOST = "https://depot.example.com";
 const DOC_PRODUCT = "/updates/1/";
 
+/** The blocks the checks read, by marker name (tests/check-updaters.test.ts holds the page to them). */
+export const CHECKED_BLOCKS = [
+  "electron-builder",
+  "electron-updater",
+  "tauri-conf",
+  "tauri-check",
+  "sparkle-plist",
+  "sparkle-headers",
+  "squirrel-mac",
+] as const;
+
 /** The code block right after `<!-- checked: NAME -->` in the docs. */
-export function checkedBlock(markdown: string, name: string): string {
+export function checkedBlock(markdown: string, name: (typeof CHECKED_BLOCKS)[number]): string {
   const match = new RegExp(`<!-- checked: ${name} -->\\n\`\`\`[a-z]*\\n([\\s\\S]*?)\\n\`\`\`\\n`).exec(
     markdown,
   );
