@@ -6,6 +6,7 @@ import { useForm } from "../form.ts";
 import type { License, LicenseChange } from "../wire.ts";
 import { updateLicense } from "./api.ts";
 import { endOfDay } from "./form.tsx";
+import { LicenseSettingsFields } from "./settings-fields.tsx";
 
 interface Props {
   id: string;
@@ -69,54 +70,17 @@ export function EditLicense({ id, productId, license, onSaved }: Props) {
           {form.summary}
         </p>
       )}
-      <Field
-        id={field("expires")}
-        label="Expires"
-        {...form.input("expires")}
-        alert
-        type="date"
-        name="expires"
-        hint="The license works until the end of this day (your time). Empty: never expires."
+      <LicenseSettingsFields
+        form={form}
+        id={field}
+        hints={{
+          expires: "The license works until the end of this day (your time). Empty: never expires.",
+          max_ips: "How many addresses may use it at once.",
+          max_machines:
+            "Empty: machines are not counted. Lowering it deactivates no machine: new ones wait for a free seat.",
+          floating: "A machine keeps its seat only while it sends heartbeats.",
+        }}
       />
-      <Field
-        id={field("max-ips")}
-        label="Max IPs"
-        {...form.input("max_ips")}
-        alert
-        type="number"
-        inputMode="numeric"
-        min={1}
-        max={10000}
-        name="max_ips"
-      />
-      <Field
-        id={field("max-machines")}
-        label="Max machines"
-        {...form.input("max_machines")}
-        alert
-        type="number"
-        inputMode="numeric"
-        min={0}
-        max={10000}
-        name="max_machines"
-        hint="Empty: machines are not counted. Lowering it deactivates no machine: new ones wait for a free seat."
-      />
-      <div class="check">
-        <input
-          type="checkbox"
-          id={field("floating")}
-          checked={values.floating}
-          onChange={(event) => form.set("floating", event.currentTarget.checked)}
-        />
-        <label for={field("floating")}>
-          Floating seats <span class="hint">A machine keeps its seat only while it sends heartbeats.</span>
-        </label>
-      </div>
-      {form.errorOf("floating") && (
-        <p class="field-error" role="alert">
-          {form.errorOf("floating")}
-        </p>
-      )}
       <Field
         id={field("heartbeat")}
         label="Heartbeat seconds"

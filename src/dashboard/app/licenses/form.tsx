@@ -6,6 +6,7 @@ import { useForm } from "../form.ts";
 import { FormPanel } from "../form-panel.tsx";
 import type { License, NewLicense } from "../wire.ts";
 import { createLicense } from "./api.ts";
+import { LicenseSettingsFields } from "./settings-fields.tsx";
 
 /**
  * A date picked in the form means "until the end of that day" where the vendor is, so a license
@@ -58,53 +59,17 @@ export function NewLicenseForm({
         autocomplete="off"
         hint="The e-mail of a customer of this product's owner: someone who bought or holds a license of one of their products."
       />
-      <Field
-        id="license-expires"
-        label="Expires"
-        {...form.input("expires")}
-        alert
-        type="date"
-        name="expires"
-        hint="Optional: the license works until the end of this day (your time). Empty: never expires."
+      <LicenseSettingsFields
+        form={form}
+        id={(name) => `license-${name}`}
+        hints={{
+          expires: "Optional: the license works until the end of this day (your time). Empty: never expires.",
+          max_ips: "Optional: how many addresses may use it at once (empty: depot's default).",
+          max_machines:
+            "Optional: how many machines may be activated at once (empty: machines are not counted).",
+          floating: "A machine keeps its seat only while it sends heartbeats (every 10 minutes).",
+        }}
       />
-      <Field
-        id="license-max-ips"
-        label="Max IPs"
-        {...form.input("max_ips")}
-        alert
-        type="number"
-        inputMode="numeric"
-        min={1}
-        max={10000}
-        name="max_ips"
-        hint="Optional: how many addresses may use it at once (empty: depot's default)."
-      />
-      <Field
-        id="license-max-machines"
-        label="Max machines"
-        {...form.input("max_machines")}
-        alert
-        type="number"
-        inputMode="numeric"
-        min={0}
-        max={10000}
-        name="max_machines"
-        hint="Optional: how many machines may be activated at once (empty: machines are not counted)."
-      />
-      <div class="check">
-        <input
-          type="checkbox"
-          id="license-floating"
-          checked={values.floating}
-          onChange={(event) => form.set("floating", event.currentTarget.checked)}
-        />
-        <label for="license-floating">
-          Floating seats{" "}
-          <span class="hint">
-            A machine keeps its seat only while it sends heartbeats (every 10 minutes).
-          </span>
-        </label>
-      </div>
     </FormPanel>
   );
 }
