@@ -44,6 +44,8 @@ test("a vendor adds a file to a draft, releases it, rolls it out, yanks it and t
     await row.getByText("Draft", { exact: true }).waitFor({ timeout: 10_000 });
     await row.getByText("Files and release (1 file)").click();
     const files = row.getByRole("table", { name: "Files of 1.0.0" });
+    // The panel is drawn when it opens.
+    await files.waitFor({ timeout: 10_000 });
     expect(await files.getByRole("row").count()).toBe(2);
     expect(await files.getByRole("cell", { name: "Windows x86_64" }).count()).toBe(1);
     expect(await files.getByRole("cell", { name: "no", exact: true }).count()).toBe(1);

@@ -1,5 +1,6 @@
 // A product's versions, newest first: what each is, its file and downloads, a Download link, and for
-// those who may publish a Delete button (after a confirm).
+// those who may publish a Delete button (after a confirm) and the version's files and release.
+import { useState } from "preact/hooks";
 import { formatDate } from "../dates.ts";
 import type { Listing, More } from "../listing.ts";
 import { ShowMore } from "../show-more.tsx";
@@ -74,16 +75,34 @@ export function VersionList({ productId, listing, more, mayDelete, deleting, onD
                 </button>
               )}
             </div>
-            {mayDelete && (
-              <details class="row-details">
-                <summary>{`Files and release (${version.artifacts.length} ${version.artifacts.length === 1 ? "file" : "files"})`}</summary>
-                <ReleasePanel productId={productId} version={version} onChanged={onChanged} />
-              </details>
-            )}
+            {mayDelete && <ReleaseDetails productId={productId} version={version} onChanged={onChanged} />}
           </li>
         ))}
       </ul>
       <ShowMore more={more} noun="versions" />
     </>
+  );
+}
+
+/**
+ * A version's files and release, under its row. The panel (its forms, a file input among them) is
+ * rendered only while open: a list of versions holds no hidden forms.
+ */
+function ReleaseDetails({
+  productId,
+  version,
+  onChanged,
+}: {
+  productId: number;
+  version: Version;
+  onChanged: () => void;
+}) {
+  const [open, setOpen] = useState(false);
+  const files = version.artifacts.length;
+  return (
+    <details class="row-details" open={open} onToggle={(event) => setOpen(event.currentTarget.open)}>
+      <summary>{`Files and release (${files} ${files === 1 ? "file" : "files"})`}</summary>
+      {open && <ReleasePanel productId={productId} version={version} onChanged={onChanged} />}
+    </details>
   );
 }
