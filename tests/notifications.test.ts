@@ -4,7 +4,7 @@ import { sql } from "drizzle-orm";
 import type { ParsedMail } from "mailparser";
 // mailparser 3.9.31 is pinned: 3.9.36 and later need an @zone-eu/mailsplit the registry here does not serve.
 import { selectRows } from "../src/db/rows.ts";
-import { licenses, versions } from "../src/db/schema/index.ts";
+import { licenses } from "../src/db/schema/index.ts";
 import { generateLicenseKey } from "../src/features/licenses/keys.ts";
 import { notifyHolders } from "../src/features/notifications/fan-out.ts";
 import { bearer, readJson, startTestApp, type TestApp } from "./helpers/app.ts";

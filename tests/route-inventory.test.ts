@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { artifacts, notifications, versions, webhookDeliveries } from "../src/db/schema/index.ts";
+import { artifacts, notifications, webhookDeliveries } from "../src/db/schema/index.ts";
 import { deleteApiKey } from "../src/features/api-keys/service.ts";
 import { createLicense } from "../src/features/licenses/service.ts";
 import { createWebhook } from "../src/features/webhooks/service.ts";

@@ -4,7 +4,7 @@
 // the list), then signs out everywhere from Profile and lands on sign-in. A customer, whose role has
 // nothing to give, in a browser without a clipboard gets Copy's fallback.
 import { expect, test } from "bun:test";
-import { notifications, versions } from "../../src/db/schema/index.ts";
+import { notifications } from "../../src/db/schema/index.ts";
 import { bearer, readJson } from "../helpers/app.ts";
 import { fitsWidth, listeningDepot, offOrigin, openPage, signInAs } from "../helpers/browser.ts";
 import { createProduct, insertVersionRow } from "../helpers/factories.ts";
