@@ -165,3 +165,90 @@ describe("staged rollouts, decided by depot", () => {
     expect(await Promise.all(keys.map(versionFor))).toEqual(first);
   });
 });
+
+describe("a rollout schedule raises the rollout over time", () => {
+  const hour = 3_600_000;
+  const at = (offset: number) => new Date(Date.now() + offset).toISOString();
+  const patch = (productId: number, versionId: number, body: unknown) =>
+    fetch(`${base}/api/products/${productId}/versions/${versionId}`, {
+      method: "PATCH",
+      headers: { authorization: `Bearer ${ownerToken}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+
+  test("a step whose time has come counts, one still ahead does not; setting the percentage replaces the schedule", async () => {
+    const { product, release, offered } = await productWithHolder();
+    await release("1.0.0");
+    const next = await release("1.1.0");
+    const clients = Array.from({ length: 30 }, () => ({ "x-user-staging-id": crypto.randomUUID() }));
+    const answers = () => Promise.all(clients.map((headers) => offered("latest", headers)));
+
+    // Halted now, everyone tomorrow: nobody yet.
+    const halted = await patchRelease(base, ownerToken, product.id, next.id, {
+      rollout_percentage: 0,
+      rollout_schedule: [{ at: at(24 * hour), percentage: 100 }],
+    });
+    expect(halted.rollout_percentage).toBe(0);
+    expect(halted.rollout_schedule).toHaveLength(1);
+    expect(halted.rollout_schedule[0].percentage).toBe(100);
+    expect(Math.abs(Date.parse(halted.rollout_schedule[0].at) - (Date.now() + 24 * hour))).toBeLessThan(
+      60_000,
+    );
+    expect(new Set(await answers())).toEqual(new Set(["1.0.0"]));
+
+    // Steps given out of order are kept in time order; the one an hour ago (100 %) is reached.
+    const raised = await patchRelease(base, ownerToken, product.id, next.id, {
+      rollout_schedule: [
+        { at: at(24 * hour), percentage: 100 },
+        { at: at(-hour), percentage: 100 },
+      ],
+    });
+    expect(raised.rollout_percentage).toBe(0);
+    expect(raised.rollout_schedule.map((step: { percentage: number }) => step.percentage)).toEqual([
+      100, 100,
+    ]);
+    expect(Date.parse(raised.rollout_schedule[0].at)).toBeLessThan(Date.parse(raised.rollout_schedule[1].at));
+    expect(new Set(await answers())).toEqual(new Set(["1.1.0"]));
+
+    // An empty schedule is none.
+    expect(
+      (await patchRelease(base, ownerToken, product.id, next.id, { rollout_schedule: [] })).rollout_schedule,
+    ).toBeNull();
+    expect(new Set(await answers())).toEqual(new Set(["1.0.0"]));
+    await patchRelease(base, ownerToken, product.id, next.id, {
+      rollout_schedule: [{ at: at(-hour), percentage: 100 }],
+    });
+    expect(new Set(await answers())).toEqual(new Set(["1.1.0"]));
+
+    // p = 0 by hand halts at once: the schedule goes with it.
+    const stopped = await patchRelease(base, ownerToken, product.id, next.id, { rollout_percentage: 0 });
+    expect(stopped.rollout_schedule).toBeNull();
+    expect(new Set(await answers())).toEqual(new Set(["1.0.0"]));
+  });
+
+  test("a step outside 0–100, a time that is not one, or more than 20 steps: 422, nothing changed", async () => {
+    const { product, release } = await productWithHolder();
+    const version = await release("2.0.0");
+    const bad: [unknown, string][] = [
+      [[{ at: at(hour), percentage: 101 }], "rollout_schedule.0.percentage"],
+      [[{ at: "tomorrow", percentage: 50 }], "rollout_schedule.0.at"],
+      [[{ at: at(hour) }], "rollout_schedule.0.percentage"],
+      [Array.from({ length: 21 }, (_, i) => ({ at: at(i * hour), percentage: 50 })), "rollout_schedule"],
+      ["soon", "rollout_schedule"],
+      [null, "rollout_schedule"],
+    ];
+    for (const [schedule, field] of bad) {
+      const response = await patch(product.id, version.id, { rollout_schedule: schedule });
+      expect(response.status).toBe(422);
+      const body = (await response.json()) as { message: string; errors: Record<string, string[]> };
+      expect(Object.keys(body.errors)).toContain(field);
+    }
+    const current = await fetch(`${base}/api/products/${product.id}/versions/${version.id}`, {
+      headers: { authorization: `Bearer ${ownerToken}` },
+    });
+    const { data } = (await current.json()) as {
+      data: { rollout_percentage: number; rollout_schedule: unknown };
+    };
+    expect(data).toMatchObject({ rollout_percentage: 100, rollout_schedule: null });
+  });
+});

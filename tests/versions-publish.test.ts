@@ -213,6 +213,7 @@ function expectVersion(
     status: "published",
     critical: false,
     rollout_percentage: 100,
+    rollout_schedule: null,
     yank_reason: null,
     published_at: expect.stringMatching(ISO),
     // The sent file is the version's first (here only) artifact, for any platform.

@@ -1,5 +1,15 @@
 import { sql } from "drizzle-orm";
-import { bigint, boolean, check, index, pgTable, smallint, text, uniqueIndex } from "drizzle-orm/pg-core";
+import {
+  bigint,
+  boolean,
+  check,
+  index,
+  jsonb,
+  pgTable,
+  smallint,
+  text,
+  uniqueIndex,
+} from "drizzle-orm/pg-core";
 import { id, ref, timestamps, timestamptz } from "./columns.ts";
 import { products } from "./products.ts";
 import { purchaseBenefits } from "./purchase-benefits.ts";
@@ -31,6 +41,8 @@ export const versions = pgTable(
     critical: boolean("critical").notNull().default(false),
     /** 0–100: the share of clients a feed offers it to (features/versions/eligible.ts). */
     rolloutPercentage: smallint("rollout_percentage").notNull().default(100),
+    /** Steps that raise the rollout over time (features/versions/eligible.ts `effectiveRollout`). */
+    rolloutSchedule: jsonb("rollout_schedule").$type<RolloutStep[]>(),
     /** When it was first published (null while a draft); holders are notified then, once. */
     publishedAt: timestamptz("published_at"),
     publishedBy: ref("published_by").references(() => users.id),
@@ -49,6 +61,12 @@ export const versions = pgTable(
     check("versions_rollout_percentage_range", sql`${table.rolloutPercentage} BETWEEN 0 AND 100`),
   ],
 );
+
+/** From `at` on, the version is offered to at least `percentage` of the clients. */
+export interface RolloutStep {
+  at: string;
+  percentage: number;
+}
 
 export type Version = typeof versions.$inferSelect;
 export type NewVersion = typeof versions.$inferInsert;

@@ -3,7 +3,7 @@ import type { Artifact, ReleaseChannel } from "../../db/schema/index.ts";
 import { RELEASE_CHANNELS } from "../../db/schema/index.ts";
 import { FieldErrors, NotFound } from "../../errors.ts";
 import { renderChangelog } from "../versions/changelog.ts";
-import { eligibleVersions, inRollout } from "../versions/eligible.ts";
+import { effectiveRollout, eligibleVersions, inRollout } from "../versions/eligible.ts";
 import { compareSemver } from "../versions/semver.ts";
 import type { FeedAccess } from "./access.ts";
 import { appcastXml } from "./appcast.ts";
@@ -173,7 +173,7 @@ export async function sparkleFeed(ctx: Ctx, access: FeedAccess, cohort: string, 
     eligibleVersions(ctx, access.product.id, { ...filter, channel: "dev" }),
   ]);
   const offered = [...released, ...dev]
-    .filter(({ version }) => inRollout(cohort, version.id, version.rolloutPercentage))
+    .filter(({ version }) => inRollout(cohort, version.id, effectiveRollout(version)))
     .sort((a, b) => compareSemver(b.semver, a.semver) || b.version.id - a.version.id)
     .slice(0, APPCAST_ITEMS);
   return appcastXml({

@@ -9,6 +9,7 @@ import {
   artifacts,
   type Platform,
   type ReleaseChannel,
+  type RolloutStep,
   type Version,
   versions,
 } from "../../db/schema/index.ts";
@@ -102,6 +103,8 @@ export async function newestEligible(
   cohortKey: string,
 ): Promise<EligibleVersion | null> {
   const benefitId = filter.benefitId ?? null;
+  // One instant for the whole decision, so a schedule step passing meanwhile cannot make it loop.
+  const now = new Date();
   const candidates = await preparedOnce(ctx.db, candidatesQueryName(filter), (db) =>
     prepareCandidates(db, filter),
   ).execute({ product: productId, benefit: benefitId ?? 0 });
@@ -111,11 +114,11 @@ export async function newestEligible(
       return semver ? [{ ...candidate, semver }] : [];
     })
     .sort((a, b) => compareSemver(b.semver, a.semver) || b.id - a.id)
-    .find((candidate) => inRollout(cohortKey, candidate.id, candidate.rollout));
+    .find((candidate) => inRollout(cohortKey, candidate.id, effectiveRollout(candidate, now)));
   if (!offered) return null;
   const [version] = await preparedOnce(ctx.db, "feed_version", prepareVersion).execute({ id: offered.id });
   // Yanked, unpublished or changed since the first read: decide again on what is there now.
-  if (version?.status !== "published" || version.rolloutPercentage !== offered.rollout) {
+  if (version?.status !== "published" || effectiveRollout(version, now) !== effectiveRollout(offered, now)) {
     return newestEligible(ctx, productId, filter, cohortKey);
   }
   const files = await preparedOnce(ctx.db, "feed_artifacts", prepareArtifacts).execute({
@@ -132,7 +135,12 @@ const candidatesQueryName = (filter: ReleaseFilter) =>
 
 const prepareCandidates = (db: Db, filter: ReleaseFilter) =>
   db
-    .select({ id: versions.id, name: versions.versionNumber, rollout: versions.rolloutPercentage })
+    .select({
+      id: versions.id,
+      name: versions.versionNumber,
+      rolloutPercentage: versions.rolloutPercentage,
+      rolloutSchedule: versions.rolloutSchedule,
+    })
     .from(versions)
     .where(
       and(
@@ -181,6 +189,22 @@ function fitsInSql(filter: ReleaseFilter) {
       filter.arch === "any" ? undefined : inArray(artifacts.arch, [filter.arch, "universal", "any"]),
     ) ?? sql`true`
   );
+}
+
+/**
+ * The share of clients a version is offered to at `now`: its `rollout_percentage`, raised by every
+ * step of its `rollout_schedule` whose time has come (a schedule only ever raises it; setting the
+ * percentage, to 0 to halt, replaces the schedule: release.ts).
+ */
+export function effectiveRollout(
+  version: { rolloutPercentage: number; rolloutSchedule: RolloutStep[] | null },
+  now: Date = new Date(),
+): number {
+  let percentage = version.rolloutPercentage;
+  for (const step of version.rolloutSchedule ?? []) {
+    if (Date.parse(step.at) <= now.getTime()) percentage = Math.max(percentage, step.percentage);
+  }
+  return percentage;
 }
 
 /**

@@ -49,6 +49,7 @@ export const toVersionJson = (row: VersionRow, appUrl: string) => {
     status: version.status,
     critical: version.critical,
     rollout_percentage: version.rolloutPercentage,
+    rollout_schedule: version.rolloutSchedule,
     yank_reason: version.yankReason,
     published_at: version.publishedAt?.toISOString() ?? null,
     artifacts: row.artifacts.map((artifact) => toArtifactJson(artifact, version.productId, appUrl)),

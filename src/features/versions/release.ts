@@ -56,6 +56,14 @@ export async function changeRelease(
   return findVersion(ctx, product.id, ids.version);
 }
 
+/** A schedule kept in time order, each time as ISO 8601; an empty one is none. */
+const sortedSteps = (steps: ReleaseChange["rollout_schedule"]) =>
+  steps?.length
+    ? steps
+        .map((step) => ({ at: new Date(step.at).toISOString(), percentage: step.percentage }))
+        .sort((a, b) => a.at.localeCompare(b.at))
+    : null;
+
 /** The version's columns after the change, or a 422 naming every field the change may not make. */
 function nextState(current: Version, change: ReleaseChange) {
   const status = change.status ?? current.status;
@@ -80,5 +88,12 @@ function nextState(current: Version, change: ReleaseChange) {
     critical: change.critical ?? current.critical,
     channel: change.channel ?? current.channel,
     rolloutPercentage: change.rollout_percentage ?? current.rolloutPercentage,
+    // A percentage set by hand (0 halts) replaces the schedule, unless one is sent with it.
+    rolloutSchedule:
+      change.rollout_schedule !== undefined
+        ? sortedSteps(change.rollout_schedule)
+        : change.rollout_percentage !== undefined
+          ? null
+          : current.rolloutSchedule,
   };
 }

@@ -205,7 +205,8 @@ export const versionRoutes = (ctx: AppContext) => {
           description:
             "`status`: draft → published (holders are notified then), published → yanked (with " +
             "`yank_reason`; holders who downloaded it are told), yanked → published. " +
-            "`rollout_percentage` 0–100: the share of update clients offered it.",
+            "`rollout_percentage` 0–100: the share of update clients offered it (setting it alone " +
+            "replaces the schedule); `rollout_schedule` [{at, percentage}]: steps that raise it over time.",
           tags,
         },
       },

@@ -56,6 +56,9 @@ export const VersionJson = t.Object({
   status: t.UnionEnum([...VERSION_STATUSES]),
   critical: t.Boolean(),
   rollout_percentage: Int({ minimum: 0, maximum: 100 }),
+  rollout_schedule: t.Union([t.Array(t.Object({ at: DateTime, percentage: Int() })), t.Null()], {
+    description: "steps that raise the rollout from their time on; null: none",
+  }),
   yank_reason: t.Union([t.String(), t.Null()]),
   published_at: t.Union([DateTime, t.Null()], { description: "null while a draft" }),
   artifacts: t.Array(ArtifactJson, {
@@ -103,6 +106,16 @@ export const ReleaseChange = t.Object(
     critical: t.Optional(t.Boolean()),
     channel: t.Optional(ChannelField),
     rollout_percentage: t.Optional(Int({ minimum: 0, maximum: 100 })),
+    // Empty: no schedule.
+    rollout_schedule: t.Optional(
+      t.Array(
+        t.Object(
+          { at: DateTime, percentage: Int({ minimum: 0, maximum: 100 }) },
+          { additionalProperties: false },
+        ),
+        { maxItems: 20 },
+      ),
+    ),
   },
   { additionalProperties: false },
 );
