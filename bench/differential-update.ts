@@ -23,20 +23,10 @@ import {
   genericClient,
   writeBlockmap,
 } from "../tests/helpers/electron-updater.ts";
-import {
-  BENCH_ADMIN,
-  builtBinary,
-  createProduct,
-  createToken,
-  createUser,
-  depotBinary,
-  depotCli,
-  depotEnv,
-  startDepot,
-} from "./lib/depot.ts";
+import { builtBinary, depotBinary } from "./lib/depot.ts";
 import { machineLine } from "./lib/machine.ts";
-import { BenchDatabase } from "./lib/postgres.ts";
-import { runMain, tempDir } from "./lib/processes.ts";
+import { runMain } from "./lib/processes.ts";
+import { ReleaseBench } from "./lib/releases.ts";
 import { log, MiB, secondsSince } from "./lib.ts";
 
 const { values: opts } = parseArgs({
@@ -57,27 +47,12 @@ const hash = (algorithm: string, bytes: Uint8Array, encoding: "hex" | "base64") 
 
 async function main(): Promise<number> {
   if (!builtBinary(binary, "npm run build && bun bench/differential-update.ts")) return 2;
-  const workDir = tempDir("depot-bench-differential-", opts.dir);
-  const dataDir = join(workDir, "data");
-  const storageDir = join(workDir, "storage");
+  const bench = new ReleaseBench("differential", opts, `depot_bench_differential_${process.pid}`);
+  const { workDir, storageDir } = bench;
   const filesDir = join(workDir, "files");
-  for (const dir of [dataDir, storageDir, filesDir]) mkdirSync(dir, { recursive: true });
-  const database = BenchDatabase.onServer(`depot_bench_differential_${process.pid}`, opts.pg ?? "");
-  await database.recreate();
-  database.dropAtExit();
-  const env = depotEnv({ DATABASE_URL: database.url, DATA_DIR: dataDir, STORAGE_DIR: storageDir });
-  const depotRun = depotCli(binary, env, workDir);
-  await depotRun(["migrate"]);
-  const adminId = await createUser(depotRun, BENCH_ADMIN);
-  const token = await createToken(depotRun, adminId);
-  const depot = await startDepot({
-    binary,
-    cwd: workDir,
-    env,
-    stdout: join(workDir, "depot.log"),
-    stderr: join(workDir, "depot.err"),
-  });
-  const productId = await createProduct(depot.origin, token, adminId);
+  mkdirSync(filesDir, { recursive: true });
+  const { server: depot, productId, adminId } = await bench.start();
+  const { database } = bench;
 
   const old = randomBytes(FILE_BYTES);
   const changed = Buffer.from(old);

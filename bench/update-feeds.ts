@@ -19,25 +19,15 @@
 // round, per feed — electron `latest.yml` and the Tauri check from 1.0.0, `Authorization: License` on
 // every request — autocannon (under node, its CPU apart) drives each server for the warm-up and the
 // measured seconds. Reported: requests/s, p50 and p99 latency per run, and depot ÷ reference.
-import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import {
-  BENCH_ADMIN,
-  builtBinary,
-  createProduct,
-  createToken,
-  createUser,
-  depotBinary,
-  depotCli,
-  depotEnv,
-  startDepot,
-} from "./lib/depot.ts";
+import { builtBinary, depotBinary } from "./lib/depot.ts";
 import { autocannon, type LoadResult } from "./lib/load.ts";
 import { machineLine } from "./lib/machine.ts";
-import { BenchDatabase } from "./lib/postgres.ts";
-import { runMain, startServer, tempDir, textOf } from "./lib/processes.ts";
+import type { BenchDatabase } from "./lib/postgres.ts";
+import { runMain, startServer, textOf } from "./lib/processes.ts";
+import { ReleaseBench } from "./lib/releases.ts";
 import { log, wholeNumber } from "./lib.ts";
 
 const { values: opts } = parseArgs({
@@ -96,29 +86,9 @@ const FEEDS: Feed[] = [
 
 async function main(): Promise<number> {
   if (!builtBinary(binary, "npm run build && bun bench/update-feeds.ts")) return 2;
-  const workDir = tempDir("depot-bench-feeds-", opts.dir);
-  const dataDir = join(workDir, "data");
-  mkdirSync(dataDir, { recursive: true });
-  const database = BenchDatabase.onServer(`depot_bench_feeds_${process.pid}`, opts.pg ?? "");
-  await database.recreate();
-  database.dropAtExit();
-  const env = depotEnv({
-    DATABASE_URL: database.url,
-    DATA_DIR: dataDir,
-    STORAGE_DIR: join(workDir, "storage"),
-  });
-  const depotRun = depotCli(binary, env, workDir);
-  await depotRun(["migrate"]);
-  const adminId = await createUser(depotRun, BENCH_ADMIN);
-  const token = await createToken(depotRun, adminId);
-  const depot = await startDepot({
-    binary,
-    cwd: workDir,
-    env: { ...env, LOG_LEVEL: "info" },
-    stdout: join(workDir, "depot.log"),
-    stderr: join(workDir, "depot.err"),
-  });
-  const productId = await createProduct(depot.origin, token, adminId);
+  const bench = new ReleaseBench("feeds", opts, `depot_bench_feeds_${process.pid}`);
+  const { workDir, database } = bench;
+  const { server: depot, productId, adminId } = await bench.start({ LOG_LEVEL: "info" });
   await seed(database, productId, adminId);
   const reference = await startServer({
     what: "the reference",

@@ -22,14 +22,19 @@ export class ReleaseBench {
   /** Removed at exit, like the database and every process. */
   readonly workDir: string;
   readonly storageDir: string;
-  private readonly database: BenchDatabase;
+  /** The bench's own database (its tables, for a benchmark that seeds rows with SQL). */
+  readonly database: BenchDatabase;
   /** depot's environment: the bench database, DATA_DIR and STORAGE_DIR; LOG_LEVEL its default. */
   private readonly env: Record<string, string>;
   private readonly depot: DepotCli;
 
   /** `name` tells the work directories apart; `options` are the script's --pg, --dir and --binary. */
-  constructor(name: string, options: { pg?: string; dir?: string; binary?: string }) {
-    this.database = BenchDatabase.onServer("depot_bench_files", options.pg ?? "");
+  constructor(
+    name: string,
+    options: { pg?: string; dir?: string; binary?: string },
+    databaseName = "depot_bench_files",
+  ) {
+    this.database = BenchDatabase.onServer(databaseName, options.pg ?? "");
     this.binary = depotBinary(options.binary);
     this.workDir = tempDir(`depot-bench-${name}-`, options.dir);
     const dataDir = join(this.workDir, "data");
@@ -42,11 +47,11 @@ export class ReleaseBench {
   /**
    * A new database (dropped at exit) with depot's schema, an admin and its bearer token, `depot serve
    * --no-workers` with `settings` on top of `env` (its stdout, a JSON line per request, to depot.log
-   * in the work directory), and a product owned by the admin.
+   * in the work directory), and a product owned by the admin (its id too).
    */
   async start(
     settings: Record<string, string> = {},
-  ): Promise<{ server: Server; token: string; productId: number }> {
+  ): Promise<{ server: Server; token: string; productId: number; adminId: number }> {
     await this.database.recreate();
     this.database.dropAtExit();
     await this.depot(["migrate"]);
@@ -60,7 +65,7 @@ export class ReleaseBench {
       stderr: join(this.workDir, "depot.err"),
     });
     const productId = await createProduct(server.origin, token, adminId);
-    return { server, token, productId };
+    return { server, token, productId, adminId };
   }
 
   /** A second `depot serve --no-workers` on the same database, with `settings` (another release store). */

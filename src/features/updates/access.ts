@@ -4,6 +4,7 @@ import type { Db } from "../../db/client.ts";
 import { preparedOnce } from "../../db/prepared.ts";
 import { licenses, type Product, products } from "../../db/schema/index.ts";
 import { Forbidden, NotFound, Unauthenticated } from "../../errors.ts";
+import { requestState } from "../../http/request-state.ts";
 import { liveLicense } from "../licenses/holders.ts";
 import { normaliseLicenseKey } from "../licenses/keys.ts";
 import { isListed } from "../products/service.ts";
@@ -93,4 +94,15 @@ export function cohortKey(request: Request, access: FeedAccess, ip: string | nul
   if (staging && staging.length <= MAX_STAGING_ID) return `staging:${staging}`;
   if (access.licenseKey !== null) return `license:${access.licenseKey}`;
   return `address:${ip ?? "unknown"}`;
+}
+
+/**
+ * A feed request opened: the caller's access to the product's feeds (the holder is logged as who
+ * asked), and the cohort its staged rollouts draw it in. Every feed and the upgrade check start here.
+ */
+export async function openFeed(ctx: Pick<AppContext, "db">, request: Request, productId: number) {
+  const access = await feedAccess(ctx, productId, licenseOf(request));
+  const state = requestState(request);
+  if (access.holderId !== null) state.who.user_id = access.holderId;
+  return { access, cohort: cohortKey(request, access, state.ip) };
 }

@@ -5,7 +5,7 @@ import { refusals } from "../../http/schemas.ts";
 import { IdParam } from "../../validation/ids.ts";
 import { bearerAuth, headerBearer, sessionActor } from "../auth/guards.ts";
 import { serveDownload } from "../versions/serve-download.ts";
-import { cohortKey, feedAccess, licenseOf } from "./access.ts";
+import { licenseOf, openFeed } from "./access.ts";
 import { electronFeed, sparkleFeed, squirrelFeed, tauriFeed } from "./feeds.ts";
 import { FeedQuery, SquirrelUpdateJson, TauriUpdateJson } from "./json.ts";
 
@@ -53,13 +53,7 @@ interface FileContext {
  * key in the Authorization header, checked by access.ts before anything else is read.
  */
 export const updateRoutes = (ctx: AppContext) => {
-  /** The caller's access to the product's feeds, and the cohort its rollout draws it in. */
-  const open = async (request: Request, productId: number) => {
-    const access = await feedAccess(ctx, productId, licenseOf(request));
-    const state = requestState(request);
-    if (access.holderId !== null) state.who.user_id = access.holderId;
-    return { access, cohort: cohortKey(request, access, state.ip) };
-  };
+  const open = (request: Request, productId: number) => openFeed(ctx, request, productId);
 
   /** GET and HEAD of a file: the download rules, with the license in the Authorization header too. */
   const file = async ({ params, request, bearer, set }: FileContext) => {

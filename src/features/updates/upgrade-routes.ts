@@ -1,11 +1,10 @@
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
-import { requestState } from "../../http/request-state.ts";
 import { refusals } from "../../http/schemas.ts";
 import { IdParam } from "../../validation/ids.ts";
 import { SIGNED } from "../licenses/json.ts";
 import { signedAnswers } from "../signing/signed-answers.ts";
-import { cohortKey, feedAccess, licenseOf } from "./access.ts";
+import { openFeed } from "./access.ts";
 import { UpgradeJson, UpgradeQuery } from "./json.ts";
 import { upgradeCheck } from "./upgrade.ts";
 
@@ -18,10 +17,8 @@ export const upgradeRoutes = (ctx: AppContext) =>
   new Elysia().get(
     "/api/v1/products/:product/upgrade",
     async ({ params, query, request }) => {
-      const access = await feedAccess(ctx, params.product, licenseOf(request));
-      const state = requestState(request);
-      if (access.holderId !== null) state.who.user_id = access.holderId;
-      return upgradeCheck(ctx, access, cohortKey(request, access, state.ip), query);
+      const { access, cohort } = await openFeed(ctx, request, params.product);
+      return upgradeCheck(ctx, access, cohort, query);
     },
     {
       params: t.Object({ product: IdParam("Product") }),

@@ -13,6 +13,7 @@ import {
   type Version,
   versions,
 } from "../../db/schema/index.ts";
+import { artifactsOf } from "./artifact-rows.ts";
 import { channelsFor, compareSemver, parseSemver, type SemVer } from "./semver.ts";
 
 /** What a client asks a feed for. */
@@ -61,24 +62,15 @@ export async function eligibleVersions(
     return semver ? [{ version, semver }] : [];
   });
   if (named.length === 0) return [];
-  const files = await ctx.db
-    .select()
-    .from(artifacts)
-    .where(
-      inArray(
-        artifacts.versionId,
-        named.map(({ version }) => version.id),
-      ),
-    )
-    .orderBy(asc(artifacts.id));
+  const files = await artifactsOf(
+    ctx,
+    named.map(({ version }) => version.id),
+  );
   return named
     .map(({ version, semver }) => ({
       version,
       semver,
-      artifacts: fitting(
-        files.filter((file) => file.versionId === version.id),
-        filter,
-      ),
+      artifacts: fitting(files.get(version.id) ?? [], filter),
     }))
     .filter((entry) => entry.artifacts.length > 0)
     .sort((a, b) => compareSemver(b.semver, a.semver) || b.version.id - a.version.id);

@@ -5,9 +5,6 @@ import { createFirstAdmin } from "../setup.ts";
 import type { User } from "../wire.ts";
 import { PageHeading } from "./heading.tsx";
 
-/** The path of the link `depot serve` prints on first run (`/setup?code=…`). */
-export const SETUP_PATH = "/setup";
-
 interface Props {
   onSignedIn(user: User): void;
 }
