@@ -7,7 +7,7 @@ import { guardRefusals, MessageJson } from "../../http/schemas.ts";
 import { authenticateApiKey } from "../api-keys/service.ts";
 import { authenticateSession } from "../sessions/guard.ts";
 import { authenticateToken } from "../tokens/service.ts";
-import { type Actor, sessionActorOf } from "./actor.ts";
+import { type Actor, type ApiKeyActor, sessionActorOf } from "./actor.ts";
 import { allows, type Grant } from "./permissions.ts";
 
 // Credentials are checked in `transform`, which Elysia runs before body validation, so an anonymous
@@ -101,15 +101,29 @@ export const apiKeyAuth = (ctx: AppContext) =>
       detail: { security: [{ apiKey: [] }] },
       response: { 401: MessageJson },
       async transform({ headers, request }) {
-        const apiKey = await authenticateApiKey(ctx, headers["x-api-key"]);
-        if (!apiKey) throw new Unauthenticated("Invalid API key.", "ApiKey");
-        const state = requestState(request);
-        state.apiKey = apiKey;
-        state.who.api_key_id = apiKey.id;
+        await requireApiKey(ctx, request, headers["x-api-key"]);
       },
       resolve: ({ request }) => ({ apiKey: authenticated(requestState(request), "apiKey") }),
     }),
   });
+
+/**
+ * The license API key in `x-api-key`, written into the request's state (the log names it), or 401
+ * "Invalid API key.". The `apiKey` guard, and the routes whose key is optional (a vouched validation,
+ * a deactivation by the vendor), all go through here.
+ */
+export async function requireApiKey(
+  ctx: AppContext,
+  request: Request,
+  header: string | null | undefined,
+): Promise<ApiKeyActor> {
+  const apiKey = await authenticateApiKey(ctx, header);
+  if (!apiKey) throw new Unauthenticated("Invalid API key.", "ApiKey");
+  const state = requestState(request);
+  state.apiKey = apiKey;
+  state.who.api_key_id = apiKey.id;
+  return apiKey;
+}
 
 /** What `transform` found; a handler reached without it is refused rather than run anonymously. */
 function authenticated<K extends "actor" | "apiKey">(

@@ -1,10 +1,10 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context.ts";
-import { AppError, Invalid, Unauthenticated } from "../../errors.ts";
+import { AppError, Invalid } from "../../errors.ts";
 import { requestState } from "../../http/request-state.ts";
 import { refusals } from "../../http/schemas.ts";
-import { authenticateApiKey } from "../api-keys/service.ts";
 import type { ApiKeyActor } from "../auth/actor.ts";
+import { requireApiKey } from "../auth/guards.ts";
 import { signedAnswers } from "../signing/signed-answers.ts";
 import { checkoutAnswer } from "./files.ts";
 import { CheckoutResultJson, SIGNED, ValidationResultJson } from "./json.ts";
@@ -84,7 +84,5 @@ async function addressToCheck(
   }
   const headerKey = request.headers.get("x-api-key");
   if (headerKey === null) throw new Invalid({ ip: ["The ip field is only accepted with an x-api-key."] });
-  const apiKey = await authenticateApiKey(ctx, headerKey);
-  if (!apiKey) throw new Unauthenticated("Invalid API key.", "ApiKey");
-  return { address: namedAddress(bodyIp), vouchingKey: apiKey };
+  return { address: namedAddress(bodyIp), vouchingKey: await requireApiKey(ctx, request, headerKey) };
 }

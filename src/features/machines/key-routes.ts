@@ -3,7 +3,7 @@ import type { AppContext } from "../../context.ts";
 import { Unauthenticated } from "../../errors.ts";
 import { refusals } from "../../http/schemas.ts";
 import { UuidParam } from "../../validation/ids.ts";
-import { authenticateApiKey } from "../api-keys/service.ts";
+import { requireApiKey } from "../auth/guards.ts";
 import { SIGNED } from "../licenses/json.ts";
 import { signedAnswers } from "../signing/signed-answers.ts";
 import { ActivationJson, activationAnswer } from "./activation-answer.ts";
@@ -102,7 +102,5 @@ async function machineCaller(ctx: AppContext, request: Request): Promise<Machine
   const headerKey = request.headers.get("x-api-key");
   if (request.headers.has("authorization") || headerKey === null)
     return { licenseKey: licenseKeyIn(request) };
-  const apiKey = await authenticateApiKey(ctx, headerKey);
-  if (!apiKey) throw new Unauthenticated("Invalid API key.", "ApiKey");
-  return { apiKey };
+  return { apiKey: await requireApiKey(ctx, request, headerKey) };
 }
