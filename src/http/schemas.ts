@@ -1,4 +1,5 @@
-import { t } from "elysia";
+import type { TSchema } from "@sinclair/typebox";
+import { type DocumentDecoration, t } from "elysia";
 
 /** `{ message }`: every error body. */
 export const MessageJson = t.Object({ message: t.String() });
@@ -42,3 +43,25 @@ export function refusals<S extends keyof typeof REFUSALS>(...statuses: S[]): Pic
 
 /** What a guard answers when the caller is unknown (401), not allowed (403) or a session lacks its CSRF token (419). */
 export const guardRefusals = { 401: MessageJson, 403: MessageJson, 419: MessageJson };
+
+/**
+ * A route's entry in the document, spread into its options: `...answers("Read a license", { 200: LicenseJson }, 404)`
+ * documents the summary, the success shapes and the refusals by status (each with its one shape above).
+ * A string is the summary; an object adds a description or overrides the instance's tags.
+ */
+export function answers<R extends Record<number, TSchema>, S extends keyof typeof REFUSALS = never>(
+  detail: string | DocumentDecoration,
+  success: R,
+  ...statuses: S[]
+) {
+  return {
+    detail: typeof detail === "string" ? { summary: detail } : detail,
+    response: { ...success, ...refusals(...statuses) } as R & Pick<typeof REFUSALS, S>,
+  };
+}
+
+/** 204: what a handler answers once its work is done and there is nothing to say. */
+export const noContent = async (work: Promise<unknown>) => {
+  await work;
+  return new Response(null, { status: 204 });
+};

@@ -107,8 +107,9 @@ export async function licenseFileFor(
   ctx: Pick<AppContext, "db" | "config" | "signing">,
   apiKey: ApiKeyActor,
   id: string,
-  ttlSeconds: number,
+  ttl: string | undefined,
 ): Promise<{ license: LicenseJson; file: LicenseFile }> {
+  const ttlSeconds = ttlFromQuery(ttl);
   const license = await findLicense(ctx, apiKey, id);
   if (license.revokedAt !== null)
     throw new AppError(409, "This license has been revoked; it gets no license file.");
@@ -121,8 +122,18 @@ export async function licenseFileFor(
 
 const TtlQuery = t.Object({ ttl: Ttl });
 
+/** A license file as a download: its text, with the headers that name it. */
+export function asAttachment(
+  headers: Record<string, unknown>,
+  { license, file }: { license: LicenseJson; file: LicenseFile },
+) {
+  headers["content-type"] = "application/x-pem-file";
+  headers["content-disposition"] = `attachment; filename="depot-license-${license.id}.lic"`;
+  return file.text;
+}
+
 /** `?ttl=` as seconds: digits within the range, the default when absent; anything else is a 422. */
-export function ttlFromQuery(raw: string | undefined): number {
+function ttlFromQuery(raw: string | undefined): number {
   if (raw === undefined) return LICENSE_FILE_TTL.default;
   const query = { ttl: /^\d{1,12}$/.test(raw) ? Number(raw) : raw };
   assertValid(TtlQuery, query);

@@ -62,6 +62,11 @@ export const LicensePageJson = t.Object({
   nextPage: t.Union([Int(), t.Null()]),
 });
 
+export const toLicensePageJson = (licenses: License[], nextPage: number | null = null) => ({
+  licenses: licenses.map(toLicenseJson),
+  nextPage,
+});
+
 const LicenseIpJson = t.Object({ ip: t.String(), firstSeenAt: Timestamp, lastSeenAt: Timestamp });
 export const LicenseIpsJson = t.Object({ ips: t.Array(LicenseIpJson) });
 
