@@ -1,6 +1,6 @@
 import type { TSchema } from "@sinclair/typebox";
 import { t } from "elysia";
-import type { PageRequest } from "../pagination.ts";
+import { type PageRequest, pageRequest } from "../pagination.ts";
 import { Int } from "../validation/schemas.ts";
 import { requestState } from "./request-state.ts";
 
@@ -41,6 +41,19 @@ export function simplePage<T>(rows: T[], request: PageRequest, httpRequest: Requ
       to: from === null ? null : request.offset + data.length,
     },
   };
+}
+
+/**
+ * A list route's answer: the page its query asks for (a malformed `page` or `per_page` is a 422), read
+ * by `list`, as a `simplePage`. The service reads rows; the page's links are the edge's business.
+ */
+export async function pageOf<T>(
+  query: { page?: string; per_page?: string },
+  httpRequest: Request,
+  list: (page: PageRequest) => Promise<T[]>,
+) {
+  const page = pageRequest(query);
+  return simplePage(await list(page), page, httpRequest);
 }
 
 /** The response schema of a `simplePage` of `item`s (the purchase page's shape). */
