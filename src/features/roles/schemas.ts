@@ -1,7 +1,9 @@
 import { t } from "elysia";
+import type { Role } from "../../db/schema/index.ts";
 import { Int } from "../../validation/schemas.ts";
 import { PERMISSIONS } from "../auth/permissions.ts";
 import { RoleJson } from "../users/schemas.ts";
+import { toRoleJson } from "../users/service.ts";
 
 export const CreateRoleBody = t.Object(
   {
@@ -17,3 +19,8 @@ export type CreateRoleInput = typeof CreateRoleBody.static;
 
 /** A role in the admin list: the role, and how many users have it. */
 export const RoleWithCountJson = t.Composite([RoleJson, t.Object({ users_count: Int() })]);
+
+export const toRoleWithCountJson = ({ role, users }: { role: Role; users: number }) => ({
+  ...toRoleJson(role),
+  users_count: users,
+});
