@@ -1,10 +1,9 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context.ts";
 import { forms, input } from "../../http/forms.ts";
-import { answers, dataOf, noContent } from "../../http/schemas.ts";
+import { answers, noContent } from "../../http/schemas.ts";
 import { bearerAuth } from "../auth/guards.ts";
-import { UserJson } from "../users/schemas.ts";
-import { toUserData } from "../users/service.ts";
+import { toUserData, UserData } from "../users/json.ts";
 import { UpdateProfileBody } from "./schemas.ts";
 import { changePasswordHere, PasswordChangeForm, renameUser } from "./service.ts";
 
@@ -19,7 +18,7 @@ export const profileRoutes = (ctx: AppContext) =>
     .patch("", async ({ body, actor }) => toUserData(await renameUser(ctx, actor.user.id, body.name)), {
       sessionOnly: PROFILE_IN_DASHBOARD,
       body: UpdateProfileBody,
-      ...answers("Change your name (dashboard session)", { 200: dataOf(UserJson) }, 422),
+      ...answers("Change your name (dashboard session)", { 200: UserData }, 422),
     })
     .post(
       "/password",

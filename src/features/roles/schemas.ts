@@ -2,8 +2,8 @@ import { t } from "elysia";
 import type { Role } from "../../db/schema/index.ts";
 import { Int } from "../../validation/schemas.ts";
 import { PERMISSIONS } from "../auth/permissions.ts";
+import { toRoleJson } from "../users/json.ts";
 import { RoleJson } from "../users/schemas.ts";
-import { toRoleJson } from "../users/service.ts";
 
 export const CreateRoleBody = t.Object(
   {

@@ -1,22 +1,14 @@
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
 import { forms, input } from "../../http/forms.ts";
-import { answers, dataOf } from "../../http/schemas.ts";
+import { answers } from "../../http/schemas.ts";
 import { IdParam } from "../../validation/ids.ts";
 import { bearerAuth } from "../auth/guards.ts";
-import { UserJson, UserListQuery, UserPageJson } from "./schemas.ts";
-import {
-  createUser,
-  NewUserForm,
-  readUser,
-  toUserData,
-  UserChangeForm,
-  updateUser,
-  userPage,
-} from "./service.ts";
+import { toUserData, UserData } from "./json.ts";
+import { UserListQuery, UserPageJson } from "./schemas.ts";
+import { createUser, NewUserForm, readUser, UserChangeForm, updateUser, userPage } from "./service.ts";
 
 const UserParams = t.Object({ user: IdParam("User") });
-const UserData = dataOf(UserJson);
 
 /** Users: anyone reads themselves (users.view anyone) at /api/users; the admins manage them at /api/admin/users. */
 export const userRoutes = (ctx: AppContext) =>

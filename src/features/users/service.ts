@@ -10,6 +10,7 @@ import { type PageRequest, pageRequest } from "../../pagination.ts";
 import { form } from "../../validation/form.ts";
 import type { Actor } from "../auth/actor.ts";
 import { allows } from "../auth/permissions.ts";
+import { toUserJson } from "./json.ts";
 import { CreateUserBody, type CreateUserInput, UpdateUserBody, type UpdateUserInput } from "./schemas.ts";
 
 export interface UserWithRole {
@@ -85,24 +86,6 @@ export async function findUserWithRole(ctx: Pick<AppContext, "db">, id: number):
   if (!row) throw new NotFound("User");
   return { user: row.users, role: row.roles };
 }
-
-export const toRoleJson = (role: Role) => ({
-  id: role.id,
-  name: role.name,
-  permissions: role.permissions,
-  created_at: role.createdAt.toISOString(),
-  updated_at: role.updatedAt.toISOString(),
-});
-
-export const toUserJson = ({ user, role }: UserWithRole) => ({
-  id: user.id,
-  name: user.name,
-  email: user.email,
-  role: toRoleJson(role),
-});
-
-/** A user as the user routes answer one: `{ data: UserJson }`. */
-export const toUserData = (user: UserWithRole) => ({ data: toUserJson(user) });
 
 const invalidRole = () => new Invalid({ role: ["The selected role is invalid."] });
 
