@@ -10,6 +10,7 @@ export const CreateApiKeyBody = t.Object(
   },
   { additionalProperties: false },
 );
+export type CreateApiKeyRequest = typeof CreateApiKeyBody.static;
 export type CreateApiKeyInput = { name: string; creatorId: number | null };
 
 export const NewApiKeyJson = t.Object({

@@ -2,13 +2,14 @@ import { desc, eq, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { apiKeys, users } from "../../db/schema/index.ts";
 import { NotFound } from "../../errors.ts";
-import type { PageRequest } from "../../pagination.ts";
+import { simplePage } from "../../http/pagination.ts";
+import { type PageRequest, pageRequest } from "../../pagination.ts";
 import { form } from "../../validation/form.ts";
 import { bodyId, invalidId } from "../../validation/ids.ts";
 import type { ApiKeyActor } from "../auth/actor.ts";
 import { lastUsedIsStale } from "../auth/last-used.ts";
 import { randomSecret, sha256Hex } from "../auth/secrets.ts";
-import { CreateApiKeyBody, type CreateApiKeyInput } from "./schemas.ts";
+import { CreateApiKeyBody, type CreateApiKeyInput, type CreateApiKeyRequest } from "./schemas.ts";
 
 /** The prefix lets secret scanners recognise a leaked key. */
 const KEY_PREFIX = "dpk_";
@@ -35,6 +36,10 @@ export async function createApiKey(ctx: Pick<AppContext, "db">, input: CreateApi
   if (!row) throw new Error("api key insert returned nothing");
   return { id: row.id, name: input.name, creator_id: input.creatorId, key };
 }
+
+/** A key as the admin's form asks for it: `creator_id` may come as a number or as a digit string. */
+export const createApiKeyFromForm = (ctx: Pick<AppContext, "db">, body: CreateApiKeyRequest) =>
+  createApiKey(ctx, { name: body.name, creatorId: bodyId(body.creator_id, "creator_id") });
 
 /**
  * The key's identity, or null when it is unknown or deleted. Keys carry 256 random bits, so looking
@@ -78,4 +83,14 @@ export async function listApiKeys(ctx: Pick<AppContext, "db">, page: PageRequest
     created_at: key.createdAt.toISOString(),
     last_used_at: key.lastUsedAt?.toISOString() ?? null,
   }));
+}
+
+/** The page of keys a list query asks for, as a simple page. */
+export async function apiKeyPage(
+  ctx: Pick<AppContext, "db">,
+  query: { page?: string; per_page?: string },
+  request: Request,
+) {
+  const page = pageRequest(query);
+  return simplePage(await listApiKeys(ctx, page), page, request);
 }

@@ -1,8 +1,10 @@
 import { createHash } from "node:crypto";
 import { createReadStream, existsSync, statSync } from "node:fs";
 import { join } from "node:path";
+import pkg from "../../../package.json" with { type: "json" };
 import { isCompiledBinary } from "../../compiled.ts";
 import type { Config } from "../../config.ts";
+import { AppError, Invalid } from "../../errors.ts";
 
 /** The platforms a release ships (scripts/lib/compile.ts), as `GET /client/depot?platform=` names them. */
 export const CLIENT_PLATFORMS = [
@@ -47,6 +49,38 @@ export function findClientBinary(config: Pick<Config, "clientBinariesDir">, plat
   return existsSync(path) && statSync(path).isFile()
     ? { path, platform, fileName: fileNameFor(platform) }
     : null;
+}
+
+/** The binary `?platform=` asks for: 422 for a platform depot does not ship, 404 when this server has none. */
+export function clientBinaryFor(config: Pick<Config, "clientBinariesDir">, platform: string | undefined) {
+  const asked = platform ?? null;
+  if (asked !== null && !isClientPlatform(asked)) {
+    throw new Invalid({ platform: [`The platform must be one of ${CLIENT_PLATFORMS.join(", ")}.`] });
+  }
+  const binary = findClientBinary(config, asked);
+  if (!binary) {
+    throw new AppError(
+      404,
+      asked === null
+        ? "The depot client is served only by the compiled depot binary."
+        : `This depot carries no binary for ${asked}.`,
+    );
+  }
+  return binary;
+}
+
+/** A binary as a download, its headers naming platform, version and SHA-256; a proxy may keep it 5 minutes. */
+export async function asDownload(binary: ClientBinary): Promise<Response> {
+  return new Response(Bun.file(binary.path), {
+    headers: {
+      "content-type": "application/octet-stream",
+      "content-disposition": `attachment; filename="${binary.fileName}"`,
+      "cache-control": "public, max-age=300",
+      "x-depot-version": pkg.version,
+      "x-depot-platform": binary.platform,
+      "x-depot-sha256": await sha256Of(binary.path),
+    },
+  });
 }
 
 const fileNameFor = (platform: string) => (platform.startsWith("windows-") ? "depot.exe" : "depot");

@@ -4,6 +4,7 @@ import { sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { migrations } from "../../db/migrations.gen.ts";
 import { selectRows } from "../../db/rows.ts";
+import { DatabaseUnavailable } from "../../errors.ts";
 import { PRIVATE_FILE } from "../../file-modes.ts";
 import { errorFields } from "../../log-errors.ts";
 
@@ -16,6 +17,31 @@ export type CheckResult = "ok" | (string & {});
 export interface Readiness {
   ready: boolean;
   checks: Record<string, CheckResult>;
+}
+
+/**
+ * An orchestrator's probe gives up after about a second (Kubernetes' default timeoutSeconds is 1), and
+ * a probe without an answer looks like a dead process: the answer comes before that, a 503 when the
+ * database has not answered by then.
+ */
+const LIVENESS_TIMEOUT_MS = 800;
+
+/** Liveness as GET /api/health answers it: the database answers in time, or a 503. */
+export async function liveness(ctx: AppContext) {
+  try {
+    await ctx.database.ping(LIVENESS_TIMEOUT_MS);
+  } catch {
+    throw new DatabaseUnavailable();
+  }
+  return { status: "ok" };
+}
+
+/** Readiness as GET /api/health/ready answers it: 200 when every check is ok, else a 503 with the checks. */
+export async function readinessAnswer(ctx: AppContext, set: { status?: number | string }) {
+  const { ready, checks } = await readiness(ctx);
+  if (ready) return { status: "ready" as const, checks };
+  set.status = 503;
+  return { message: "Not ready.", checks };
 }
 
 /**

@@ -86,7 +86,10 @@ export const SetPasswordForm = form(SetPasswordBody, async (ctx, fields) => {
  * happens while the hash is still the one the link was checked against, so two uses racing each
  * other cannot both succeed; both writes are one transaction, so a failure leaves neither.
  */
-export async function setPasswordWithLink(ctx: LinkContext, token: string, password: string): Promise<void> {
+export async function setPasswordWithLink(
+  ctx: LinkContext,
+  { token, password }: { token: string; password: string },
+): Promise<void> {
   const { user } = await userOfLink(ctx, token);
   const passwordHash = await hashPassword(password);
   const unchanged: SQL | undefined =

@@ -3,8 +3,11 @@ import type { AppContext } from "../../context.ts";
 import { sessions, type User, users } from "../../db/schema/index.ts";
 import { withTransaction } from "../../db/transaction.ts";
 import { FieldErrors, Invalid, NotFound } from "../../errors.ts";
+import { requestState } from "../../http/request-state.ts";
 import { form } from "../../validation/form.ts";
 import { hashPassword, verifyPassword } from "../auth/passwords.ts";
+import { sha256Hex } from "../auth/secrets.ts";
+import { readSessionCookie } from "../sessions/cookie.ts";
 import { attemptSubject, SignInThrottle } from "../sessions/sign-in-throttle.ts";
 import { findUserWithRole } from "../users/service.ts";
 import { ChangePasswordBody, type ChangePasswordInput } from "./schemas.ts";
@@ -85,4 +88,18 @@ export async function changeOwnPassword(
     throw error;
   }
   await throttle.succeeded(subject, ip);
+}
+
+/**
+ * changeOwnPassword from the dashboard's Profile page: the route's sessionOnly let only a live session
+ * cookie through, so the request's session is the one to keep, and its address the one throttled.
+ */
+export function changePasswordHere(
+  ctx: Pick<AppContext, "db">,
+  user: User,
+  request: Request,
+  input: ChangePasswordInput,
+): Promise<void> {
+  const current = sha256Hex(readSessionCookie(request) ?? "");
+  return changeOwnPassword(ctx, user, current, requestState(request).ip, input);
 }

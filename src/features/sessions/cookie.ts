@@ -1,3 +1,5 @@
+import { noContent } from "../../http/schemas.ts";
+
 /** The dashboard's session cookie: HttpOnly so page scripts never see it, Lax so other sites' forms do not send it. */
 export const SESSION_COOKIE = "depot_session";
 
@@ -22,5 +24,17 @@ export const sessionCookie = (token: string, maxAgeSeconds: number, secure: bool
 
 export const clearedSessionCookie = (secure: boolean) =>
   `${SESSION_COOKIE}=; ${attributes(secure)}; Max-Age=0`;
+
+/** Signed out: once the session (or every one) has ended, the browser is told to drop its cookie; 204. */
+export const signedOut = (
+  set: { headers: Record<string, unknown> },
+  secure: boolean,
+  ending: Promise<void>,
+) =>
+  noContent(
+    ending.then(() => {
+      set.headers["set-cookie"] = clearedSessionCookie(secure);
+    }),
+  );
 
 export const cookieIsSecure = (appUrl: string) => appUrl.startsWith("https:");

@@ -1,5 +1,8 @@
+import type { AppContext } from "../../context.ts";
 import type { Session } from "../../db/schema/index.ts";
 import type { UserWithRole } from "../users/service.ts";
+import { cookieIsSecure, sessionCookie } from "./cookie.ts";
+import { lifetimeSeconds } from "./service.ts";
 
 /** A session as sign-in, the session check and first-run setup answer it (SessionJson). */
 export const toSessionJson = ({ user, role }: UserWithRole, session: Session) => ({
@@ -11,3 +14,13 @@ export const toSessionJson = ({ user, role }: UserWithRole, session: Session) =>
   },
   csrf_token: session.csrfToken,
 });
+
+/** A session just started (sign-in, first-run setup): its cookie set on the answer, and its `{ data }`. */
+export function asSignedIn(
+  ctx: Pick<AppContext, "config">,
+  headers: Record<string, unknown>,
+  { signedIn, token, session }: { signedIn: UserWithRole; token: string; session: Session },
+) {
+  headers["set-cookie"] = sessionCookie(token, lifetimeSeconds(ctx), cookieIsSecure(ctx.config.appUrl));
+  return { data: toSessionJson(signedIn, session) };
+}

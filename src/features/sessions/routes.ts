@@ -1,71 +1,53 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context.ts";
 import { refuseCrossSite } from "../../http/csrf.ts";
-import { requestState } from "../../http/request-state.ts";
-import { dataOf, refusals } from "../../http/schemas.ts";
-import { clearedSessionCookie, cookieIsSecure, readSessionCookie, sessionCookie } from "./cookie.ts";
+import { answers, dataOf } from "../../http/schemas.ts";
+import { cookieIsSecure, signedOut } from "./cookie.ts";
 import { warmDummyHash } from "./credentials.ts";
 import { sessionAuth } from "./guard.ts";
-import { toSessionJson } from "./json.ts";
+import { asSignedIn, toSessionJson } from "./json.ts";
 import { SessionJson, SignInBody } from "./schemas.ts";
-import { endEverySession, endSession, lifetimeSeconds } from "./service.ts";
-import { signIn } from "./sign-in.ts";
-
-const tags = ["Dashboard"];
+import { endEverySession, endSession } from "./service.ts";
+import { clientOf, signIn } from "./sign-in.ts";
 
 /** Dashboard sign-in: a password for a server-side session in an HttpOnly cookie (docs/reference/http-api.md, Dashboard sign-in). */
 export const sessionRoutes = (ctx: AppContext) => {
   const secure = cookieIsSecure(ctx.config.appUrl);
   // Hashed now, so the first sign-in for an unknown e-mail takes no longer than any other.
   void warmDummyHash();
-  return new Elysia()
+  return new Elysia({ prefix: "/api/auth", tags: ["Dashboard"] })
     .use(sessionAuth(ctx))
     .post(
-      "/api/auth/sign-in",
-      async ({ body, request, set }) => {
-        const { signedIn, token, session } = await signIn(ctx, body, {
-          ip: requestState(request).ip,
-          userAgent: request.headers.get("user-agent"),
-          previousToken: readSessionCookie(request),
-        });
-        set.headers["set-cookie"] = sessionCookie(token, lifetimeSeconds(ctx), secure);
-        return { data: toSessionJson(signedIn, session) };
-      },
+      "/sign-in",
+      async ({ body, request, set }) =>
+        asSignedIn(ctx, set.headers, await signIn(ctx, body, clientOf(request))),
       {
         // Anyone may sign in; what guards it is coming from our own site, checked before the body.
         transform: ({ request }) => refuseCrossSite(request, ctx.config.appUrl),
         body: SignInBody,
-        response: { 200: dataOf(SessionJson), ...refusals(403, 422, 429) },
-        detail: { summary: "Sign in to the dashboard (sets the depot_session cookie)", tags },
+        ...answers(
+          "Sign in to the dashboard (sets the depot_session cookie)",
+          { 200: dataOf(SessionJson) },
+          403,
+          422,
+          429,
+        ),
       },
     )
-    .get("/api/auth/session", ({ signedIn }) => ({ data: toSessionJson(signedIn, signedIn.session) }), {
+    .get("/session", ({ signedIn }) => ({ data: toSessionJson(signedIn, signedIn.session) }), {
       session: true,
-      response: { 200: dataOf(SessionJson) },
-      detail: { summary: "Who is signed in, and the CSRF token", tags },
+      ...answers("Who is signed in, and the CSRF token", { 200: dataOf(SessionJson) }),
+    })
+    .post("/sign-out", ({ signedIn, set }) => signedOut(set, secure, endSession(ctx, signedIn.session.id)), {
+      session: true,
+      ...answers("Sign out of this browser", {}),
     })
     .post(
-      "/api/auth/sign-out",
-      async ({ signedIn, set }) => {
-        await endSession(ctx, signedIn.session.id);
-        set.headers["set-cookie"] = clearedSessionCookie(secure);
-        set.status = 204;
-      },
+      "/sign-out-everywhere",
+      ({ signedIn, set }) => signedOut(set, secure, endEverySession(ctx, signedIn.user.id)),
       {
         session: true,
-        detail: { summary: "Sign out of this browser", tags },
-      },
-    )
-    .post(
-      "/api/auth/sign-out-everywhere",
-      async ({ signedIn, set }) => {
-        await endEverySession(ctx, signedIn.user.id);
-        set.headers["set-cookie"] = clearedSessionCookie(secure);
-        set.status = 204;
-      },
-      {
-        session: true,
-        detail: { summary: "Sign out of every browser (bearer tokens stay valid)", tags },
+        ...answers("Sign out of every browser (bearer tokens stay valid)", {}),
       },
     );
 };

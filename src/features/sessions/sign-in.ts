@@ -1,7 +1,9 @@
 import type { AppContext } from "../../context.ts";
 import type { Session } from "../../db/schema/index.ts";
+import { requestState } from "../../http/request-state.ts";
 import { sha256Hex } from "../auth/secrets.ts";
 import type { UserWithRole } from "../users/service.ts";
+import { readSessionCookie } from "./cookie.ts";
 import { checkPassword, findUserByEmail } from "./credentials.ts";
 import { endSession, startSession } from "./service.ts";
 import { attemptSubject, SignInThrottle } from "./sign-in-throttle.ts";
@@ -12,6 +14,13 @@ export interface SignInClient {
   /** The token of the session this browser already has, if any. */
   previousToken: string | null;
 }
+
+/** The browser a request comes from, as a new session records it. */
+export const clientOf = (request: Request): SignInClient => ({
+  ip: requestState(request).ip,
+  userAgent: request.headers.get("user-agent"),
+  previousToken: readSessionCookie(request),
+});
 
 /**
  * A new session for whoever owns this e-mail address and password, throttled per user and per

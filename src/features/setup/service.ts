@@ -23,6 +23,12 @@ export async function assertSetupOpen(ctx: Pick<AppContext, "db">): Promise<void
   if (!(await setupIsOpen(ctx))) throw closed();
 }
 
+/** What GET /api/setup answers while setup is open (SetupStateJson); once closed, its 404. */
+export async function setupState(ctx: Pick<AppContext, "db">) {
+  await assertSetupOpen(ctx);
+  return { data: { setup_required: true as const } };
+}
+
 /** The body's shape, and the code: a wrong code is refused beside the other fields, and nothing happens. */
 export const SetupForm = form(SetupBody, async (ctx, fields) => {
   if (fields.code !== undefined && !setupCodeMatches(ctx.appKey, fields.code)) {

@@ -1,14 +1,10 @@
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
-import { simplePage } from "../../http/pagination.ts";
-import { dataOf, refusals } from "../../http/schemas.ts";
-import { pageRequest } from "../../pagination.ts";
+import { answers, noContent } from "../../http/schemas.ts";
 import { IdParam } from "../../validation/ids.ts";
 import { bearerAuth } from "../auth/guards.ts";
-import { CreateTokenBody, NewTokenJson, TokenListQuery, TokenPageJson } from "./schemas.ts";
-import { createToken, deleteToken, listOwnTokens, toTokenJson } from "./service.ts";
-
-const tags = ["Tokens"];
+import { CreateTokenBody, NewTokenData, TokenListQuery, TokenPageJson } from "./schemas.ts";
+import { createToken, deleteToken, ownTokenPage } from "./service.ts";
 
 /**
  * Making and revoking one's own tokens needs the dashboard's session: a token, however narrow, could
@@ -18,44 +14,32 @@ const DASHBOARD_ONLY = "Personal access tokens are managed in the dashboard.";
 
 /** Every user's own personal access tokens (the dashboard's Tokens page). */
 export const ownTokenRoutes = (ctx: AppContext) =>
-  new Elysia()
+  new Elysia({ prefix: "/api/tokens", tags: ["Tokens"] })
     .use(bearerAuth(ctx))
-    .get(
-      "/api/tokens",
-      async ({ query, actor, request }) => {
-        const page = pageRequest(query);
-        return simplePage((await listOwnTokens(ctx, actor.user.id, page)).map(toTokenJson), page, request);
-      },
-      {
-        auth: true,
-        query: TokenListQuery,
-        response: { 200: TokenPageJson, ...refusals(422) },
-        detail: { summary: "Your personal access tokens, newest first, 15 a page (never the secret)", tags },
-      },
-    )
+    .get("", ({ query, actor, request }) => ownTokenPage(ctx, actor.user.id, query, request), {
+      auth: true,
+      query: TokenListQuery,
+      ...answers(
+        "Your personal access tokens, newest first, 15 a page (never the secret)",
+        { 200: TokenPageJson },
+        422,
+      ),
+    })
     .post(
-      "/api/tokens",
+      "",
       async ({ body, actor, status }) => status(201, { data: await createToken(ctx, actor.user.id, body) }),
       {
         sessionOnly: DASHBOARD_ONLY,
         body: CreateTokenBody,
-        response: { 201: dataOf(NewTokenJson), ...refusals(422) },
-        detail: {
-          summary: "Create a personal access token for yourself (dashboard session; shown once)",
-          tags,
-        },
+        ...answers(
+          "Create a personal access token for yourself (dashboard session; shown once)",
+          { 201: NewTokenData },
+          422,
+        ),
       },
     )
-    .delete(
-      "/api/tokens/:id",
-      async ({ params, actor, set }) => {
-        await deleteToken(ctx, params.id, actor.user.id);
-        set.status = 204;
-      },
-      {
-        sessionOnly: DASHBOARD_ONLY,
-        params: t.Object({ id: IdParam("Token") }),
-        response: refusals(404),
-        detail: { summary: "Revoke one of your personal access tokens (dashboard session)", tags },
-      },
-    );
+    .delete("/:id", ({ params, actor }) => noContent(deleteToken(ctx, params.id, actor.user.id)), {
+      sessionOnly: DASHBOARD_ONLY,
+      params: t.Object({ id: IdParam("Token") }),
+      ...answers("Revoke one of your personal access tokens (dashboard session)", {}, 404),
+    });

@@ -1,5 +1,6 @@
 import { t } from "elysia";
 import { PageQuery, simplePageOf } from "../../http/pagination.ts";
+import { dataOf } from "../../http/schemas.ts";
 import { Int, Text } from "../../validation/schemas.ts";
 import { PERMISSIONS } from "../auth/permissions.ts";
 
@@ -22,6 +23,8 @@ export const NewTokenJson = t.Object({
   abilities: t.Array(t.String()),
   token: t.String({ description: "`id|secret`, shown only once" }),
 });
+/** What creating a token answers, the admin's and one's own alike. */
+export const NewTokenData = dataOf(NewTokenJson);
 
 /** A token as its owner sees it in a list: never the secret, which exists only in the create answer. */
 export const TokenJson = t.Object({
