@@ -1,18 +1,19 @@
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
 import { forms, input } from "../../http/forms.ts";
+import { pageOf } from "../../http/pagination.ts";
 import { answers, dataOf, noContent } from "../../http/schemas.ts";
 import { IdParam } from "../../validation/ids.ts";
 import { bearerAuth } from "../auth/guards.ts";
 import { ApiKeyListQuery, ApiKeyPageJson, NewApiKeyJson } from "./schemas.ts";
-import { apiKeyPage, createApiKeyFromForm, deleteApiKey, NewApiKeyForm } from "./service.ts";
+import { createApiKeyFromForm, deleteApiKey, listApiKeys, NewApiKeyForm } from "./service.ts";
 
 /** The license API's keys, for the admins. */
 export const apiKeyRoutes = (ctx: AppContext) =>
   new Elysia({ prefix: "/api/admin/api-keys", tags: ["Admin"] })
     .use(bearerAuth(ctx))
     .use(forms(ctx))
-    .get("", ({ query, request }) => apiKeyPage(ctx, query, request), {
+    .get("", ({ query, request }) => pageOf(query, request, (page) => listApiKeys(ctx, page)), {
       auth: "*",
       query: ApiKeyListQuery,
       ...answers("List the license API keys, newest first (never the keys)", { 200: ApiKeyPageJson }, 422),

@@ -2,8 +2,7 @@ import { desc, eq, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { apiKeys, users } from "../../db/schema/index.ts";
 import { NotFound } from "../../errors.ts";
-import { simplePage } from "../../http/pagination.ts";
-import { type PageRequest, pageRequest } from "../../pagination.ts";
+import type { PageRequest } from "../../pagination.ts";
 import { form } from "../../validation/form.ts";
 import { bodyId, invalidId } from "../../validation/ids.ts";
 import type { ApiKeyActor } from "../auth/actor.ts";
@@ -83,14 +82,4 @@ export async function listApiKeys(ctx: Pick<AppContext, "db">, page: PageRequest
     created_at: key.createdAt.toISOString(),
     last_used_at: key.lastUsedAt?.toISOString() ?? null,
   }));
-}
-
-/** The page of keys a list query asks for, as a simple page. */
-export async function apiKeyPage(
-  ctx: Pick<AppContext, "db">,
-  query: { page?: string; per_page?: string },
-  request: Request,
-) {
-  const page = pageRequest(query);
-  return simplePage(await listApiKeys(ctx, page), page, request);
 }

@@ -65,7 +65,10 @@ export const bearerAuth = (ctx: AppContext) =>
           if (actor.via !== "session") throw new Forbidden(tokenRefusal);
           requestState(request).actor = actor;
         },
-        resolve: ({ request }) => ({ actor: authenticated(requestState(request), "actor") }),
+        resolve: ({ request }) => {
+          const state = requestState(request);
+          return { actor: authenticated(state, "actor"), session: authenticated(state, "session") };
+        },
       }),
     });
 
@@ -126,7 +129,7 @@ export async function requireApiKey(
 }
 
 /** What `transform` found; a handler reached without it is refused rather than run anonymously. */
-function authenticated<K extends "actor" | "apiKey">(
+function authenticated<K extends "actor" | "apiKey" | "session">(
   state: RequestState,
   key: K,
 ): NonNullable<RequestState[K]> {

@@ -1,11 +1,12 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context.ts";
 import { forms, input } from "../../http/forms.ts";
+import { requestState } from "../../http/request-state.ts";
 import { answers, noContent } from "../../http/schemas.ts";
 import { bearerAuth } from "../auth/guards.ts";
 import { toUserData, UserData } from "../users/json.ts";
 import { UpdateProfileBody } from "./schemas.ts";
-import { changePasswordHere, PasswordChangeForm, renameUser } from "./service.ts";
+import { changeOwnPassword, PasswordChangeForm, renameUser } from "./service.ts";
 
 /** A token is for machines: a script must not be able to rename its user or take over their password. */
 const PROFILE_IN_DASHBOARD = "Your profile is changed in the dashboard.";
@@ -22,7 +23,8 @@ export const profileRoutes = (ctx: AppContext) =>
     })
     .post(
       "/password",
-      ({ body, actor, request }) => noContent(changePasswordHere(ctx, actor.user, request, body)),
+      ({ body, session, request }) =>
+        noContent(changeOwnPassword(ctx, session, requestState(request).ip, body)),
       {
         sessionOnly: PROFILE_IN_DASHBOARD,
         ...input(PasswordChangeForm),

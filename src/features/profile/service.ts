@@ -1,13 +1,11 @@
 import { and, eq, ne } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
-import { sessions, type User, users } from "../../db/schema/index.ts";
+import { sessions, users } from "../../db/schema/index.ts";
 import { withTransaction } from "../../db/transaction.ts";
 import { FieldErrors, Invalid, NotFound } from "../../errors.ts";
-import { requestState } from "../../http/request-state.ts";
 import { form } from "../../validation/form.ts";
 import { hashPassword, verifyPassword } from "../auth/passwords.ts";
-import { sha256Hex } from "../auth/secrets.ts";
-import { readSessionCookie } from "../sessions/cookie.ts";
+import type { SignedIn } from "../sessions/service.ts";
 import { attemptSubject, SignInThrottle } from "../sessions/sign-in-throttle.ts";
 import { findUserWithRole } from "../users/service.ts";
 import { ChangePasswordBody, type ChangePasswordInput } from "./schemas.ts";
@@ -69,12 +67,11 @@ export async function changePassword(
 /**
  * changePassword for the signed-in user, throttled as sign-in is (5 a minute per user, 20 per
  * address): guessing the current password is guessing a sign-in, and a session left open must not
- * find the password it was opened with. Only a wrong current password counts as a failed attempt.
+ * find the password it was opened with. The session asking is the one that stays. Only a wrong current password counts as a failed attempt.
  */
 export async function changeOwnPassword(
   ctx: Pick<AppContext, "db">,
-  user: User,
-  sessionId: string,
+  { user, session }: Pick<SignedIn, "user" | "session">,
   ip: string | null,
   input: ChangePasswordInput,
 ): Promise<void> {
@@ -82,24 +79,10 @@ export async function changeOwnPassword(
   const subject = attemptSubject(user, user.email);
   await throttle.begin(subject, ip);
   try {
-    await changePassword(ctx, user.id, sessionId, input);
+    await changePassword(ctx, user.id, session.id, input);
   } catch (error) {
     if (!(error instanceof Invalid && error.errors.current_password)) await throttle.succeeded(subject, ip);
     throw error;
   }
   await throttle.succeeded(subject, ip);
-}
-
-/**
- * changeOwnPassword from the dashboard's Profile page: the route's sessionOnly let only a live session
- * cookie through, so the request's session is the one to keep, and its address the one throttled.
- */
-export function changePasswordHere(
-  ctx: Pick<AppContext, "db">,
-  user: User,
-  request: Request,
-  input: ChangePasswordInput,
-): Promise<void> {
-  const current = sha256Hex(readSessionCookie(request) ?? "");
-  return changeOwnPassword(ctx, user, current, requestState(request).ip, input);
 }

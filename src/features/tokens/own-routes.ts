@@ -1,10 +1,11 @@
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
+import { pageOf } from "../../http/pagination.ts";
 import { answers, noContent } from "../../http/schemas.ts";
 import { IdParam } from "../../validation/ids.ts";
 import { bearerAuth } from "../auth/guards.ts";
 import { CreateTokenBody, NewTokenData, TokenListQuery, TokenPageJson } from "./schemas.ts";
-import { createToken, deleteToken, ownTokenPage } from "./service.ts";
+import { createToken, deleteToken, listOwnTokens, toTokenJson } from "./service.ts";
 
 /**
  * Making and revoking one's own tokens needs the dashboard's session: a token, however narrow, could
@@ -16,15 +17,22 @@ const DASHBOARD_ONLY = "Personal access tokens are managed in the dashboard.";
 export const ownTokenRoutes = (ctx: AppContext) =>
   new Elysia({ prefix: "/api/tokens", tags: ["Tokens"] })
     .use(bearerAuth(ctx))
-    .get("", ({ query, actor, request }) => ownTokenPage(ctx, actor.user.id, query, request), {
-      auth: true,
-      query: TokenListQuery,
-      ...answers(
-        "Your personal access tokens, newest first, 15 a page (never the secret)",
-        { 200: TokenPageJson },
-        422,
-      ),
-    })
+    .get(
+      "",
+      async ({ query, actor, request }) =>
+        pageOf(query, request, async (page) =>
+          (await listOwnTokens(ctx, actor.user.id, page)).map(toTokenJson),
+        ),
+      {
+        auth: true,
+        query: TokenListQuery,
+        ...answers(
+          "Your personal access tokens, newest first, 15 a page (never the secret)",
+          { 200: TokenPageJson },
+          422,
+        ),
+      },
+    )
     .post(
       "",
       async ({ body, actor, status }) => status(201, { data: await createToken(ctx, actor.user.id, body) }),

@@ -4,8 +4,7 @@ import type { Db } from "../../db/client.ts";
 import { preparedOnce } from "../../db/prepared.ts";
 import { type PersonalAccessToken, personalAccessTokens, roles, users } from "../../db/schema/index.ts";
 import { NotFound } from "../../errors.ts";
-import { simplePage } from "../../http/pagination.ts";
-import { type PageRequest, pageRequest } from "../../pagination.ts";
+import type { PageRequest } from "../../pagination.ts";
 import type { Actor } from "../auth/actor.ts";
 import { lastUsedIsStale } from "../auth/last-used.ts";
 import { effectivePermissions } from "../auth/permissions.ts";
@@ -108,14 +107,3 @@ export const toTokenJson = (row: PersonalAccessToken) => ({
   last_used_at: row.lastUsedAt?.toISOString() ?? null,
   created_at: row.createdAt.toISOString(),
 });
-
-/** The page of the user's own tokens a list query asks for, as a simple page. */
-export async function ownTokenPage(
-  ctx: Pick<AppContext, "db">,
-  userId: number,
-  query: { page?: string; per_page?: string },
-  request: Request,
-) {
-  const page = pageRequest(query);
-  return simplePage((await listOwnTokens(ctx, userId, page)).map(toTokenJson), page, request);
-}

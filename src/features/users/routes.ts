@@ -1,12 +1,23 @@
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
+import { validateAll } from "../../errors.ts";
 import { forms, input } from "../../http/forms.ts";
+import { simplePage } from "../../http/pagination.ts";
 import { answers } from "../../http/schemas.ts";
+import { pageRequest } from "../../pagination.ts";
 import { IdParam } from "../../validation/ids.ts";
 import { bearerAuth } from "../auth/guards.ts";
-import { toUserData, UserData } from "./json.ts";
+import { toUserData, toUserJson, UserData } from "./json.ts";
 import { UserListQuery, UserPageJson } from "./schemas.ts";
-import { createUser, NewUserForm, readUser, UserChangeForm, updateUser, userPage } from "./service.ts";
+import {
+  createUser,
+  listUsers,
+  NewUserForm,
+  readUser,
+  roleFilter,
+  UserChangeForm,
+  updateUser,
+} from "./service.ts";
 
 const UserParams = t.Object({ user: IdParam("User") });
 
@@ -31,15 +42,26 @@ export const userRoutes = (ctx: AppContext) =>
     })
     // users.view may read every account (GET /api/users/:user), so it may list them too; changing
     // them stays the admins'.
-    .get("/admin/users", ({ query, request }) => userPage(ctx, query, request), {
-      auth: "users.view",
-      query: UserListQuery,
-      ...answers(
-        "List users by name, optionally by search (name or e-mail) and role (admins, users.view)",
-        { 200: UserPageJson },
-        422,
-      ),
-    })
+    .get(
+      "/admin/users",
+      async ({ query, request }) => {
+        const [page, role] = await validateAll(
+          () => pageRequest(query),
+          () => roleFilter(ctx, query.role),
+        );
+        const rows = await listUsers(ctx, { search: query.search, role }, page);
+        return simplePage(rows.map(toUserJson), page, request);
+      },
+      {
+        auth: "users.view",
+        query: UserListQuery,
+        ...answers(
+          "List users by name, optionally by search (name or e-mail) and role (admins, users.view)",
+          { 200: UserPageJson },
+          422,
+        ),
+      },
+    )
     .patch(
       "/admin/users/:user",
       async ({ params, body }) => toUserData(await updateUser(ctx, params.user, body)),

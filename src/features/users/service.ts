@@ -4,13 +4,11 @@ import { emailMatches } from "../../db/email-key.ts";
 import { containsPattern } from "../../db/like.ts";
 import { type Role, roles, type User, users } from "../../db/schema/index.ts";
 import { withTransaction } from "../../db/transaction.ts";
-import { FieldErrors, Forbidden, Invalid, NotFound, validateAll } from "../../errors.ts";
-import { simplePage } from "../../http/pagination.ts";
-import { type PageRequest, pageRequest } from "../../pagination.ts";
+import { FieldErrors, Forbidden, Invalid, NotFound } from "../../errors.ts";
+import type { PageRequest } from "../../pagination.ts";
 import { form } from "../../validation/form.ts";
 import type { Actor } from "../auth/actor.ts";
 import { allows } from "../auth/permissions.ts";
-import { toUserJson } from "./json.ts";
 import { CreateUserBody, type CreateUserInput, UpdateUserBody, type UpdateUserInput } from "./schemas.ts";
 
 export interface UserWithRole {
@@ -129,23 +127,6 @@ export async function listUsers(
     .limit(page.perPage + 1)
     .offset(page.offset);
   return rows.map((row) => ({ user: row.users, role: row.roles }));
-}
-
-/**
- * The page of users a list query asks for, as a simple page; a bad page and an unknown role are
- * reported together in one 422.
- */
-export async function userPage(
-  ctx: Pick<AppContext, "db">,
-  query: { page?: string; per_page?: string; search?: string; role?: string },
-  request: Request,
-) {
-  const [page, role] = await validateAll(
-    () => pageRequest(query),
-    () => roleFilter(ctx, query.role),
-  );
-  const rows = await listUsers(ctx, { search: query.search, role }, page);
-  return simplePage(rows.map(toUserJson), page, request);
 }
 
 /** A change to a user: its fields, and a role that exists. */
