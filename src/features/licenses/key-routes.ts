@@ -1,14 +1,11 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context.ts";
-import { AppError, Invalid } from "../../errors.ts";
-import { requestState } from "../../http/request-state.ts";
 import { answers } from "../../http/schemas.ts";
-import type { ApiKeyActor } from "../auth/actor.ts";
-import { requireApiKey } from "../auth/guards.ts";
 import { signedAnswers } from "../signing/signed-answers.ts";
 import { checkoutAnswer } from "./files.ts";
 import { CheckoutResultJson, SIGNED, ValidationResultJson } from "./json.ts";
-import { CheckoutBody, namedAddress, ValidateBody } from "./schemas.ts";
+import { addressToCheck } from "./key-access.ts";
+import { CheckoutBody, ValidateBody } from "./schemas.ts";
 import { validateLicenseKey } from "./validate.ts";
 
 /**
@@ -63,22 +60,3 @@ export const licenseKeyRoutes = (ctx: AppContext) => {
       },
     );
 };
-
-/**
- * The address a validation is for. The caller's own, unless the body names one: that is honoured only
- * with an `x-api-key` that may act for the license, or anyone could claim a registered address.
- */
-async function addressToCheck(
-  ctx: AppContext,
-  request: Request,
-  bodyIp: string | undefined,
-): Promise<{ address: string; vouchingKey: ApiKeyActor | null }> {
-  if (bodyIp === undefined) {
-    const address = requestState(request).ip;
-    if (address === null) throw new AppError(400, "The client address could not be determined.");
-    return { address, vouchingKey: null };
-  }
-  const headerKey = request.headers.get("x-api-key");
-  if (headerKey === null) throw new Invalid({ ip: ["The ip field is only accepted with an x-api-key."] });
-  return { address: namedAddress(bodyIp), vouchingKey: await requireApiKey(ctx, request, headerKey) };
-}

@@ -1,15 +1,14 @@
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
-import { Unauthenticated } from "../../errors.ts";
 import { answers, refusals } from "../../http/schemas.ts";
 import { UuidParam } from "../../validation/ids.ts";
-import { requireApiKey } from "../auth/guards.ts";
 import { SIGNED } from "../licenses/json.ts";
 import { signedAnswers } from "../signing/signed-answers.ts";
+import { licenseKeyIn, machineCaller } from "./access.ts";
 import { ActivationJson, activateAndAnswer } from "./activation-answer.ts";
 import { codedRefusals, MachineAnswerJson, toMachineAnswerJson } from "./json.ts";
 import { ActivateBody } from "./schemas.ts";
-import { deactivateMachine, heartbeat, type MachineCaller } from "./service.ts";
+import { deactivateMachine, heartbeat } from "./service.ts";
 
 const MachineParams = t.Object({ id: UuidParam("Machine") });
 
@@ -72,20 +71,3 @@ export const machineKeyRoutes = (ctx: AppContext) => {
       },
     );
 };
-
-const LICENSE_AUTHORIZATION = /^License +(\S+)$/i;
-
-/** The license key of `Authorization: License <key>`; without one, a 401 that names the scheme. */
-function licenseKeyIn(request: Request): string {
-  const match = LICENSE_AUTHORIZATION.exec(request.headers.get("authorization")?.trim() ?? "");
-  if (!match?.[1]) throw new Unauthenticated("Unauthenticated.", "License");
-  return match[1];
-}
-
-/** A deactivation's caller: the software with its license key, else an API key for the license. */
-async function machineCaller(ctx: AppContext, request: Request): Promise<MachineCaller> {
-  const headerKey = request.headers.get("x-api-key");
-  if (request.headers.has("authorization") || headerKey === null)
-    return { licenseKey: licenseKeyIn(request) };
-  return { apiKey: await requireApiKey(ctx, request, headerKey) };
-}
