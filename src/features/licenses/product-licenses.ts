@@ -161,7 +161,8 @@ export async function productLicenseIps(ctx: Pick<AppContext, "db">, actor: Acto
 
 /**
  * Forgets the addresses of a license of a product `actor` may manage: all of them, or the one its
- * path names (`ip`, read only once the caller may: someone else's product is a 404 before a bad address is a 422).
+ * path names (`ip`). The address is read once the caller may: someone else's product is a 404
+ * before a bad address is a 422.
  */
 export async function forgetProductLicenseIps(
   ctx: Pick<AppContext, "db">,

@@ -37,11 +37,14 @@ export function activationAnswer(
   return { ...answer, license_file: file.text, license_file_expires_at: file.expiresAt.toISOString() };
 }
 
-/** An activation's status: 201 for a machine activated now, 200 for a fingerprint already active. */
+/**
+ * An activation's status: 201 for a machine activated now, 200 for a fingerprint already active
+ * (Elysia's `status`, the one a handler is given).
+ */
 const withActivationStatus = <T>(activation: Activation, answer: T) =>
   activation.created ? status(201, answer) : answer;
 
-/** POST /api/v1/licenses/activate: activates the machine the body names, and answers it. */
+/** POST /api/v1/licenses/activate: activates the machine the body names, and answers it (201 or 200). */
 export async function activateAndAnswer(
   ctx: Pick<AppContext, "db" | "config" | "signing">,
   body: ActivateInput,

@@ -84,11 +84,10 @@ export const toMachineAnswerJson = (row: MachineRow): typeof MachineAnswerJson.s
 export const MachineRefusalJson = t.Object({ code: t.String(), message: t.String() });
 
 /** The coded refusals a route may answer, by status: each is a MachineRefusalJson. */
-export const codedRefusals = <S extends number>(...statuses: S[]) =>
-  Object.fromEntries(statuses.map((status) => [status, MachineRefusalJson])) as Record<
-    S,
-    typeof MachineRefusalJson
-  >;
+export function codedRefusals<S extends number>(...statuses: S[]) {
+  const shapes = Object.fromEntries(statuses.map((status) => [status, MachineRefusalJson]));
+  return shapes as Record<S, typeof MachineRefusalJson>;
+}
 
 /** The owner's offline exchange: the machine and its machine-bound license file. */
 export const OfflineFileJson = t.Object({
