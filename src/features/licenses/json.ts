@@ -1,5 +1,8 @@
 import { t } from "elysia";
 import type { License, LicenseIp } from "../../db/schema/index.ts";
+import { simplePage, simplePageOf } from "../../http/pagination.ts";
+import { dataOf } from "../../http/schemas.ts";
+import type { PageRequest } from "../../pagination.ts";
 import { Int } from "../../validation/schemas.ts";
 import { DashboardMachineJson, MachineJson, toDashboardMachineJson } from "../machines/json.ts";
 import type { OwnLicenseRow } from "./own.ts";
@@ -147,6 +150,10 @@ export const toDashboardIpJson = (row: LicenseIp): typeof DashboardIpJson.static
 
 export const ProductLicenseIpsJson = t.Object({ data: t.Array(DashboardIpJson) });
 
+export const toProductLicenseIpsJson = (rows: LicenseIp[]): typeof ProductLicenseIpsJson.static => ({
+  data: rows.map(toDashboardIpJson),
+});
+
 export const ProductLicenseJson = t.Object({
   id: t.String({ format: "uuid" }),
   key: t.String(),
@@ -184,6 +191,19 @@ export const toProductLicenseJson = ({
   heartbeat_seconds: license.heartbeatSeconds,
   created_at: license.createdAt.toISOString(),
 });
+
+/** One license of a product, in Laravel's resource wrapper: what creating or changing one answers. */
+export const ProductLicenseDataJson = dataOf(ProductLicenseJson);
+
+export const toProductLicenseDataJson = (row: ProductLicenseRow) => ({ data: toProductLicenseJson(row) });
+
+export const ProductLicensePageJson = simplePageOf(ProductLicenseJson);
+
+/** A page of a product's licenses, as `simplePage` lays it out (its links are the request's URL). */
+export const toProductLicensePage = (
+  { rows, page }: { rows: ProductLicenseRow[]; page: PageRequest },
+  request: Request,
+) => simplePage(rows.map(toProductLicenseJson), page, request);
 
 export const OwnLicenseJson = t.Object({
   id: t.String({ format: "uuid" }),
@@ -223,3 +243,9 @@ export const toOwnLicenseJson = ({
   machines: machines.map(toDashboardMachineJson),
   created_at: license.createdAt.toISOString(),
 });
+
+/** A page of the user's own licenses, as `simplePage` lays it out (its links are the request's URL). */
+export const toOwnLicensePage = (
+  { rows, page }: { rows: OwnLicenseRow[]; page: PageRequest },
+  request: Request,
+) => simplePage(rows.map(toOwnLicenseJson), page, request);

@@ -1,49 +1,32 @@
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
-import { PageQuery, simplePage, simplePageOf } from "../../http/pagination.ts";
-import { refusals } from "../../http/schemas.ts";
-import { pageRequest } from "../../pagination.ts";
+import { PageQuery, simplePageOf } from "../../http/pagination.ts";
+import { answers, noContent } from "../../http/schemas.ts";
 import { UuidParam } from "../../validation/ids.ts";
 import { bearerAuth } from "../auth/guards.ts";
-import { OwnLicenseJson, toOwnLicenseJson } from "./json.ts";
-import { listOwnLicenses, resetOwnLicenseIps } from "./own.ts";
-
-const tags = ["Licenses"];
+import { OwnLicenseJson, toOwnLicensePage } from "./json.ts";
+import { ownLicensePage, resetOwnLicenseIps } from "./own.ts";
 
 /** The signed-in user's own licenses at /api/licenses (the dashboard's Licenses page), by any credential. */
 export const ownLicenseRoutes = (ctx: AppContext) =>
-  new Elysia()
+  new Elysia({ prefix: "/api/licenses", tags: ["Licenses"] })
     .use(bearerAuth(ctx))
     .get(
-      "/api/licenses",
-      async ({ query, actor, request }) => {
-        const page = pageRequest(query);
-        return simplePage(
-          (await listOwnLicenses(ctx, actor.user.id, page)).map(toOwnLicenseJson),
-          page,
-          request,
-        );
-      },
+      "",
+      async ({ query, actor, request }) =>
+        toOwnLicensePage(await ownLicensePage(ctx, actor.user.id, query), request),
       {
         auth: true,
         query: t.Object({ ...PageQuery }),
-        response: { 200: simplePageOf(OwnLicenseJson), ...refusals(422) },
-        detail: {
-          summary: "Your licenses, newest first: key, product, status, addresses and IP resets left today",
-          tags,
-        },
+        ...answers(
+          "Your licenses, newest first: key, product, status, addresses and IP resets left today",
+          { 200: simplePageOf(OwnLicenseJson) },
+          422,
+        ),
       },
     )
-    .delete(
-      "/api/licenses/:id/ips",
-      async ({ params, actor, set }) => {
-        await resetOwnLicenseIps(ctx, actor, params.id);
-        set.status = 204;
-      },
-      {
-        auth: true,
-        params: t.Object({ id: UuidParam("License") }),
-        response: refusals(404, 429),
-        detail: { summary: "The license owner forgets its addresses (3 times a day)", tags },
-      },
-    );
+    .delete("/:id/ips", ({ params, actor }) => noContent(resetOwnLicenseIps(ctx, actor, params.id)), {
+      auth: true,
+      params: t.Object({ id: UuidParam("License") }),
+      ...answers("The license owner forgets its addresses (3 times a day)", {}, 404, 429),
+    });

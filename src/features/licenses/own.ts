@@ -11,7 +11,7 @@ import {
 } from "../../db/schema/index.ts";
 import { withTransaction } from "../../db/transaction.ts";
 import { NotFound, TooManyAttempts } from "../../errors.ts";
-import type { PageRequest } from "../../pagination.ts";
+import { type PageRequest, pageRequest } from "../../pagination.ts";
 import { isUuid } from "../../validation/ids.ts";
 import type { Actor } from "../auth/actor.ts";
 import { aliveSql } from "../machines/alive.ts";
@@ -30,6 +30,16 @@ export interface OwnLicenseRow {
   ips: LicenseIp[];
   ipResetsLeft: number;
   machines: MachineRow[];
+}
+
+/** The page of the user's own licenses that `query` asks for, with the page (for `simplePage`). */
+export async function ownLicensePage(
+  ctx: Pick<AppContext, "db">,
+  userId: number,
+  query: { page?: string; per_page?: string },
+): Promise<{ rows: OwnLicenseRow[]; page: PageRequest }> {
+  const page = pageRequest(query);
+  return { rows: await listOwnLicenses(ctx, userId, page), page };
 }
 
 /**

@@ -12,7 +12,7 @@ import {
   users,
 } from "../../db/schema/index.ts";
 import { FieldErrors, Forbidden, Invalid, NotFound } from "../../errors.ts";
-import type { PageRequest } from "../../pagination.ts";
+import { type PageRequest, pageRequest } from "../../pagination.ts";
 import { form } from "../../validation/form.ts";
 import type { Actor } from "../auth/actor.ts";
 import { allows } from "../auth/permissions.ts";
@@ -20,6 +20,7 @@ import { aliveSql } from "../machines/alive.ts";
 import { findVisibleProduct, ownsProduct } from "../products/service.ts";
 import { normaliseLicenseKey } from "./keys.ts";
 import {
+  addressInPath,
   CreateProductLicenseBody,
   type CreateProductLicenseInput,
   UpdateProductLicenseBody,
@@ -30,8 +31,11 @@ import {
   checkedExpires,
   checkedSettings,
   DEFAULT_FLOATING_HEARTBEAT_SECONDS,
+  forgetLicenseIps,
   insertLicense,
   type LicenseScope,
+  listIps,
+  revokeLicense,
   type SettingNames,
 } from "./service.ts";
 
@@ -118,6 +122,55 @@ export async function listProductLicenses(
     .orderBy(desc(licenses.createdAt), desc(licenses.id))
     .limit(page.perPage + 1)
     .offset(page.offset);
+}
+
+/**
+ * A page of the licenses of a product `actor` may manage, with the page asked for. Who may comes
+ * before the page: a bad page of someone else's product is still their 403/404.
+ */
+export async function productLicensePage(
+  ctx: Pick<AppContext, "db">,
+  actor: Actor,
+  productId: number,
+  query: { page?: string; per_page?: string; search?: string },
+): Promise<{ rows: ProductLicenseRow[]; page: PageRequest }> {
+  const product = await managedProduct(ctx, actor, productId);
+  const page = pageRequest(query);
+  return { rows: await listProductLicenses(ctx, product.id, query.search, page), page };
+}
+
+/** One license of a product, as its path names them: /api/products/{product}/licenses/{license}. */
+export interface ProductLicensePath {
+  product: number;
+  license: string;
+}
+
+/** Revokes a license of a product `actor` may manage (it stays listed, as revoked). */
+export async function revokeProductLicense(
+  ctx: Pick<AppContext, "db">,
+  actor: Actor,
+  at: ProductLicensePath,
+) {
+  await revokeLicense(ctx, await managedScope(ctx, actor, at.product), at.license);
+}
+
+/** The addresses a license of a product `actor` may manage is registered from, first seen first. */
+export async function productLicenseIps(ctx: Pick<AppContext, "db">, actor: Actor, at: ProductLicensePath) {
+  return listIps(ctx, await managedScope(ctx, actor, at.product), at.license);
+}
+
+/**
+ * Forgets the addresses of a license of a product `actor` may manage: all of them, or the one its
+ * path names (`ip`). The address is read once the caller may: someone else's product is a 404
+ * before a bad address is a 422.
+ */
+export async function forgetProductLicenseIps(
+  ctx: Pick<AppContext, "db">,
+  actor: Actor,
+  at: ProductLicensePath & { ip?: string },
+) {
+  const scope = await managedScope(ctx, actor, at.product);
+  await forgetLicenseIps(ctx, scope, at.license, at.ip === undefined ? null : addressInPath(at.ip));
 }
 
 /** Said alike for an address nobody has and for someone who is not the product's owners' customer. */
@@ -241,15 +294,14 @@ export const ProductLicenseChangeForm = form(UpdateProductLicenseBody, async (_c
 export async function updateProductLicense(
   ctx: Pick<AppContext, "db">,
   actor: Actor,
-  productId: number,
-  licenseId: string,
+  at: ProductLicensePath,
   input: UpdateProductLicenseInput,
 ): Promise<ProductLicenseRow> {
-  const scope = await managedScope(ctx, actor, productId);
+  const scope = await managedScope(ctx, actor, at.product);
   const errors = new FieldErrors();
   const fields = checkedChange(input, errors);
   errors.throwIfAny();
-  const license = await changeLicense(ctx, scope, licenseId, fields, PRODUCT_PAGE_NAMES);
+  const license = await changeLicense(ctx, scope, at.license, fields, PRODUCT_PAGE_NAMES);
   const [row] = await productLicenseRows(ctx).where(eq(licenses.id, license.id));
   if (!row) throw new NotFound("License");
   return row;

@@ -1,145 +1,113 @@
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
 import { forms, input } from "../../http/forms.ts";
-import { simplePage, simplePageOf } from "../../http/pagination.ts";
-import { dataOf, refusals } from "../../http/schemas.ts";
-import { pageRequest } from "../../pagination.ts";
+import { answers, noContent, refusals } from "../../http/schemas.ts";
 import { IdParam, UuidParam } from "../../validation/ids.ts";
 import { bearerAuth } from "../auth/guards.ts";
 import {
+  ProductLicenseDataJson,
   ProductLicenseIpsJson,
-  ProductLicenseJson,
-  toDashboardIpJson,
-  toProductLicenseJson,
+  ProductLicensePageJson,
+  toProductLicenseDataJson,
+  toProductLicenseIpsJson,
+  toProductLicensePage,
 } from "./json.ts";
 import {
   createProductLicense,
-  listProductLicenses,
-  managedProduct,
-  managedScope,
+  forgetProductLicenseIps,
   NewProductLicenseForm,
   ProductLicenseChangeForm,
+  productLicenseIps,
+  productLicensePage,
+  revokeProductLicense,
   updateProductLicense,
 } from "./product-licenses.ts";
-import { addressInPath, ProductLicenseListQuery } from "./schemas.ts";
-import { forgetLicenseIps, listIps, revokeLicense } from "./service.ts";
+import { ProductLicenseListQuery } from "./schemas.ts";
 
 const WHO =
   "For the product's owners (`user_id` or `vendor_id`) with a session or a token with every ability " +
   "(`*`), `products.manage` and admins; a product the caller may not see is a 404, one they may see " +
   "but not manage a 403 (an owner's narrowed token, say `versions.publish` alone, too).";
-const about = (summary: string) => ({ summary, description: WHO, tags: ["Licenses"] });
 const ProductParams = t.Object({ product: IdParam("Product") });
 const LicenseParams = t.Object({ product: IdParam("Product"), license: UuidParam("License") });
 const AddressParams = t.Object({ ...LicenseParams.properties, ip: t.String() });
+
+/** An operation on a product's licenses: a session or a bearer token, who may (WHO), and 404 for the rest. */
+const productApi = <R extends Parameters<typeof answers>[1]>(summary: string, success: R) => ({
+  auth: true as const,
+  ...answers({ summary, description: WHO }, success, 404),
+});
 
 /**
  * A product's licenses at /api/products/{product}/licenses, for the dashboard (a session or a bearer
  * token, not an API key): the same license service as /api/v1/licenses, scoped to the product.
  */
 export const productLicenseRoutes = (ctx: AppContext) =>
-  new Elysia()
+  new Elysia({ prefix: "/api/products/:product/licenses", tags: ["Licenses"] })
     .use(bearerAuth(ctx))
     .use(forms(ctx))
     .get(
-      "/api/products/:product/licenses",
-      async ({ params, query, actor, request }) => {
-        // Who may comes before the page: a bad page of someone else's product is still their 403/404.
-        const product = await managedProduct(ctx, actor, params.product);
-        const page = pageRequest(query);
-        const rows = await listProductLicenses(ctx, product.id, query.search, page);
-        return simplePage(rows.map(toProductLicenseJson), page, request);
-      },
+      "",
+      async ({ params, query, actor, request }) =>
+        toProductLicensePage(await productLicensePage(ctx, actor, params.product, query), request),
       {
-        auth: true,
+        ...productApi("A product's licenses, newest first, 15 a page; `search` by key or owner", {
+          200: ProductLicensePageJson,
+          ...refusals(422),
+        }),
         params: ProductParams,
         query: ProductLicenseListQuery,
-        response: { 200: simplePageOf(ProductLicenseJson), ...refusals(404, 422) },
-        detail: about("A product's licenses, newest first, 15 a page; `search` by key or owner"),
       },
     )
     .post(
-      "/api/products/:product/licenses",
-      async ({ params, body, actor, status }) => {
-        const row = await createProductLicense(ctx, actor, params.product, body);
-        return status(201, { data: toProductLicenseJson(row) });
-      },
+      "",
+      async ({ params, body, actor, status }) =>
+        status(201, toProductLicenseDataJson(await createProductLicense(ctx, actor, params.product, body))),
       {
-        auth: true,
+        ...productApi("License the product to a user by e-mail; the caller is its creator", {
+          201: ProductLicenseDataJson,
+        }),
         params: ProductParams,
         ...input(NewProductLicenseForm),
-        response: { 201: dataOf(ProductLicenseJson), ...refusals(404) },
-        detail: about("License the product to a user by e-mail; the caller is its creator"),
       },
     )
     .patch(
-      "/api/products/:product/licenses/:license",
-      async ({ params, body, actor }) => ({
-        data: toProductLicenseJson(
-          await updateProductLicense(ctx, actor, params.product, params.license, body),
-        ),
-      }),
+      "/:license",
+      async ({ params, body, actor }) =>
+        toProductLicenseDataJson(await updateProductLicense(ctx, actor, params, body)),
       {
-        auth: true,
-        params: LicenseParams,
-        ...input(ProductLicenseChangeForm),
-        response: { 200: dataOf(ProductLicenseJson), ...refusals(404) },
-        detail: about(
+        ...productApi(
           "Change any of a license's expires, max_ips, max_machines, floating and heartbeat_seconds " +
             "(the license API's PATCH rules)",
+          { 200: ProductLicenseDataJson },
         ),
-      },
-    )
-    .delete(
-      "/api/products/:product/licenses/:license",
-      async ({ params, actor, set }) => {
-        await revokeLicense(ctx, await managedScope(ctx, actor, params.product), params.license);
-        set.status = 204;
-      },
-      {
-        auth: true,
         params: LicenseParams,
-        response: refusals(404),
-        detail: about("Revoke a license (it stays listed, as revoked; validation answers REVOKED)"),
+        ...input(ProductLicenseChangeForm),
       },
     )
+    .delete("/:license", ({ params, actor }) => noContent(revokeProductLicense(ctx, actor, params)), {
+      ...productApi("Revoke a license (it stays listed, as revoked; validation answers REVOKED)", {}),
+      params: LicenseParams,
+    })
     .get(
-      "/api/products/:product/licenses/:license/ips",
-      async ({ params, actor }) => {
-        const ips = await listIps(ctx, await managedScope(ctx, actor, params.product), params.license);
-        return { data: ips.map(toDashboardIpJson) };
-      },
+      "/:license/ips",
+      async ({ params, actor }) => toProductLicenseIpsJson(await productLicenseIps(ctx, actor, params)),
       {
-        auth: true,
+        ...productApi("The addresses a license is registered from, first seen first", {
+          200: ProductLicenseIpsJson,
+        }),
         params: LicenseParams,
-        response: { 200: ProductLicenseIpsJson, ...refusals(404) },
-        detail: about("The addresses a license is registered from, first seen first"),
       },
     )
+    .delete("/:license/ips", ({ params, actor }) => noContent(forgetProductLicenseIps(ctx, actor, params)), {
+      ...productApi("Forget all of a license's addresses (no daily limit here)", {}),
+      params: LicenseParams,
+    })
     .delete(
-      "/api/products/:product/licenses/:license/ips",
-      async ({ params, actor, set }) => {
-        await forgetLicenseIps(ctx, await managedScope(ctx, actor, params.product), params.license, null);
-        set.status = 204;
-      },
+      "/:license/ips/:ip",
+      ({ params, actor }) => noContent(forgetProductLicenseIps(ctx, actor, params)),
       {
-        auth: true,
-        params: LicenseParams,
-        response: refusals(404),
-        detail: about("Forget all of a license's addresses (no daily limit here)"),
-      },
-    )
-    .delete(
-      "/api/products/:product/licenses/:license/ips/:ip",
-      async ({ params, actor, set }) => {
-        const scope = await managedScope(ctx, actor, params.product);
-        await forgetLicenseIps(ctx, scope, params.license, addressInPath(params.ip));
-        set.status = 204;
-      },
-      {
-        auth: true,
+        ...productApi("Forget one address of a license", { ...refusals(422) }),
         params: AddressParams,
-        response: refusals(404, 422),
-        detail: about("Forget one address of a license"),
       },
     );

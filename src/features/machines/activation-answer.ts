@@ -1,10 +1,12 @@
-import { t } from "elysia";
+import { status, t } from "elysia";
 import type { AppContext } from "../../context.ts";
+import type { Actor } from "../auth/actor.ts";
 import { issueLicenseFile, machineBinding } from "../licenses/files.ts";
 import { LicenseJson, toLicenseJson } from "../licenses/json.ts";
-import { MachineJson, toMachineJson } from "./json.ts";
+import { MachineJson, toMachineJson, toOfflineFileJson } from "./json.ts";
+import { decodeOfflineRequest } from "./offline.ts";
 import type { ActivateInput } from "./schemas.ts";
-import type { Activation } from "./service.ts";
+import { type Activation, activateMachine, activateOwnOffline } from "./service.ts";
 
 export const ActivationJson = t.Object({
   machine: MachineJson,
@@ -33,4 +35,35 @@ export function activationAnswer(
   if (!request.offline) return answer;
   const file = issueLicenseFile(ctx, license, request.ttl, new Date(), machineBinding(license, machine));
   return { ...answer, license_file: file.text, license_file_expires_at: file.expiresAt.toISOString() };
+}
+
+/**
+ * An activation's status: 201 for a machine activated now, 200 for a fingerprint already active
+ * (Elysia's `status`, the one a handler is given).
+ */
+const withActivationStatus = <T>(activation: Activation, answer: T) =>
+  activation.created ? status(201, answer) : answer;
+
+/** POST /api/v1/licenses/activate: activates the machine the body names, and answers it (201 or 200). */
+export async function activateAndAnswer(
+  ctx: Pick<AppContext, "db" | "config" | "signing">,
+  body: ActivateInput,
+) {
+  const activation = await activateMachine(ctx, body);
+  return withActivationStatus(activation, activationAnswer(ctx, activation, body));
+}
+
+/**
+ * The owner's offline exchange: the air-gapped machine's request (base64) decoded, the machine
+ * activated from it like any other, and its machine-bound license file.
+ */
+export async function exchangeOfflineRequest(
+  ctx: Pick<AppContext, "db" | "config" | "signing">,
+  actor: Actor,
+  licenseId: string,
+  encoded: string,
+) {
+  const activation = await activateOwnOffline(ctx, actor, licenseId, decodeOfflineRequest(encoded));
+  const file = activationAnswer(ctx, activation, { offline: true });
+  return withActivationStatus(activation, toOfflineFileJson(activation, file));
 }

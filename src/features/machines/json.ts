@@ -40,6 +40,10 @@ export const toMachineJson = ({ machine, alive }: MachineRow): MachineJson => ({
 
 export const MachineListJson = t.Object({ machines: t.Array(MachineJson) });
 
+export const toMachineListJson = (rows: MachineRow[]): typeof MachineListJson.static => ({
+  machines: rows.map(toMachineJson),
+});
+
 export const DashboardMachineJson = t.Object({
   id: t.String({ format: "uuid" }),
   fingerprint: t.String(),
@@ -65,10 +69,25 @@ export const toDashboardMachineJson = ({ machine, alive }: MachineRow): Dashboar
 
 export const DashboardMachinesJson = t.Object({ data: t.Array(DashboardMachineJson) });
 
+export const toDashboardMachinesJson = (rows: MachineRow[]): typeof DashboardMachinesJson.static => ({
+  data: rows.map(toDashboardMachineJson),
+});
+
+/** A heartbeat's answer: the machine, kept alive. */
 export const MachineAnswerJson = t.Object({ machine: MachineJson });
+
+export const toMachineAnswerJson = (row: MachineRow): typeof MachineAnswerJson.static => ({
+  machine: toMachineJson(row),
+});
 
 /** A coded refusal (refusal.ts). */
 export const MachineRefusalJson = t.Object({ code: t.String(), message: t.String() });
+
+/** The coded refusals a route may answer, by status: each is a MachineRefusalJson. */
+export function codedRefusals<S extends number>(...statuses: S[]) {
+  const shapes = Object.fromEntries(statuses.map((status) => [status, MachineRefusalJson]));
+  return shapes as Record<S, typeof MachineRefusalJson>;
+}
 
 /** The owner's offline exchange: the machine and its machine-bound license file. */
 export const OfflineFileJson = t.Object({
@@ -79,4 +98,16 @@ export const OfflineFileJson = t.Object({
     }),
     license_file_expires_at: t.String({ format: "date-time" }),
   }),
+});
+
+/** The exchange's answer from the machine and the offline activation's answer (which has its file). */
+export const toOfflineFileJson = (
+  row: MachineRow,
+  file: { license_file?: string; license_file_expires_at?: string },
+): typeof OfflineFileJson.static => ({
+  data: {
+    machine: toDashboardMachineJson(row),
+    license_file: file.license_file ?? "",
+    license_file_expires_at: file.license_file_expires_at ?? "",
+  },
 });

@@ -180,18 +180,19 @@ export async function listOwnMachines(ctx: Pick<AppContext, "db">, actor: Actor,
   return machinesOf(ctx, await ownLicense(ctx, actor, licenseId));
 }
 
+/** One machine of a license, as its path names them: /api/licenses/{id}/machines/{machine}. */
+export interface OwnMachinePath {
+  id: string;
+  machine: string;
+}
+
 /** The owner frees a seat from the dashboard: deactivates one machine of their own license. */
-export async function deactivateOwnMachine(
-  ctx: Pick<AppContext, "db">,
-  actor: Actor,
-  licenseId: string,
-  machineId: string,
-) {
-  const license = await ownLicense(ctx, actor, licenseId);
-  if (!isUuid(machineId)) throw new NotFound("Machine");
+export async function deactivateOwnMachine(ctx: Pick<AppContext, "db">, actor: Actor, at: OwnMachinePath) {
+  const license = await ownLicense(ctx, actor, at.id);
+  if (!isUuid(at.machine)) throw new NotFound("Machine");
   const deleted = await ctx.db
     .delete(machines)
-    .where(and(eq(machines.licenseId, license.id), eq(machines.id, machineId)))
+    .where(and(eq(machines.licenseId, license.id), eq(machines.id, at.machine)))
     .returning({ id: machines.id });
   if (deleted.length === 0) throw new NotFound("Machine");
 }
