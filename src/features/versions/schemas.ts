@@ -1,4 +1,4 @@
-import type { TLiteral, TUnion } from "@sinclair/typebox";
+import type { TLiteral, TSchema, TUnion } from "@sinclair/typebox";
 import { t } from "elysia";
 import { ARCHES, PLATFORMS, RELEASE_CHANNELS, VERSION_STATUSES } from "../../db/schema/release-enums.ts";
 import { PageQuery, simplePageOf } from "../../http/pagination.ts";
@@ -155,12 +155,41 @@ export const Base64File = t.Object(
 );
 
 /** For the OpenAPI document only: the route reads its body itself (it streams). */
-export const PublishMultipartDoc = t.Object({
+const PublishMultipartDoc = t.Object({
   ...PublishFields.properties,
   file: t.File({ description: "the release file" }),
 });
-export const PublishJsonDoc = t.Object({ ...PublishFields.properties, file: Base64File });
-export const PublishFromUploadDoc = t.Object({
+const PublishJsonDoc = t.Object({ ...PublishFields.properties, file: Base64File });
+const PublishFromUploadDoc = t.Object({
   ...PublishFields.properties,
   upload_id: t.String({ format: "uuid", description: "a finished resumable upload (POST /api/uploads)" }),
 });
+
+/** A TypeBox schema as the plain JSON Schema object an OpenAPI document holds. */
+const plainSchema = (schema: TSchema) => JSON.parse(JSON.stringify(schema));
+
+/**
+ * The publish routes' and the add-a-file route's request bodies, for the document's `requestBody` only:
+ * those routes read their bodies themselves (the file streams to the release store).
+ */
+export const PublishRequestBody = {
+  content: {
+    "multipart/form-data": { schema: plainSchema(PublishMultipartDoc) },
+    "application/json": { schema: plainSchema(t.Union([PublishJsonDoc, PublishFromUploadDoc])) },
+  },
+};
+export const ArtifactRequestBody = {
+  content: {
+    "multipart/form-data": {
+      schema: plainSchema(t.Object({ ...ArtifactFields, file: t.File({ description: "the file" }) })),
+    },
+    "application/json": {
+      schema: plainSchema(
+        t.Union([
+          t.Object({ ...ArtifactFields, file: Base64File }),
+          t.Object({ ...ArtifactFields, upload_id: t.String({ format: "uuid" }) }),
+        ]),
+      ),
+    },
+  },
+};
