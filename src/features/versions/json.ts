@@ -1,6 +1,8 @@
 import type { Artifact } from "../../db/schema/index.ts";
 import { simplePage } from "../../http/pagination.ts";
 import type { PageRequest } from "../../pagination.ts";
+import { renderChangelog } from "./changelog.ts";
+import type { ChangelogPreview } from "./schemas.ts";
 import { downloadUrl, firstArtifact, type VersionRow } from "./service.ts";
 
 /** Where one artifact's file is served (the same rules as the version's download). */
@@ -72,3 +74,9 @@ export const toVersionPageJson = (rows: VersionRow[], page: PageRequest, request
 export const toVersionData = (appUrl: string) => async (row: VersionRow | Promise<VersionRow>) => ({
   data: toVersionJson(await row, appUrl),
 });
+
+/** A changelog rendered to sanitised HTML, Markdown unless the body says HTML. */
+export const toChangelogHtmlJson = (
+  { changelog, changelog_format }: typeof ChangelogPreview.static,
+  appUrl: string,
+) => ({ data: { html: renderChangelog(changelog, changelog_format ?? "markdown", appUrl) } });

@@ -2,6 +2,7 @@ import type { TLiteral, TSchema, TUnion } from "@sinclair/typebox";
 import { t } from "elysia";
 import { ARCHES, PLATFORMS, RELEASE_CHANNELS, VERSION_STATUSES } from "../../db/schema/release-enums.ts";
 import { PageQuery, simplePageOf } from "../../http/pagination.ts";
+import { dataOf } from "../../http/schemas.ts";
 import { QueryId } from "../../validation/ids.ts";
 import { Int, Text } from "../../validation/schemas.ts";
 
@@ -143,6 +144,16 @@ export const PublishFields = t.Object(
   { additionalProperties: false },
 );
 export type PublishFields = typeof PublishFields.static;
+
+/** A changelog to render as depot shows it (the dashboard's publish preview and release notes). */
+export const ChangelogPreview = t.Object(
+  {
+    changelog: t.String({ maxLength: PublishFields.properties.changelog.maxLength }),
+    changelog_format: t.Optional(t.UnionEnum(["markdown", "html"])),
+  },
+  { additionalProperties: false },
+);
+export const ChangelogHtmlJson = dataOf(t.Object({ html: t.String() }));
 
 /** The JSON form's file: base64 content, or a `data:` URI. */
 export const Base64File = t.Object(
