@@ -97,6 +97,7 @@ export function cohortKey(request: Request, access: FeedAccess, ip: string | nul
   return `address:${ip ?? "unknown"}`;
 }
 
+/** A feed request once opened (openFeed): what the caller may read, and its staged rollouts' cohort. */
 export interface OpenFeed {
   access: FeedAccess;
   cohort: string;
