@@ -8,6 +8,7 @@ import { requestState } from "../../http/request-state.ts";
 import { liveLicense } from "../licenses/holders.ts";
 import { normaliseLicenseKey } from "../licenses/keys.ts";
 import { isListed } from "../products/service.ts";
+import { answerDownload, type DownloadRequest } from "../versions/serve-download.ts";
 
 /**
  * Who may read a product's update feeds. Updaters send one credential on every request, the license
@@ -96,13 +97,40 @@ export function cohortKey(request: Request, access: FeedAccess, ip: string | nul
   return `address:${ip ?? "unknown"}`;
 }
 
+/** A feed request once opened (openFeed): what the caller may read, and its staged rollouts' cohort. */
+export interface OpenFeed {
+  access: FeedAccess;
+  cohort: string;
+}
+
 /**
  * A feed request opened: the caller's access to the product's feeds (the holder is logged as who
  * asked), and the cohort its staged rollouts draw it in. Every feed and the upgrade check start here.
  */
-export async function openFeed(ctx: Pick<AppContext, "db">, request: Request, productId: number) {
+export async function openFeed(
+  ctx: Pick<AppContext, "db">,
+  request: Request,
+  productId: number,
+): Promise<OpenFeed> {
   const access = await feedAccess(ctx, productId, licenseOf(request));
   const state = requestState(request);
   if (access.holderId !== null) state.who.user_id = access.holderId;
   return { access, cohort: cohortKey(request, access, state.ip) };
 }
+
+/**
+ * A file an update feed names, by the version's name and the file's (`X.blockmap`: the blockmap kept
+ * with `X`): the download rules (versions/serve-download.ts), with the license of
+ * `Authorization: License <key>` too, and a free product's files open to a caller who sends nothing.
+ */
+export const answerFeedFile = (
+  ctx: AppContext,
+  params: { product: number; version: string; file: string },
+  request: DownloadRequest,
+) =>
+  answerDownload(
+    ctx,
+    request,
+    { product: params.product, version: { name: params.version }, artifact: { name: params.file } },
+    { licenseKey: licenseOf(request.request), openWhenFree: true },
+  );

@@ -5,7 +5,7 @@ import { FieldErrors, NotFound } from "../../errors.ts";
 import { renderChangelog } from "../versions/changelog.ts";
 import { effectiveRollout, eligibleVersions, inRollout } from "../versions/eligible.ts";
 import { compareSemver } from "../versions/semver.ts";
-import type { FeedAccess } from "./access.ts";
+import type { OpenFeed } from "./access.ts";
 import { appcastXml } from "./appcast.ts";
 import { clientArch, electronChannelFile, fitsBundle, tauriTarget } from "./client-names.ts";
 import { electronYml } from "./electron-yml.ts";
@@ -26,6 +26,30 @@ import {
  * license may read the product's feeds; `cohort` is what the staged rollout knows the client by.
  */
 
+/** What a feed's answer is sent with: the route's `set`. */
+interface Reply {
+  headers: Record<string, string | number>;
+  status?: number | string;
+}
+
+/**
+ * A feed's answer in its own format, once it is written. It depends on who asks (the license, the
+ * rollout's cohort): no cache keeps it.
+ */
+export async function uncached<T>(set: Reply, feed: Promise<T>, contentType?: string): Promise<T> {
+  const body = await feed;
+  if (contentType !== undefined) set.headers["content-type"] = contentType;
+  set.headers["cache-control"] = "no-store";
+  return body;
+}
+
+/** An update check's answer: the update, or 204 with no body when nothing newer is offered. */
+export async function updateOrNothing<T>(set: Reply, check: Promise<T | null>): Promise<T | ""> {
+  const update = await uncached(set, check);
+  if (update === null) set.status = 204;
+  return update ?? "";
+}
+
 type Ctx = Pick<AppContext, "db" | "config" | "updateChecks">;
 
 /** A `?channel=` of a feed URL; absent: stable. */
@@ -37,7 +61,7 @@ function channelOf(value: string | undefined, errors: FieldErrors): ReleaseChann
 }
 
 /** electron-updater's `generic` provider: `{channel}{suffix}.yml`, as electron-builder writes it. */
-export async function electronFeed(ctx: Ctx, access: FeedAccess, fileName: string, cohort: string) {
+export async function electronFeed(ctx: Ctx, { access, cohort }: OpenFeed, fileName: string) {
   const file = electronChannelFile(fileName);
   // electron-updater reports a 404 as a missing channel file, which is what an unknown name is.
   if (!file) throw new NotFound("Update channel file");
@@ -70,9 +94,9 @@ export async function electronFeed(ctx: Ctx, access: FeedAccess, fileName: strin
  */
 export async function tauriFeed(
   ctx: Ctx,
-  access: FeedAccess,
-  cohort: string,
-  input: { target: string; arch: string; current_version: string; channel?: string },
+  { access, cohort }: OpenFeed,
+  input: { target: string; arch: string; current_version: string },
+  channelName: string | undefined,
 ): Promise<TauriUpdateJson | null> {
   const errors = new FieldErrors();
   const target = tauriTarget(input.target);
@@ -80,7 +104,7 @@ export async function tauriFeed(
     errors.add("target", "The target must be linux, darwin or windows, optionally with -<bundle>.");
   const arch = clientArch(input.arch);
   if (!arch || arch === "universal") errors.add("arch", "The arch must be x86_64, aarch64, i686 or armv7.");
-  const channel = channelOf(input.channel, errors);
+  const channel = channelOf(channelName, errors);
   const current = currentVersion(input.current_version, "current_version", errors);
   errors.throwIfAny();
   if (!target || !arch || !current) throw new Error("checked above");
@@ -114,14 +138,14 @@ const isZip = (artifact: Artifact) => artifact.fileName.toLowerCase().endsWith("
 /** Squirrel.Mac (Electron's built-in autoUpdater on macOS): 204, or `{url, name, notes, pub_date}`. */
 export async function squirrelFeed(
   ctx: Ctx,
-  access: FeedAccess,
-  cohort: string,
-  input: { arch: string; current_version: string; channel?: string },
+  { access, cohort }: OpenFeed,
+  input: { arch: string; current_version: string },
+  channelName: string | undefined,
 ): Promise<SquirrelUpdateJson | null> {
   const errors = new FieldErrors();
   const arch = clientArch(input.arch);
   if (!arch) errors.add("arch", "The arch must be x86_64, aarch64 or universal (or x64, arm64).");
-  const channel = channelOf(input.channel, errors);
+  const channel = channelOf(channelName, errors);
   const current = currentVersion(input.current_version, "current_version", errors);
   errors.throwIfAny();
   if (!arch || !current) throw new Error("checked above");
@@ -158,7 +182,7 @@ const APPCAST_ITEMS = 20;
  * Sparkle 2's appcast: every channel at once (Sparkle offers an item with a `sparkle:channel` only to
  * apps that allow that channel), each version only if its rollout takes the client, newest first.
  */
-export async function sparkleFeed(ctx: Ctx, access: FeedAccess, cohort: string, feedUrl: string) {
+export async function sparkleFeed(ctx: Ctx, { access, cohort }: OpenFeed, feedUrl: string) {
   ctx.updateChecks.add({
     productId: access.product.id,
     feed: "sparkle",

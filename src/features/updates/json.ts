@@ -15,6 +15,13 @@ export const TauriUpdateJson = t.Object({
 });
 export type TauriUpdateJson = typeof TauriUpdateJson.static;
 
+/**
+ * A 204's (empty) body, the Tauri and Squirrel checks' answer when nothing newer is offered. Not
+ * `t.Void()`: the OpenAPI plugin writes a void response as a content type named "type", which makes
+ * the whole document invalid.
+ */
+export const NothingNewer = t.String({ maxLength: 0, description: "nothing newer is offered: no body" });
+
 /** Squirrel.Mac's update JSON (what Electron's autoUpdater reads on macOS). */
 export const SquirrelUpdateJson = t.Object({
   url: t.String({ description: "the zip Squirrel installs from" }),

@@ -2,7 +2,7 @@ import type { AppContext } from "../../context.ts";
 import { ARCHES, type Arch, PLATFORMS, type Platform, RELEASE_CHANNELS } from "../../db/schema/index.ts";
 import { FieldErrors } from "../../errors.ts";
 import { toVersionJson } from "../versions/json.ts";
-import type { FeedAccess } from "./access.ts";
+import type { OpenFeed } from "./access.ts";
 import type { UpgradeJson, UpgradeQuery } from "./json.ts";
 import { currentVersion, isNewer, offeredVersion } from "./offer.ts";
 
@@ -17,8 +17,7 @@ const oneOf = <T extends string>(list: readonly T[], value: string | undefined, 
  */
 export async function upgradeCheck(
   ctx: Pick<AppContext, "db" | "config" | "updateChecks">,
-  access: FeedAccess,
-  cohort: string,
+  { access, cohort }: OpenFeed,
   query: UpgradeQuery,
 ): Promise<UpgradeJson> {
   const errors = new FieldErrors();

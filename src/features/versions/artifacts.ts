@@ -4,6 +4,7 @@ import { isUniqueViolation } from "../../db/errors.ts";
 import { type Artifact, artifacts, type Product, type Version, versions } from "../../db/schema/index.ts";
 import { withTransaction } from "../../db/transaction.ts";
 import { Forbidden, Invalid, NotFound, validateAll } from "../../errors.ts";
+import { newStorageKey } from "../../storage/storage.ts";
 import { assertValid } from "../../validation/messages.ts";
 import type { Actor } from "../auth/actor.ts";
 import { findLiveProduct, findVisibleProduct } from "../products/service.ts";
@@ -11,7 +12,7 @@ import { consumeUpload } from "../uploads/service.ts";
 import { storageKeysOf } from "./artifact-rows.ts";
 import { ArtifactUploadFields } from "./schemas.ts";
 import { fileOf, mayPublish, removeFiles, requireFile } from "./service.ts";
-import type { Upload, UploadedFile } from "./upload.ts";
+import { readUpload, type Upload, type UploadedFile } from "./upload.ts";
 
 /** The version a file is added to, checked before a byte of the body is read. */
 export interface ArtifactTarget {
@@ -34,6 +35,23 @@ export async function artifactTarget(
     .where(and(eq(versions.productId, product.id), eq(versions.id, versionId)));
   if (!version) throw new NotFound("Version");
   return { product, version };
+}
+
+/**
+ * An add-a-file request in full: the target checked before a byte of the body is read, as publishing
+ * does, then the body streamed to the release store and added; a new artifact counts as an upload.
+ */
+export async function addArtifactFrom(
+  ctx: AppContext,
+  actor: Actor,
+  request: Request,
+  ids: { product: number; version: number },
+) {
+  const target = await artifactTarget(ctx, actor, ids.product, ids.version);
+  const upload = await readUpload(request, ctx.releases, ctx.config, newStorageKey(target.product.id));
+  const added = await addArtifact(ctx, actor, target, upload);
+  if (added.created) ctx.metrics?.upload(added.artifact.fileSize);
+  return { ...added, product: target.product };
 }
 
 /** A signature file is text of a few hundred bytes; anything larger is not one. */

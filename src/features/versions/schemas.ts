@@ -1,7 +1,8 @@
-import type { TLiteral, TUnion } from "@sinclair/typebox";
+import type { TLiteral, TSchema, TUnion } from "@sinclair/typebox";
 import { t } from "elysia";
 import { ARCHES, PLATFORMS, RELEASE_CHANNELS, VERSION_STATUSES } from "../../db/schema/release-enums.ts";
 import { PageQuery, simplePageOf } from "../../http/pagination.ts";
+import { dataOf } from "../../http/schemas.ts";
 import { QueryId } from "../../validation/ids.ts";
 import { Int, Text } from "../../validation/schemas.ts";
 
@@ -144,6 +145,16 @@ export const PublishFields = t.Object(
 );
 export type PublishFields = typeof PublishFields.static;
 
+/** A changelog to render as depot shows it (the dashboard's publish preview and release notes). */
+export const ChangelogPreview = t.Object(
+  {
+    changelog: t.String({ maxLength: PublishFields.properties.changelog.maxLength }),
+    changelog_format: t.Optional(t.UnionEnum(["markdown", "html"])),
+  },
+  { additionalProperties: false },
+);
+export const ChangelogHtmlJson = dataOf(t.Object({ html: t.String() }));
+
 /** The JSON form's file: base64 content, or a `data:` URI. */
 export const Base64File = t.Object(
   {
@@ -155,12 +166,41 @@ export const Base64File = t.Object(
 );
 
 /** For the OpenAPI document only: the route reads its body itself (it streams). */
-export const PublishMultipartDoc = t.Object({
+const PublishMultipartDoc = t.Object({
   ...PublishFields.properties,
   file: t.File({ description: "the release file" }),
 });
-export const PublishJsonDoc = t.Object({ ...PublishFields.properties, file: Base64File });
-export const PublishFromUploadDoc = t.Object({
+const PublishJsonDoc = t.Object({ ...PublishFields.properties, file: Base64File });
+const PublishFromUploadDoc = t.Object({
   ...PublishFields.properties,
   upload_id: t.String({ format: "uuid", description: "a finished resumable upload (POST /api/uploads)" }),
 });
+
+/** A TypeBox schema as the plain JSON Schema object an OpenAPI document holds. */
+const plainSchema = (schema: TSchema) => JSON.parse(JSON.stringify(schema));
+
+/**
+ * The publish routes' and the add-a-file route's request bodies, for the document's `requestBody` only:
+ * those routes read their bodies themselves (the file streams to the release store).
+ */
+export const PublishRequestBody = {
+  content: {
+    "multipart/form-data": { schema: plainSchema(PublishMultipartDoc) },
+    "application/json": { schema: plainSchema(t.Union([PublishJsonDoc, PublishFromUploadDoc])) },
+  },
+};
+export const ArtifactRequestBody = {
+  content: {
+    "multipart/form-data": {
+      schema: plainSchema(t.Object({ ...ArtifactFields, file: t.File({ description: "the file" }) })),
+    },
+    "application/json": {
+      schema: plainSchema(
+        t.Union([
+          t.Object({ ...ArtifactFields, file: Base64File }),
+          t.Object({ ...ArtifactFields, upload_id: t.String({ format: "uuid" }) }),
+        ]),
+      ),
+    },
+  },
+};

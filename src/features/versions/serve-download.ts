@@ -2,9 +2,42 @@ import type { AppContext } from "../../context.ts";
 import type { Artifact } from "../../db/schema/index.ts";
 import { AppError, Forbidden, NotFound } from "../../errors.ts";
 import { mediaTypeOrDefault } from "../../http/media-type.ts";
+import { requestState } from "../../http/request-state.ts";
+import { headerBearer, sessionActor } from "../auth/guards.ts";
 import { type DownloadCredentials, downloadableVersion } from "./download.ts";
 import { alreadyHeld, bucketCanAnswerRange, contentDisposition, fileResponse } from "./file-response.ts";
 import { firstArtifact, type VersionRow } from "./service.ts";
+
+/** What a download route's handler hands on: the request, its bearer token, the response's headers. */
+export interface DownloadRequest {
+  request: Request;
+  bearer: string | undefined;
+  set: { headers: Record<string, string | number> };
+}
+
+/**
+ * A download route's answer (there is no `auth` macro: a signed URL or a license key may stand in for a
+ * token): the request's credentials weighed by serveDownload, and the user it was served to named in the
+ * request log. The dashboard's session cookie counts as a token does (its links are plain `<a>`s). The
+ * update feeds' file URLs add the license of `Authorization: License <key>` and open a free product's files.
+ */
+export async function answerDownload(
+  ctx: AppContext,
+  { request, bearer, set }: DownloadRequest,
+  ids: Parameters<typeof serveDownload>[2],
+  feed: { licenseKey: string | null; openWhenFree: true } | null = null,
+): Promise<Response> {
+  const { response, userId } = await serveDownload(ctx, request, ids, {
+    url: requestState(request).url,
+    bearer: headerBearer(request, bearer),
+    licenseKey: feed?.licenseKey ?? request.headers.get("x-license-key"),
+    // An Authorization header, even one that is not Bearer, decides on its own (features/auth/guards.ts).
+    session: async () => (request.headers.has("authorization") ? null : sessionActor(ctx, request, set)),
+    openWhenFree: feed?.openWhenFree,
+  });
+  if (userId !== null) requestState(request).who.user_id = userId;
+  return response;
+}
 
 /**
  * A GET or HEAD of a version's file (its first artifact, or the one `ids.artifact` names, or with

@@ -15,6 +15,7 @@ import { withTransaction } from "../../db/transaction.ts";
 import { Forbidden, Invalid, NotFound, validateAll } from "../../errors.ts";
 import { errorFields } from "../../log-errors.ts";
 import type { PageRequest } from "../../pagination.ts";
+import { newStorageKey } from "../../storage/storage.ts";
 import { toId } from "../../validation/ids.ts";
 import { assertValid } from "../../validation/messages.ts";
 import type { Actor } from "../auth/actor.ts";
@@ -27,7 +28,7 @@ import { checkMarkdownLinks, sanitiseChangelog } from "./changelog.ts";
 import { versionPublished } from "./jobs.ts";
 import { isSet, PublishFields } from "./schemas.ts";
 import { channelOfName } from "./semver.ts";
-import type { Upload, UploadedFile } from "./upload.ts";
+import { readUpload, type Upload, type UploadedFile } from "./upload.ts";
 
 /** Where a version's file is served; notifications sign this URL. */
 export const downloadUrl = (appUrl: string, version: Pick<Version, "productId" | "id">) =>
@@ -89,6 +90,24 @@ async function findBenefit(ctx: Pick<AppContext, "db">, productId: number, benef
     .from(purchaseBenefits)
     .where(and(eq(purchaseBenefits.id, benefitId), eq(purchaseBenefits.productId, productId)));
   return benefit ?? null;
+}
+
+/**
+ * A publish request in full: the target checked before a byte of the body is read (a refused caller
+ * never gets to upload), then the body streamed to the release store and published; a new version's
+ * file counts as an upload.
+ */
+export async function publishFrom(
+  ctx: AppContext,
+  actor: Actor,
+  request: Request,
+  ids: { product: number; benefit?: number },
+) {
+  const target = await publishTarget(ctx, actor, ids.product, ids.benefit ?? null);
+  const upload = await readUpload(request, ctx.releases, ctx.config, newStorageKey(target.product.id));
+  const published = await publishVersion(ctx, actor, target, upload);
+  if (published.created) ctx.metrics?.upload(firstArtifact(published.row).fileSize);
+  return published;
 }
 
 /**
@@ -317,7 +336,7 @@ export async function latestVersion(
   ctx: Pick<AppContext, "db">,
   actor: Actor,
   productId: number,
-  benefitId: number | null,
+  benefitId: number | null = null,
 ) {
   const product = await findProductOfVersions(ctx, actor, productId);
   const [row] = await selectVersions(ctx)
@@ -338,11 +357,10 @@ export async function latestVersion(
 export async function readVersion(
   ctx: Pick<AppContext, "db">,
   actor: Actor,
-  productId: number,
-  versionId: number,
+  ids: { product: number; version: number },
 ) {
-  const product = await findProductOfVersions(ctx, actor, productId);
-  const row = await findVersion(ctx, product.id, versionId);
+  const product = await findProductOfVersions(ctx, actor, ids.product);
+  const row = await findVersion(ctx, product.id, ids.version);
   if (row.version.status === "draft" && !seesDrafts(actor, product)) throw new NotFound("Version");
   return row;
 }
@@ -393,10 +411,9 @@ export async function findVersionNamed(ctx: Pick<AppContext, "db">, productId: n
 export async function deleteVersion(
   ctx: Pick<AppContext, "db" | "releases" | "log">,
   actor: Actor,
-  productId: number,
-  versionId: number,
+  ids: { product: number; version: number },
 ) {
-  const product = await findVisibleProduct(ctx, actor, productId);
+  const product = await findVisibleProduct(ctx, actor, ids.product);
   if (!mayPublish(actor, product)) throw new Forbidden();
   // The artifacts go with the version (ON DELETE CASCADE); their keys are read in the same statement.
   const keys = await withTransaction(ctx, async (tx) => {
@@ -404,10 +421,10 @@ export async function deleteVersion(
       .select({ storageKey: artifacts.storageKey, blockmapStorageKey: artifacts.blockmapStorageKey })
       .from(artifacts)
       .innerJoin(versions, eq(versions.id, artifacts.versionId))
-      .where(and(eq(versions.productId, product.id), eq(versions.id, versionId)));
+      .where(and(eq(versions.productId, product.id), eq(versions.id, ids.version)));
     const deleted = await tx.db
       .delete(versions)
-      .where(and(eq(versions.productId, product.id), eq(versions.id, versionId)))
+      .where(and(eq(versions.productId, product.id), eq(versions.id, ids.version)))
       .returning({ id: versions.id });
     if (deleted.length === 0) throw new NotFound("Version");
     return files.flatMap(storageKeysOf);
