@@ -1,5 +1,6 @@
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
+import type { Notification } from "../../db/schema/index.ts";
 import { answers, dataOf, refusals } from "../../http/schemas.ts";
 import { pageRequest } from "../../pagination.ts";
 import { UuidParam } from "../../validation/ids.ts";
@@ -11,8 +12,10 @@ import { listNotifications, markAllRead, markRead } from "./service.ts";
 const NotificationParams = t.Object({ id: UuidParam("Notification") });
 
 /** In-app notifications: every user sees and marks only their own. */
-export const notificationRoutes = (ctx: AppContext) =>
-  new Elysia({ prefix: "/api/notifications", tags: ["Notifications"] })
+export const notificationRoutes = (ctx: AppContext) => {
+  // One notification's answer, `{ data }`, once the service has changed it.
+  const data = async (changed: Promise<Notification>) => ({ data: toNotificationJson(ctx, await changed) });
+  return new Elysia({ prefix: "/api/notifications", tags: ["Notifications"] })
     .use(bearerAuth(ctx))
     .get(
       "",
@@ -32,14 +35,9 @@ export const notificationRoutes = (ctx: AppContext) =>
       auth: true,
       ...answers("Mark all your notifications read", { 200: dataOf(MarkedJson) }),
     })
-    .post(
-      "/:id/read",
-      async ({ params, actor }) => ({
-        data: toNotificationJson(ctx, await markRead(ctx, actor.user.id, params.id)),
-      }),
-      {
-        auth: true,
-        params: NotificationParams,
-        ...answers("Mark one of your notifications read", { 200: dataOf(NotificationJson) }, 404),
-      },
-    );
+    .post("/:id/read", ({ params, actor }) => data(markRead(ctx, actor.user.id, params.id)), {
+      auth: true,
+      params: NotificationParams,
+      ...answers("Mark one of your notifications read", { 200: dataOf(NotificationJson) }, 404),
+    });
+};

@@ -2,14 +2,12 @@ import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
 import { forms, input } from "../../http/forms.ts";
 import { dataOf, refusals } from "../../http/schemas.ts";
-import { IdParam } from "../../validation/ids.ts";
 import { bearerAuth } from "../auth/guards.ts";
 import { adminApi } from "../products/admin-api.ts";
+import { ProductParams } from "../products/schemas.ts";
 import { toBenefitJson, toOptionJson, toOptionListJson } from "./json.ts";
 import { BenefitJson, CreateBenefitBody, OptionJson, OptionWithBenefitsJson } from "./schemas.ts";
 import { createBenefit, createOption, listOptions, NewOptionForm } from "./service.ts";
-
-const ProductParams = t.Object({ product: IdParam("Product") });
 
 /** The tiers a product is sold in, and the benefits each tier includes. */
 export const optionRoutes = (ctx: AppContext) =>

@@ -16,6 +16,9 @@ const IMAGE_TYPES: Record<string, string> = {
   ".avif": "image/avif",
 };
 
+/** What every image carries besides its type: it may be cached, and is never sniffed as anything else. */
+const IMAGE_HEADERS = { "cache-control": "public, max-age=3600", "x-content-type-options": "nosniff" };
+
 /**
  * What a product's `cover_image_url`, `gallery_image_urls` and `full_url` point at, with no
  * credentials: the images in PUBLIC_DIR and a plain page for each listed product.
@@ -49,11 +52,5 @@ async function publicImage(root: string, raw: string): Promise<Response> {
   if (!type || !safe || !path.startsWith(resolve(root) + sep)) throw new NotFound("File");
   const found = await stat(path).catch(() => null);
   if (!found?.isFile()) throw new NotFound("File");
-  return new Response(Bun.file(path), {
-    headers: {
-      "content-type": type,
-      "cache-control": "public, max-age=3600",
-      "x-content-type-options": "nosniff",
-    },
-  });
+  return new Response(Bun.file(path), { headers: { "content-type": type, ...IMAGE_HEADERS } });
 }

@@ -1,9 +1,8 @@
-import { Elysia, t } from "elysia";
+import { Elysia } from "elysia";
 import type { AppContext } from "../../context.ts";
 import { forms, input } from "../../http/forms.ts";
 import { simplePage } from "../../http/pagination.ts";
 import { answers, dataOf, noContent } from "../../http/schemas.ts";
-import { IdParam } from "../../validation/ids.ts";
 import { bearerAuth } from "../auth/guards.ts";
 import { productAccess } from "./access.ts";
 import { adminApi } from "./admin-api.ts";
@@ -13,6 +12,7 @@ import {
   ProductJson,
   ProductListQuery,
   ProductPageJson,
+  ProductParams,
   UpdateProductBody,
 } from "./schemas.ts";
 import {
@@ -25,7 +25,6 @@ import {
   updateProduct,
 } from "./service.ts";
 
-const ProductParams = t.Object({ product: IdParam("Product") });
 type CountedProduct = Awaited<ReturnType<typeof readProduct>>;
 
 export const productRoutes = (ctx: AppContext) => {

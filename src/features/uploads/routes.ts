@@ -17,9 +17,7 @@ import {
 const UploadParams = t.Object({ id: UuidParam("Upload") });
 // What a request that may carry bytes can be refused with, besides its guard's (tusProtocol adds 412).
 const CHUNK = [400, 404, 409, 410, 413, 415, 460, 503, 507] as const;
-const optionsDoc = {
-  detail: { summary: "The tus version, extensions and largest upload this server takes" },
-};
+const optionsDoc = answers("The tus version, extensions and largest upload this server takes", {});
 
 /** A tus request: the publish grant first, then the protocol's checks for this kind of request. */
 const tusApi = <S extends NonNullable<Parameters<typeof answers>[2]>>(
