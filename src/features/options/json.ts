@@ -21,3 +21,8 @@ export const toOptionWithBenefitsJson = (option: ProductOption, benefits: Purcha
   price: Number(option.price),
   benefits: benefits.map((benefit) => ({ id: benefit.id, name: benefit.name })),
 });
+
+/** A product's options, as `GET /api/products/{product}/options` lists them. */
+export const toOptionListJson = (rows: { option: ProductOption; benefits: PurchaseBenefit[] }[]) => ({
+  data: rows.map((row) => toOptionWithBenefitsJson(row.option, row.benefits)),
+});

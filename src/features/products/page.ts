@@ -1,5 +1,7 @@
+import type { AppContext } from "../../context.ts";
 import type { Product } from "../../db/schema/index.ts";
 import { imageUrl } from "./json.ts";
+import { findListedProductBySlug } from "./service.ts";
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -25,4 +27,17 @@ ${cover}
 </body>
 </html>
 `;
+}
+
+/** `/products/{slug}`: the listed product's page as served; anything else is a 404. */
+export async function publicProductPage(ctx: Pick<AppContext, "db" | "config">, slug: string) {
+  const product = await findListedProductBySlug(ctx, slug);
+  return new Response(productPage(product, ctx.config.appUrl), {
+    headers: {
+      "content-type": "text/html; charset=utf-8",
+      // Nothing on the page runs; images may come from the product's own absolute URLs.
+      "content-security-policy": "default-src 'none'; img-src 'self' http: https:; style-src 'unsafe-inline'",
+      "x-content-type-options": "nosniff",
+    },
+  });
 }

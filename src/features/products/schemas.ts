@@ -1,12 +1,15 @@
 import { t } from "elysia";
 import { PageQuery, simplePageOf } from "../../http/pagination.ts";
-import { BodyId } from "../../validation/ids.ts";
+import { BodyId, IdParam } from "../../validation/ids.ts";
 import { Int, Text } from "../../validation/schemas.ts";
 
 const DateTime = t.String({ format: "date-time" });
 const Flag = t.String({ enum: ["0", "1"], description: '"0" or "1"' });
 const Count = t.String({ pattern: "^\\d+$", description: "a count, as a decimal string" });
 const orNull = <T extends Parameters<typeof t.Union>[0][number]>(schema: T) => t.Union([schema, t.Null()]);
+
+/** `{product}` in a path: a product's id (its routes and its options'). */
+export const ProductParams = t.Object({ product: IdParam("Product") });
 
 /** The API's product, field for field: flags, counts and the discount are strings. */
 export const ProductJson = t.Object({

@@ -2,9 +2,9 @@ import { and, asc, count, eq, ilike, isNull, like, or, type SQL, sql } from "dri
 import type { AppContext } from "../../context.ts";
 import { isUniqueViolation } from "../../db/errors.ts";
 import { type NewProduct, type Product, products, purchases, users } from "../../db/schema/index.ts";
-import { FieldErrors, Invalid, NotFound } from "../../errors.ts";
+import { FieldErrors, Invalid, NotFound, validateAll } from "../../errors.ts";
 import { nulInvalid } from "../../http/json-body.ts";
-import type { PageRequest } from "../../pagination.ts";
+import { type PageRequest, pageRequest } from "../../pagination.ts";
 import { form } from "../../validation/form.ts";
 import { invalidIdMessage, requiredBodyId, toId } from "../../validation/ids.ts";
 import type { Actor } from "../auth/actor.ts";
@@ -79,6 +79,13 @@ export function productFilters(query: ProductListQuery): ProductFilters {
   if (search.includes("\0")) throw nulInvalid(["search"]);
   return { search: search === "" ? null : search, withDeleted: deleted === "1" };
 }
+
+/** `GET /api/products`'s page and filters, checked together so that one 422 names every bad field. */
+export const productListRequest = (query: ProductListQuery) =>
+  validateAll(
+    () => pageRequest(query),
+    () => productFilters(query),
+  );
 
 /** `%`, `_` and the escape character itself match only themselves in a LIKE pattern. */
 const likeLiteral = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);

@@ -1,5 +1,6 @@
+import { simplePage } from "../../http/pagination.ts";
 import type { PurchaseDetails } from "./details.ts";
-import { formatPrice, type PurchaseRow } from "./service.ts";
+import { formatPrice, type PurchaseRow, type purchasePage } from "./service.ts";
 
 /** The API's purchase; with `details` (`?details=1`), the names of its product, option and buyer too. */
 export const toPurchaseJson = ({ purchase, symbol, decimals }: PurchaseRow, details?: PurchaseDetails) => ({
@@ -17,3 +18,14 @@ export const toPurchaseJson = ({ purchase, symbol, decimals }: PurchaseRow, deta
   formatted_price: formatPrice(Number(purchase.unitPrice), symbol, decimals),
   ...details,
 });
+
+/** A page of purchases (`simplePage`), each with its names when they were asked for. */
+export const toPurchasePageJson = (
+  { page, rows, detailOf }: Awaited<ReturnType<typeof purchasePage>>,
+  request: Request,
+) =>
+  simplePage(
+    rows.map((row) => toPurchaseJson(row, detailOf?.(row.purchase))),
+    page,
+    request,
+  );

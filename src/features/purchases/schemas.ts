@@ -42,6 +42,7 @@ export const PurchaseQuery = t.Object({
   ),
   ...PageQuery,
 });
+export type PurchaseQuery = typeof PurchaseQuery.static;
 
 const CurrencyCode = t.String({ pattern: "^[A-Z]{3}$", description: "ISO 4217 code, e.g. USD" });
 

@@ -4,15 +4,22 @@ import type { Db } from "../../db/client.ts";
 import { preparedOnce } from "../../db/prepared.ts";
 import { currencies, orders, products, purchases, users } from "../../db/schema/index.ts";
 import { withTransaction } from "../../db/transaction.ts";
-import { FieldErrors, Invalid } from "../../errors.ts";
-import type { PageRequest } from "../../pagination.ts";
+import { FieldErrors, Invalid, validateAll } from "../../errors.ts";
+import { type PageRequest, pageRequest } from "../../pagination.ts";
 import { form } from "../../validation/form.ts";
 import { invalidIdMessage, toId } from "../../validation/ids.ts";
 import type { Actor } from "../auth/actor.ts";
 import { allows } from "../auth/permissions.ts";
 import { centsError } from "../options/schemas.ts";
 import { findOption } from "../options/service.ts";
-import { CreatePurchaseBody, type CreatePurchaseInput } from "./schemas.ts";
+import { detailsOf } from "./details.ts";
+import {
+  CreatePurchaseBody,
+  type CreatePurchaseInput,
+  filterIds,
+  type PurchaseQuery,
+  wantsDetails,
+} from "./schemas.ts";
 
 const purchaseColumns = {
   purchase: purchases,
@@ -54,6 +61,27 @@ export async function listPurchases(
   });
   if (rows.length === 0) await assertFiltersExist(ctx, filters);
   return rows;
+}
+
+/**
+ * `GET /api/purchases`: the page asked for, and the names behind its purchases when `?details=1`. The
+ * filters are parsed here rather than by the query's schema, so that a bad page and a bad filter are
+ * named in one 422.
+ */
+export async function purchasePage(ctx: Pick<AppContext, "db">, actor: Actor, query: PurchaseQuery) {
+  const [page, filters, details] = await validateAll(
+    () => pageRequest(query),
+    () => filterIds(query),
+    () => wantsDetails(query.details),
+  );
+  const rows = await listPurchases(ctx, actor, filters, page);
+  const detailOf = details
+    ? await detailsOf(
+        ctx,
+        rows.map((row) => row.purchase),
+      )
+    : undefined;
+  return { page, rows, detailOf };
 }
 
 /** All purchases (`purchases.view`), the caller's own, or theirs and those of products they own. */

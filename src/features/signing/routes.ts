@@ -1,17 +1,8 @@
 import { type Context, Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
-import { publicJwk } from "./jwk.ts";
+import { answers } from "../../http/schemas.ts";
+import { JwksJson, publicJwk } from "./jwk.ts";
 import { publishedKeys } from "./keys.ts";
-
-const JwkJson = t.Object({
-  kty: t.Literal("OKP"),
-  crv: t.Literal("Ed25519"),
-  x: t.String({ description: "the raw public key, base64url" }),
-  kid: t.String({ description: "its RFC 7638 thumbprint" }),
-  alg: t.Literal("EdDSA"),
-  use: t.Literal("sig"),
-});
-const JwksJson = t.Object({ keys: t.Array(JwkJson) });
 
 /**
  * Clients may keep the set this long; one that meets an answer signed by a `kid` it does not know
@@ -33,14 +24,14 @@ export const signingKeyRoutes = (ctx: AppContext) => {
     }
     return { keys };
   };
-  const hooks = {
-    response: { 200: JwksJson, 304: t.String() },
-    detail: {
+  const hooks = answers(
+    {
       summary: "The public keys that sign license answers and files (a JWKS; no auth)",
       description:
         "Ed25519 keys as JWKs: the active key first, then retired keys still in their grace period.",
       tags: ["Licenses"],
     },
-  };
+    { 200: JwksJson, 304: t.String() },
+  );
   return new Elysia().get("/.well-known/jwks.json", jwks, hooks).get("/api/v1/keys", jwks, hooks);
 };

@@ -23,7 +23,7 @@ import {
 // Each tus request as depot answers it: its headers read, the upload service called, the answer
 // written in the protocol's headers. routes.ts declares them.
 
-type TusRequest = "creation" | "status" | "chunk" | "termination" | "override";
+export type TusRequest = "creation" | "status" | "chunk" | "termination" | "override";
 
 /**
  * `tus: "<kind>"` in a route's options, after `auth`. The headers a kind of request must carry are

@@ -1,5 +1,7 @@
 import type { AppContext } from "../../context.ts";
 import type { Webhook, WebhookAttempt, WebhookDelivery } from "../../db/schema/index.ts";
+import { simplePage } from "../../http/pagination.ts";
+import type { PageRequest } from "../../pagination.ts";
 import { payloadFor } from "../notifications/links.ts";
 import type { NewWebhook } from "./service.ts";
 import { canonicalUrl } from "./url.ts";
@@ -41,3 +43,16 @@ export const toDeliveryJson = (
   last_attempt_at: delivery.lastAttemptAt?.toISOString() ?? null,
   created_at: delivery.createdAt.toISOString(),
 });
+
+/** A page of an endpoint's deliveries (`simplePage`), as its owner (`userId`) sees them. */
+export const toDeliveryPageJson = (
+  ctx: Pick<AppContext, "appKey" | "config">,
+  userId: number,
+  { rows, page }: { rows: Parameters<typeof toDeliveryJson>[2][]; page: PageRequest },
+  request: Request,
+) =>
+  simplePage(
+    rows.map((row) => toDeliveryJson(ctx, userId, row)),
+    page,
+    request,
+  );

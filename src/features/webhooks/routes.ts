@@ -2,11 +2,11 @@ import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
 import { forms, input } from "../../http/forms.ts";
 import { simplePage } from "../../http/pagination.ts";
-import { dataOf, refusals } from "../../http/schemas.ts";
+import { answers, dataOf, noContent, refusals } from "../../http/schemas.ts";
 import { pageRequest } from "../../pagination.ts";
 import { IdParam, UuidParam } from "../../validation/ids.ts";
 import { bearerAuth } from "../auth/guards.ts";
-import { toDeliveryJson, toNewWebhookJson, toWebhookJson } from "./json.ts";
+import { toDeliveryJson, toDeliveryPageJson, toNewWebhookJson, toWebhookJson } from "./json.ts";
 import { resendDelivery } from "./resend.ts";
 import {
   ListQuery,
@@ -18,38 +18,35 @@ import {
 import {
   createWebhook,
   deleteWebhook,
-  findOwnWebhook,
-  listDeliveries,
+  listOwnDeliveries,
   listWebhooks,
   MAX_WEBHOOKS_PER_USER,
   NewWebhookForm,
 } from "./service.ts";
 
-const tags = ["Webhooks"];
 const WebhookParams = t.Object({ id: IdParam("Webhook") });
 const DeliveryParams = t.Object({ id: IdParam("Webhook"), delivery: UuidParam("Delivery") });
 
 /** Signed event deliveries to the user's own endpoints: every user sees only their own. */
 export const webhookRoutes = (ctx: AppContext) =>
-  new Elysia()
+  new Elysia({ prefix: "/api/webhooks", tags: ["Webhooks"] })
     .use(bearerAuth(ctx))
     .use(forms(ctx))
     .post(
-      "/api/webhooks",
+      "",
       async ({ body, actor, status }) =>
         status(201, { data: toNewWebhookJson(await createWebhook(ctx, actor.user.id, body)) }),
       {
         auth: true,
+        ...answers(
+          `Register an endpoint, at most ${MAX_WEBHOOKS_PER_USER} per user (its signing secret is shown once)`,
+          { 201: dataOf(NewWebhookJson) },
+        ),
         ...input(NewWebhookForm),
-        response: { 201: dataOf(NewWebhookJson) },
-        detail: {
-          summary: `Register an endpoint, at most ${MAX_WEBHOOKS_PER_USER} per user (its signing secret is shown once)`,
-          tags,
-        },
       },
     )
     .get(
-      "/api/webhooks",
+      "",
       async ({ query, actor, request }) => {
         const page = pageRequest(query);
         return simplePage((await listWebhooks(ctx, actor.user.id, page)).map(toWebhookJson), page, request);
@@ -58,50 +55,33 @@ export const webhookRoutes = (ctx: AppContext) =>
         auth: true,
         query: ListQuery,
         response: { 200: WebhookPageJson, ...refusals(422) },
-        detail: { summary: "Your endpoints, oldest first, 15 a page (without their secrets)", tags },
+        detail: { summary: "Your endpoints, oldest first, 15 a page (without their secrets)" },
       },
     )
-    .delete(
-      "/api/webhooks/:id",
-      async ({ params, actor, set }) => {
-        await deleteWebhook(ctx, actor.user.id, params.id);
-        set.status = 204;
-      },
-      {
-        auth: true,
-        params: WebhookParams,
-        response: refusals(404),
-        detail: { summary: "Delete one of your endpoints and its deliveries", tags },
-      },
-    )
+    .delete("/:id", ({ params, actor }) => noContent(deleteWebhook(ctx, actor.user.id, params.id)), {
+      auth: true,
+      params: WebhookParams,
+      ...answers("Delete one of your endpoints and its deliveries", {}, 404),
+    })
     .get(
-      "/api/webhooks/:id/deliveries",
+      "/:id/deliveries",
       async ({ params, query, actor, request }) => {
-        // Someone else's endpoint is a 404 before the page is even read, as in Laravel; so the query's
-        // schema takes any string and pageRequest checks it here, after the ownership.
-        const webhook = await findOwnWebhook(ctx, actor.user.id, params.id);
-        const page = pageRequest(query);
-        const rows = await listDeliveries(ctx, webhook.id, page);
-        return simplePage(
-          rows.map((row) => toDeliveryJson(ctx, webhook.userId, row)),
-          page,
-          request,
-        );
+        const deliveries = await listOwnDeliveries(ctx, actor.user.id, params.id, query);
+        return toDeliveryPageJson(ctx, actor.user.id, deliveries, request);
       },
       {
         auth: true,
         params: WebhookParams,
         query: ListQuery,
         response: { 200: WebhookDeliveryPageJson, ...refusals(404, 422) },
-        detail: { summary: "An endpoint's deliveries, newest first, each with every attempt", tags },
+        detail: { summary: "An endpoint's deliveries, newest first, each with every attempt" },
       },
     )
     .post(
-      "/api/webhooks/:id/deliveries/:delivery/resend",
-      async ({ params, actor, set }) => {
+      "/:id/deliveries/:delivery/resend",
+      async ({ params, actor, status }) => {
         const row = await resendDelivery(ctx, actor.user.id, params.id, params.delivery);
-        set.status = 202;
-        return { data: toDeliveryJson(ctx, actor.user.id, row) };
+        return status(202, { data: toDeliveryJson(ctx, actor.user.id, row) });
       },
       {
         auth: true,
@@ -111,7 +91,6 @@ export const webhookRoutes = (ctx: AppContext) =>
           summary: "Send a delivery again: the same delivery (same webhook-id) is queued once more",
           description:
             "202 with the delivery, `pending` again; its next attempt is listed under it. A disabled endpoint: 409.",
-          tags,
         },
       },
     );

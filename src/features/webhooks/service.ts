@@ -4,7 +4,7 @@ import type { AppContext } from "../../context.ts";
 import { users, type Webhook, webhookAttempts, webhookDeliveries, webhooks } from "../../db/schema/index.ts";
 import { withTransaction } from "../../db/transaction.ts";
 import { Invalid, NotFound, Unauthenticated, validateAll } from "../../errors.ts";
-import type { PageRequest } from "../../pagination.ts";
+import { type PageRequest, pageRequest } from "../../pagination.ts";
 import { form } from "../../validation/form.ts";
 import { CreateWebhookBody, type CreateWebhookInput, WEBHOOK_EVENTS } from "./schemas.ts";
 import { checkWebhookUrl } from "./url.ts";
@@ -116,6 +116,22 @@ export async function deleteWebhook(ctx: Pick<AppContext, "db">, userId: number,
     .where(and(eq(webhooks.id, id), eq(webhooks.userId, userId)))
     .returning({ id: webhooks.id });
   if (rows.length === 0) throw new NotFound("Webhook");
+}
+
+/**
+ * The page of deliveries asked for, of one of the user's endpoints. Someone else's endpoint is a 404
+ * before the page is even read, as in Laravel; so the query's schema takes any string and pageRequest
+ * checks it here, after the ownership.
+ */
+export async function listOwnDeliveries(
+  ctx: Pick<AppContext, "db">,
+  userId: number,
+  webhookId: number,
+  query: { page?: string; per_page?: string },
+) {
+  const webhook = await findOwnWebhook(ctx, userId, webhookId);
+  const page = pageRequest(query);
+  return { page, rows: await listDeliveries(ctx, webhook.id, page) };
 }
 
 /**
