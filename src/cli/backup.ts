@@ -1,6 +1,6 @@
 import { createBackup } from "../backup/create.ts";
 import { mebibytes } from "../progress.ts";
-import { type Command, printResult, requirePositional, UsageError } from "./command.ts";
+import { type Command, printResult, requireEmbeddedStorage, requirePositional } from "./command.ts";
 
 export const backupCommand: Command = {
   name: "backup",
@@ -13,18 +13,12 @@ export const backupCommand: Command = {
   options: { json: { type: "boolean" } },
   async run(config, values) {
     const file = requirePositional(values, "file", "FILE");
-    if (config.databaseUrl !== null) {
-      throw new UsageError(
-        "DATABASE_URL is set: depot backup archives the embedded database only; back PostgreSQL up with pg_dump and copy STORAGE_DIR (docs/operators.md: Backups)",
-        false,
-      );
-    }
-    if (config.objectStorage !== null) {
-      throw new UsageError(
-        "STORAGE_URL is set: the release files live in the bucket, not in STORAGE_DIR; back the database up while depot is stopped by copying DATA_DIR, and the bucket with the store's own tools (docs/operators.md: Backups)",
-        false,
-      );
-    }
+    requireEmbeddedStorage(config, {
+      database:
+        "depot backup archives the embedded database only; back PostgreSQL up with pg_dump and copy STORAGE_DIR (docs/operators.md: Backups)",
+      storage:
+        "the release files live in the bucket, not in STORAGE_DIR; back the database up while depot is stopped by copying DATA_DIR, and the bucket with the store's own tools (docs/operators.md: Backups)",
+    });
     const result = await createBackup(config, file);
     printResult(
       values.json === true,

@@ -41,6 +41,15 @@ export class UsageError extends Error {
   }
 }
 
+/**
+ * Backup and restore handle the embedded database and release files on local disk only; with
+ * DATABASE_URL or STORAGE_URL set they refuse, each saying what to use instead.
+ */
+export function requireEmbeddedStorage(config: Config, instead: { database: string; storage: string }) {
+  if (config.databaseUrl !== null) throw new UsageError(`DATABASE_URL is set: ${instead.database}`, false);
+  if (config.objectStorage !== null) throw new UsageError(`STORAGE_URL is set: ${instead.storage}`, false);
+}
+
 export function parseCommandArgs(command: Command, argv: string[]) {
   const args = joinDashedValues(command.options, argv);
   const options: OptionSpec = { ...command.options, help: { type: "boolean", short: "h" } };

@@ -1,5 +1,11 @@
 import { hasContent, restoreBackup } from "../backup/restore.ts";
-import { type Command, printResult, requirePositional, UsageError } from "./command.ts";
+import {
+  type Command,
+  printResult,
+  requireEmbeddedStorage,
+  requirePositional,
+  UsageError,
+} from "./command.ts";
 
 export const restoreCommand: Command = {
   name: "restore",
@@ -12,18 +18,12 @@ export const restoreCommand: Command = {
   options: { json: { type: "boolean" } },
   async run(config, values) {
     const file = requirePositional(values, "file", "FILE");
-    if (config.databaseUrl !== null) {
-      throw new UsageError(
-        "DATABASE_URL is set: depot restore fills an embedded DATA_DIR only; restore PostgreSQL with pg_restore (docs/operators.md: Backups)",
-        false,
-      );
-    }
-    if (config.objectStorage !== null) {
-      throw new UsageError(
-        "STORAGE_URL is set: depot restore puts release files into STORAGE_DIR on local disk; unset it to restore, then copy the files into the bucket (docs/operators.md: Backups)",
-        false,
-      );
-    }
+    requireEmbeddedStorage(config, {
+      database:
+        "depot restore fills an embedded DATA_DIR only; restore PostgreSQL with pg_restore (docs/operators.md: Backups)",
+      storage:
+        "depot restore puts release files into STORAGE_DIR on local disk; unset it to restore, then copy the files into the bucket (docs/operators.md: Backups)",
+    });
     for (const [variable, path] of [
       ["DATA_DIR", config.dataDir],
       ["STORAGE_DIR", config.storageDir],

@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
 import type { Notification } from "../../db/schema/index.ts";
-import { answers, dataOf, refusals } from "../../http/schemas.ts";
+import { answers, dataOf } from "../../http/schemas.ts";
 import { pageRequest } from "../../pagination.ts";
 import { UuidParam } from "../../validation/ids.ts";
 import { bearerAuth } from "../auth/guards.ts";
@@ -27,8 +27,11 @@ export const notificationRoutes = (ctx: AppContext) => {
       {
         auth: true,
         query: NotificationQuery,
-        response: { 200: NotificationPageJson, ...refusals(422) },
-        detail: { summary: "Your notifications, newest first (?unread=1: unread only)" },
+        ...answers(
+          "Your notifications, newest first (?unread=1: unread only)",
+          { 200: NotificationPageJson },
+          422,
+        ),
       },
     )
     .post("/read-all", async ({ actor }) => ({ data: { marked: await markAllRead(ctx, actor.user.id) } }), {

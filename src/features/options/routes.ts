@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
 import { forms, input } from "../../http/forms.ts";
-import { dataOf, refusals } from "../../http/schemas.ts";
+import { answers, dataOf } from "../../http/schemas.ts";
 import { bearerAuth } from "../auth/guards.ts";
 import { adminApi } from "../products/admin-api.ts";
 import { ProductParams } from "../products/schemas.ts";
@@ -20,8 +20,11 @@ export const optionRoutes = (ctx: AppContext) =>
       {
         auth: true,
         params: ProductParams,
-        response: { 200: dataOf(t.Array(OptionWithBenefitsJson)), ...refusals(404) },
-        detail: { summary: "A product's options with their benefits (for whoever may see the product)" },
+        ...answers(
+          "A product's options with their benefits (for whoever may see the product)",
+          { 200: dataOf(t.Array(OptionWithBenefitsJson)) },
+          404,
+        ),
       },
     )
     .post(

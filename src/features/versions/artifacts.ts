@@ -4,7 +4,6 @@ import { isUniqueViolation } from "../../db/errors.ts";
 import { type Artifact, artifacts, type Product, type Version, versions } from "../../db/schema/index.ts";
 import { withTransaction } from "../../db/transaction.ts";
 import { Forbidden, Invalid, NotFound, validateAll } from "../../errors.ts";
-import { newStorageKey } from "../../storage/storage.ts";
 import { assertValid } from "../../validation/messages.ts";
 import type { Actor } from "../auth/actor.ts";
 import { findLiveProduct, findVisibleProduct } from "../products/service.ts";
@@ -12,7 +11,7 @@ import { consumeUpload } from "../uploads/service.ts";
 import { storageKeysOf } from "./artifact-rows.ts";
 import { ArtifactUploadFields } from "./schemas.ts";
 import { fileOf, mayPublish, removeFiles, requireFile } from "./service.ts";
-import { readUpload, type Upload, type UploadedFile } from "./upload.ts";
+import { receiveUpload, type Upload, type UploadedFile } from "./upload.ts";
 
 /** The version a file is added to, checked before a byte of the body is read. */
 export interface ArtifactTarget {
@@ -48,7 +47,7 @@ export async function addArtifactFrom(
   ids: { product: number; version: number },
 ) {
   const target = await artifactTarget(ctx, actor, ids.product, ids.version);
-  const upload = await readUpload(request, ctx.releases, ctx.config, newStorageKey(target.product.id));
+  const upload = await receiveUpload(ctx, request, target.product.id);
   const added = await addArtifact(ctx, actor, target, upload);
   if (added.created) ctx.metrics?.upload(added.artifact.fileSize);
   return { ...added, product: target.product };

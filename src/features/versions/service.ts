@@ -15,7 +15,6 @@ import { withTransaction } from "../../db/transaction.ts";
 import { Forbidden, Invalid, NotFound, validateAll } from "../../errors.ts";
 import { errorFields } from "../../log-errors.ts";
 import type { PageRequest } from "../../pagination.ts";
-import { newStorageKey } from "../../storage/storage.ts";
 import { toId } from "../../validation/ids.ts";
 import { assertValid } from "../../validation/messages.ts";
 import type { Actor } from "../auth/actor.ts";
@@ -28,7 +27,7 @@ import { checkMarkdownLinks, sanitiseChangelog } from "./changelog.ts";
 import { versionPublished } from "./jobs.ts";
 import { isSet, PublishFields } from "./schemas.ts";
 import { channelOfName } from "./semver.ts";
-import { readUpload, type Upload, type UploadedFile } from "./upload.ts";
+import { receiveUpload, type Upload, type UploadedFile } from "./upload.ts";
 
 /** Where a version's file is served; notifications sign this URL. */
 export const downloadUrl = (appUrl: string, version: Pick<Version, "productId" | "id">) =>
@@ -104,7 +103,7 @@ export async function publishFrom(
   ids: { product: number; benefit?: number },
 ) {
   const target = await publishTarget(ctx, actor, ids.product, ids.benefit ?? null);
-  const upload = await readUpload(request, ctx.releases, ctx.config, newStorageKey(target.product.id));
+  const upload = await receiveUpload(ctx, request, target.product.id);
   const published = await publishVersion(ctx, actor, target, upload);
   if (published.created) ctx.metrics?.upload(firstArtifact(published.row).fileSize);
   return published;

@@ -6,7 +6,7 @@ import { AppError, Invalid, PayloadTooLarge } from "../../errors.ts";
 import { fieldsWithNul, nulInvalid, parseJsonBody, readBodyText } from "../../http/json-body.ts";
 import { mediaTypeOrDefault } from "../../http/media-type.ts";
 import type { ReceivedFile, StoredFile } from "../../storage/received-file.ts";
-import type { ReleaseStorage } from "../../storage/storage.ts";
+import { newStorageKey, type ReleaseStorage } from "../../storage/storage.ts";
 import { cleanFileName } from "../../validation/file-name.ts";
 
 /** The file a version is published with: where it is stored, and the name and type it came with. */
@@ -34,6 +34,13 @@ export interface UploadLimits {
   maxUploadBytes: number;
   maxJsonUploadBytes: number;
 }
+
+/** A request's file streamed into the release store under a new key of the product's (publishing, adding a file). */
+export const receiveUpload = (
+  ctx: { releases: ReleaseStorage; config: UploadLimits },
+  request: Request,
+  productId: number,
+): Promise<Upload> => readUpload(request, ctx.releases, ctx.config, newStorageKey(productId));
 
 /**
  * Reads a publish request in either form: multipart (streamed to the store) or JSON with base64. The

@@ -2,7 +2,7 @@ import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
 import { forms, input } from "../../http/forms.ts";
 import { simplePage } from "../../http/pagination.ts";
-import { answers, dataOf, noContent, refusals } from "../../http/schemas.ts";
+import { answers, dataOf, noContent } from "../../http/schemas.ts";
 import { pageRequest } from "../../pagination.ts";
 import { IdParam, UuidParam } from "../../validation/ids.ts";
 import { bearerAuth } from "../auth/guards.ts";
@@ -54,8 +54,11 @@ export const webhookRoutes = (ctx: AppContext) =>
       {
         auth: true,
         query: ListQuery,
-        response: { 200: WebhookPageJson, ...refusals(422) },
-        detail: { summary: "Your endpoints, oldest first, 15 a page (without their secrets)" },
+        ...answers(
+          "Your endpoints, oldest first, 15 a page (without their secrets)",
+          { 200: WebhookPageJson },
+          422,
+        ),
       },
     )
     .delete("/:id", ({ params, actor }) => noContent(deleteWebhook(ctx, actor.user.id, params.id)), {
@@ -73,8 +76,12 @@ export const webhookRoutes = (ctx: AppContext) =>
         auth: true,
         params: WebhookParams,
         query: ListQuery,
-        response: { 200: WebhookDeliveryPageJson, ...refusals(404, 422) },
-        detail: { summary: "An endpoint's deliveries, newest first, each with every attempt" },
+        ...answers(
+          "An endpoint's deliveries, newest first, each with every attempt",
+          { 200: WebhookDeliveryPageJson },
+          404,
+          422,
+        ),
       },
     )
     .post(
@@ -86,11 +93,15 @@ export const webhookRoutes = (ctx: AppContext) =>
       {
         auth: true,
         params: DeliveryParams,
-        response: { 202: dataOf(WebhookDeliveryJson), ...refusals(404, 409) },
-        detail: {
-          summary: "Send a delivery again: the same delivery (same webhook-id) is queued once more",
-          description:
-            "202 with the delivery, `pending` again; its next attempt is listed under it. A disabled endpoint: 409.",
-        },
+        ...answers(
+          {
+            summary: "Send a delivery again: the same delivery (same webhook-id) is queued once more",
+            description:
+              "202 with the delivery, `pending` again; its next attempt is listed under it. A disabled endpoint: 409.",
+          },
+          { 202: dataOf(WebhookDeliveryJson) },
+          404,
+          409,
+        ),
       },
     );
