@@ -4,8 +4,8 @@ import { pageOf } from "../../http/pagination.ts";
 import { answers, noContent } from "../../http/schemas.ts";
 import { IdParam } from "../../validation/ids.ts";
 import { bearerAuth } from "../auth/guards.ts";
-import { CreateTokenBody, NewTokenData, TokenListQuery, TokenPageJson } from "./schemas.ts";
-import { createToken, deleteToken, listOwnTokens, toTokenJson } from "./service.ts";
+import { CreateTokenBody, NewTokenData, TokenListQuery, TokenPageJson, toTokenJson } from "./schemas.ts";
+import { createToken, deleteToken, listOwnTokens } from "./service.ts";
 
 /**
  * Making and revoking one's own tokens needs the dashboard's session: a token, however narrow, could

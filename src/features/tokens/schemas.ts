@@ -1,4 +1,5 @@
 import { t } from "elysia";
+import type { PersonalAccessToken } from "../../db/schema/index.ts";
 import { PageQuery, simplePageOf } from "../../http/pagination.ts";
 import { dataOf } from "../../http/schemas.ts";
 import { Int, Text } from "../../validation/schemas.ts";
@@ -35,6 +36,14 @@ export const TokenJson = t.Object({
     description: "when it last authenticated a request, to the minute; null if never",
   }),
   created_at: t.String({ format: "date-time" }),
+});
+
+export const toTokenJson = (row: PersonalAccessToken): typeof TokenJson.static => ({
+  id: row.id,
+  name: row.name,
+  abilities: row.abilities,
+  last_used_at: row.lastUsedAt?.toISOString() ?? null,
+  created_at: row.createdAt.toISOString(),
 });
 
 export const TokenPageJson = simplePageOf(TokenJson);

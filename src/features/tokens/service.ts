@@ -99,11 +99,3 @@ export function listOwnTokens(
     .limit(page.perPage + 1)
     .offset(page.offset);
 }
-
-export const toTokenJson = (row: PersonalAccessToken) => ({
-  id: row.id,
-  name: row.name,
-  abilities: row.abilities,
-  last_used_at: row.lastUsedAt?.toISOString() ?? null,
-  created_at: row.createdAt.toISOString(),
-});
