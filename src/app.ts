@@ -97,6 +97,9 @@ export function buildApp(ctx: AppContext): AnyElysia {
       openapi({
         path: DOCS_PATH,
         scalar: scalarOptions,
+        // By default a path with a dot is taken for a static file and left out: the Sparkle appcast
+        // and the JWKS are operations (the favicon hides itself).
+        exclude: { staticFile: false },
         documentation: {
           info: {
             title: "depot",
