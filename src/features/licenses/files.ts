@@ -6,7 +6,7 @@ import type { ApiKeyActor } from "../auth/actor.ts";
 import { leaseSeconds } from "../machines/alive.ts";
 import type { MachineJson } from "../machines/json.ts";
 import { compactJws } from "../signing/jws.ts";
-import { type LicenseJson, toLicenseJson, type ValidationResultJson } from "./json.ts";
+import { type LicenseJson, licenseStatus, toLicenseJson, type ValidationResultJson } from "./json.ts";
 import { Ttl } from "./schemas.ts";
 import { findLicense } from "./service.ts";
 
@@ -111,11 +111,10 @@ export async function licenseFileFor(
 ): Promise<{ license: LicenseJson; file: LicenseFile }> {
   const ttlSeconds = ttlFromQuery(ttl);
   const license = await findLicense(ctx, apiKey, id);
-  if (license.revokedAt !== null)
+  const status = licenseStatus(license);
+  if (status === "revoked")
     throw new AppError(409, "This license has been revoked; it gets no license file.");
-  if (license.expires !== null && license.expires.getTime() <= Date.now()) {
-    throw new AppError(409, "This license has expired; it gets no license file.");
-  }
+  if (status === "expired") throw new AppError(409, "This license has expired; it gets no license file.");
   const json = toLicenseJson(license);
   return { license: json, file: issueLicenseFile(ctx, json, ttlSeconds) };
 }

@@ -9,7 +9,7 @@ import { toId } from "../../validation/ids.ts";
 import type { ApiKeyActor } from "../auth/actor.ts";
 import { checkMachine, type MachineCheck } from "../machines/check.ts";
 import { toMachineJson } from "../machines/json.ts";
-import { toLicenseJson, type ValidationCode, type ValidationResultJson } from "./json.ts";
+import { licenseStatus, toLicenseJson, type ValidationCode, type ValidationResultJson } from "./json.ts";
 import { mayBeLicenseKey, normaliseLicenseKey } from "./keys.ts";
 import { mayActFor } from "./service.ts";
 
@@ -82,9 +82,8 @@ export async function validateLicenseKey(
   if (request.vouchingKey && !mayActFor(request.vouchingKey, license)) {
     throw new Forbidden("This API key may not act for this license.");
   }
-  if (license.revokedAt !== null) return answer("REVOKED", license, ipCount);
-  if (license.expires !== null && license.expires.getTime() <= Date.now())
-    return answer("EXPIRED", license, ipCount);
+  const status = licenseStatus(license);
+  if (status !== "active") return answer(status === "revoked" ? "REVOKED" : "EXPIRED", license, ipCount);
   if (request.productId !== undefined && toId(request.productId) !== license.productId) {
     return answer("PRODUCT_MISMATCH", license, ipCount);
   }

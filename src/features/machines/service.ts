@@ -5,6 +5,7 @@ import { withTransaction } from "../../db/transaction.ts";
 import { Invalid, NotFound } from "../../errors.ts";
 import { isUuid } from "../../validation/ids.ts";
 import type { Actor, ApiKeyActor } from "../auth/actor.ts";
+import { licenseStatus } from "../licenses/json.ts";
 import { mayBeLicenseKey, normaliseLicenseKey } from "../licenses/keys.ts";
 import { findLicense, type LicenseScope, mayActFor } from "../licenses/service.ts";
 import { aliveSql } from "./alive.ts";
@@ -252,8 +253,9 @@ async function machineOf(ctx: Pick<AppContext, "db">, license: License, id: stri
 
 /** A revoked or expired license activates and keeps nothing alive: 403 with the validation's code. */
 function assertUsable(license: License) {
-  if (license.revokedAt !== null) throw new MachineRefused(403, "REVOKED", "This license has been revoked.");
-  if (license.expires !== null && license.expires.getTime() <= Date.now()) {
-    throw new MachineRefused(403, "EXPIRED", `This license expired at ${license.expires.toISOString()}.`);
+  const status = licenseStatus(license);
+  if (status === "revoked") throw new MachineRefused(403, "REVOKED", "This license has been revoked.");
+  if (status === "expired") {
+    throw new MachineRefused(403, "EXPIRED", `This license expired at ${license.expires?.toISOString()}.`);
   }
 }
