@@ -1,5 +1,6 @@
 import { and, asc, count, desc, eq, gt, inArray } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
+import { dailyLimitWait, dayAgo } from "../../daily-limit.ts";
 import {
   type License,
   type LicenseIp,
@@ -22,7 +23,6 @@ import { forgetIps } from "./service.ts";
 // after they move a server.
 
 const RESETS_PER_DAY = 3;
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 export interface OwnLicenseRow {
   license: License;
@@ -104,16 +104,13 @@ export function resetOwnLicenseIps(ctx: Pick<AppContext, "db">, actor: Actor, id
       .for("update");
     // Someone else's license is as unknown to this user as one that does not exist.
     if (!license || license.userId !== actor.user.id) throw new NotFound("License");
-    const since = new Date(Date.now() - DAY_MS);
     const recent = await tx.db
       .select({ at: licenseIpResets.createdAt })
       .from(licenseIpResets)
-      .where(and(eq(licenseIpResets.licenseId, license.id), gt(licenseIpResets.createdAt, since)))
+      .where(and(eq(licenseIpResets.licenseId, license.id), gt(licenseIpResets.createdAt, dayAgo())))
       .orderBy(asc(licenseIpResets.createdAt));
-    const [oldest] = recent;
-    if (recent.length >= RESETS_PER_DAY && oldest) {
-      throw new TooManyAttempts(Math.ceil((oldest.at.getTime() + DAY_MS - Date.now()) / 1000));
-    }
+    const wait = dailyLimitWait(recent, RESETS_PER_DAY);
+    if (wait !== null) throw new TooManyAttempts(wait);
     await tx.db.insert(licenseIpResets).values({ licenseId: license.id, userId: actor.user.id });
     await forgetIps(tx, license.id, null);
   });
@@ -123,11 +120,10 @@ export function resetOwnLicenseIps(ctx: Pick<AppContext, "db">, actor: Actor, id
 async function ipResetsLeft(ctx: Pick<AppContext, "db">, licenseIds: string[]): Promise<Map<string, number>> {
   const left = new Map(licenseIds.map((id) => [id, RESETS_PER_DAY]));
   if (licenseIds.length === 0) return left;
-  const since = new Date(Date.now() - DAY_MS);
   const used = await ctx.db
     .select({ licenseId: licenseIpResets.licenseId, n: count() })
     .from(licenseIpResets)
-    .where(and(inArray(licenseIpResets.licenseId, licenseIds), gt(licenseIpResets.createdAt, since)))
+    .where(and(inArray(licenseIpResets.licenseId, licenseIds), gt(licenseIpResets.createdAt, dayAgo())))
     .groupBy(licenseIpResets.licenseId);
   for (const { licenseId, n } of used) left.set(licenseId, Math.max(0, RESETS_PER_DAY - n));
   return left;

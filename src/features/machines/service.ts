@@ -1,5 +1,6 @@
 import { and, asc, eq, gt, or, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
+import { dailyLimitWait, dayAgo } from "../../daily-limit.ts";
 import { type License, licenses, machineActivations, machines } from "../../db/schema/index.ts";
 import { withTransaction } from "../../db/transaction.ts";
 import { Invalid, NotFound } from "../../errors.ts";
@@ -14,8 +15,6 @@ import { MachineRefused } from "./refusal.ts";
 
 // Machines: activating a fingerprint on a license, keeping it alive, deactivating it, listing them.
 // The license key is the credential of shipped software, as for validate.
-
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 export interface ActivationRequest {
   key: string;
@@ -105,16 +104,14 @@ const definedOnly = (request: ActivationRequest) =>
  * (Retry-After) is until the oldest of them leaves the window.
  */
 async function assertActivationsLeft(ctx: Pick<AppContext, "db">, licenseId: string, perDay: number) {
-  const since = new Date(Date.now() - DAY_MS);
   const recent = await ctx.db
     .select({ at: machineActivations.createdAt })
     .from(machineActivations)
-    .where(and(eq(machineActivations.licenseId, licenseId), gt(machineActivations.createdAt, since)))
+    .where(and(eq(machineActivations.licenseId, licenseId), gt(machineActivations.createdAt, dayAgo())))
     .orderBy(asc(machineActivations.createdAt))
     .limit(perDay);
-  const [oldest] = recent;
-  if (recent.length < perDay || !oldest) return;
-  const retryAfter = Math.max(1, Math.ceil((oldest.at.getTime() + DAY_MS - Date.now()) / 1000));
+  const retryAfter = dailyLimitWait(recent, perDay);
+  if (retryAfter === null) return;
   throw new MachineRefused(
     429,
     "TOO_MANY_ACTIVATIONS",

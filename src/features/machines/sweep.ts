@@ -1,5 +1,6 @@
 import { and, eq, inArray, isNull, lt, not, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
+import { dayAgo } from "../../daily-limit.ts";
 import { licenses, machineActivations, machines } from "../../db/schema/index.ts";
 import { everyInterval } from "../../jobs/periodic.ts";
 import { aliveSql } from "./alive.ts";
@@ -9,7 +10,6 @@ import { aliveSql } from "./alive.ts";
  * the dashboard's lists short without costing anything noticeable.
  */
 const SWEEP_EVERY_MS = 60 * 1000;
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
  * Dead machines of floating licenses are deleted (their seat was a lease); dead machines of
@@ -34,9 +34,7 @@ export async function sweepDeadMachines(ctx: Pick<AppContext, "db">) {
     .set({ deadAt: sql`clock_timestamp()` })
     .where(inArray(machines.id, deadOf(false)))
     .returning({ id: machines.id });
-  await ctx.db
-    .delete(machineActivations)
-    .where(lt(machineActivations.createdAt, new Date(Date.now() - DAY_MS)));
+  await ctx.db.delete(machineActivations).where(lt(machineActivations.createdAt, dayAgo()));
   return { deleted: deleted.length, marked: marked.length };
 }
 

@@ -2,14 +2,13 @@ import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject 
 import { and, desc, gte, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
 import { ConfigError } from "../../config.ts";
 import type { AppContext } from "../../context.ts";
+import { DAY_MS } from "../../daily-limit.ts";
 import { type SigningKeyRow, signingKeys } from "../../db/schema/index.ts";
 import { withTransaction } from "../../db/transaction.ts";
 import { rawPublicKey, thumbprint } from "./jwk.ts";
 import { seal, unseal } from "./sealed.ts";
 
 type KeysContext = Pick<AppContext, "db" | "appKey" | "config">;
-
-const DAY_MS = 86_400_000;
 
 export type KeyStatus = "active" | "next" | "retired";
 
