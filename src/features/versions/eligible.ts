@@ -85,8 +85,8 @@ export async function eligibleVersions(
  *
  * Every updater poll comes here, so it reads less than `eligibleVersions` (same rule, same answer):
  * the names and rollouts of the eligible versions only (a file that fits is checked in SQL), then the
- * full row and the files of the one offered. A product with fifty releases costs three small queries,
- * not fifty version rows and a hundred artifact rows (bench/README.md, update feeds).
+ * full row and the files of the one offered, together. A product with fifty releases costs two small
+ * queries, not fifty version rows and a hundred artifact rows (bench/README.md, update feeds).
  */
 export async function newestEligible(
   ctx: Pick<AppContext, "db">,
@@ -108,14 +108,13 @@ export async function newestEligible(
     .sort((a, b) => compareSemver(b.semver, a.semver) || b.id - a.id)
     .find((candidate) => inRollout(cohortKey, candidate.id, effectiveRollout(candidate, now)));
   if (!offered) return null;
-  const [version] = await preparedOnce(ctx.db, "feed_version", prepareVersion).execute({ id: offered.id });
-  // Yanked, unpublished or changed since the first read: decide again on what is there now.
+  const rows = await preparedOnce(ctx.db, "feed_offered", prepareOffered).execute({ id: offered.id });
+  const version = rows[0]?.version;
+  // Yanked, unpublished, gone or changed since the first read: decide again on what is there now.
   if (version?.status !== "published" || effectiveRollout(version, now) !== effectiveRollout(offered, now)) {
     return newestEligible(ctx, productId, filter, cohortKey);
   }
-  const files = await preparedOnce(ctx.db, "feed_artifacts", prepareArtifacts).execute({
-    version: version.id,
-  });
+  const files = rows.map((row) => row.artifact);
   return { version, semver: offered.semver, artifacts: fitting(files, filter) };
 }
 
@@ -147,20 +146,15 @@ const prepareCandidates = (db: Db, filter: ReleaseFilter) =>
     )
     .prepare(candidatesQueryName(filter).replace(/[^a-z0-9_]/gi, "_"));
 
-const prepareVersion = (db: Db) =>
+/** The offered version's row with each of its files (one row per file), in one round trip. */
+const prepareOffered = (db: Db) =>
   db
-    .select()
+    .select({ version: versions, artifact: artifacts })
     .from(versions)
+    .innerJoin(artifacts, eq(artifacts.versionId, versions.id))
     .where(eq(versions.id, sql.placeholder("id")))
-    .prepare("feed_version");
-
-const prepareArtifacts = (db: Db) =>
-  db
-    .select()
-    .from(artifacts)
-    .where(eq(artifacts.versionId, sql.placeholder("version")))
     .orderBy(asc(artifacts.id))
-    .prepare("feed_artifacts");
+    .prepare("feed_offered");
 
 /** The product's (or the benefit's) published versions of the channels `filter.channel` takes. */
 function publishedOfChannels(productId: number, filter: ReleaseFilter) {
