@@ -99,6 +99,60 @@ describe("drafts and yanks", () => {
   });
 });
 
+describe("precedence, as the database orders the candidates", () => {
+  // Ascending by semver precedence (semver.org §11): numeric identifiers by value and below
+  // alphanumeric ones, fewer identifiers before more, a release above its pre-releases; a leading v
+  // and build metadata do not count.
+  const ASCENDING = [
+    "1.0.0-alpha",
+    "1.0.0-alpha.1",
+    "1.0.0-alpha.beta",
+    "1.0.0-beta",
+    "1.0.0-beta.2",
+    "1.0.0-beta.11",
+    "1.0.0-rc.1",
+    "1.0.0",
+    "v1.0.1",
+    "1.2.0+build.7",
+    "1.10.0-alpha",
+    "1.10.0",
+    "9.0.0",
+    "10.0.0-0",
+    "10.0.0-1",
+    "10.0.0-2",
+    "10.0.0-10",
+    "10.0.0-x",
+  ];
+
+  test("the highest is offered whatever the order of publishing; yanking each in turn offers the next", async () => {
+    const { product, release, offered } = await productWithHolder();
+    // Published in an order that is neither the precedence nor its reverse.
+    const ids = new Map<string, number>();
+    for (const name of ASCENDING.map((_, i) => ASCENDING[(i * 7) % ASCENDING.length] as string)) {
+      ids.set(name, (await release(name, { channel: "alpha" })).id);
+    }
+    expect(ids.size).toBe(ASCENDING.length);
+    for (const name of [...ASCENDING].reverse()) {
+      expect(await offered("alpha")).toBe(name.replace(/^v/, ""));
+      await patchRelease(base, ownerToken, product.id, ids.get(name) as number, {
+        status: "yanked",
+        yank_reason: "next",
+      });
+    }
+    expect(await offered("alpha")).toBe(404);
+  });
+
+  test("ten newer versions held back at 0 %: the older one is still found", async () => {
+    const { product, release, offered } = await productWithHolder();
+    await release("1.0.0");
+    for (let minor = 1; minor <= 10; minor++) {
+      const held = await release(`1.${minor}.0`);
+      await patchRelease(base, ownerToken, product.id, held.id, { rollout_percentage: 0 });
+    }
+    expect(await offered()).toBe("1.0.0");
+  });
+});
+
 /** A fresh holder's key of the product. */
 async function productKey(productId: number) {
   const user = await createUser(t.ctx);

@@ -30,6 +30,13 @@ export const versions = pgTable(
       .references(() => products.id),
     purchaseBenefitId: ref("purchase_benefit_id").references(() => purchaseBenefits.id),
     versionNumber: text("version_number").notNull(),
+    /**
+     * The name's semver precedence as text that sorts byte by byte (COLLATE "C") as
+     * features/versions/semver.ts `compareSemver` orders the names; null for a name that is not
+     * semver. PostgreSQL computes it (depot_semver_key, migration 0019), so every way a row is written
+     * keeps it, and the feeds let the database order their candidates (features/versions/eligible.ts).
+     */
+    semverKey: text("semver_key").generatedAlwaysAs(sql`depot_semver_key(version_number)`),
     title: text("title").notNull(),
     changelog: text("changelog").notNull(),
     changelogFormat: text("changelog_format", { enum: ["markdown", "html"] }).notNull(),

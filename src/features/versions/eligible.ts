@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, isNotNull, isNull, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/client.ts";
 import { preparedOnce } from "../../db/prepared.ts";
@@ -84,9 +84,10 @@ export async function eligibleVersions(
  * `x-user-staging-id`, else the license, else the address): the same key gets the same answer.
  *
  * Every updater poll comes here, so it reads less than `eligibleVersions` (same rule, same answer):
- * the names and rollouts of the eligible versions only (a file that fits is checked in SQL), then the
- * full row and the files of the one offered, together. A product with fifty releases costs two small
- * queries, not fifty version rows and a hundred artifact rows (bench/README.md, update feeds).
+ * the names and rollouts of the newest eligible versions only, ordered by the database (a file that
+ * fits is checked in SQL), then the full row and the files of the one offered, together. A product
+ * with fifty releases costs two small queries, not fifty version rows and a hundred artifact rows
+ * (bench/README.md, update feeds).
  */
 export async function newestEligible(
   ctx: Pick<AppContext, "db">,
@@ -94,19 +95,9 @@ export async function newestEligible(
   filter: ReleaseFilter,
   cohortKey: string,
 ): Promise<EligibleVersion | null> {
-  const benefitId = filter.benefitId ?? null;
   // One instant for the whole decision, so a schedule step passing meanwhile cannot make it loop.
   const now = new Date();
-  const candidates = await preparedOnce(ctx.db, candidatesQueryName(filter), (db) =>
-    prepareCandidates(db, filter),
-  ).execute({ product: productId, benefit: benefitId ?? 0 });
-  const offered = candidates
-    .flatMap((candidate) => {
-      const semver = parseSemver(candidate.name);
-      return semver ? [{ ...candidate, semver }] : [];
-    })
-    .sort((a, b) => compareSemver(b.semver, a.semver) || b.id - a.id)
-    .find((candidate) => inRollout(cohortKey, candidate.id, effectiveRollout(candidate, now)));
+  const offered = await newestInRollout(ctx, productId, filter, cohortKey, now);
   if (!offered) return null;
   const rows = await preparedOnce(ctx.db, "feed_offered", prepareOffered).execute({ id: offered.id });
   const version = rows[0]?.version;
@@ -117,6 +108,37 @@ export async function newestEligible(
   const files = rows.map((row) => row.artifact);
   return { version, semver: offered.semver, artifacts: fitting(files, filter) };
 }
+
+/**
+ * The newest candidate whose rollout takes the cohort at `now`. The database orders the candidates by
+ * precedence (the version's `semver_key`), and most polls are answered by the first of them: the first
+ * few are read, and only when none of those takes the cohort are all of them.
+ */
+async function newestInRollout(
+  ctx: Pick<AppContext, "db">,
+  productId: number,
+  filter: ReleaseFilter,
+  cohortKey: string,
+  now: Date,
+) {
+  const statement = preparedOnce(ctx.db, candidatesQueryName(filter), (db) => prepareCandidates(db, filter));
+  for (const limit of [FIRST_CANDIDATES, ALL]) {
+    const candidates = await statement.execute({ product: productId, benefit: filter.benefitId ?? 0, limit });
+    for (const candidate of candidates) {
+      // The key and the parser read a name alike, but a number past 2^53 is semver only to the key.
+      const semver = parseSemver(candidate.name);
+      if (semver && inRollout(cohortKey, candidate.id, effectiveRollout(candidate, now))) {
+        return { ...candidate, semver };
+      }
+    }
+    if (candidates.length < limit) return null;
+  }
+  return null;
+}
+
+const FIRST_CANDIDATES = 8;
+/** A LIMIT that keeps every row: one prepared statement serves both reads. */
+const ALL = Number.MAX_SAFE_INTEGER;
 
 // Every poll runs these, so each is built and prepared once (db/prepared.ts): Drizzle assembling the
 // SQL text on every call cost more CPU than the queries. The candidates' conditions depend on the
@@ -141,9 +163,12 @@ const prepareCandidates = (db: Db, filter: ReleaseFilter) =>
           : eq(versions.purchaseBenefitId, sql.placeholder("benefit")),
         eq(versions.status, "published"),
         inArray(versions.channel, channelsFor(filter.channel)),
+        isNotNull(versions.semverKey),
         sql`EXISTS (SELECT 1 FROM ${artifacts} WHERE ${artifacts.versionId} = ${versions.id} AND ${fitsInSql(filter)})`,
       ),
     )
+    .orderBy(sql`${versions.semverKey} COLLATE "C" DESC`, desc(versions.id))
+    .limit(sql.placeholder("limit"))
     .prepare(candidatesQueryName(filter).replace(/[^a-z0-9_]/gi, "_"));
 
 /** The offered version's row with each of its files (one row per file), in one round trip. */
