@@ -16,7 +16,7 @@
 #   --dir DIR        DEPOT_INSTALL_DIR    where to put it (default: /usr/local/bin as root,
 #                                         else ~/.local/bin)
 #
-# Needs curl, and sha256sum, shasum or openssl. A checksum that does not match installs nothing.
+# Needs curl or wget, and sha256sum, shasum or openssl. A checksum that does not match installs nothing.
 set -eu
 
 fail() {
@@ -71,7 +71,18 @@ if [ -z "$dir" ]; then
   if [ "$(id -u)" = 0 ]; then dir=/usr/local/bin; else dir="$HOME/.local/bin"; fi
 fi
 
-command -v curl >/dev/null 2>&1 || fail "needs curl"
+# download URL FILE [HEADERS]: the body into FILE, and the response headers into HEADERS when given
+# (every response's on the way through redirects, the last one's last). curl, else wget (GNU's or
+# BusyBox's, which print the headers indented on stderr).
+if command -v curl >/dev/null 2>&1; then
+  download() { curl -fsSL --proto '=https,http' ${3:+-D "$3"} -o "$2" "$1"; }
+elif command -v wget >/dev/null 2>&1; then
+  download() {
+    if [ -n "${3:-}" ]; then wget -q -S -O "$2" "$1" 2>"$3"; else wget -q -O "$2" "$1"; fi
+  }
+else
+  fail "needs curl or wget"
+fi
 sha256() {
   if command -v sha256sum >/dev/null 2>&1; then
     sha256sum "$1" | cut -d' ' -f1
@@ -91,10 +102,10 @@ if [ -n "$server" ]; then
   server="${server%/}"
   url="$server/client/depot?platform=$platform"
   echo "install.sh: fetching $file from $server"
-  curl -fsSL --proto '=https,http' -D "$work/headers" -o "$work/$file" "$url" ||
+  download "$url" "$work/$file" "$work/headers" ||
     fail "$url could not be fetched (a depot without CLIENT_BINARIES_DIR serves only its own platform)"
-  # The last response's header (after any redirect), without its CR.
-  expected="$(tr -d '\r' <"$work/headers" | sed -n 's/^[Xx]-[Dd]epot-[Ss]ha256: *//p' | tail -n 1)"
+  # The last response's header (after any redirect), without its CR or wget's indent.
+  expected="$(tr -d '\r' <"$work/headers" | sed -n 's/^ *[Xx]-[Dd]epot-[Ss]ha256: *//p' | tail -n 1)"
   [ -n "$expected" ] || fail "$server sent no X-Depot-Sha256: is it a depot?"
 elif [ -n "$repo" ] || [ -n "$releases" ]; then
   if [ -z "$releases" ]; then
@@ -106,9 +117,8 @@ elif [ -n "$repo" ] || [ -n "$releases" ]; then
   fi
   releases="${releases%/}"
   echo "install.sh: fetching $file from $releases"
-  curl -fsSL --proto '=https,http' -o "$work/SHA256SUMS" "$releases/SHA256SUMS" ||
-    fail "$releases/SHA256SUMS could not be fetched"
-  curl -fsSL --proto '=https,http' -o "$work/$file" "$releases/$file" || fail "$releases/$file could not be fetched"
+  download "$releases/SHA256SUMS" "$work/SHA256SUMS" || fail "$releases/SHA256SUMS could not be fetched"
+  download "$releases/$file" "$work/$file" || fail "$releases/$file could not be fetched"
   expected="$(awk -v f="$file" '$2 == f || $2 == "*" f { print $1 }' "$work/SHA256SUMS")"
   [ -n "$expected" ] || fail "SHA256SUMS lists no $file"
 else

@@ -1,6 +1,16 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash, randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readJson, startTestApp, type TestApp } from "./helpers/app.ts";
@@ -47,9 +57,9 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-async function install(args: string[]) {
+async function install(args: string[], path = process.env.PATH ?? "/usr/bin:/bin") {
   const proc = Bun.spawn(["sh", SCRIPT, ...args], {
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: root },
+    env: { PATH: path, HOME: root },
     stdout: "pipe",
     stderr: "pipe",
   });
@@ -151,6 +161,44 @@ describe("scripts/install.sh", () => {
       `install.sh: checksum mismatch for depot-windows-x64.exe: expected ${"0".repeat(64)}, got ${sha256(windows)}; nothing installed\n`,
     );
     expect(existsSync(join(dir, "depot.exe"))).toBe(false);
+  }, 30_000);
+
+  test("without curl it fetches with wget, from a depot and from releases; with neither it says so", async () => {
+    // Every command of the system's PATH but curl (and, for the last case, wget).
+    const withoutCurl = join(root, "bin-without-curl");
+    const withNeither = join(root, "bin-with-neither");
+    for (const bin of [withoutCurl, withNeither]) mkdirSync(bin);
+    const systemPath = (process.env.PATH ?? "/usr/bin:/bin").split(":");
+    for (const dir of systemPath.filter((entry) => existsSync(entry))) {
+      for (const name of readdirSync(dir)) {
+        if (name === "curl") continue;
+        if (!existsSync(join(withoutCurl, name))) symlinkSync(join(dir, name), join(withoutCurl, name));
+        if (name !== "wget" && !existsSync(join(withNeither, name)))
+          symlinkSync(join(dir, name), join(withNeither, name));
+      }
+    }
+    const fromServer = join(root, "wget-server");
+    const served = await install(
+      ["--server", base, "--platform", "linux-arm64", "--dir", fromServer],
+      withoutCurl,
+    );
+    expect(served.stderr).toBe("");
+    expect(served.code).toBe(0);
+    expect(served.stdout).toContain(`installed ${fromServer}/depot (linux-arm64, sha256 ${sha256(arm)})`);
+    expect(readFileSync(join(fromServer, "depot")).equals(arm)).toBe(true);
+    const fromReleases = join(root, "wget-releases");
+    const released = await install(
+      ["--releases", `http://127.0.0.1:${releases.port}`, "--platform", "linux-arm64", "--dir", fromReleases],
+      withoutCurl,
+    );
+    expect(released.code).toBe(0);
+    expect(readFileSync(join(fromReleases, "depot")).equals(arm)).toBe(true);
+    const notCarried = await install(["--server", base, "--platform", "darwin-x64"], withoutCurl);
+    expect(notCarried.code).toBe(1);
+    expect(notCarried.stderr).toContain(`${base}/client/depot?platform=darwin-x64 could not be fetched`);
+    const neither = await install(["--server", base, "--platform", "linux-arm64"], withNeither);
+    expect(neither.code).toBe(1);
+    expect(neither.stderr).toBe("install.sh: needs curl or wget\n");
   }, 30_000);
 
   test("no source, an unknown platform or option: exit 1 with one line", async () => {
