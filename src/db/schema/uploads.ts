@@ -41,6 +41,8 @@ export const uploads = pgTable(
     index("uploads_expires_at_index").on(table.expiresAt),
     // The sweep's "is this key still an upload's?" question.
     index("uploads_storage_key_index").on(table.storageKey).where(sql`${table.storageKey} IS NOT NULL`),
+    // Each new upload counts its user's open ones (MAX_OPEN_UPLOADS, features/uploads/service.ts).
+    index("uploads_user_id_open_index").on(table.userId).where(sql`${table.consumedAt} IS NULL`),
   ],
 );
 

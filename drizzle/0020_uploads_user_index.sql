@@ -1,0 +1,1 @@
+CREATE INDEX "uploads_user_id_open_index" ON "uploads" USING btree ("user_id") WHERE "uploads"."consumed_at" IS NULL;
