@@ -7,7 +7,7 @@ import { artifacts, versions } from "../../src/db/schema/index.ts";
 import { createLicense } from "../../src/features/licenses/service.ts";
 import { fitsWidth, listeningDepot, openPage, signInAs } from "../helpers/browser.ts";
 import { createProduct, createPurchase, tokenFor } from "../helpers/factories.ts";
-import { publishRelease } from "../helpers/releases.ts";
+import { patchRelease, publishRelease } from "../helpers/releases.ts";
 import { userWithPassword } from "../helpers/sessions.ts";
 
 const PASSWORD = "correct horse battery";
@@ -97,6 +97,70 @@ test("a vendor adds a file to a draft, releases it, rolls it out, yanks it and t
     await opened().getByRole("button", { name: "Undo the yank" }).click();
     await opened().getByLabel("Reason to yank").waitFor({ timeout: 10_000 });
     expect((await versionRow(draft.id))?.status).toBe("published");
+    expect(await fitsWidth(page)).toBe(true);
+    expect(w.problems).toEqual([]);
+  } finally {
+    await w.context.close();
+  }
+}, 90_000);
+
+test("a vendor schedules a rollout in steps, sees the next one, is told of a bad one and removes them", async () => {
+  const vendor = await userWithPassword(depot.ctx, PASSWORD, { role: "vendor" });
+  const token = await tokenFor(depot.ctx, vendor);
+  const product = await createProduct(depot.ctx, vendor, { name: "Tide Table" });
+  const version = await publishRelease(depot.base, token, product.id, {
+    name: "2.0.0",
+    files: [{ name: "Tide-2.0.0.exe", bytes: Buffer.from("build"), platform: "windows", arch: "x86_64" }],
+  });
+  await patchRelease(depot.base, token, product.id, version.id, { rollout_percentage: 10 });
+  const w = await openPage(depot.origin);
+  const { page } = w;
+  try {
+    await signInAs(page, depot.base, vendor.email, PASSWORD);
+    await page.goto(`${depot.base}/dashboard/products/${product.id}`, { waitUntil: "networkidle" });
+    const row = () => page.locator(".version").filter({ hasText: "2.0.0" });
+    const open = async () => {
+      const details = row().locator("details");
+      if ((await details.getAttribute("open")) === null) await details.locator("summary").click();
+    };
+    await open();
+    await row().getByText("No steps: the rollout stays where it is set.").waitFor({ timeout: 10_000 });
+
+    // Two steps, typed in the viewer's local time, saved as instants in time order.
+    await row().getByRole("button", { name: "Add a step" }).click();
+    await row().getByRole("button", { name: "Add a step" }).click();
+    await row().getByLabel("Step 1 from").fill("2031-03-09T09:30");
+    await row().getByLabel("Step 1, percent of clients").fill("100");
+    await row().getByLabel("Step 2 from").fill("2031-03-02T09:30");
+    await row().getByLabel("Step 2, percent of clients").fill("50");
+    await row().getByRole("button", { name: "Save schedule" }).click();
+    const [first, second] = (await page.evaluate(() =>
+      ["2031-03-02T09:30", "2031-03-09T09:30"].map((local) => new Date(local).toISOString()),
+    )) as [string, string];
+    await row().locator(".badge").filter({ hasText: "50 % from" }).waitFor({ timeout: 10_000 });
+    expect((await versionRow(version.id))?.rolloutSchedule).toEqual([
+      { at: first, percentage: 50 },
+      { at: second, percentage: 100 },
+    ]);
+    expect(await row().getByText("Rolled out to 10 %").count()).toBe(1);
+
+    // A step past 100 %: the server's refusal is shown and the saved schedule stays.
+    await open();
+    await row().getByLabel("Step 2, percent of clients").fill("150");
+    await row().getByRole("button", { name: "Save schedule" }).click();
+    await row().getByRole("alert").waitFor({ timeout: 10_000 });
+    expect(await row().getByRole("alert").textContent()).toContain("100");
+    expect((await versionRow(version.id))?.rolloutSchedule).toHaveLength(2);
+
+    // No steps left: the schedule goes, and so does its badge.
+    await row().getByRole("button", { name: "Remove step 2" }).click();
+    await row().getByRole("button", { name: "Remove step 1" }).click();
+    await row().getByRole("button", { name: "Save schedule" }).click();
+    await row()
+      .locator(".badge")
+      .filter({ hasText: "% from" })
+      .waitFor({ state: "detached", timeout: 10_000 });
+    expect((await versionRow(version.id))?.rolloutSchedule).toBeNull();
     expect(await fitsWidth(page)).toBe(true);
     expect(w.problems).toEqual([]);
   } finally {

@@ -76,9 +76,9 @@ export type Version = typeof VersionJson.static;
 export type Artifact = Version["artifacts"][number];
 export type Platform = Artifact["platform"];
 export type Arch = Artifact["arch"];
-/** What PATCH /api/products/{p}/versions/{v} changes: release a draft, yank, roll out, mark critical. */
+/** What PATCH /api/products/{p}/versions/{v} changes: release a draft, yank, roll out (now or by steps), mark critical. */
 export type ReleaseChange = Partial<
-  Pick<Version, "status" | "yank_reason" | "critical" | "channel" | "rollout_percentage">
+  Pick<Version, "status" | "yank_reason" | "critical" | "channel" | "rollout_percentage" | "rollout_schedule">
 >;
 /** The fields the publish form types; the file goes as a finished upload's id. */
 export type VersionFields = Pick<PublishFields, "version_name" | "title" | "changelog">;

@@ -1,6 +1,7 @@
 // What a publisher does with one version after publishing it: its files (one per platform and
 // architecture, with their checksums and signatures), another file added, and its release: a draft
-// released, the staged rollout set (a slider with its number), a yank with its reason and its undo,
+// released, the staged rollout set (a slider with its number, and steps that raise it over time), a
+// yank with its reason and its undo,
 // critical or not. Every change is the API's PATCH; its refusal is shown here, the rest stays as it was.
 import { useState } from "preact/hooks";
 import { ApiError, messageOf } from "../api.ts";
@@ -12,6 +13,7 @@ import { TusUpload, UploadCancelled } from "../uploads/tus.ts";
 import type { Arch, Artifact, Platform, ReleaseChange, Version } from "../wire.ts";
 import { addArtifact, changeRelease, checkMayPublish, deleteArtifact } from "./api.ts";
 import { FileChoice } from "./file-choice.tsx";
+import { nextStep, nextStepText, RolloutSchedule } from "./rollout-schedule.tsx";
 
 const PLATFORMS = ["windows", "darwin", "linux", "any"] as const satisfies readonly Platform[];
 const ARCHES = ["x86_64", "aarch64", "i686", "armv7", "universal", "any"] as const satisfies readonly Arch[];
@@ -34,6 +36,7 @@ interface Props {
 
 /** The badges a version's row carries: its channel, status, criticality and partial rollout. */
 export function ReleaseBadges({ version }: { version: Version }) {
+  const next = nextStep(version);
   return (
     <>
       {version.channel !== "stable" && <span class="badge">{version.channel}</span>}
@@ -43,6 +46,7 @@ export function ReleaseBadges({ version }: { version: Version }) {
       {version.status === "published" && version.rollout_percentage < 100 && (
         <span class="badge">{`Rolled out to ${version.rollout_percentage} %`}</span>
       )}
+      {version.status === "published" && next && <span class="badge">{nextStepText(next)}</span>}
     </>
   );
 }
@@ -174,6 +178,7 @@ export function ReleasePanel({ productId, version, onChanged }: Props) {
                 Save rollout
               </button>
             </form>
+            <RolloutSchedule version={version} busy={busy} onSave={change} />
             <form
               class="yank"
               onSubmit={(event) => {
