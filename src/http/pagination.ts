@@ -45,15 +45,17 @@ export function simplePage<T>(rows: T[], request: PageRequest, httpRequest: Requ
 
 /**
  * A list route's answer: the page its query asks for (a malformed `page` or `per_page` is a 422), read
- * by `list`, as a `simplePage`. The service reads rows; the page's links are the edge's business.
+ * by `list`, each row as `item` shows it, as a `simplePage`. The service reads rows; the page's links
+ * are the edge's business.
  */
-export async function pageOf<T>(
+export async function pageOf<Row, Item = Row>(
   query: { page?: string; per_page?: string },
   httpRequest: Request,
-  list: (page: PageRequest) => Promise<T[]>,
+  list: (page: PageRequest) => Promise<Row[]>,
+  item: (row: Row) => Item = (row) => row as unknown as Item,
 ) {
   const page = pageRequest(query);
-  return simplePage(await list(page), page, httpRequest);
+  return simplePage((await list(page)).map(item), page, httpRequest);
 }
 
 /** The response schema of a `simplePage` of `item`s (the purchase page's shape). */

@@ -1,11 +1,11 @@
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
 import type { Notification } from "../../db/schema/index.ts";
+import { pageOf } from "../../http/pagination.ts";
 import { answers, dataOf } from "../../http/schemas.ts";
-import { pageRequest } from "../../pagination.ts";
 import { UuidParam } from "../../validation/ids.ts";
 import { bearerAuth } from "../auth/guards.ts";
-import { toNotificationJson, toNotificationPageJson } from "./json.ts";
+import { toNotificationJson } from "./json.ts";
 import { MarkedJson, NotificationJson, NotificationPageJson, NotificationQuery } from "./schemas.ts";
 import { listNotifications, markAllRead, markRead } from "./service.ts";
 
@@ -19,11 +19,13 @@ export const notificationRoutes = (ctx: AppContext) => {
     .use(bearerAuth(ctx))
     .get(
       "",
-      async ({ query, actor, request }) => {
-        const page = pageRequest(query);
-        const rows = await listNotifications(ctx, actor.user.id, query.unread ?? false, page);
-        return toNotificationPageJson(ctx, rows, page, request);
-      },
+      ({ query, actor, request }) =>
+        pageOf(
+          query,
+          request,
+          (page) => listNotifications(ctx, actor.user.id, query.unread ?? false, page),
+          (row) => toNotificationJson(ctx, row),
+        ),
       {
         auth: true,
         query: NotificationQuery,

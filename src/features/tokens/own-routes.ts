@@ -20,9 +20,7 @@ export const ownTokenRoutes = (ctx: AppContext) =>
     .get(
       "",
       async ({ query, actor, request }) =>
-        pageOf(query, request, async (page) =>
-          (await listOwnTokens(ctx, actor.user.id, page)).map(toTokenJson),
-        ),
+        pageOf(query, request, (page) => listOwnTokens(ctx, actor.user.id, page), toTokenJson),
       {
         auth: true,
         query: TokenListQuery,

@@ -1,6 +1,4 @@
 import type { Artifact } from "../../db/schema/index.ts";
-import { simplePage } from "../../http/pagination.ts";
-import type { PageRequest } from "../../pagination.ts";
 import { renderChangelog } from "./changelog.ts";
 import type { ChangelogPreview } from "./schemas.ts";
 import { downloadUrl, firstArtifact, type VersionRow } from "./service.ts";
@@ -61,14 +59,6 @@ export const toVersionJson = (row: VersionRow, appUrl: string) => {
     updated_at: version.updatedAt.toISOString(),
   };
 };
-
-/** One page of versions in the list's shape (Laravel's simple paginator: `data`, `links`, `meta`). */
-export const toVersionPageJson = (rows: VersionRow[], page: PageRequest, request: Request, appUrl: string) =>
-  simplePage(
-    rows.map((row) => toVersionJson(row, appUrl)),
-    page,
-    request,
-  );
 
 /** `{ data: version }`, what the versions API answers for one version, once it is read. */
 export const toVersionData = (appUrl: string) => async (row: VersionRow | Promise<VersionRow>) => ({

@@ -2,12 +2,12 @@ import type { TSchema } from "@sinclair/typebox";
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
 import { forms, input } from "../../http/forms.ts";
+import { pageOf } from "../../http/pagination.ts";
 import { answers, dataOf, noContent } from "../../http/schemas.ts";
-import { pageRequest } from "../../pagination.ts";
 import { IdParam } from "../../validation/ids.ts";
 import type { Actor } from "../auth/actor.ts";
 import { bearerAuth } from "../auth/guards.ts";
-import { toVersionData, toVersionPageJson } from "./json.ts";
+import { toVersionData, toVersionJson } from "./json.ts";
 import { changeRelease, ReleaseChangeForm } from "./release.ts";
 import {
   LatestQuery,
@@ -100,11 +100,13 @@ export const versionRoutes = (ctx: AppContext) => {
     )
     .get(
       "/versions",
-      async ({ params, query, actor, request }) => {
-        const page = pageRequest(query);
-        const rows = await listVersions(ctx, actor, params.product, page);
-        return toVersionPageJson(rows, page, request, ctx.config.appUrl);
-      },
+      ({ params, query, actor, request }) =>
+        pageOf(
+          query,
+          request,
+          (page) => listVersions(ctx, actor, params.product, page),
+          (row) => toVersionJson(row, ctx.config.appUrl),
+        ),
       {
         ...versionApi("List a product's versions, newest first", { 200: VersionPageJson }, 422),
         params: ProductParams,

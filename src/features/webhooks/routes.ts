@@ -1,9 +1,8 @@
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
 import { forms, input } from "../../http/forms.ts";
-import { simplePage } from "../../http/pagination.ts";
+import { pageOf } from "../../http/pagination.ts";
 import { answers, dataOf, noContent } from "../../http/schemas.ts";
-import { pageRequest } from "../../pagination.ts";
 import { IdParam, UuidParam } from "../../validation/ids.ts";
 import { bearerAuth } from "../auth/guards.ts";
 import { toDeliveryJson, toDeliveryPageJson, toNewWebhookJson, toWebhookJson } from "./json.ts";
@@ -47,10 +46,8 @@ export const webhookRoutes = (ctx: AppContext) =>
     )
     .get(
       "",
-      async ({ query, actor, request }) => {
-        const page = pageRequest(query);
-        return simplePage((await listWebhooks(ctx, actor.user.id, page)).map(toWebhookJson), page, request);
-      },
+      ({ query, actor, request }) =>
+        pageOf(query, request, (page) => listWebhooks(ctx, actor.user.id, page), toWebhookJson),
       {
         auth: true,
         query: ListQuery,
