@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { and, asc, desc, eq, inArray, isNotNull, isNull, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, isNotNull, isNull, type Placeholder, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/client.ts";
 import { preparedOnce } from "../../db/prepared.ts";
@@ -14,7 +14,7 @@ import {
   versions,
 } from "../../db/schema/index.ts";
 import { artifactsOf } from "./artifact-rows.ts";
-import { channelsFor, compareSemver, parseSemver, type SemVer } from "./semver.ts";
+import { channelsFor, parseSemver, type SemVer } from "./semver.ts";
 
 /** What a client asks a feed for. */
 export interface ReleaseFilter {
@@ -48,15 +48,19 @@ export interface EligibleVersion {
  *    `any`, and of the same arch, `universal` or `any` (exact matches first in `artifacts`).
  * The staged rollout is NOT applied here: that is `newestEligible`, which needs the client's cohort.
  *
- * Reads the product's published versions of those channels and their matching artifacts: two
- * indexed queries, nothing written.
+ * Reads the product's published versions of those channels in that order (the database sorts them
+ * by `semver_key`) and their matching artifacts: two indexed queries, nothing written.
  */
 export async function eligibleVersions(
   ctx: Pick<AppContext, "db">,
   productId: number,
   filter: ReleaseFilter,
 ): Promise<EligibleVersion[]> {
-  const rows = await ctx.db.select().from(versions).where(publishedOfChannels(productId, filter));
+  const rows = await ctx.db
+    .select()
+    .from(versions)
+    .where(publishedOfChannels(filter, productId, filter.benefitId ?? 0))
+    .orderBy(...BY_PRECEDENCE);
   const named = rows.flatMap((version) => {
     const semver = parseSemver(version.versionNumber);
     return semver ? [{ version, semver }] : [];
@@ -72,8 +76,7 @@ export async function eligibleVersions(
       semver,
       artifacts: fitting(files.get(version.id) ?? [], filter),
     }))
-    .filter((entry) => entry.artifacts.length > 0)
-    .sort((a, b) => compareSemver(b.semver, a.semver) || b.version.id - a.version.id);
+    .filter((entry) => entry.artifacts.length > 0);
 }
 
 /**
@@ -157,17 +160,11 @@ const prepareCandidates = (db: Db, filter: ReleaseFilter) =>
     .from(versions)
     .where(
       and(
-        eq(versions.productId, sql.placeholder("product")),
-        (filter.benefitId ?? null) === null
-          ? isNull(versions.purchaseBenefitId)
-          : eq(versions.purchaseBenefitId, sql.placeholder("benefit")),
-        eq(versions.status, "published"),
-        inArray(versions.channel, channelsFor(filter.channel)),
-        isNotNull(versions.semverKey),
+        publishedOfChannels(filter, sql.placeholder("product"), sql.placeholder("benefit")),
         sql`EXISTS (SELECT 1 FROM ${artifacts} WHERE ${artifacts.versionId} = ${versions.id} AND ${fitsInSql(filter)})`,
       ),
     )
-    .orderBy(sql`${versions.semverKey} COLLATE "C" DESC`, desc(versions.id))
+    .orderBy(...BY_PRECEDENCE)
     .limit(sql.placeholder("limit"))
     .prepare(candidatesQueryName(filter).replace(/[^a-z0-9_]/gi, "_"));
 
@@ -181,16 +178,31 @@ const prepareOffered = (db: Db) =>
     .orderBy(asc(artifacts.id))
     .prepare("feed_offered");
 
-/** The product's (or the benefit's) published versions of the channels `filter.channel` takes. */
-function publishedOfChannels(productId: number, filter: ReleaseFilter) {
-  const benefitId = filter.benefitId ?? null;
+/**
+ * The product's (or the benefit's) published, semver-named versions of the channels `filter.channel`
+ * takes (the product and benefit as values, or as a prepared statement's placeholders).
+ */
+function publishedOfChannels(
+  filter: ReleaseFilter,
+  product: number | Placeholder,
+  benefit: number | Placeholder,
+) {
   return and(
-    eq(versions.productId, productId),
-    benefitId === null ? isNull(versions.purchaseBenefitId) : eq(versions.purchaseBenefitId, benefitId),
+    eq(versions.productId, product),
+    (filter.benefitId ?? null) === null
+      ? isNull(versions.purchaseBenefitId)
+      : eq(versions.purchaseBenefitId, benefit),
     eq(versions.status, "published"),
     inArray(versions.channel, channelsFor(filter.channel)),
+    isNotNull(versions.semverKey),
   );
 }
+
+/**
+ * Highest semver precedence first, equal precedence the newer row first: `semver_key` sorts byte by
+ * byte as `compareSemver` orders the names (migration 0019).
+ */
+const BY_PRECEDENCE = [sql`${versions.semverKey} COLLATE "C" DESC`, desc(versions.id)];
 
 /** `fitting`'s rule as a condition on an artifacts row: its platform or `any`; its arch, `universal` or `any`. */
 function fitsInSql(filter: ReleaseFilter) {
