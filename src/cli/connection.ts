@@ -1,7 +1,7 @@
 import { type Credential, DepotClient } from "../client/depot-client.ts";
 import { DEFAULT_RETRY, MAX_DELAY_MS, type RetryPolicy } from "../client/retry.ts";
 import { type OptionSpec, UsageError } from "./command.ts";
-import { readLogin } from "./login-store.ts";
+import { readLogin, type StoredLogin } from "./login-store.ts";
 
 // The command line's side of talking to a server: src/client/ takes what is read here and never
 // reads options or the environment itself.
@@ -19,12 +19,24 @@ export const CONNECTION_OPTIONS = {
 export const CONNECTION_USAGE = "[--server URL] [--token T]";
 
 /**
+ * The login `depot login` stored, read when first asked for and then kept: the server and the token
+ * of one command come from one reading of the file.
+ */
+export function storedLogin(env: Env): () => StoredLogin | null {
+  let login: StoredLogin | null | undefined;
+  return () => {
+    login ??= readLogin(env);
+    return login;
+  };
+}
+
+/**
  * The server's base URL: `--server`, else DEPOT_URL, else the one `depot login` stored. A path is
  * kept (a depot behind a proxy at /depot), a trailing slash dropped; anything but http(s) is a usage
  * error.
  */
-export function resolveServer(values: Values, env: Env): string {
-  const raw = nonEmpty(values.server) ?? nonEmpty(env.DEPOT_URL) ?? readLogin(env)?.server;
+export function resolveServer(values: Values, env: Env, login = storedLogin(env)): string {
+  const raw = nonEmpty(values.server) ?? nonEmpty(env.DEPOT_URL) ?? login()?.server;
   if (raw === undefined)
     throw new UsageError("no server: pass --server URL, set DEPOT_URL, or run depot login");
   return normalizeServer(raw);
@@ -44,22 +56,28 @@ export function normalizeServer(raw: string): string {
 /**
  * `--token`, else DEPOT_TOKEN (which keeps the secret out of the process list), else the token
  * `depot login` stored, but only for the server it was stored for: a `--server` or DEPOT_URL naming
- * another never receives it. Null when there is none.
+ * another never receives it. `server` is the command's (resolveServer). Null when there is none.
  */
-export function resolveToken(values: Values, env: Env): Credential | null {
+export function resolveToken(
+  values: Values,
+  env: Env,
+  server: string,
+  login = storedLogin(env),
+): Credential | null {
   const option = nonEmpty(values.token);
   if (option !== undefined) return { kind: "token", token: option, from: "--token" };
   const variable = nonEmpty(env.DEPOT_TOKEN);
   if (variable !== undefined) return { kind: "token", token: variable, from: "DEPOT_TOKEN" };
-  const login = readLogin(env);
-  if (login === null || resolveServer(values, env) !== normalizeServer(login.server)) return null;
-  return { kind: "token", token: login.token, from: "depot login" };
+  const stored = login();
+  if (stored === null || server !== normalizeServer(stored.server)) return null;
+  return { kind: "token", token: stored.token, from: "depot login" };
 }
 
 /** A client for commands that need a token: server, token and retry settings, all checked before any request. */
 export function tokenClient(values: Values, env: Env): DepotClient {
-  const server = resolveServer(values, env);
-  const token = resolveToken(values, env);
+  const login = storedLogin(env);
+  const server = resolveServer(values, env, login);
+  const token = resolveToken(values, env, server, login);
   if (token === null) throw new UsageError("no token: pass --token T, set DEPOT_TOKEN, or run depot login");
   return new DepotClient(server, token, retryPolicy(env));
 }

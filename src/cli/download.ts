@@ -8,7 +8,7 @@ import { safeFileName } from "../client/file-headers.ts";
 import { type RemoteFile, remoteFile } from "../client/remote-file.ts";
 import { downloadPath, latestVersion, type Version, versionById, versionNamed } from "../client/versions.ts";
 import { type Command, optionalId, printResult, requireId, UsageError } from "./command.ts";
-import { CONNECTION_OPTIONS, resolveServer, resolveToken, retryPolicy } from "./connection.ts";
+import { CONNECTION_OPTIONS, resolveServer, resolveToken, retryPolicy, storedLogin } from "./connection.ts";
 
 type Values = Record<string, string | boolean | string[] | undefined>;
 
@@ -50,8 +50,9 @@ export const downloadCommand: Command = {
     if (versionId !== null && (name !== null || benefitId !== null)) {
       throw new UsageError("--version-id names one version: give it without --version and --benefit");
     }
-    const server = resolveServer(values, process.env);
-    const credential = downloadCredential(values, process.env);
+    const login = storedLogin(process.env);
+    const server = resolveServer(values, process.env, login);
+    const credential = downloadCredential(values, process.env, server, login);
     if (credential.kind === "license-key" && versionId === null) {
       throw new UsageError("--license-key needs --version-id: the server lists versions only for a token");
     }
@@ -119,7 +120,12 @@ function serverFileName(version: Version | null, remote: RemoteFile, id: number)
 }
 
 /** The token (`--token`, DEPOT_TOKEN) or `--license-key`: exactly one is sent. */
-function downloadCredential(values: Values, env: Record<string, string | undefined>): Credential {
+function downloadCredential(
+  values: Values,
+  env: Record<string, string | undefined>,
+  server: string,
+  login: ReturnType<typeof storedLogin>,
+): Credential {
   const rawKey = values["license-key"];
   if (rawKey !== undefined) {
     if (values.token !== undefined) throw new UsageError("give --token or --license-key, not both");
@@ -127,7 +133,7 @@ function downloadCredential(values: Values, env: Record<string, string | undefin
     if (key === "") throw new UsageError("--license-key is empty");
     return { kind: "license-key", key };
   }
-  const token = resolveToken(values, env);
+  const token = resolveToken(values, env, server, login);
   if (token === null)
     throw new UsageError("no credential: pass --token T, set DEPOT_TOKEN, or pass --license-key K");
   return token;
