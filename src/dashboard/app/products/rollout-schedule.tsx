@@ -13,9 +13,9 @@ interface Step {
 
 const pad = (n: number) => String(n).padStart(2, "0");
 
-/** An instant as a datetime-local input shows it. */
-function localInput(iso: string): string {
-  const d = new Date(iso);
+/** An instant (ISO 8601, or milliseconds) as a datetime-local input shows it. */
+function localInput(instant: string | number): string {
+  const d = new Date(instant);
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
 }
 
@@ -41,11 +41,12 @@ interface Props {
 }
 
 export function RolloutSchedule({ version, busy, onSave }: Props) {
-  const saved = (version.rollout_schedule ?? []).map((step) => ({
-    at: localInput(step.at),
-    percentage: step.percentage,
-  }));
-  const [steps, setSteps] = useState<Step[]>(saved);
+  const [steps, setSteps] = useState<Step[]>(() =>
+    (version.rollout_schedule ?? []).map((step) => ({
+      at: localInput(step.at),
+      percentage: step.percentage,
+    })),
+  );
   const id = (name: string, index: number) => `rollout-step-${name}-${version.id}-${index}`;
   const update = (index: number, change: Partial<Step>) =>
     setSteps(steps.map((step, i) => (i === index ? { ...step, ...change } : step)));
@@ -53,7 +54,7 @@ export function RolloutSchedule({ version, busy, onSave }: Props) {
     // A day after the last step (or from now), one step up the usual ladder.
     const last = steps.at(-1);
     const from = last ? Date.parse(last.at) : Date.now();
-    const at = localInput(new Date((Number.isNaN(from) ? Date.now() : from) + 86_400_000).toISOString());
+    const at = localInput((Number.isNaN(from) ? Date.now() : from) + 86_400_000);
     setSteps([
       ...steps,
       { at, percentage: Math.min(100, (last?.percentage ?? version.rollout_percentage) + 25) },
