@@ -1,13 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { and, eq, sql } from "drizzle-orm";
-import { openEmbedded } from "../src/db/client.ts";
 import { licenseIpResets, licenseIps } from "../src/db/schema/index.ts";
 import { deleteApiKey } from "../src/features/api-keys/service.ts";
 import { bearer, readJson, startTestApp, type TestApp } from "./helpers/app.ts";
-import { onPostgres } from "./helpers/db.ts";
+import { testOnBothDatabases } from "./helpers/both-databases.ts";
 import {
   apiKeyFor,
   createUser,
@@ -476,36 +472,7 @@ describe("50 simultaneous validations from 50 new addresses never register more 
     expect((await readJson(still)).code).toBe("TOO_MANY_IPS");
   }
 
-  test("on the embedded database (PGlite in a data directory, as `depot serve` runs it)", async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), "depot-validate-race-"));
-    try {
-      const app = await startTestApp({ database: await openEmbedded(dataDir), env: { TRUST_PROXY: "true" } });
-      try {
-        await raceRounds(app);
-      } finally {
-        await app.close();
-      }
-    } finally {
-      rmSync(dataDir, { recursive: true, force: true });
-    }
-    // A first embedded start compiles PGlite and runs initdb: seconds, not milliseconds.
-  }, 60_000);
-
-  test.skipIf(!onPostgres)(
-    onPostgres
-      ? "on PostgreSQL"
-      : "on PostgreSQL — SKIPPED: set TEST_DATABASE_URL to a PostgreSQL server to run it",
-    async () => {
-      const app = await startTestApp({ env: { TRUST_PROXY: "true" } });
-      expect(app.ctx.database.kind).toBe("postgres");
-      try {
-        await raceRounds(app);
-      } finally {
-        await app.close();
-      }
-    },
-    60_000,
-  );
+  testOnBothDatabases(raceRounds, { env: { TRUST_PROXY: "true" }, timeoutMs: 60_000 });
 });
 
 describe("DELETE /api/licenses/{id}/ips: the owner resets their addresses", () => {

@@ -1,14 +1,10 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { eq, sql } from "drizzle-orm";
 import { createLocalJWKSet, jwtVerify } from "jose";
-import { openEmbedded } from "../src/db/client.ts";
 import { licenses, machineActivations, machines } from "../src/db/schema/index.ts";
 import { sweepDeadMachines } from "../src/features/machines/sweep.ts";
 import { bearer, readJson, startTestApp, type TestApp } from "./helpers/app.ts";
-import { onPostgres } from "./helpers/db.ts";
+import { testOnBothDatabases } from "./helpers/both-databases.ts";
 import { type LicenseWorld, licenseIn, licenseWorld, tokenFor } from "./helpers/factories.ts";
 import { fetchJwks, type Jwks, readSigned, verifyAnswer } from "./helpers/verify-signature.ts";
 
@@ -918,33 +914,5 @@ describe("50 simultaneous activations of 50 fingerprints never exceed maxMachine
     }
   }
 
-  test("on the embedded database (PGlite in a data directory)", async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), "depot-machines-race-"));
-    try {
-      const app = await startTestApp({ database: await openEmbedded(dataDir) });
-      try {
-        await raceRounds(app);
-      } finally {
-        await app.close();
-      }
-    } finally {
-      rmSync(dataDir, { recursive: true, force: true });
-    }
-  }, 90_000);
-
-  test.skipIf(!onPostgres)(
-    onPostgres
-      ? "on PostgreSQL"
-      : "on PostgreSQL — SKIPPED: set TEST_DATABASE_URL to a PostgreSQL server to run it",
-    async () => {
-      const app = await startTestApp();
-      expect(app.ctx.database.kind).toBe("postgres");
-      try {
-        await raceRounds(app);
-      } finally {
-        await app.close();
-      }
-    },
-    90_000,
-  );
+  testOnBothDatabases(raceRounds, { timeoutMs: 90_000 });
 });
