@@ -12,6 +12,7 @@ import { notifications } from "../../src/db/schema/index.ts";
 import { bearer, readJson } from "../helpers/app.ts";
 import { fitsWidth, listeningDepot, offOrigin, openPage, signInAs } from "../helpers/browser.ts";
 import { apiKeyFor, createProduct, createUser, tokenFor } from "../helpers/factories.ts";
+import { licenseThroughApi } from "../helpers/licenses.ts";
 import { sessionHeaders, signIn, userWithPassword } from "../helpers/sessions.ts";
 
 const PASSWORD = "correct horse battery";
@@ -76,18 +77,12 @@ test("a customer sees and copies their license, resets its IPs, downloads, marks
 
   const customer = await userWithPassword(depot.ctx, PASSWORD);
   const apiKey = (await apiKeyFor(depot.ctx)).key;
-  const created = await fetch(`${depot.base}/api/v1/licenses`, {
-    method: "POST",
-    headers: { "content-type": "application/json", "x-api-key": apiKey },
-    body: JSON.stringify({
-      ownerId: String(customer.id),
-      creatorId: String(vendor.id),
-      productId: String(product.id),
-      maxIps: 3,
-    }),
+  const license = await licenseThroughApi(depot.base, apiKey, {
+    ownerId: String(customer.id),
+    creatorId: String(vendor.id),
+    productId: String(product.id),
+    maxIps: 3,
   });
-  expect(created.status).toBe(201);
-  const license = await readJson(created);
   const validated = await fetch(`${depot.base}/api/v1/licenses/validate`, {
     method: "POST",
     headers: { "content-type": "application/json", "x-api-key": apiKey },

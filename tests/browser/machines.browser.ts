@@ -12,6 +12,7 @@ import { licenses, machines } from "../../src/db/schema/index.ts";
 import { readJson } from "../helpers/app.ts";
 import { fitsWidth, listeningDepot, offOrigin, openPage, signInAs } from "../helpers/browser.ts";
 import { apiKeyFor, createProduct, createUser } from "../helpers/factories.ts";
+import { licenseThroughApi } from "../helpers/licenses.ts";
 import { userWithPassword } from "../helpers/sessions.ts";
 
 const PASSWORD = "correct horse battery";
@@ -29,18 +30,12 @@ test("a customer deactivates a machine to free its seat, and activates an air-ga
   const product = await createProduct(depot.ctx, vendor, { name: "Studio Pro" });
   const customer = await userWithPassword(depot.ctx, PASSWORD);
   const apiKey = (await apiKeyFor(depot.ctx)).key;
-  const created = await fetch(`${depot.base}/api/v1/licenses`, {
-    method: "POST",
-    headers: { "content-type": "application/json", "x-api-key": apiKey },
-    body: JSON.stringify({
-      ownerId: String(customer.id),
-      creatorId: String(vendor.id),
-      productId: String(product.id),
-      maxMachines: 2,
-    }),
+  const license = await licenseThroughApi(depot.base, apiKey, {
+    ownerId: String(customer.id),
+    creatorId: String(vendor.id),
+    productId: String(product.id),
+    maxMachines: 2,
   });
-  expect(created.status).toBe(201);
-  const license = await readJson(created);
   const laptop = await activate({
     key: license.key,
     fingerprint: "fp-laptop",
@@ -133,18 +128,12 @@ test("a vendor changes an existing license's machine limit, and its Seats show u
   const customer = await createUser(depot.ctx, { name: "Carla Customer" });
   const product = await createProduct(depot.ctx, vendor, { name: "Seat Counter" });
   const apiKey = (await apiKeyFor(depot.ctx)).key;
-  const created = await fetch(`${depot.base}/api/v1/licenses`, {
-    method: "POST",
-    headers: { "content-type": "application/json", "x-api-key": apiKey },
-    body: JSON.stringify({
-      ownerId: String(customer.id),
-      creatorId: String(vendor.id),
-      productId: String(product.id),
-      maxMachines: 1,
-    }),
+  const license = await licenseThroughApi(depot.base, apiKey, {
+    ownerId: String(customer.id),
+    creatorId: String(vendor.id),
+    productId: String(product.id),
+    maxMachines: 1,
   });
-  expect(created.status).toBe(201);
-  const license = await readJson(created);
   expect((await activate({ key: license.key, fingerprint: "fp-one", name: "One" })).status).toBe(201);
   // The one seat is taken.
   expect((await activate({ key: license.key, fingerprint: "fp-two", name: "Two" })).status).toBe(409);
