@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { bearer, readJson, recordingLogger, startTestApp, type TestApp } from "./helpers/app.ts";
 import { randomBytes, sha256 } from "./helpers/bytes.ts";
-import { type CliResult, depot } from "./helpers/cli.ts";
+import { depot, jsonOf } from "./helpers/cli.ts";
 import { createProduct, createUser, tokenFor } from "./helpers/factories.ts";
 
 /**
@@ -48,11 +48,6 @@ const versionArgs = (name: string) => [
   "--changelog",
   "c",
 ];
-
-function jsonOf(result: CliResult) {
-  expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: expect.any(String) });
-  return JSON.parse(result.stdout);
-}
 
 async function versionNamed(name: string) {
   const response = await fetch(`${base}/api/products/${product.id}/versions?per_page=100`, {

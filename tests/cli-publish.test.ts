@@ -6,7 +6,7 @@ import { FileDigests } from "../src/client/tus-upload.ts";
 import { uploads, versions } from "../src/db/schema/index.ts";
 import { bearer, recordingLogger, startTestApp, type TestApp } from "./helpers/app.ts";
 import { randomBytes, sha256 } from "./helpers/bytes.ts";
-import { type CliResult, depot, stderrLines } from "./helpers/cli.ts";
+import { depot, jsonOf, stderrLines } from "./helpers/cli.ts";
 import { createBenefit, createOption, createProduct, createUser, tokenFor } from "./helpers/factories.ts";
 import { startTcpProxy } from "./helpers/tcp-proxy.ts";
 
@@ -71,11 +71,6 @@ const versionArgs = (name: string) => [
   "--changelog",
   "- c",
 ];
-
-function jsonOf(result: CliResult) {
-  expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: expect.any(String) });
-  return JSON.parse(result.stdout);
-}
 
 const requestsTo = (path: RegExp) =>
   recorder.lines.filter((line) => line.msg === "request" && path.test(String(line.path)));

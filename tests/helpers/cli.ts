@@ -1,3 +1,4 @@
+import { expect } from "bun:test";
 import { join } from "node:path";
 import { unusedPort } from "./ports.ts";
 
@@ -110,6 +111,12 @@ export function spawnDepot(args: string[], env: Record<string, string | undefine
 }
 
 /** stderr split into lines, without the final newline: a one-line failure is exactly one element. */
+/** The JSON a `--json` run that exited 0 printed (whatever it said on stderr along the way). */
+export function jsonOf(result: CliResult) {
+  expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: expect.any(String) });
+  return JSON.parse(result.stdout);
+}
+
 export const stderrLines = (result: CliResult) => result.stderr.replace(/\n$/, "").split("\n");
 
 /** A stack frame as Error.stack prints it: what a friendly failure must not show. */
