@@ -99,6 +99,30 @@ describe("drafts and yanks", () => {
   });
 });
 
+describe("caches", () => {
+  test("a feed, its refusal and an update check are no-store; a file it names keeps its own private, no-cache", async () => {
+    const { product, key, release } = await productWithHolder();
+    await release("1.0.0");
+    const feed = await fetch(`${base}/updates/${product.id}/electron/latest.yml`, { headers: license(key) });
+    expect(feed.status).toBe(200);
+    expect(feed.headers.get("cache-control")).toBe("no-store");
+    const refused = await fetch(`${base}/updates/${product.id}/electron/latest.yml`);
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get("cache-control")).toBe("no-store");
+    const nothing = await fetch(`${base}/updates/${product.id}/tauri/windows/x86_64/1.0.0`, {
+      headers: license(key),
+    });
+    expect(nothing.status).toBe(204);
+    expect(nothing.headers.get("cache-control")).toBe("no-store");
+    const file = await fetch(`${base}/updates/${product.id}/files/1.0.0/App-1.0.0.exe`, {
+      headers: license(key),
+    });
+    expect(file.status).toBe(200);
+    expect(file.headers.get("cache-control")).toBe("private, no-cache");
+    await file.arrayBuffer();
+  });
+});
+
 describe("precedence, as the database orders the candidates", () => {
   // Ascending by semver precedence (semver.org §11): numeric identifiers by value and below
   // alphanumeric ones, fewer identifiers before more, a release above its pre-releases; a leading v

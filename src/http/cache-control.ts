@@ -1,9 +1,11 @@
 import { pathOf } from "./request-path.ts";
 
-const isApiPath = (path: string) => path === "/api" || path.startsWith("/api/");
+/** The API, and the update feeds, whose answers depend on the license and the rollout's cohort. */
+const isPrivatePath = (path: string) =>
+  path === "/api" || path.startsWith("/api/") || path.startsWith("/updates/");
 
 /**
- * Every `/api` answer says `Cache-Control: no-store` unless its route chose its own. Answers carry
+ * Every `/api` and `/updates` answer says `Cache-Control: no-store` unless its route chose its own. Answers carry
  * secrets (new tokens, API keys, license keys, webhook secrets) or what one user may see, and a
  * shared or browser cache must keep none of them; deciding per request whether credentials came
  * along (a bearer token, the session cookie, `x-api-key`, a license key in a header or in the body
@@ -20,5 +22,5 @@ export function apiNoStore({
   request: Request;
   set: { headers: Record<string, unknown> };
 }) {
-  if (isApiPath(pathOf(request.url))) set.headers["cache-control"] = "no-store";
+  if (isPrivatePath(pathOf(request.url))) set.headers["cache-control"] = "no-store";
 }

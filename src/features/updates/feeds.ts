@@ -33,19 +33,18 @@ interface Reply {
 }
 
 /**
- * A feed's answer in its own format, once it is written. It depends on who asks (the license, the
- * rollout's cohort): no cache keeps it.
+ * A feed's answer in its own format (`contentType`), once it is written; a refusal keeps the JSON
+ * error's. No cache keeps either: every `/updates` answer is `no-store` (http/cache-control.ts).
  */
-export async function uncached<T>(set: Reply, feed: Promise<T>, contentType?: string): Promise<T> {
+export async function inFormat<T>(set: Reply, contentType: string, feed: Promise<T>): Promise<T> {
   const body = await feed;
-  if (contentType !== undefined) set.headers["content-type"] = contentType;
-  set.headers["cache-control"] = "no-store";
+  set.headers["content-type"] = contentType;
   return body;
 }
 
 /** An update check's answer: the update, or 204 with no body when nothing newer is offered. */
 export async function updateOrNothing<T>(set: Reply, check: Promise<T | null>): Promise<T | ""> {
-  const update = await uncached(set, check);
+  const update = await check;
   if (update === null) set.status = 204;
   return update ?? "";
 }

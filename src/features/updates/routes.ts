@@ -6,7 +6,7 @@ import { IdParam } from "../../validation/ids.ts";
 import { bearerAuth } from "../auth/guards.ts";
 import type { DownloadRequest } from "../versions/serve-download.ts";
 import { answerFeedFile, openFeed } from "./access.ts";
-import { electronFeed, sparkleFeed, squirrelFeed, tauriFeed, uncached, updateOrNothing } from "./feeds.ts";
+import { electronFeed, inFormat, sparkleFeed, squirrelFeed, tauriFeed, updateOrNothing } from "./feeds.ts";
 import { FeedQuery, NothingNewer, SquirrelUpdateJson, TauriUpdateJson } from "./json.ts";
 
 const LICENSE =
@@ -66,7 +66,7 @@ export const updateRoutes = (ctx: AppContext) => {
     .get(
       "/electron/:file",
       async ({ params, request, set }) =>
-        uncached(set, electronFeed(ctx, await open(request, params.product), params.file), YAML),
+        inFormat(set, YAML, electronFeed(ctx, await open(request, params.product), params.file)),
       {
         params: ElectronParams,
         ...feedAnswers(
@@ -116,7 +116,7 @@ export const updateRoutes = (ctx: AppContext) => {
       "/sparkle/appcast.xml",
       async ({ params, request, set }) => {
         const feed = sparkleFeed(ctx, await open(request, params.product), requestState(request).url.href);
-        return uncached(set, feed, "application/rss+xml; charset=utf-8");
+        return inFormat(set, "application/rss+xml; charset=utf-8", feed);
       },
       {
         params: t.Object(ProductParams),
