@@ -287,7 +287,15 @@ describe("the signed upgrade check", () => {
     expect(message.status).toBe(200);
     expect((await verifyAnswer(message, jwks)).ok).toBe(true);
     const body = JSON.parse(new TextDecoder().decode(message.body));
-    expect(body).toMatchObject({ upgrade: true, current: "1.0.0", nonce: "n-1" });
+    expect(body).toMatchObject({
+      upgrade: true,
+      current: "1.0.0",
+      product_id: String(product.id),
+      platform: "darwin",
+      arch: "aarch64",
+      channel: "stable",
+      nonce: "n-1",
+    });
     expect(body.version.version_number).toBe("1.1.0");
     expect(body.version.artifacts.map((a: { file_name: string }) => a.file_name)).toEqual([
       "Tools-1.1.0-mac.zip",
@@ -306,6 +314,10 @@ describe("the signed upgrade check", () => {
     expect(JSON.parse(new TextDecoder().decode(current.body))).toEqual({
       upgrade: false,
       current: "1.1.0",
+      product_id: String(product.id),
+      platform: "darwin",
+      arch: "any",
+      channel: "stable",
       nonce: null,
       version: null,
     });
@@ -321,5 +333,31 @@ describe("the signed upgrade check", () => {
     const anonymous = await readSigned(await upgrade("version=1.0.0", {}));
     expect(anonymous.status).toBe(401);
     expect((await verifyAnswer(anonymous, jwks)).ok).toBe(true);
+  });
+
+  test("a signed 'no upgrade' names what it answers for: another product, platform, arch or channel signs another body", async () => {
+    const owner = await createUser(t.ctx, { role: "vendor" });
+    const free = await createProduct(t.ctx, owner, { name: "Free Thing", free: true });
+    const bodyOf = async (url: string) => {
+      const message = await readSigned(await fetch(url, { headers: license(holderKey) }));
+      expect(message.status).toBe(200);
+      return JSON.parse(new TextDecoder().decode(message.body));
+    };
+    const asked = "version=9.0.0&platform=linux&arch=x86_64&channel=beta";
+    const ours = await bodyOf(`${base}/api/v1/products/${product.id}/upgrade?${asked}`);
+    const theirs = await bodyOf(`${base}/api/v1/products/${free.id}/upgrade?${asked}`);
+    expect(ours).toMatchObject({ upgrade: false, product_id: String(product.id), platform: "linux" });
+    expect(theirs).toMatchObject({ upgrade: false, product_id: String(free.id), platform: "linux" });
+    expect(typeof theirs.product_id).toBe("string");
+    for (const other of [
+      "version=9.0.0&platform=windows&arch=x86_64&channel=beta",
+      "version=9.0.0&platform=linux&arch=aarch64&channel=beta",
+      "version=9.0.0&platform=linux&arch=x86_64&channel=stable",
+    ]) {
+      const body = await bodyOf(`${base}/api/v1/products/${product.id}/upgrade?${other}`);
+      expect(body.upgrade).toBe(false);
+      expect([body.platform, body.arch, body.channel]).not.toEqual([ours.platform, ours.arch, ours.channel]);
+      expect(JSON.stringify(body)).not.toBe(JSON.stringify(ours));
+    }
   });
 });

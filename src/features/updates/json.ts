@@ -31,10 +31,18 @@ export const SquirrelUpdateJson = t.Object({
 });
 export type SquirrelUpdateJson = typeof SquirrelUpdateJson.static;
 
-/** depot's own signed upgrade answer. */
+/**
+ * depot's own signed upgrade answer. It names what it answers for (product, platform, arch,
+ * channel), so a relaying server cannot replay one product's or platform's signed "no upgrade" as
+ * another's: a client checks them as it checks a validation's license key.
+ */
 export const UpgradeJson = t.Object({
   upgrade: t.Boolean({ description: "whether `version` is newer than the client's and offered to it" }),
   current: t.String({ description: "the client's version, as sent" }),
+  product_id: t.String({ description: "the product asked about; a client checks it is its own" }),
+  platform: t.String({ description: "the platform asked about (`any` when none was given)" }),
+  arch: t.String({ description: "the arch asked about (`any` when none was given)" }),
+  channel: t.String({ description: "the channel asked about (`stable` when none was given)" }),
   nonce: t.Union([t.String(), t.Null()], { description: "the request's nonce, echoed" }),
   version: t.Union([VersionJson, t.Null()], {
     description:

@@ -42,6 +42,10 @@ export async function upgradeCheck(
   return {
     upgrade,
     current: query.version,
+    product_id: String(access.product.id),
+    platform,
+    arch,
+    channel,
     nonce: query.nonce ?? null,
     version: upgrade ? toVersionJson({ ...offer, benefit: null }, ctx.config.appUrl) : null,
   };
