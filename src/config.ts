@@ -42,6 +42,8 @@ export interface Config {
   readonly trustProxy: boolean;
   /** How long a dashboard session lasts since it was last used (sliding). */
   readonly sessionLifetimeHours: number;
+  /** Days of usage counts kept (update checks per day); older days are swept. */
+  readonly statsRetentionDays: number;
   /** Let webhooks point at loopback and private addresses (tests, a receiver on the same network). */
   readonly webhookAllowPrivate: boolean;
   readonly smtpUrl: string | null;
@@ -176,6 +178,10 @@ export function loadConfig(env: Env = process.env): Config {
     sessionLifetimeHours: integer("SESSION_LIFETIME_HOURS", read("SESSION_LIFETIME_HOURS"), 12, {
       min: 1,
       max: 8760,
+    }),
+    statsRetentionDays: integer("STATS_RETENTION_DAYS", read("STATS_RETENTION_DAYS"), 400, {
+      min: 1,
+      max: 36_500,
     }),
     webhookAllowPrivate: boolean("WEBHOOK_ALLOW_PRIVATE", read("WEBHOOK_ALLOW_PRIVATE"), false),
     smtpUrl,

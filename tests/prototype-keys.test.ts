@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createLicense } from "../src/features/licenses/service.ts";
-import { startTestApp, type TestApp } from "./helpers/app.ts";
+import { readJson, startTestApp, type TestApp } from "./helpers/app.ts";
 import { apiKeyFor, createProduct, createUser, tokenFor } from "./helpers/factories.ts";
 import { publishRelease } from "./helpers/releases.ts";
 
@@ -59,11 +59,12 @@ beforeAll(async () => {
     "x-api-key": (await apiKeyFor(t.ctx)).key,
     "x-license-key": license.key,
   };
-  const document = await (await fetch(`${base}/docs/json`)).json();
+  type Operation = { parameters?: { in: string; name: string }[] };
+  const document = (await readJson(await fetch(`${base}/docs/json`))) as {
+    paths: Record<string, Record<string, Operation>>;
+  };
   queries = new Map();
-  for (const [path, operations] of Object.entries<
-    Record<string, { parameters?: { in: string; name: string }[] }>
-  >(document.paths)) {
+  for (const [path, operations] of Object.entries(document.paths)) {
     for (const [method, operation] of Object.entries(operations)) {
       const names = (operation.parameters ?? []).filter((p) => p.in === "query").map((p) => p.name);
       queries.set(`${method.toUpperCase()} ${path.replaceAll(/\{([^}]+)\}/g, ":$1")}`, names);

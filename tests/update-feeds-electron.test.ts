@@ -7,6 +7,7 @@ import { and, eq } from "drizzle-orm";
 import { updateChecks } from "../src/db/schema/index.ts";
 import { createLicense, revokeLicense } from "../src/features/licenses/service.ts";
 import { UpdateCheckCounter } from "../src/features/updates/check-counter.ts";
+import { deleteOldUpdateChecks } from "../src/features/updates/sweep.ts";
 import { signUrl } from "../src/signed-url.ts";
 import { bearer, readJson, recordingLogger, startTestApp, type TestApp } from "./helpers/app.ts";
 import {
@@ -367,35 +368,102 @@ describe("the files a feed points at", () => {
 });
 
 describe("feed requests are counted per day", () => {
-  test("a client's invented versions cannot grow the table without bound: 10,000 new rows an interval", async () => {
+  test("a client's invented versions fold into one row; the product's own versions are counted by name", async () => {
+    const { lines, log } = recordingLogger("warn");
+    const counter = new UpdateCheckCounter(t.ctx.db, log, 60_000);
+    const poll = (currentVersion: string) =>
+      counter.add({
+        productId: product.id,
+        feed: "tauri",
+        channel: "dev",
+        platform: "linux",
+        currentVersion,
+      });
+    for (let i = 0; i < 3000; i++) poll(`9.9.${i}`);
+    poll("1.0.0");
+    poll("1.0.0");
+    poll("1.1.0");
+    await counter.flush();
+    const rows = await t.ctx.db
+      .select({ currentVersion: updateChecks.currentVersion, checks: updateChecks.checks })
+      .from(updateChecks)
+      .where(and(eq(updateChecks.productId, product.id), eq(updateChecks.channel, "dev")));
+    expect(rows.sort((a, b) => a.currentVersion.localeCompare(b.currentVersion))).toEqual([
+      { currentVersion: "(other)", checks: 3000 },
+      { currentVersion: "1.0.0", checks: 2 },
+      { currentVersion: "1.1.0", checks: 1 },
+    ]);
+    expect(lines).toEqual([]);
+  });
+
+  test("past 10,000 distinct rows in one interval the rest are dropped, and the drop logged", async () => {
     const { lines, log } = recordingLogger("warn");
     const counter = new UpdateCheckCounter(t.ctx.db, log, 60_000);
     for (let i = 0; i <= 10_000; i++) {
       counter.add({
         productId: product.id,
         feed: "tauri",
-        channel: "dev",
-        platform: "linux",
-        currentVersion: `0.0.${i}`,
+        channel: "alpha",
+        platform: `p${i}`,
+        currentVersion: "",
       });
     }
-    counter.add({
-      productId: product.id,
-      feed: "tauri",
-      channel: "dev",
-      platform: "linux",
-      currentVersion: "0.0.1",
-    });
     await counter.flush();
     const rows = await t.ctx.db
       .select()
       .from(updateChecks)
-      .where(and(eq(updateChecks.productId, product.id), eq(updateChecks.channel, "dev")));
+      .where(and(eq(updateChecks.productId, product.id), eq(updateChecks.channel, "alpha")));
     expect(rows).toHaveLength(10_000);
-    expect(rows.find((row) => row.currentVersion === "0.0.1")?.checks).toBe(2);
     expect(lines.map((line) => [line.msg, line.dropped])).toEqual([
       ["update checks not counted: too many distinct rows in one interval", 1],
     ]);
+  });
+
+  test("through the Tauri feed: 200 invented versions from one license are one row", async () => {
+    await t.ctx.updateChecks.flush();
+    for (let i = 0; i < 200; i++) {
+      const response = await fetch(`${base}/updates/${product.id}/tauri/linux/x86_64/7.7.${i}?channel=beta`, {
+        headers: license(holderKey),
+      });
+      expect(response.status).toBe(204);
+    }
+    await t.ctx.updateChecks.flush();
+    const rows = await t.ctx.db
+      .select({ currentVersion: updateChecks.currentVersion, checks: updateChecks.checks })
+      .from(updateChecks)
+      .where(
+        and(
+          eq(updateChecks.productId, product.id),
+          eq(updateChecks.feed, "tauri"),
+          eq(updateChecks.channel, "beta"),
+        ),
+      );
+    expect(rows).toEqual([{ currentVersion: "(other)", checks: 200 }]);
+  });
+
+  test("days older than STATS_RETENTION_DAYS are swept; the days inside it stay", async () => {
+    const day = (ago: number) => new Date(Date.now() - ago * 86_400_000).toISOString().slice(0, 10);
+    await t.ctx.db.insert(updateChecks).values(
+      [0, 29, 30, 31, 400].map((ago) => ({
+        productId: product.id,
+        day: day(ago),
+        feed: "sparkle",
+        channel: "",
+        platform: "darwin",
+        currentVersion: "",
+        checks: ago + 1,
+      })),
+    );
+    const removed = await deleteOldUpdateChecks({
+      db: t.ctx.db,
+      config: { ...t.ctx.config, statsRetentionDays: 30 },
+    });
+    expect(removed).toBe(2);
+    const left = await t.ctx.db
+      .select({ day: updateChecks.day })
+      .from(updateChecks)
+      .where(and(eq(updateChecks.productId, product.id), eq(updateChecks.feed, "sparkle")));
+    expect(left.map((row) => row.day).sort()).toEqual([day(30), day(29), day(0)]);
   });
 
   test("by product, feed, channel and platform", async () => {

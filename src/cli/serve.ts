@@ -5,6 +5,7 @@ import { sweepExpiredSessionsEvery } from "../features/sessions/sweep.ts";
 import { setupLink } from "../features/setup/code.ts";
 import { setupIsOpen } from "../features/setup/service.ts";
 import { dropExpiredKeysEvery } from "../features/signing/sweep.ts";
+import { sweepOldUpdateChecksEvery } from "../features/updates/sweep.ts";
 import { sweepExpiredUploadsEvery } from "../features/uploads/sweep.ts";
 import { sweepReleaseLeftovers } from "../features/versions/leftovers.ts";
 import { backfillSha512 } from "../features/versions/sha512-backfill.ts";
@@ -57,6 +58,7 @@ export const serveCommand: Command = {
     const stopSweepingSessions = sweepExpiredSessionsEvery(runtime);
     const stopDroppingKeys = dropExpiredKeysEvery(runtime);
     const stopSweepingMachines = sweepDeadMachinesEvery(runtime);
+    const stopSweepingUpdateChecks = sweepOldUpdateChecksEvery(runtime);
     // On the embedded database `depot backup` takes its snapshot through this process (docs/operators.md: Backups),
     // and the administrative commands (user:create, token:create…) run here (cli/admin-action.ts).
     const closeControlSocket = startControlSocket(runtime, runAdminCommand(runtime));
@@ -68,6 +70,7 @@ export const serveCommand: Command = {
     stopSweepingSessions();
     stopDroppingKeys();
     stopSweepingMachines();
+    stopSweepingUpdateChecks();
     metricsServer?.stop(true);
     closeControlSocket();
     const drained = server.stop(false);

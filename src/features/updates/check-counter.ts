@@ -1,6 +1,6 @@
-import { sql } from "drizzle-orm";
+import { and, inArray, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
-import { updateChecks } from "../../db/schema/index.ts";
+import { updateChecks, versions } from "../../db/schema/index.ts";
 import type { Logger } from "../../log.ts";
 import { errorFields } from "../../log-errors.ts";
 
@@ -15,6 +15,14 @@ export interface UpdateCheckKey {
   /** '' when the feed does not say which version the client runs. */
   currentVersion: string;
 }
+
+/**
+ * What a client reports as its version when the product has no version of that name: one bucket, so
+ * that invented names cannot add rows (a key holder could send a new one with every poll).
+ */
+export const OTHER_VERSION = "(other)";
+
+type PendingRow = { key: UpdateCheckKey & { day: string }; count: number };
 
 /**
  * The most distinct rows one interval keeps. A client names its own current version, so a key holder
@@ -32,7 +40,7 @@ const ROWS_PER_STATEMENT = 1_000;
  * than a validation does. A crash loses at most one interval's counts, which a counter can afford.
  */
 export class UpdateCheckCounter {
-  readonly #pending = new Map<string, { key: UpdateCheckKey & { day: string }; count: number }>();
+  readonly #pending = new Map<string, PendingRow>();
   #timer: Timer | null = null;
   #dropped = 0;
 
@@ -51,14 +59,7 @@ export class UpdateCheckCounter {
   }
 
   #keep(key: UpdateCheckKey & { day: string }, count: number): void {
-    const id = JSON.stringify([
-      key.productId,
-      key.day,
-      key.feed,
-      key.channel,
-      key.platform,
-      key.currentVersion,
-    ]);
+    const id = rowId(key);
     const pending = this.#pending.get(id);
     if (!pending && this.#pending.size >= MAX_PENDING) {
       this.#dropped += count;
@@ -67,12 +68,53 @@ export class UpdateCheckCounter {
     this.#pending.set(id, { key, count: (pending?.count ?? 0) + count });
   }
 
+  /**
+   * The rows with every version the product does not have counted as OTHER_VERSION (one query for
+   * the interval's names), added together where that makes two rows one.
+   */
+  async #foldUnknownVersions(rows: PendingRow[]): Promise<PendingRow[]> {
+    const named = rows.filter(({ key }) => key.currentVersion !== "");
+    if (named.length === 0) return rows;
+    const known = new Set(
+      (
+        await this.db
+          .select({ productId: versions.productId, name: versions.versionNumber })
+          .from(versions)
+          .where(
+            and(
+              inArray(versions.productId, [...new Set(named.map(({ key }) => key.productId))]),
+              inArray(versions.versionNumber, [...new Set(named.map(({ key }) => key.currentVersion))]),
+            ),
+          )
+      ).map(({ productId, name }) => `${productId} ${name}`),
+    );
+    const folded = new Map<string, PendingRow>();
+    for (const { key, count } of rows) {
+      const currentVersion =
+        key.currentVersion === "" || known.has(`${key.productId} ${key.currentVersion}`)
+          ? key.currentVersion
+          : OTHER_VERSION;
+      const row = { ...key, currentVersion };
+      const id = rowId(row);
+      folded.set(id, { key: row, count: (folded.get(id)?.count ?? 0) + count });
+    }
+    return [...folded.values()];
+  }
+
   /** Writes what has been counted so far (also on shutdown). */
   async flush(): Promise<void> {
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
-    const batch = [...this.#pending.values()];
+    const pending = [...this.#pending.values()];
     this.#pending.clear();
+    let batch: PendingRow[];
+    try {
+      batch = await this.#foldUnknownVersions(pending);
+    } catch (error) {
+      for (const { key, count } of pending) this.#keep(key, count);
+      this.log.warn("update check counts not written", { rows: pending.length, error: errorFields(error) });
+      return;
+    }
     if (this.#dropped > 0) {
       this.log.warn("update checks not counted: too many distinct rows in one interval", {
         dropped: this.#dropped,
@@ -105,3 +147,6 @@ export class UpdateCheckCounter {
     }
   }
 }
+
+const rowId = (key: UpdateCheckKey & { day: string }) =>
+  JSON.stringify([key.productId, key.day, key.feed, key.channel, key.platform, key.currentVersion]);
