@@ -1,9 +1,12 @@
 import { resolve } from "node:path";
+import { runsInContainer } from "./container.ts";
 
 /** Everything depot reads from its environment, parsed once at boot (docs/reference/configuration.md, Configuration). */
 export interface Config {
   readonly port: number;
   readonly host: string;
+  /** Where `host` came from: the variable, a container (every interface), or the loopback default. */
+  readonly hostFrom: "HOST" | "container" | "default";
   /** Public base URL without a trailing slash; download and pagination links start with it. */
   readonly appUrl: string;
   /** PostgreSQL connection string, or null for the embedded database in `dataDir`. */
@@ -105,7 +108,7 @@ type Env = Record<string, string | undefined>;
  * Parses the environment; throws ConfigError on the first bad value. Writes nothing: the commands that
  * use DATA_DIR and STORAGE_DIR create them (directories.ts).
  */
-export function loadConfig(env: Env = process.env): Config {
+export function loadConfig(env: Env = process.env, inContainer = runsInContainer(env)): Config {
   const read = (name: string): string | undefined => {
     const value = env[name]?.trim();
     return value === "" ? undefined : value;
@@ -124,7 +127,10 @@ export function loadConfig(env: Env = process.env): Config {
 
   const config: Config = {
     port,
-    host: read("HOST") ?? "0.0.0.0",
+    // Like PocketBase: on a machine of its own depot is reached through a proxy or tried locally, so
+    // it listens on loopback unless told otherwise; in a container it must listen on every interface.
+    host: read("HOST") ?? (inContainer ? "0.0.0.0" : "127.0.0.1"),
+    hostFrom: read("HOST") !== undefined ? "HOST" : inContainer ? "container" : "default",
     appUrl: url("APP_URL", read("APP_URL") ?? `http://localhost:${port}`, ["http:", "https:"]).replace(
       /\/+$/,
       "",

@@ -14,10 +14,11 @@ const dataDir = () => mkdtempSync(join(tmpdir(), "depot-config-"));
 describe("loadConfig", () => {
   test("the README's configuration defaults", () => {
     const dir = dataDir();
-    const config = loadConfig({ DATA_DIR: dir });
+    const config = loadConfig({ DATA_DIR: dir }, false);
     expect(config).toMatchObject({
       port: 8080,
-      host: "0.0.0.0",
+      host: "127.0.0.1",
+      hostFrom: "default",
       appUrl: "http://localhost:8080",
       databaseUrl: null,
       databaseConnectTimeoutSeconds: 5,
@@ -32,10 +33,28 @@ describe("loadConfig", () => {
       licenseDefaultMaxIps: 1,
       trustProxy: false,
       sessionLifetimeHours: 12,
+      statsRetentionDays: 400,
       smtpUrl: null,
       logLevel: "info",
     });
     expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  test("HOST: loopback outside a container, every interface inside one, and HOST always wins", () => {
+    const dir = dataDir();
+    expect(loadConfig({ DATA_DIR: dir }, false)).toMatchObject({ host: "127.0.0.1", hostFrom: "default" });
+    expect(loadConfig({ DATA_DIR: dir }, true)).toMatchObject({ host: "0.0.0.0", hostFrom: "container" });
+    expect(loadConfig({ DATA_DIR: dir, HOST: "0.0.0.0" }, false)).toMatchObject({
+      host: "0.0.0.0",
+      hostFrom: "HOST",
+    });
+    expect(loadConfig({ DATA_DIR: dir, HOST: "127.0.0.1" }, true)).toMatchObject({
+      host: "127.0.0.1",
+      hostFrom: "HOST",
+    });
+    // Podman, systemd-nspawn and LXC say so in the environment; a pod has the service variables.
+    expect(loadConfig({ DATA_DIR: dir, container: "podman" }).host).toBe("0.0.0.0");
+    expect(loadConfig({ DATA_DIR: dir, KUBERNETES_SERVICE_HOST: "10.0.0.1" }).host).toBe("0.0.0.0");
   });
 
   test("explicit values are parsed and APP_URL loses its trailing slash", () => {

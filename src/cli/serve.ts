@@ -18,6 +18,10 @@ import { runAdminCommand } from "./admin-actions.ts";
 import { type Command, UsageError } from "./command.ts";
 import { untilSignal } from "./signals.ts";
 
+const LOOPBACK_ONLY =
+  "only this machine can connect (HOST defaults to 127.0.0.1 outside a container): set HOST=0.0.0.0 to " +
+  "accept other machines, or put a proxy in front (docs/operators.md)";
+
 /** How long in-flight requests may take to finish after SIGTERM/SIGINT. */
 const DRAIN_TIMEOUT_MS = 30_000;
 
@@ -47,6 +51,7 @@ export const serveCommand: Command = {
       app_url: config.appUrl,
       database: runtime.database.kind,
       workers,
+      ...(config.hostFrom === "default" && { note: LOOPBACK_ONLY }),
     });
     await printFirstStepsIfEmpty(runtime);
     const stopSweepingLeftovers = sweepReleaseLeftovers(runtime);
