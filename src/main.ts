@@ -25,6 +25,7 @@ import { ConfigError, loadConfig } from "./config.ts";
 import { initialiseEmbedded } from "./db/client.ts";
 import { INIT_EMBEDDED } from "./db/embedded-init.ts";
 import { DataDirInUse } from "./db/embedded-lock.ts";
+import { NewerDatabase } from "./db/migrate.ts";
 import { AppError, Invalid } from "./errors.ts";
 
 const commands: Command[] = [
@@ -105,6 +106,10 @@ async function main(argv: string[]): Promise<number> {
 function report(command: Command, error: unknown): number {
   if (error instanceof ConfigError) {
     process.stderr.write(`depot: invalid configuration: ${error.message}\n`);
+    return 2;
+  }
+  if (error instanceof NewerDatabase) {
+    process.stderr.write(`depot ${command.name}: ${error.message}\n`);
     return 2;
   }
   if (error instanceof UsageError) {

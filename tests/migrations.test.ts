@@ -1,4 +1,7 @@
 import { describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { sql } from "drizzle-orm";
 import postgres from "postgres";
 import { migrate } from "../src/db/migrate.ts";
@@ -66,3 +69,28 @@ describe.if(onPostgres)("on PostgreSQL", () => {
     }
   }, 60_000);
 });
+
+test("a database migrated by a newer depot stops `migrate` and `serve` with exit 2 and one line", async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "depot-newer-"));
+  try {
+    expect((await depot(["migrate", "--json"], { DATA_DIR: dataDir })).code).toBe(0);
+    // A newer depot's migration, recorded as drizzle records one: a timestamp this build does not know.
+    const newest = Math.max(...migrations.map((m) => m.createdAt));
+    const { PGlite } = await import("@electric-sql/pglite");
+    const { pgliteAssets } = await import("../src/db/client.ts");
+    const pglite = await PGlite.create({ ...(await pgliteAssets()), dataDir: join(dataDir, "db") });
+    await pglite.query(
+      `INSERT INTO drizzle.__drizzle_migrations (hash, created_at) VALUES ('newer', ${newest + 1000})`,
+    );
+    await pglite.close();
+    for (const command of [["migrate"], ["serve"]]) {
+      const result = await depot(command, { DATA_DIR: dataDir, PORT: "0" });
+      expect({ code: result.code, stderr: result.stderr }).toEqual({
+        code: 2,
+        stderr: `depot ${command[0]}: the database was migrated by a newer depot (1 migration this one does not know); run that version or a later one, or restore the backup taken before upgrading (docs/upgrading.md)\n`,
+      });
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}, 180_000);

@@ -10,6 +10,19 @@ export interface Migration {
   sql: string;
 }
 
+/**
+ * The database holds migrations this depot does not know: a newer depot migrated it. Running on it
+ * would read tables this code has never seen, so the start stops instead (docs/upgrading.md says how
+ * to go back).
+ */
+export class NewerDatabase extends Error {
+  constructor(readonly unknownMigrations: number) {
+    super(
+      `the database was migrated by a newer depot (${unknownMigrations} migration${unknownMigrations === 1 ? "" : "s"} this one does not know); run that version or a later one, or restore the backup taken before upgrading (docs/upgrading.md)`,
+    );
+  }
+}
+
 /** Any fixed number works; it only has to be the same in every depot process. */
 const MIGRATION_LOCK = 0x6465706f; // "depo"
 
@@ -32,6 +45,9 @@ export async function migrate(db: Db, migrations: Migration[]): Promise<string[]
       sql`SELECT created_at::text FROM drizzle.__drizzle_migrations`,
     );
     const applied = new Set(rows.map((row) => Number(row.created_at)));
+    const known = new Set(migrations.map((m) => m.createdAt));
+    const unknown = [...applied].filter((createdAt) => !known.has(createdAt));
+    if (unknown.length > 0) throw new NewerDatabase(unknown.length);
     const pending = migrations.filter((m) => !applied.has(m.createdAt));
     for (const migration of pending) {
       for (const statement of migration.sql.split("--> statement-breakpoint")) {
