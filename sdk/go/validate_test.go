@@ -482,12 +482,12 @@ func TestARefusalOfValidateIsRefused(t *testing.T) {
 func TestConfigIsChecked(t *testing.T) {
 	signer := newSigner(t, testKid)
 	for name, config := range map[string]Config{
-		"no server":         {ProductID: "1", JWKS: signer.jwks()},
-		"not a URL":         {Server: "licenses.example.com", ProductID: "1", JWKS: signer.jwks()},
-		"a product of text": {Server: "http://x", ProductID: "desk", JWKS: signer.jwks()},
-		"no keys":           {Server: "http://x", ProductID: "1"},
-		"not a JWKS":        {Server: "http://x", ProductID: "1", JWKS: []byte("[]")},
-		"no Ed25519 key":    {Server: "http://x", ProductID: "1", JWKS: []byte(`{"keys":[{"kty":"RSA","kid":"r","n":"x","e":"AQAB"}]}`)},
+		"no server":          {ProductID: "1", JWKS: signer.jwks()},
+		"not a URL":          {Server: "licenses.example.com", ProductID: "1", JWKS: signer.jwks()},
+		"a product of text":  {Server: "http://x", ProductID: "desk", JWKS: signer.jwks()},
+		"no keys":            {Server: "http://x", ProductID: "1"},
+		"not a JWKS":         {Server: "http://x", ProductID: "1", JWKS: []byte("[]")},
+		"no Ed25519 key":     {Server: "http://x", ProductID: "1", JWKS: []byte(`{"keys":[{"kty":"RSA","kid":"r","n":"x","e":"AQAB"}]}`)},
 		"a JWKSFile missing": {Server: "http://x", ProductID: "1", JWKSFile: "/nonexistent/jwks.json"},
 	} {
 		if _, err := New(config); err == nil {
