@@ -98,7 +98,7 @@ func New(config Config) (*Client, error) {
 	if len(pinned) == 0 && !config.FetchJWKS {
 		return nil, errors.New("depot: a pinned key set is required (JWKS or JWKSFile), or FetchJWKS")
 	}
-	keys := &keySet{fetch: config.FetchJWKS && len(pinned) == 0, url: server + "/.well-known/jwks.json"}
+	keys := &keySet{url: server + "/.well-known/jwks.json"}
 	if len(pinned) > 0 {
 		if keys.pinned, err = parseJWKS(pinned); err != nil {
 			return nil, fmt.Errorf("depot: the pinned key set: %w", err)

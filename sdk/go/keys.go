@@ -13,11 +13,10 @@ import (
 	"sync"
 )
 
-// keySet holds depot's public keys by kid: the pinned ones, or (FetchJWKS without a pinned set)
-// the ones fetched from the server.
+// keySet holds depot's public keys by kid: the pinned ones, or (FetchJWKS without a pinned set,
+// pinned nil) the ones fetched from the server.
 type keySet struct {
 	pinned map[string]ed25519.PublicKey
-	fetch  bool
 	url    string
 
 	mu      sync.Mutex
