@@ -1,0 +1,3 @@
+module github.com/depothq/depot/sdk/go
+
+go 1.19
