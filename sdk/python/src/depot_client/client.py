@@ -275,7 +275,7 @@ class Client:
         body = signed.body
         asked = {"platform": platform or "any", "arch": arch or "any", "channel": channel or "stable"}
         if not same_id(body.get("product_id"), self.product_id):
-            raise UnverifiableError(f"the upgrade answer is about product {body.get('product_id')!r}")
+            raise UnverifiableError(f"the upgrade answer is about product_id {body.get('product_id')!r}, not {self.product_id!r}")
         for field, value in asked.items():
             if body.get(field) != value:
                 raise UnverifiableError(f"the upgrade answer is about {field} {body.get(field)!r}, not {value!r}")
@@ -375,14 +375,20 @@ class Client:
         elif method == "POST":
             data = b""
         answer = self._transport.request(method, self.server + path, sent, data)
+        return answer, self._verified(answer, nonce)
+
+    def _verified(self, answer: Answer, nonce: str) -> Signed:
+        """Checks 1 to 6: the answer verified, its nonce ours; a verified refusal raises."""
         signed = verify_answer(answer, self._keys, self._clock(), self.max_clock_skew)
         success = 200 <= answer.status < 300
-        # 6. Only an answer to this very request echoes its nonce: a recorded one carries another.
-        if (success or "nonce" in signed.body) and signed.body.get("nonce") != nonce:
+        # Only an answer to this very request echoes its nonce: a recorded one carries another. A
+        # refusal may carry none (or null): it can only say no, which anyone in the middle can.
+        echoed = signed.body.get("nonce")
+        if (success or echoed is not None) and echoed != nonce:
             raise UnverifiableError("the answer does not echo the nonce sent (a replayed answer?)")
         if not success:
             raise self._refused(answer, signed.body)
-        return answer, signed
+        return signed
 
     def _validation_call(
         self, path: str, key: str, fingerprint: Optional[str], extra: Mapping[str, Any]
