@@ -158,9 +158,10 @@ class Client:
         body["nonce"] = nonce
         signed = self._call("POST", "/api/v1/licenses/activate", nonce, body=body)
         machine = self._machine_of(signed.body, "fingerprint", fingerprint)
-        license = self._license_of(signed.body, key)
-        if license is None:
+        found = self._license_of(signed.body, key)
+        if found is None:
             raise UnverifiableError("the activation names no license")
+        license = License.from_json(found)
         if not same_id(license.product_id, self.product_id):
             raise RefusedError(
                 "PRODUCT_MISMATCH",
@@ -412,15 +413,18 @@ class Client:
             raise UnverifiableError("a valid answer names no license")
         # PRODUCT_MISMATCH is the one answer whose license is another product's, by definition.
         if license is not None and body["code"] != "PRODUCT_MISMATCH":
-            if not same_id(license.product_id, self.product_id):
-                raise UnverifiableError(f"the answer is about product {license.product_id}, not {self.product_id}")
+            if not same_id(license.get("productId"), self.product_id):
+                raise UnverifiableError(
+                    f"the answer is about product {license.get('productId')}, not {self.product_id}"
+                )
         machine = body.get("machine")
         if fingerprint is not None and machine is not None:
             if not isinstance(machine, dict) or machine.get("fingerprint") != fingerprint:
                 raise UnverifiableError("the answer is about another machine")
         return Validation.from_json(body, self._signed_at(signed))
 
-    def _license_of(self, body: JsonObject, key: str) -> Optional[License]:
+    def _license_of(self, body: JsonObject, key: str) -> Optional[JsonObject]:
+        """The answer's license (None: none), once it is about ``key``."""
         license = body.get("license")
         if license is None:
             return None
@@ -428,7 +432,7 @@ class Client:
             raise UnverifiableError("the answer's license is not a license")
         if normalise_key(license["key"]) != normalise_key(key):
             raise UnverifiableError("the answer is about another license key")
-        return License.from_json(license)
+        return license
 
     @staticmethod
     def _machine_of(body: JsonObject, field: str, expected: str) -> Machine:
