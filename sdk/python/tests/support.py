@@ -108,6 +108,8 @@ class Reply:
     delay: float = 0.0
     #: A Content-Length other than the body's: the connection is closed after the body (cut short).
     length: Optional[int] = None
+    #: Seconds between the body's bytes (a server that dribbles).
+    drip: float = 0.0
 
 
 Handler = Callable[[Request], Reply]
@@ -145,7 +147,13 @@ class FakeDepot:
                         self.send_header(name, value)
                     self.send_header("Content-Length", str(len(reply.body) if reply.length is None else reply.length))
                     self.end_headers()
-                    self.wfile.write(reply.body)
+                    if reply.drip:
+                        for byte in reply.body:
+                            self.wfile.write(bytes([byte]))
+                            self.wfile.flush()
+                            time.sleep(reply.drip)
+                    else:
+                        self.wfile.write(reply.body)
                     if reply.length is not None:
                         self.close_connection = True
                 except (BrokenPipeError, ConnectionResetError):

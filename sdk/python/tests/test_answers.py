@@ -297,6 +297,14 @@ class RetryTest(FakeServerTest):
         self.assertEqual(len(self.depot.requests), 2)
         self.assertLess(time.monotonic() - started, 1.5)
 
+    def test_an_answer_that_dribbles_past_the_timeout_is_unreachable(self) -> None:
+        self.depot.handler = lambda request: Reply(200, b"x" * 40, drip=0.05)
+        started = time.monotonic()
+        with self.assertRaises(UnreachableError) as caught:
+            self.client(timeout=0.5, retries=0).validate(KEY)
+        self.assertIn("timed out", caught.exception.reason)
+        self.assertLess(time.monotonic() - started, 1.5)
+
     def test_a_refused_connection_is_unreachable(self) -> None:
         client = Client("http://127.0.0.1:9", "1", jwks=self.key.jwks, sleep=self.sleeps.append)
         self.assertRaises(UnreachableError, client.validate, KEY)

@@ -92,6 +92,17 @@ class DownloadTest(unittest.TestCase):
         (self.folder / "app-1.1.0.tar.gz.part").write_bytes(b"x" * 4000)
         self.assertEqual(self.client.download(KEY, artifact(self.depot.url), self.folder).read_bytes(), CONTENT)
 
+    def test_a_part_longer_than_the_file_starts_over(self) -> None:
+        self.depot.handler = serve_file(CONTENT)
+        (self.folder / "app-1.1.0.tar.gz.part").write_bytes(CONTENT + b"stale")
+        self.assertEqual(self.client.download(KEY, artifact(self.depot.url), self.folder).read_bytes(), CONTENT)
+        self.assertNotIn("range", self.depot.requests[0].headers)
+
+    def test_a_complete_part_is_only_checked(self) -> None:
+        (self.folder / "app-1.1.0.tar.gz.part").write_bytes(CONTENT)
+        self.assertEqual(self.client.download(KEY, artifact(self.depot.url), self.folder).read_bytes(), CONTENT)
+        self.assertEqual(self.depot.requests, [])
+
     def test_a_resume_from_another_byte_starts_over(self) -> None:
         replies = iter([Reply(206, CONTENT[10:], {"Content-Range": f"bytes 10-{len(CONTENT) - 1}/{len(CONTENT)}"})])
         self.depot.handler = lambda request: next(replies, None) or Reply(200, CONTENT)

@@ -162,7 +162,7 @@ class Transport:
                     if remaining <= 0:
                         raise socket.timeout("the answer did not arrive within the timeout")
                     set_read_timeout(response, remaining)
-                    chunk = response.read(_CHUNK)
+                    chunk = response.read1(_CHUNK)  # what has arrived: read() would wait for all of it
                     if not chunk:
                         break
                     size += len(chunk)

@@ -169,7 +169,7 @@ def _receive(
         _refuse(response, retry_after_seconds(response.getheader("retry-after"), transport.clock()))
     with open(part, mode) as file:
         while True:
-            chunk = response.read(_CHUNK)
+            chunk = response.read1(_CHUNK)
             if not chunk:
                 break
             have += len(chunk)
