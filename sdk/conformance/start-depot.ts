@@ -68,16 +68,21 @@ child.on("exit", (code) => {
     process.exit(1);
   }
 });
-const stop = () => {
+const stop = (code = 0) => {
   stopping = true;
   child.kill("SIGTERM");
   child.once("exit", () => {
     rmSync(dir, { recursive: true, force: true });
-    process.exit(0);
+    process.exit(code);
   });
 };
-process.on("SIGINT", stop);
-process.on("SIGTERM", stop);
+process.on("SIGINT", () => stop());
+process.on("SIGTERM", () => stop());
+// A failure while seeding must not leave the server running on its own.
+process.on("uncaughtException", (error) => {
+  console.error(`start-depot: ${error.message}`);
+  stop(1);
+});
 
 /** A CLI command against the running server (it forwards to the server that holds the database). */
 function depot(...argv: string[]): Record<string, unknown> {
@@ -103,13 +108,14 @@ async function call(path: string, init: RequestInit & { json?: unknown } = {}) {
   return text ? JSON.parse(text) : null;
 }
 
-const deadline = Date.now() + 90_000;
+// A first start (initdb, migrations) takes seconds alone, minutes on a machine busy with other builds.
+const deadline = Date.now() + 300_000;
 for (;;) {
   const healthy = await fetch(`${server}/api/health`)
     .then((r) => r.ok)
     .catch(() => false);
   if (healthy) break;
-  if (Date.now() > deadline) throw new Error("depot did not become healthy within 90 s");
+  if (Date.now() > deadline) throw new Error("depot did not become healthy within 300 s");
   await Bun.sleep(200);
 }
 
