@@ -36,6 +36,8 @@ export interface Answer {
   status: number;
   headers: Record<string, string>;
   body: string | Uint8Array;
+  /** Send the body, then drop the connection (a download cut short). */
+  cut?: boolean;
 }
 
 export interface SignOptions {
@@ -119,6 +121,10 @@ export async function serve(handler: Handler): Promise<TestServer> {
       return;
     }
     response.writeHead(answer.status, answer.headers);
+    if (answer.cut) {
+      response.write(answer.body, () => response.socket?.destroy());
+      return;
+    }
     response.end(answer.body);
   });
   await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
