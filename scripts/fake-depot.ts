@@ -57,10 +57,10 @@ interface Answer {
 }
 
 /** A genuine answer from the real depot. */
-async function relay(method: string, pathAndQuery: string, headers: HeadersInit, body?: unknown) {
+async function relay(method: string, pathAndQuery: string, headers: Record<string, string>, body?: unknown) {
   const response = await fetch(`${realUrl}${pathAndQuery}`, {
     method,
-    headers: { ...Object.fromEntries(new Headers(headers)), "content-type": "application/json" },
+    headers: { ...headers, "content-type": "application/json" },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const answer = {

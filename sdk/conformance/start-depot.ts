@@ -34,7 +34,7 @@ const command = binary ? [resolve(binary)] : [process.execPath, join(root, "src/
 const dir = mkdtempSync(join(tmpdir(), "depot-sdk-"));
 const port = await freePort();
 const server = `http://127.0.0.1:${port}`;
-const env = {
+const env: Record<string, string | undefined> = {
   ...process.env,
   PORT: String(port),
   HOST: "127.0.0.1",
