@@ -19,14 +19,8 @@ import { join, resolve } from "node:path";
 
 const ROOT = resolve(import.meta.dir, "../..");
 const RUN = join(ROOT, "sdk/conformance/run.sh");
-/** Each language's driver, as run.sh builds and runs it: a language counts when this file exists. */
-const DRIVERS: Record<string, string> = {
-  js: "js/driver.ts",
-  python: "python/driver.py",
-  go: "go/go.mod",
-  java: "java/build.sh",
-  rust: "rust/Cargo.toml",
-};
+/** The languages run.sh knows; one counts when its driver's folder, sdk/conformance/<lang>/, exists. */
+const LANGUAGES = ["js", "python", "go", "java", "rust"];
 const FAKE_MODES = ["unsigned", "forged", "unknown-kid", "replayed", "swapped", "tampered", "self-keyed"];
 /** The first run of a language builds its driver (Rust's crates: minutes on a busy machine). */
 const FIRST_RUN_TIMEOUT_MS = 15 * 60_000;
@@ -39,12 +33,11 @@ const option = (name: string) => {
 };
 const binary = option("--binary");
 const asked = option("--lang")?.split(",").filter(Boolean);
-const languages = (asked ?? Object.keys(DRIVERS)).filter((lang) => {
-  const driver = DRIVERS[lang];
-  if (driver === undefined)
-    throw new Error(`check.ts: unknown language "${lang}" (${Object.keys(DRIVERS).join(", ")})`);
-  const present = existsSync(join(ROOT, "sdk/conformance", driver));
-  if (!present && asked) throw new Error(`check.ts: no driver for ${lang} (sdk/conformance/${driver})`);
+const languages = (asked ?? LANGUAGES).filter((lang) => {
+  if (!LANGUAGES.includes(lang))
+    throw new Error(`check.ts: unknown language "${lang}" (${LANGUAGES.join(", ")})`);
+  const present = existsSync(join(ROOT, "sdk/conformance", lang));
+  if (!present && asked) throw new Error(`check.ts: no driver for ${lang} (sdk/conformance/${lang}/)`);
   return present;
 });
 if (languages.length === 0) throw new Error("check.ts: no language has a driver in sdk/conformance/");
@@ -68,6 +61,8 @@ interface Case {
   check: (line: Line) => string | null;
 }
 
+// run.sh and the services run `bun` (and the JS driver's tools) from the repository's node_modules.
+process.env.PATH = `${join(ROOT, "node_modules/.bin")}:${process.env.PATH ?? ""}`;
 const children: ChildProcess[] = [];
 const stopAll = () => {
   for (const child of children) child.kill("SIGTERM");

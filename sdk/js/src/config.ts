@@ -61,7 +61,8 @@ export function resolveSettings(options: ClientOptions): Settings {
     productId,
     pinned: options.jwks === undefined ? null : parseJwks(options.jwks),
     http: {
-      fetch: options.fetch ?? globalThis.fetch.bind(globalThis),
+      // Looked up at each request: a fetch installed later (a test's, a proxy agent's) is the one used.
+      fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
       timeoutMs: seconds(options.timeout, 10, "timeout") * 1000,
       retries: Math.floor(seconds(options.retries, 2, "retries")),
       maxRetryWaitMs: seconds(options.maxRetryWait, 30, "maxRetryWait") * 1000,
