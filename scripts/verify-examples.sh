@@ -4,7 +4,7 @@
 #
 #   scripts/verify-examples.sh dist/depot
 #
-# Needs bun (or the binary's own, BUN_BE_BUN=1), `jose` in node_modules (npm ci), and a JDK 17+.
+# Needs bun (or the binary's own, BUN_BE_BUN=1), sdk/js (the TypeScript example's depot-client), and a JDK 17+.
 # The real JWKS is fetched once into the work dir and pinned (--jwks), as shipped software would.
 # Checks, for both examples:
 #   a. a demo license, keys pinned: VALID, a license file checked out to the default path and
@@ -66,7 +66,7 @@ else
   BUN=(env BUN_BE_BUN=1 "$BIN")
 fi
 run_bun() { "${BUN[@]}" "$@"; }
-[[ -d "$ROOT/node_modules/jose" ]] || fail "node_modules/jose is missing (run npm ci): the TypeScript example needs it"
+[[ -f "$ROOT/sdk/js/src/index.ts" ]] || fail "sdk/js is missing: the TypeScript example uses depot-client from it"
 command -v javac >/dev/null 2>&1 && command -v java >/dev/null 2>&1 || fail "java and javac (JDK 17+) are needed"
 
 cd "$WORK"

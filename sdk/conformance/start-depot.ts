@@ -34,7 +34,7 @@ const command = binary ? [resolve(binary)] : [process.execPath, join(root, "src/
 const dir = mkdtempSync(join(tmpdir(), "depot-sdk-"));
 const port = await freePort();
 const server = `http://127.0.0.1:${port}`;
-const env = {
+const env: Record<string, string | undefined> = {
   ...process.env,
   PORT: String(port),
   HOST: "127.0.0.1",
@@ -68,25 +68,21 @@ child.on("exit", (code) => {
     process.exit(1);
   }
 });
-const stop = () => {
+const stop = (code = 0) => {
   stopping = true;
   child.kill("SIGTERM");
   child.once("exit", () => {
     rmSync(dir, { recursive: true, force: true });
-    process.exit(0);
+    process.exit(code);
   });
 };
-process.on("SIGINT", stop);
-process.on("SIGTERM", stop);
-
-/** Stops the server and removes its directory before failing: a failed start leaves nothing running. */
-function giveUp(message: string): never {
-  stopping = true;
-  child.kill("SIGKILL");
-  rmSync(dir, { recursive: true, force: true });
-  console.error(`start-depot: ${message}`);
-  process.exit(1);
-}
+process.on("SIGINT", () => stop());
+process.on("SIGTERM", () => stop());
+// A failure while seeding must not leave the server running on its own.
+process.on("uncaughtException", (error) => {
+  console.error(`start-depot: ${error.message}`);
+  stop(1);
+});
 
 /** A CLI command against the running server (it forwards to the server that holds the database). */
 function depot(...argv: string[]): Record<string, unknown> {
@@ -112,92 +108,79 @@ async function call(path: string, init: RequestInit & { json?: unknown } = {}) {
   return text ? JSON.parse(text) : null;
 }
 
-// A first start creates the embedded database: seconds here, minutes on a loaded machine.
-const deadline = Date.now() + 240_000;
+// A first start (initdb, migrations) takes seconds alone, minutes on a machine busy with other builds.
+const deadline = Date.now() + 300_000;
 for (;;) {
   const healthy = await fetch(`${server}/api/health`)
     .then((r) => r.ok)
     .catch(() => false);
   if (healthy) break;
-  if (Date.now() > deadline) giveUp("depot did not become healthy within 240 s");
+  if (Date.now() > deadline) throw new Error("depot did not become healthy within 300 s");
   await Bun.sleep(200);
 }
 
-try {
-  await seed();
-} catch (error) {
-  giveUp(error instanceof Error ? error.message : String(error));
-}
+const admin = depot("user:create", "--name", "Ada", "--email", "ada@example.com", "--role", "admin");
+const token = String(depot("token:create", "--user", String(admin.id), "--name", "sdk").token);
+const product = depot("product:create", "--name", "Desk Clock", "--owner", "ada@example.com");
+const other = depot("product:create", "--name", "Other Thing", "--owner", "ada@example.com");
+const apiKey = String(depot("api-key:create", "--name", "sdk").key);
 
-async function seed() {
-  const admin = depot("user:create", "--name", "Ada", "--email", "ada@example.com", "--role", "admin");
-  const token = String(depot("token:create", "--user", String(admin.id), "--name", "sdk").token);
-  const product = depot("product:create", "--name", "Desk Clock", "--owner", "ada@example.com");
-  const other = depot("product:create", "--name", "Other Thing", "--owner", "ada@example.com");
-  const apiKey = String(depot("api-key:create", "--name", "sdk").key);
+const license = (productId: unknown, extra: Record<string, unknown> = {}) =>
+  call("/api/v1/licenses", {
+    method: "POST",
+    headers: { "x-api-key": apiKey },
+    json: { ownerId: String(admin.id), creatorId: String(admin.id), productId: String(productId), ...extra },
+  });
+const plain = await license(product.id, { maxIps: 100 });
+const machines = await license(product.id, { maxMachines: 3, maxIps: 100 });
+const others = await license(other.id);
 
-  const license = (productId: unknown, extra: Record<string, unknown> = {}) =>
-    call("/api/v1/licenses", {
-      method: "POST",
-      headers: { "x-api-key": apiKey },
-      json: {
-        ownerId: String(admin.id),
-        creatorId: String(admin.id),
-        productId: String(productId),
-        ...extra,
-      },
-    });
-  const plain = await license(product.id, { maxIps: 100 });
-  const machines = await license(product.id, { maxMachines: 3, maxIps: 100 });
-  const others = await license(other.id);
-
-  for (const version of ["1.0.0", "1.1.0"]) {
-    const files = [
-      { name: `desk-clock-${version}-linux-x86_64.tar.gz`, platform: "linux", arch: "x86_64" },
-      { name: `Desk-Clock-Setup-${version}.exe`, platform: "windows", arch: "x86_64" },
-    ];
-    const first = files[0] as (typeof files)[number];
-    const form = new FormData();
-    form.set("version_name", version);
-    form.set("title", `Desk Clock ${version}`);
-    form.set("changelog", `- release ${version}`);
-    form.set("platform", first.platform);
-    form.set("arch", first.arch);
-    form.set("file", new File([`${first.name} bytes\n`], first.name));
-    const published = await call(`/api/products/${product.id}/versions`, {
+for (const version of ["1.0.0", "1.1.0"]) {
+  const files = [
+    { name: `desk-clock-${version}-linux-x86_64.tar.gz`, platform: "linux", arch: "x86_64" },
+    { name: `Desk-Clock-Setup-${version}.exe`, platform: "windows", arch: "x86_64" },
+  ];
+  const first = files[0] as (typeof files)[number];
+  const form = new FormData();
+  form.set("version_name", version);
+  form.set("title", `Desk Clock ${version}`);
+  form.set("changelog", `- release ${version}`);
+  form.set("platform", first.platform);
+  form.set("arch", first.arch);
+  form.set("file", new File([`${first.name} bytes\n`], first.name));
+  const published = await call(`/api/products/${product.id}/versions`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}` },
+    body: form,
+  });
+  for (const file of files.slice(1)) {
+    const more = new FormData();
+    more.set("platform", file.platform);
+    more.set("arch", file.arch);
+    more.set("file", new File([`${file.name} bytes\n`], file.name));
+    await call(`/api/products/${product.id}/versions/${published.data.id}/artifacts`, {
       method: "POST",
       headers: { authorization: `Bearer ${token}` },
-      body: form,
+      body: more,
     });
-    for (const file of files.slice(1)) {
-      const more = new FormData();
-      more.set("platform", file.platform);
-      more.set("arch", file.arch);
-      more.set("file", new File([`${file.name} bytes\n`], file.name));
-      await call(`/api/products/${product.id}/versions/${published.data.id}/artifacts`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${token}` },
-        body: more,
-      });
-    }
   }
-
-  const jwks = join(dir, "jwks.json");
-  writeFileSync(jwks, JSON.stringify(await call("/.well-known/jwks.json")));
-  const fixture = {
-    server,
-    jwks,
-    productId: String(product.id),
-    key: plain.key,
-    machineKey: machines.key,
-    otherKey: others.key,
-    otherProductId: String(other.id),
-    apiKey,
-    token,
-    dataDir: dir,
-    pid: child.pid,
-  };
-  const out = option("--out");
-  if (out) writeFileSync(out, `${JSON.stringify(fixture)}\n`);
-  console.log(JSON.stringify(fixture));
 }
+
+const jwks = join(dir, "jwks.json");
+writeFileSync(jwks, JSON.stringify(await call("/.well-known/jwks.json")));
+const fixture = {
+  server,
+  jwks,
+  productId: String(product.id),
+  key: plain.key,
+  machineKey: machines.key,
+  otherKey: others.key,
+  otherProductId: String(other.id),
+  apiKey,
+  token,
+  dataDir: dir,
+  pid: child.pid,
+};
+const out = option("--out");
+if (out) writeFileSync(out, `${JSON.stringify(fixture)}\n`);
+console.log(JSON.stringify(fixture));
