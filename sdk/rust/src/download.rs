@@ -169,6 +169,13 @@ fn fetch(
         on_progress(have, size);
     }
     file.sync_all().map_err(|error| Error::io(part, error))?;
+    // ureq reads a connection closed before its Content-Length as an end: the .part is short.
+    if have < size {
+        return Ok(Outcome::Retry(Error::Unreachable(format!(
+            "{}: the connection closed after {have} of {size} bytes",
+            artifact.download_url
+        ))));
+    }
     Ok(Outcome::Complete)
 }
 

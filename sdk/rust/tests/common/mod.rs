@@ -71,6 +71,8 @@ pub struct Reply {
     pub body: Vec<u8>,
     /// Wait this long before answering (a timeout).
     pub delay: Duration,
+    /// Promise this many bytes but send only the body (a dropped connection).
+    pub declared_length: Option<usize>,
 }
 
 impl Reply {
@@ -80,6 +82,7 @@ impl Reply {
             headers: Vec::new(),
             body: body.into(),
             delay: Duration::ZERO,
+            declared_length: None,
         }
     }
 
@@ -202,7 +205,7 @@ fn serve(stream: TcpStream, handler: &Handler, seen: &Mutex<Vec<Request>>) {
     }
     out.push_str(&format!(
         "content-length: {}\r\nconnection: close\r\n\r\n",
-        reply.body.len()
+        reply.declared_length.unwrap_or(reply.body.len())
     ));
     let mut stream = stream;
     let _ = stream.write_all(out.as_bytes());
