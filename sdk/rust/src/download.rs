@@ -195,7 +195,7 @@ fn request(agent: &ureq::Agent, key: &str, url: &str, from: u64) -> Result<ureq:
         let response = match call.call() {
             Ok(response) | Err(ureq::Error::Status(_, response)) => response,
             Err(ureq::Error::Transport(transport)) => {
-                return Err(Error::Unreachable(format!("{url}: {transport}")))
+                return Err(Error::Unreachable(transport.to_string()))
             }
         };
         if !(300..400).contains(&response.status()) || response.status() == 304 {

@@ -93,10 +93,11 @@ fn once(agent: &ureq::Agent, config: &Config, request: &Request) -> Attempt {
         Ok(response) | Err(ureq::Error::Status(_, response)) => response,
         Err(ureq::Error::Transport(transport)) => {
             return Attempt::Retry {
-                error: Error::Unreachable(format!("{}: {transport}", request.url)),
+                // ureq's message names the URL.
+                error: Error::Unreachable(transport.to_string()),
                 wait: None,
                 answer: None,
-            }
+            };
         }
     };
     let answer = match read(response, config) {

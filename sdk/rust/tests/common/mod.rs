@@ -336,3 +336,44 @@ pub fn machine(id: &str, fingerprint: &str) -> serde_json::Value {
         "alive": true
     })
 }
+
+/// The seeded depot that `bun sdk/conformance/start-depot.ts --out FILE` started, from
+/// `DEPOT_FIXTURE=FILE` (sdk/rust/test.sh sets it).
+pub struct Fixture {
+    pub json: serde_json::Value,
+}
+
+impl Fixture {
+    pub fn load() -> Fixture {
+        let path = std::env::var("DEPOT_FIXTURE")
+            .expect("DEPOT_FIXTURE names start-depot's JSON: run sdk/rust/test.sh");
+        let text = std::fs::read_to_string(&path).expect("cannot read DEPOT_FIXTURE");
+        Fixture {
+            json: serde_json::from_str(&text).expect("DEPOT_FIXTURE is not JSON"),
+        }
+    }
+
+    pub fn get(&self, name: &str) -> String {
+        match &self.json[name] {
+            serde_json::Value::String(text) => text.clone(),
+            other => other.to_string(),
+        }
+    }
+
+    pub fn config(&self) -> depot_client::Config {
+        let jwks = std::fs::read_to_string(self.get("jwks")).unwrap();
+        depot_client::Config::new(self.get("server"), self.get("productId"), jwks)
+    }
+
+    pub fn client(&self) -> depot_client::Client {
+        depot_client::Client::new(self.config()).unwrap()
+    }
+}
+
+/// A directory of its own under the system's temporary one, empty.
+pub fn temp_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("depot-client-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
