@@ -681,7 +681,7 @@ impl Client {
         }
         Err(Error::Refused(refusal(
             answer.status,
-            &checked.body,
+            checked.raw,
             retry_after,
         )))
     }
@@ -739,7 +739,9 @@ impl Client {
 }
 
 /// A signed refusal as a [`Refusal`]: its code, or one named after its status.
-fn refusal(status: u16, body: &Object, retry_after: Option<Duration>) -> Refusal {
+fn refusal(status: u16, raw: Value, retry_after: Option<Duration>) -> Refusal {
+    let empty = Map::new();
+    let body = raw.as_object().unwrap_or(&empty);
     let code = string(body, "code").unwrap_or_else(|| {
         match status {
             401 => codes::UNAUTHENTICATED,
@@ -778,6 +780,7 @@ fn refusal(status: u16, body: &Object, retry_after: Option<Duration>) -> Refusal
         status,
         retry_after,
         errors,
+        raw,
     }
 }
 

@@ -243,12 +243,16 @@ fn starts_at(response: &ureq::Response) -> Option<u64> {
 
 fn refusal(response: ureq::Response) -> Refusal {
     let status = response.status();
-    let message = response
+    let raw = response
         .into_string()
         .ok()
         .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
-        .and_then(|json| json.get("message")?.as_str().map(str::to_string))
         .unwrap_or_default();
+    let message = raw
+        .get("message")
+        .and_then(|message| message.as_str())
+        .unwrap_or_default()
+        .to_string();
     let code = match status {
         401 => "UNAUTHENTICATED",
         403 => "FORBIDDEN",
@@ -266,6 +270,7 @@ fn refusal(response: ureq::Response) -> Refusal {
         status,
         retry_after: None,
         errors: Default::default(),
+        raw,
     }
 }
 

@@ -35,7 +35,7 @@ pub enum Error {
 }
 
 /// A signed refusal: what depot said, by its code.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Refusal {
     /// `TOO_MANY_MACHINES`, `TOO_MANY_ACTIVATIONS`, `HEARTBEAT_DEAD`, `REVOKED`, `EXPIRED`,
     /// `NOT_FOUND` as depot names them; for a refusal without a code, from its status:
@@ -50,6 +50,9 @@ pub struct Refusal {
     pub retry_after: Option<Duration>,
     /// A 422's messages per field.
     pub errors: BTreeMap<String, Vec<String>>,
+    /// The refusal's JSON body as depot sent it (`Null` when it was not JSON), for what the
+    /// fields above do not show.
+    pub raw: serde_json::Value,
 }
 
 impl Error {
