@@ -754,32 +754,11 @@ fn refusal(status: u16, raw: Value, retry_after: Option<Duration>) -> Refusal {
         }
         .to_string()
     });
-    let errors = body
-        .get("errors")
-        .and_then(Value::as_object)
-        .map(|fields| {
-            fields
-                .iter()
-                .map(|(field, messages)| {
-                    let list = match messages {
-                        Value::Array(list) => list
-                            .iter()
-                            .filter_map(|m| m.as_str().map(str::to_string))
-                            .collect(),
-                        Value::String(one) => vec![one.clone()],
-                        _ => Vec::new(),
-                    };
-                    (field.clone(), list)
-                })
-                .collect()
-        })
-        .unwrap_or_default();
     Refusal {
         code,
         message: string(body, "message").unwrap_or_default(),
         status,
         retry_after,
-        errors,
         raw,
     }
 }

@@ -269,7 +269,6 @@ fn refusal(response: ureq::Response) -> Refusal {
         message,
         status,
         retry_after: None,
-        errors: Default::default(),
         raw,
     }
 }

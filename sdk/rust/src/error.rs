@@ -48,11 +48,37 @@ pub struct Refusal {
     pub status: u16,
     /// `Retry-After`, when the refusal carries one (`TOO_MANY_ACTIVATIONS`, a 429).
     pub retry_after: Option<Duration>,
-    /// A 422's messages per field.
-    pub errors: BTreeMap<String, Vec<String>>,
     /// The refusal's JSON body as depot sent it (`Null` when it was not JSON), for what the
     /// fields above do not show.
     pub raw: serde_json::Value,
+}
+
+impl Refusal {
+    /// A 422's messages per field (its `errors`), empty for any other refusal.
+    pub fn field_errors(&self) -> BTreeMap<String, Vec<String>> {
+        let fields = match self
+            .raw
+            .get("errors")
+            .and_then(serde_json::Value::as_object)
+        {
+            Some(fields) => fields,
+            None => return BTreeMap::new(),
+        };
+        fields
+            .iter()
+            .map(|(field, messages)| {
+                let list = match messages {
+                    serde_json::Value::Array(list) => list
+                        .iter()
+                        .filter_map(|m| m.as_str().map(str::to_string))
+                        .collect(),
+                    serde_json::Value::String(one) => vec![one.clone()],
+                    _ => Vec::new(),
+                };
+                (field.clone(), list)
+            })
+            .collect()
+    }
 }
 
 impl Error {

@@ -443,7 +443,7 @@ fn a_422_is_a_refusal_with_its_fields() {
         Err(Error::Refused(refusal)) => {
             assert_eq!(refusal.code, "INVALID");
             assert_eq!(
-                refusal.errors["fingerprint"],
+                refusal.field_errors()["fingerprint"],
                 vec!["The fingerprint field is invalid.".to_string()]
             );
         }
