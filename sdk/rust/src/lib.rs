@@ -6,7 +6,7 @@
 //! ```no_run
 //! use depot_client::{Client, Config, Error};
 //!
-//! let config = Config::new("https://licenses.example.com", "1", include_str!("../tests/data/example-jwks.json"));
+//! let config = Config::new("https://licenses.example.com", "1", include_str!("../tests/fixtures/example-jwks.json"));
 //! let client = Client::new(config)?;
 //! match client.validate("XXXXX-XXXXX-XXXXX-XXXXX-XXXXX", None) {
 //!     Ok(v) if v.valid => println!("licensed"),
