@@ -2,7 +2,7 @@
 # depot-client (Rust)'s tests, offline from Debian's crates (sdk/.cargo/config.toml):
 #   1. clippy and rustfmt, when the toolchain has them;
 #   2. cargo test: unit tests, doc tests, and the fake-server tests (tests/answers.rs, machines.rs,
-#      license_files.rs, downloads.rs, status.rs);
+#      license_files.rs, downloads.rs, status.rs); and that the `tls` feature builds;
 #   3. against a seeded depot (bun sdk/conformance/start-depot.ts): tests/live.rs, the conformance
 #      driver (sdk/conformance/run.sh rust) against it and against scripts/fake-depot.ts in each
 #      mode, then tests/outage.rs, which stops that depot.
@@ -42,6 +42,7 @@ if cargo fmt --version >/dev/null 2>&1; then
   step rustfmt cargo fmt --check
 fi
 step "cargo test" cargo test
+step "tls feature" cargo check --quiet --features tls
 
 echo "+ bun sdk/conformance/start-depot.ts --out $WORK/fixture.json"
 (cd "$ROOT" && exec bun sdk/conformance/start-depot.ts --out "$WORK/fixture.json" >/dev/null) &
