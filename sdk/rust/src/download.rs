@@ -49,6 +49,8 @@ pub(crate) fn check_file_name(name: &str) -> Result<(), Error> {
 
 enum Outcome {
     Complete,
+    /// The .part was not a prefix of the file (416): deleted, start over.
+    Restart,
     /// Worth another attempt (the connection dropped, a 5xx): resumes from the `.part`.
     Retry(Error),
 }
@@ -70,10 +72,27 @@ pub(crate) fn download(
     }
     let target = directory.join(&artifact.file_name);
     let part = directory.join(format!("{}.part", artifact.file_name));
+    // A .part already whole (the app stopped before the rename): checked, and fetched again only
+    // when it does not match.
+    let whole = artifact.file_size > 0
+        && fs::metadata(&part).map(|m| m.len()).ok() == Some(artifact.file_size);
+    let mut done = whole && check_hashes(&part, artifact).is_ok();
+    if whole && !done {
+        fs::remove_file(&part).map_err(|error| Error::io(&part, error))?;
+    }
+    let checked = done;
     let mut attempt = 0;
-    loop {
+    let mut restarted = false;
+    while !done {
         match fetch(agent, key, artifact, &part, on_progress)? {
-            Outcome::Complete => break,
+            Outcome::Complete => done = true,
+            // Once: a .part that is no prefix of the file is dropped and the download starts over.
+            Outcome::Restart if !restarted => restarted = true,
+            Outcome::Restart => {
+                return Err(Error::Unverifiable(
+                    "the server refuses the range of a fresh download".into(),
+                ))
+            }
             Outcome::Retry(error) => {
                 let wait = backoff(attempt);
                 if attempt >= config.retries || wait > config.max_retry_wait {
@@ -84,9 +103,11 @@ pub(crate) fn download(
             }
         }
     }
-    if let Err(error) = check_hashes(&part, artifact) {
-        let _ = fs::remove_file(&part);
-        return Err(error);
+    if !checked {
+        if let Err(error) = check_hashes(&part, artifact) {
+            let _ = fs::remove_file(&part);
+            return Err(error);
+        }
     }
     fs::rename(&part, &target).map_err(|error| Error::io(&target, error))?;
     Ok(target)
@@ -124,9 +145,7 @@ fn fetch(
         // The range is past the end: the .part is not a prefix of this file.
         416 => {
             fs::remove_file(part).map_err(|error| Error::io(part, error))?;
-            return Ok(Outcome::Retry(Error::Unverifiable(
-                "the partial download is not a prefix of the file".into(),
-            )));
+            return Ok(Outcome::Restart);
         }
         206 => {
             return Err(Error::Unverifiable(

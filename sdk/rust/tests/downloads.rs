@@ -127,6 +127,53 @@ fn a_part_is_resumed_with_a_range() {
 }
 
 #[test]
+fn a_whole_part_is_checked_without_a_request() {
+    let server = file_server(CONTENT);
+    let dir = directory("whole-part");
+    fs::write(dir.join("app.tar.gz.part"), CONTENT).unwrap();
+    let path = client(&server)
+        .download(KEY, &artifact(&server, "app.tar.gz"), &dir)
+        .unwrap();
+    assert_eq!(fs::read(path).unwrap(), CONTENT);
+    assert!(server.requests().is_empty());
+}
+
+#[test]
+fn a_part_that_is_not_a_prefix_is_dropped() {
+    let server = file_server(CONTENT);
+    // As long as the file but not it: fetched again whole.
+    let dir = directory("wrong-part");
+    fs::write(dir.join("app.tar.gz.part"), vec![b'x'; CONTENT.len()]).unwrap();
+    let path = client(&server)
+        .download(KEY, &artifact(&server, "app.tar.gz"), &dir)
+        .unwrap();
+    assert_eq!(fs::read(path).unwrap(), CONTENT);
+    assert_eq!(server.requests()[0].header("range"), None);
+    // Longer than the file: dropped before asking.
+    let dir = directory("long-part");
+    fs::write(dir.join("app.tar.gz.part"), vec![b'x'; CONTENT.len() + 5]).unwrap();
+    client(&server)
+        .download(KEY, &artifact(&server, "app.tar.gz"), &dir)
+        .unwrap();
+}
+
+#[test]
+fn a_416_starts_over_once() {
+    let server = FakeServer::start(|request, _| match request.header("range") {
+        Some(_) => Reply::new(416, ""),
+        None => Reply::new(200, CONTENT),
+    });
+    let dir = directory("416");
+    fs::write(dir.join("app.tar.gz.part"), b"0123").unwrap();
+    let path = Client::new(Config::new(&server.url, "1", Signer::new("k1").jwks()).retries(0))
+        .unwrap()
+        .download(KEY, &artifact(&server, "app.tar.gz"), &dir)
+        .unwrap();
+    assert_eq!(fs::read(path).unwrap(), CONTENT);
+    assert_eq!(server.requests().len(), 2);
+}
+
+#[test]
 fn a_200_to_a_range_starts_over() {
     let server = FakeServer::start(|_, _| Reply::new(200, CONTENT));
     let dir = directory("restart");
