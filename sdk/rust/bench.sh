@@ -14,7 +14,8 @@ TARGET="$ROOT/sdk/conformance/.build/rust"
 WORK="$(mktemp -d)"
 depot_pid=""
 cleanup() {
-  if [[ -n "$depot_pid" ]]; then kill "$depot_pid" 2>/dev/null || true; wait "$depot_pid" 2>/dev/null || true; fi
+  # start-depot's process group: it and the depot it started.
+  if [[ -n "$depot_pid" ]]; then kill -TERM -- "-$depot_pid" 2>/dev/null || true; wait "$depot_pid" 2>/dev/null || true; fi
   rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -26,9 +27,10 @@ fixture="${DEPOT_FIXTURE:-}"
 if [[ -z "$fixture" ]]; then
   fixture="$WORK/fixture.json"
   echo "+ bun sdk/conformance/start-depot.ts --out $fixture" >&2
-  (cd "$ROOT" && PATH="$ROOT/node_modules/.bin:$PATH" exec bun sdk/conformance/start-depot.ts --out "$fixture" >/dev/null) &
+  PATH="$ROOT/node_modules/.bin:$PATH" setsid bash -c \
+    'cd "$0" && exec bun sdk/conformance/start-depot.ts --out "$1" >/dev/null' "$ROOT" "$fixture" &
   depot_pid=$!
-  for _ in $(seq 1 900); do [[ -s "$fixture" ]] && break; sleep 0.2; done
+  while kill -0 "$depot_pid" 2>/dev/null && [[ ! -s "$fixture" ]]; do sleep 0.2; done
   [[ -s "$fixture" ]] || { echo "bench.sh: the seeded depot did not start" >&2; exit 1; }
 fi
 
