@@ -27,7 +27,7 @@ fixture="${DEPOT_FIXTURE:-}"
 if [[ -z "$fixture" ]]; then
   fixture="$WORK/fixture.json"
   echo "+ bun sdk/conformance/start-depot.ts --out $fixture" >&2
-  PATH="$ROOT/node_modules/.bin:$PATH" setsid bash -c \
+  PATH="$ROOT/node_modules/.bin:$PATH" TMPDIR="$WORK" setsid bash -c \
     'cd "$0" && exec bun sdk/conformance/start-depot.ts --out "$1" >/dev/null' "$ROOT" "$fixture" &
   depot_pid=$!
   while kill -0 "$depot_pid" 2>/dev/null && [[ ! -s "$fixture" ]]; do sleep 0.2; done

@@ -15,8 +15,9 @@ export PATH="$ROOT/node_modules/.bin:$PATH"
 failed=()
 WORK="$(mktemp -d)"
 depot_pid=""
-# start-depot runs in a process group of its own: stopping the group also stops the depot it
-# started when start-depot itself failed or exited first.
+# start-depot runs in a process group of its own, its data directory under $WORK: stopping the
+# group also stops the depot it started when start-depot itself failed or exited first, and
+# nothing is left behind.
 stop_depot() {
   if [[ -n "$depot_pid" ]]; then
     kill -TERM -- "-$depot_pid" 2>/dev/null
@@ -56,7 +57,7 @@ step "tls feature" cargo check --quiet --features tls
 # On a loaded machine depot may miss start-depot's 90 s: a second try.
 for _ in 1 2; do
   echo "+ bun sdk/conformance/start-depot.ts --out $WORK/fixture.json"
-  setsid bash -c 'cd "$0" && exec bun sdk/conformance/start-depot.ts --out "$1" >/dev/null' "$ROOT" "$WORK/fixture.json" &
+  TMPDIR="$WORK" setsid bash -c 'cd "$0" && exec bun sdk/conformance/start-depot.ts --out "$1" >/dev/null' "$ROOT" "$WORK/fixture.json" &
   depot_pid=$!
   while kill -0 "$depot_pid" 2>/dev/null && [[ ! -s "$WORK/fixture.json" ]]; do sleep 0.2; done
   [[ -s "$WORK/fixture.json" ]] && break
