@@ -254,7 +254,6 @@ impl Client {
         Freshness::Skew(self.inner.config.max_clock_skew.as_secs() as i64)
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn validation_of(
         &self,
         answer: &SignedAnswer,
@@ -266,11 +265,8 @@ impl Client {
     ) -> Result<Validation, Error> {
         let verified = self.verified(answer, retry_after, nonce, freshness)?;
         let checked = verified.checked;
-        let validation = Validation::from_json(
-            &checked.body,
-            checked.raw,
-            from_unix_seconds(checked.created),
-        )?;
+        let signed_at = from_unix_seconds(checked.created);
+        let validation = Validation::from_json(checked.raw, signed_at)?;
         if let Some(license) = &validation.license {
             self.check_license(license, key, &validation.code)?;
         }
@@ -324,7 +320,7 @@ impl Client {
         body.insert("nonce".into(), json!(nonce));
         let answer = self.send_json("/api/v1/licenses/activate", &body)?;
         let verified = self.verified(&answer.signed, answer.retry_after, &nonce, self.live())?;
-        let body = &verified.checked.body;
+        let body = verified.checked.body();
         let machine = match member(body, "machine")? {
             Some(machine) => Machine::from_json(machine)?,
             None => return unverifiable("the activation has no machine"),
@@ -366,7 +362,7 @@ impl Client {
             json: None,
         })?;
         let verified = self.verified(&answer.signed, answer.retry_after, &nonce, self.live())?;
-        let machine = match member(&verified.checked.body, "machine")? {
+        let machine = match member(verified.checked.body(), "machine")? {
             Some(machine) => Machine::from_json(machine)?,
             None => return unverifiable("the heartbeat's answer has no machine"),
         };
@@ -478,7 +474,7 @@ impl Client {
             json: None,
         })?;
         let verified = self.verified(&answer.signed, answer.retry_after, &nonce, self.live())?;
-        let body = &verified.checked.body;
+        let body = verified.checked.body();
         // A relay could hand over depot's genuine "no upgrade" for another product or platform.
         for (name, asked, default) in [
             ("product_id", Some(&config.product_id), ""),
@@ -666,7 +662,7 @@ impl Client {
             now,
             freshness,
         )?;
-        let echoed = checked.body.get("nonce");
+        let echoed = checked.body().get("nonce");
         let success = (200..300).contains(&answer.status);
         match echoed {
             Some(Value::String(echoed)) if echoed == nonce => {}

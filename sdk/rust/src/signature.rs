@@ -40,12 +40,19 @@ pub(crate) enum Freshness {
     Kept { max_age: i64, skew: i64 },
 }
 
-/// A verified answer's JSON object and when it was signed.
+/// A verified answer's JSON (an object) and when it was signed.
 #[derive(Debug)]
 pub(crate) struct Checked {
-    pub body: Object,
     pub raw: Value,
     pub created: i64,
+}
+
+impl Checked {
+    pub fn body(&self) -> &Object {
+        self.raw
+            .as_object()
+            .expect("verify() lets only an object through")
+    }
 }
 
 fn unverifiable<T>(reason: impl Into<String>) -> Result<T, Error> {
@@ -150,11 +157,10 @@ pub(crate) fn verify(
         Ok(raw) => raw,
         Err(_) => return unverifiable("the signed body is not JSON"),
     };
-    let body = match raw.as_object() {
-        Some(body) => body.clone(),
-        None => return unverifiable("the signed body is not a JSON object"),
-    };
-    Ok(Checked { body, raw, created })
+    if !raw.is_object() {
+        return unverifiable("the signed body is not a JSON object");
+    }
+    Ok(Checked { raw, created })
 }
 
 /// The value of a one-member dictionary `name=:<base64>:` (RFC 8941 byte sequence).

@@ -360,12 +360,9 @@ fn count(o: &Object, name: &str) -> Result<Option<Count>, Error> {
 }
 
 impl Validation {
-    pub(crate) fn from_json(
-        body: &Object,
-        raw: Value,
-        signed_at: SystemTime,
-    ) -> Result<Validation, Error> {
-        Ok(Validation {
+    pub(crate) fn from_json(raw: Value, signed_at: SystemTime) -> Result<Validation, Error> {
+        let body = object(&raw, "the answer")?;
+        let mut validation = Validation {
             valid: boolean(body, "valid").ok_or_else(|| missing("the answer", "valid"))?,
             code: string(body, "code").ok_or_else(|| missing("the answer", "code"))?,
             detail: string(body, "detail"),
@@ -380,8 +377,10 @@ impl Validation {
             license_file: string(body, "license_file"),
             license_file_expires_at: string(body, "license_file_expires_at"),
             signed_at,
-            raw,
-        })
+            raw: Value::Null,
+        };
+        validation.raw = raw;
+        Ok(validation)
     }
 }
 
