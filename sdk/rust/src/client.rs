@@ -558,7 +558,8 @@ impl Client {
             }
             Err(error) => error,
         };
-        if let Some(validation) = self.kept_validation(key, fingerprint) {
+        let grace = self.inner.config.offline_grace.as_secs() as i64;
+        if let Some(validation) = self.kept_validation(key, fingerprint, grace) {
             return Status {
                 valid: validation.valid,
                 code: validation.code.clone(),
@@ -596,20 +597,27 @@ impl Client {
             valid: false,
             code,
             source: Source::None,
-            checked_at: None,
+            // When depot last said anything about this key, however long ago.
+            checked_at: self
+                .kept_validation(key, fingerprint, i64::MAX)
+                .map(|validation| validation.signed_at),
             error: Some(error),
             validation: None,
             license_file: None,
         }
     }
 
-    /// The kept validation, verified again as it is read, if younger than `offline_grace`.
-    fn kept_validation(&self, key: &str, fingerprint: Option<&str>) -> Option<Validation> {
+    /// The kept validation, verified again as it is read, if younger than `max_age` seconds.
+    fn kept_validation(
+        &self,
+        key: &str,
+        fingerprint: Option<&str>,
+        max_age: i64,
+    ) -> Option<Validation> {
         let kept = self.inner.store.kept_answer(key, fingerprint)?;
-        let config = &self.inner.config;
         let freshness = Freshness::Kept {
-            max_age: config.offline_grace.as_secs() as i64,
-            skew: config.max_clock_skew.as_secs() as i64,
+            max_age,
+            skew: self.inner.config.max_clock_skew.as_secs() as i64,
         };
         self.validation_of(&kept.answer, None, key, fingerprint, &kept.nonce, freshness)
             .ok()

@@ -268,7 +268,8 @@ pub struct Status {
     pub code: String,
     /// Where the answer came from.
     pub source: Source,
-    /// When depot last said so: the answer's signature time, or the license file's issue time.
+    /// When depot last said so: the answer's signature time, or the license file's issue time;
+    /// with `Source::None`, when depot last answered about this key, if ever (past the grace).
     pub checked_at: Option<SystemTime>,
     /// Why depot was not asked successfully now (every source but `Online`).
     pub error: Option<Error>,

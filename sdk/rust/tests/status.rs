@@ -98,8 +98,27 @@ fn online_then_cache_then_license_file_then_none() {
 
     // Eight days on, past the grace: only a license file would do, and none was checked out.
     mode.store(DOWN, Ordering::SeqCst);
+    // A new client without a state directory: nothing kept at all.
     let late = Client::new(config(&server, &signer).clock(later(8))).unwrap();
-    assert_eq!(late.status(KEY, None).source, Source::None);
+    let gone = late.status(KEY, None);
+    assert_eq!((gone.source, gone.checked_at), (Source::None, None));
+}
+
+#[test]
+fn past_the_grace_the_status_still_says_when_depot_last_answered() {
+    let signer = Arc::new(Signer::new("k1"));
+    let mode = Arc::new(AtomicU8::new(UP));
+    let server = depot(&signer, &mode);
+    let dir = state_dir("last-answer");
+    let client = Client::new(config(&server, &signer).state_dir(&dir)).unwrap();
+    let checked_at = client.status(KEY, None).checked_at;
+    mode.store(DOWN, Ordering::SeqCst);
+    let late = Client::new(config(&server, &signer).state_dir(&dir).clock(later(8))).unwrap();
+    let status = late.status(KEY, None);
+    assert_eq!((status.valid, status.source), (false, Source::None));
+    assert_eq!(status.code, "UNREACHABLE");
+    assert_eq!(status.checked_at, checked_at);
+    let _ = fs::remove_dir_all(&dir);
 }
 
 #[test]
