@@ -2,7 +2,7 @@
 # depot-client (Rust)'s tests, offline from Debian's crates (sdk/.cargo/config.toml):
 #   1. clippy and rustfmt, when the toolchain has them;
 #   2. cargo test: unit tests, doc tests, and the fake-server tests (tests/answers.rs, machines.rs,
-#      license_files.rs, downloads.rs, status.rs); and that the `tls` feature builds;
+#      license_files.rs, downloads.rs, status.rs); that the `tls` feature builds; the docs;
 #   3. against a seeded depot (bun sdk/conformance/start-depot.ts): tests/live.rs, the conformance
 #      driver (sdk/conformance/run.sh rust) against it and against scripts/fake-depot.ts in each
 #      mode, then tests/outage.rs, which stops that depot.
@@ -53,6 +53,7 @@ if cargo fmt --version >/dev/null 2>&1; then
 fi
 step "cargo test" cargo test
 step "tls feature" cargo check --quiet --features tls
+step "docs" env RUSTDOCFLAGS="-D warnings" cargo doc --quiet --no-deps
 
 # On a loaded machine depot may miss start-depot's 90 s: a second try.
 for _ in 1 2; do
