@@ -38,7 +38,8 @@ case "$lang" in
     exec java -cp "$BUILD/java" Driver "$@"
     ;;
   rust)
-    cargo build --quiet --release --manifest-path "$HERE/rust/Cargo.toml" --target-dir "$BUILD/rust" >&2
+    # From inside sdk/, so that cargo reads sdk/.cargo/config.toml (Debian's crates, offline).
+    (cd "$HERE/rust" && cargo build --quiet --release --target-dir "$BUILD/rust") >&2
     exec "$BUILD/rust/release/depot-conformance" "$@"
     ;;
   *)
