@@ -129,7 +129,7 @@ public final class DepotClient {
     return v;
   }
 
-  private record Verified(Validation validation, Instant created) {}
+  record Verified(Validation validation, Instant created) {}
 
   private Verified validation(String path, String key, String fingerprint, Duration ttl) throws DepotException {
     Objects.requireNonNull(key, "key");
@@ -141,11 +141,16 @@ public final class DepotClient {
     if (ttl != null) body.put("ttl", ttl.getSeconds());
     body.put("nonce", nonce);
     RawAnswer raw = transport.send(post(path, body), server);
+    Verified verified = verifyValidation(raw, nonce, key, fingerprint);
+    store.keepAnswer(key, fingerprint, raw);
+    return verified;
+  }
+
+  /** Every check of a validation's answer, as it came: what validate costs besides the network (bench). */
+  Verified verifyValidation(RawAnswer raw, String nonce, String key, String fingerprint) throws DepotException {
     AnswerVerifier.Checked checked = verifier.verify(raw, nonce);
     if (!raw.ok()) throw refusal(checked);
-    Validation v = aboutValidation(checked.body(), key, fingerprint);
-    store.keepAnswer(key, fingerprint, raw);
-    return new Verified(v, checked.created());
+    return new Verified(aboutValidation(checked.body(), key, fingerprint), checked.created());
   }
 
   /** Step 7 for a validation: about this key, this product, this machine. */
