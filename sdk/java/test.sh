@@ -56,10 +56,11 @@ done
 [[ -s "$FIXTURE" ]] || { cat "$BUILD/start-depot.log" >&2; echo "start-depot did not start within 120 s" >&2; exit 1; }
 echo "  depot: $(cat "$FIXTURE")"
 
+tests=0
 run env DEPOT_FIXTURE="$FIXTURE" java -cp "$BUILD/classes:$BUILD/test-classes" io.github.depothq.depot.TestRunner \
-  JsonTest UnitTest LocalServerTest LiveDepotTest "${ONLY[@]}"
+  JsonTest UnitTest LocalServerTest LiveDepotTest "${ONLY[@]}" || tests=$?
 
-[[ ${#ONLY[@]} -eq 0 ]] || exit 0
+[[ ${#ONLY[@]} -eq 0 ]] || exit "$tests"
 
 # --- the conformance driver ------------------------------------------------------------------
 field() { sed -E "s/.*\"$1\":\"([^\"]*)\".*/\\1/" "$FIXTURE"; }
@@ -116,4 +117,4 @@ for mode in unsigned forged replayed swapped self-keyed; do
   FAKE_PID=""
 done
 echo "conformance: $passed passed, $failed failed"
-[[ $failed -eq 0 ]]
+[[ $failed -eq 0 && $tests -eq 0 ]]
