@@ -8,7 +8,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,6 +26,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Flow;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -151,7 +151,8 @@ final class Downloader {
     if (key != null) builder.header("X-License-Key", key);
     if (have > 0) builder.header("Range", "bytes=" + have + "-");
     long expected = artifact.fileSize();
-    FileSink[] sink = new FileSink[1];
+    // Set on the HTTP client's thread when the body starts, read by this one to judge the idle timeout.
+    AtomicReference<FileSink> sink = new AtomicReference<>();
     HttpResponse.BodyHandler<Object> handler = info -> {
       int status = info.statusCode();
       if (status == 200 || (status == 206 && have > 0)) {
@@ -164,11 +165,11 @@ final class Downloader {
           from = have;
         }
         try {
-          sink[0] = new FileSink(part, from, expected, progress);
+          sink.set(new FileSink(part, from, expected, progress));
         } catch (IOException e) {
           throw new UncheckedIOException(e);
         }
-        return HttpResponse.BodySubscribers.mapping(sink[0], done -> (Object) done);
+        return HttpResponse.BodySubscribers.mapping(sink.get(), done -> (Object) done);
       }
       if (status == 416 && have > 0) return HttpResponse.BodySubscribers.replacing(Outcome.START_OVER);
       return HttpResponse.BodySubscribers.mapping(new Transport.LimitedBody(64 << 10), body -> (Object) body);
@@ -184,17 +185,18 @@ final class Downloader {
           response = future.get(100, TimeUnit.MILLISECONDS);
           break;
         } catch (TimeoutException e) {
-          long lastByte = sink[0] == null ? started : Math.max(started, sink[0].lastProgress);
+          FileSink writing = sink.get();
+          long lastByte = writing == null ? started : Math.max(started, writing.lastProgress);
           if (System.nanoTime() - lastByte > timeoutNanos) {
             future.cancel(true);
-            if (sink[0] != null) sink[0].abort();
+            if (writing != null) writing.abort();
             throw new IOException("no byte within " + transport.timeout.toMillis() + " ms");
           }
         }
       }
     } catch (InterruptedException e) {
       future.cancel(true);
-      if (sink[0] != null) sink[0].abort();
+      if (sink.get() != null) sink.get().abort();
       Thread.currentThread().interrupt();
       throw new UnreachableException("interrupted", e);
     } catch (ExecutionException e) {
@@ -391,9 +393,5 @@ final class Downloader {
       close();
       result.complete(Outcome.COMPLETE);
     }
-  }
-
-  static String utf8(byte[] bytes) {
-    return new String(bytes, StandardCharsets.UTF_8);
   }
 }

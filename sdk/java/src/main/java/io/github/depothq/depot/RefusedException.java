@@ -17,6 +17,7 @@ public final class RefusedException extends DepotException {
   private static final long serialVersionUID = 1L;
 
   private final String code;
+  private final String reason;
   private final int status;
   private final transient Duration retryAfter;
   private final transient Map<String, List<String>> errors;
@@ -29,8 +30,6 @@ public final class RefusedException extends DepotException {
     this.errors = errors == null ? Map.of() : Map.copyOf(errors);
     this.reason = message;
   }
-
-  private final String reason;
 
   /** depot's code for the refusal. */
   public String code() {

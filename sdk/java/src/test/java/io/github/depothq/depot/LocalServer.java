@@ -73,6 +73,9 @@ final class LocalServer implements AutoCloseable {
     }
   }
 
+  /** A reply header the server does not send: "N:MS" stalls the body after N bytes for MS ms. */
+  static final String STALL_HEADER = "X-Test-Stall";
+
   interface Responder {
     Reply answer(Request request) throws Exception;
   }
@@ -120,12 +123,34 @@ final class LocalServer implements AutoCloseable {
           return;
         }
       }
-      for (Map.Entry<String, String> h : reply.headers().entrySet()) exchange.getResponseHeaders().add(h.getKey(), h.getValue());
+      // STALL_HEADER "N:MS": send N bytes of the body, then nothing for MS milliseconds, then the rest.
+      int stallAt = -1;
+      long stallMillis = 0;
+      for (Map.Entry<String, String> h : reply.headers().entrySet()) {
+        if (h.getKey().equals(STALL_HEADER)) {
+          String[] v = h.getValue().split(":");
+          stallAt = Integer.parseInt(v[0]);
+          stallMillis = Long.parseLong(v[1]);
+        } else {
+          exchange.getResponseHeaders().add(h.getKey(), h.getValue());
+        }
+      }
       byte[] out = reply.body() == null ? new byte[0] : reply.body();
       exchange.sendResponseHeaders(reply.status(), out.length == 0 ? -1 : out.length);
       if (out.length > 0) {
         try (OutputStream os = exchange.getResponseBody()) {
-          os.write(out);
+          if (stallAt >= 0) {
+            os.write(out, 0, stallAt);
+            os.flush();
+            try {
+              Thread.sleep(stallMillis);
+            } catch (InterruptedException e) {
+              return;
+            }
+            os.write(out, stallAt, out.length - stallAt);
+          } else {
+            os.write(out);
+          }
         }
       }
     } catch (IOException e) {

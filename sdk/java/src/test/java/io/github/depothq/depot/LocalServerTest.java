@@ -795,6 +795,24 @@ public final class LocalServerTest {
   }
 
   @Test
+  public void downloadTimesOutBetweenBytesThenResumes() throws Exception {
+    Path dir = Files.createTempDirectory("depot-dl");
+    Artifact a = artifact("app.tar.gz", CONTENT.length, sha256Hex(CONTENT), null);
+    // 12 bytes, then silence for 3 s: past the 800 ms timeout between bytes.
+    server.respond(r -> serve(r, false).withHeader(LocalServer.STALL_HEADER, "12:3000"));
+    fails(UnreachableException.class, "no byte within 800 ms", () -> builder().timeout(Duration.ofMillis(800)).retries(0).build().download(KEY, a, dir));
+    eq(12L, Files.size(dir.resolve("app.tar.gz.part")), "the part keeps what came");
+    ok(!Files.exists(dir.resolve("app.tar.gz")), "no file before the check");
+    // The next attempt (here a retry of the same call) resumes from the part.
+    AtomicInteger calls = new AtomicInteger();
+    server.respond(r -> calls.incrementAndGet() == 1 ? serve(r, false).withHeader(LocalServer.STALL_HEADER, "3:3000") : serve(r, false));
+    Path file = builder().timeout(Duration.ofMillis(800)).retries(1).build().download(KEY, a, dir);
+    eq(new String(CONTENT, StandardCharsets.UTF_8), Files.readString(file));
+    eq("bytes=12-", server.requests.get(0).header("Range"));
+    eq("bytes=15-", server.requests.get(1).header("Range"));
+  }
+
+  @Test
   public void downloadWithAWrongHashDeletesThePart() throws Exception {
     Path dir = Files.createTempDirectory("depot-dl");
     server.respond(r -> serve(r, false));
