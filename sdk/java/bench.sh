@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The CPU cost of one verified validate in the Java library (verification alone, no network):
 #
-#   sdk/java/bench.sh [N]            # N verifications per round (default 20000)
+#   sdk/java/bench.sh [N]            # N verifications per round (default 10000)
 #
 # Starts a seeded depot (sdk/conformance/start-depot.ts) unless DEPOT_FIXTURE names a running one's
 # fixture file, records one real validate answer, and verifies it N times after an N-times warm-up.
@@ -31,4 +31,4 @@ if [[ -z "$FIXTURE" ]]; then
     sleep 0.2
   done
 fi
-java -cp "$BUILD/classes:$BUILD/bench-classes" io.github.depothq.depot.Bench "$FIXTURE" "${1:-20000}"
+java -cp "$BUILD/classes:$BUILD/bench-classes" io.github.depothq.depot.Bench "$FIXTURE" "${1:-10000}"
