@@ -107,19 +107,26 @@ final class Transport {
       throw new UnreachableException("interrupted", e);
     } catch (ExecutionException e) {
       Throwable cause = e.getCause();
+      // The request's own timeout and ours race: one message for both.
+      if (cause instanceof HttpTimeoutException) throw new HttpTimeoutException("no answer within " + timeout.toMillis() + " ms");
       if (cause instanceof IOException io) throw io;
       throw new IOException(cause == null ? "failed" : cause.toString(), cause);
     }
   }
 
   static String describe(Throwable e) {
-    // The JDK's messages are often empty (a ConnectException has none): the class says what happened.
+    // The JDK's messages are often empty (a refused connection is a ConnectException around a
+    // ClosedChannelException, neither with a message): name what happened.
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof ConnectException) {
+        return t.getMessage() == null || t.getMessage().isEmpty() ? "connection refused" : "cannot connect: " + t.getMessage();
+      }
+    }
     Throwable root = e;
     while (root.getCause() != null && root.getCause() != root && (root.getMessage() == null || root.getMessage().isEmpty())) {
       root = root.getCause();
     }
     String message = root.getMessage();
-    if (root instanceof ConnectException && (message == null || message.isEmpty())) return "connection refused";
     return root.getClass().getSimpleName() + (message == null || message.isEmpty() ? "" : ": " + message);
   }
 

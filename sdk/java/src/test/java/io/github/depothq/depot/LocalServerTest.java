@@ -341,7 +341,7 @@ public final class LocalServerTest {
     }
     DepotClient c = DepotClient.builder().server("http://127.0.0.1:" + port).productId("1").jwks(signer.jwks())
         .retries(1).maxRetryWait(Duration.ofMillis(100)).build();
-    fails(UnreachableException.class, "cannot reach http://127.0.0.1:" + port, () -> c.validate(KEY));
+    fails(UnreachableException.class, "cannot reach http://127.0.0.1:" + port + ": connection refused", () -> c.validate(KEY));
   }
 
   @Test
