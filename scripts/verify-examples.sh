@@ -4,7 +4,8 @@
 #
 #   scripts/verify-examples.sh dist/depot
 #
-# Needs bun (or the binary's own, BUN_BE_BUN=1), sdk/js (the TypeScript example's depot-client), and a JDK 17+.
+# Needs bun (or the binary's own, BUN_BE_BUN=1), sdk/js (the TypeScript example's depot-client), and
+# a JDK 17+ (the Java example is built against depot's Java library, sdk/java, by sdk/java/build.sh).
 # The real JWKS is fetched once into the work dir and pinned (--jwks), as shipped software would.
 # Checks, for both examples:
 #   a. a demo license, keys pinned: VALID, a license file checked out to the default path and
@@ -94,7 +95,8 @@ stop_fake() {
 }
 
 ts_example() { run_bun "$ROOT/examples/verify-typescript/verify.ts" "$@"; }
-java_example() { java -cp "$WORK/classes" Verify "$@"; }
+JAVA_SDK_JAR="$WORK/java-sdk/depot-client-0.1.0.jar"
+java_example() { java -cp "$WORK/classes:$JAVA_SDK_JAR" Verify "$@"; }
 
 # check LABEL EXIT PATTERN... -- COMMAND...: runs COMMAND, shows its output, and fails unless it
 # exits EXIT with, for each PATTERN (grep -E), a line that matches it.
@@ -140,8 +142,9 @@ step "binary: $BIN, work dir: $WORK, port: $PORT"
 step "typecheck examples/verify-typescript (tsc)"
 "$ROOT/node_modules/.bin/tsc" --noEmit -p "$ROOT/examples/verify-typescript"
 
-step "compile examples/verify-java/Verify.java (javac $(javac -version 2>&1 | cut -d' ' -f2))"
-javac -d "$WORK/classes" "$ROOT/examples/verify-java/Verify.java"
+step "build sdk/java, compile examples/verify-java/Verify.java against it (javac $(javac -version 2>&1 | cut -d' ' -f2))"
+bash "$ROOT/sdk/java/build.sh" "$WORK/java-sdk"
+javac -cp "$JAVA_SDK_JAR" -d "$WORK/classes" "$ROOT/examples/verify-java/Verify.java"
 
 step "first start of depot serve (embedded database, initdb, first signing key)"
 start_server "$WORK/serve-1.log"
@@ -183,7 +186,7 @@ mkdir "$WORK/ts" "$WORK/java"
 unpinned='^warning: keys from the server itself only stop a fake that copies depot.s keys; shipped software should pin them with --jwks$'
 check "java (single-file launch): valid license, the TypeScript example's file, keys not pinned" 0 "$unpinned" \
   '^keys: 1 Ed25519 key\(s\) from ' '^VALID$' '^license file: using ' '^license file VALID until ' -- \
-  java "$ROOT/examples/verify-java/Verify.java" "$BASE" "$key" --license-file "$WORK/ts/depot-license.lic"
+  java -cp "$JAVA_SDK_JAR" "$ROOT/examples/verify-java/Verify.java" "$BASE" "$key" --license-file "$WORK/ts/depot-license.lic"
 check "typescript: valid license, the Java example's file, keys not pinned" 0 "$unpinned" \
   '^keys: 1 Ed25519 key\(s\) from ' '^VALID$' '^license file: using ' '^license file VALID until ' -- \
   ts_example "$BASE" "$key" --license-file "$WORK/java/depot-license.lic"
