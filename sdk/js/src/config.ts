@@ -1,4 +1,4 @@
-import type { HttpSettings } from "./http.js";
+import type { Fetch, HttpSettings } from "./http.js";
 import { type Jwks, type PublicJwk, parseJwks } from "./jwks.js";
 import { VERSION } from "./version.js";
 
@@ -32,7 +32,7 @@ export interface ClientOptions {
   /** What "now" is (tests). Default the system clock. */
   clock?: () => Date;
   /** The fetch to send requests with (e.g. Electron's net.fetch, which uses the system's proxy). */
-  fetch?: typeof fetch;
+  fetch?: Fetch;
 }
 
 export interface Settings {

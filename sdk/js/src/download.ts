@@ -1,5 +1,6 @@
 import type { Core } from "./core.js";
 import { RefusedError, UnreachableError, UnverifiableError } from "./errors.js";
+import type { Fetch } from "./http.js";
 import { describeFailure, sleep } from "./http.js";
 import { PartFile } from "./part-file.js";
 import type { Artifact } from "./types.js";
@@ -175,12 +176,7 @@ async function transfer(
 }
 
 /** GET `url`, following redirects by hand so that the license key stays with depot's origin. */
-async function follow(
-  fetcher: typeof fetch,
-  url: string,
-  headers: Record<string, string>,
-  signal: AbortSignal,
-) {
+async function follow(fetcher: Fetch, url: string, headers: Record<string, string>, signal: AbortSignal) {
   const origin = new URL(url).origin;
   let current = url;
   const sent = { ...headers };

@@ -1,8 +1,14 @@
 import { UnreachableError, UnverifiableError } from "./errors.js";
 
+/**
+ * A fetch: the platform's, Electron's `net.fetch` or a test's. Only its call signature, so that
+ * runtimes whose `fetch` carries extras (Bun's `preconnect`) accept a plain function too.
+ */
+export type Fetch = (input: string | URL | Request, init?: Parameters<typeof fetch>[1]) => Promise<Response>;
+
 /** How requests are sent: the client's settings, in milliseconds. */
 export interface HttpSettings {
-  fetch: typeof fetch;
+  fetch: Fetch;
   /** Per attempt, connect to last byte. */
   timeoutMs: number;
   /** Extra attempts after a connection failure, a timeout, 502, 503, 504, or a 429 worth waiting for. */
