@@ -1,12 +1,12 @@
 import { t } from "elysia";
 import { Invalid } from "../../errors.ts";
+import { Text } from "../../validation/schemas.ts";
 import { Ttl } from "../licenses/schemas.ts";
 import { Fingerprint } from "./fingerprint.ts";
 
 // What the machine routes take in. What they answer is in json.ts.
 
-const Detail = (description: string, maxLength = 255) =>
-  t.Optional(t.String({ maxLength, format: "printable", description }));
+const Detail = (description: string, maxLength = 255) => t.Optional(Text({ maxLength, description }));
 
 /** A machine's own fields, as an activation (online or offline) names them. */
 export const MachineFields = {
