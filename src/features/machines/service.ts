@@ -17,8 +17,8 @@ import { fileValidSql, holdsSeatSql } from "./seats.ts";
 
 // Machines: activating a fingerprint on a license, keeping it alive, deactivating it, listing them.
 // The license key is the credential of shipped software, as for validate. Everything that makes,
-// refreshes, binds a file to or deletes a machine holds its license's row lock, so these happen one
-// after another per license.
+// refreshes or deletes a machine holds its license's row lock, so these happen one after another per
+// license; a checkout binds its file without it, by an UPDATE that a deletion's own condition sees.
 
 export interface ActivationRequest {
   key: string;
