@@ -9,7 +9,7 @@ import { downloadRoutes } from "./features/downloads/routes.ts";
 import { healthRoutes } from "./features/health/routes.ts";
 import { licenseKeyRoutes } from "./features/licenses/key-routes.ts";
 import { ownLicenseRoutes } from "./features/licenses/own-routes.ts";
-import { productLicenseRoutes } from "./features/licenses/product-routes.ts";
+import { productLicenseRoutes, productLicenseSettingsRoutes } from "./features/licenses/product-routes.ts";
 import { v1LicenseRoutes } from "./features/licenses/v1-routes.ts";
 import { machineKeyRoutes } from "./features/machines/key-routes.ts";
 import { ownMachineRoutes } from "./features/machines/own-routes.ts";
@@ -145,6 +145,7 @@ export function buildApp(ctx: AppContext): AnyElysia {
     .use(machineKeyRoutes(ctx))
     .use(v1MachineRoutes(ctx))
     .use(productLicenseRoutes(ctx))
+    .use(productLicenseSettingsRoutes(ctx))
     .use(signingKeyRoutes(ctx))
     .use(notificationRoutes(ctx))
     .use(webhookRoutes(ctx))

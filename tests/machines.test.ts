@@ -218,6 +218,7 @@ describe("POST /api/v1/licenses/activate", () => {
         createdAt: expect.stringMatching(ISO),
         lastHeartbeatAt: expect.stringMatching(ISO),
         alive: true,
+        fileExpiresAt: null,
       },
       license: expect.objectContaining({ id: license.id, key: license.key, maxMachines: 2 }),
       nonce: "n-1",
@@ -244,6 +245,7 @@ describe("POST /api/v1/licenses/activate", () => {
     expect(JSON.parse(new TextDecoder().decode(signed.body))).toEqual({
       code: "TOO_MANY_MACHINES",
       message: "This license is already active on its maximum of 1 machine.",
+      nonce: null,
     });
     expect((await machineRows(license.id)).map((m) => m.fingerprint)).toEqual(["first"]);
     expect(await activationCount(license.id)).toBe(1);
@@ -261,10 +263,18 @@ describe("POST /api/v1/licenses/activate", () => {
     expect((await api(`/api/v1/licenses/${revoked.id}`, "DELETE")).status).toBe(204);
     const expired = await newLicense({ maxMachines: 3, expires: "2020-01-01T00:00:00Z" });
     const cases: [string, number, unknown][] = [
-      [revoked.key, 403, { code: "REVOKED", message: "This license has been revoked." }],
-      [expired.key, 403, { code: "EXPIRED", message: "This license expired at 2020-01-01T00:00:00.000Z." }],
-      ["00000-00000-00000-00000-00000", 404, { code: "NOT_FOUND", message: "No license has this key." }],
-      ["not a key!", 404, { code: "NOT_FOUND", message: "No license has this key." }],
+      [revoked.key, 403, { code: "REVOKED", message: "This license has been revoked.", nonce: null }],
+      [
+        expired.key,
+        403,
+        { code: "EXPIRED", message: "This license expired at 2020-01-01T00:00:00.000Z.", nonce: null },
+      ],
+      [
+        "00000-00000-00000-00000-00000",
+        404,
+        { code: "NOT_FOUND", message: "No license has this key.", nonce: null },
+      ],
+      ["not a key!", 404, { code: "NOT_FOUND", message: "No license has this key.", nonce: null }],
     ];
     for (const [key, status, body] of cases) {
       const response = await activate({ key, fingerprint: "fp" });
@@ -342,6 +352,7 @@ describe("the daily activation bound (MACHINE_ACTIVATIONS_PER_DAY=6 here)", () =
       message: expect.stringMatching(
         /^This license has made its 6 activations of the last 24 hours; try again in \d+ seconds\.$/,
       ),
+      nonce: null,
     });
     expect(await machineRows(license.id)).toEqual([]);
     expect(await activationCount(license.id)).toBe(6);
@@ -374,6 +385,7 @@ describe("heartbeats and death, computed at each check", () => {
     const body = JSON.parse(new TextDecoder().decode(signed.body));
     expect(body).toEqual({
       machine: { ...machine, lastHeartbeatAt: expect.stringMatching(ISO), alive: true },
+      nonce: null,
     });
     expect(Date.parse(body.machine.lastHeartbeatAt)).toBeGreaterThan(Date.now() - 5_000);
   });
@@ -407,6 +419,7 @@ describe("heartbeats and death, computed at each check", () => {
     expect(await verifiedJson(response)).toEqual({
       code: "HEARTBEAT_DEAD",
       message: "This machine missed its heartbeats; activate it again.",
+      nonce: null,
     });
     // Its seat is free without any sweep: another machine takes it.
     const desktop = await activated(license, "desktop");
@@ -456,13 +469,21 @@ describe("heartbeats and death, computed at each check", () => {
     expect(bearerOnly.status).toBe(401);
     const foreign = await heartbeat(machine.id, other.key);
     expect(foreign.status).toBe(404);
-    expect(await readJson(foreign)).toEqual({ message: "Machine not found." });
-    expect((await heartbeat("not-a-uuid", license.key)).status).toBe(404);
-    expect((await heartbeat(crypto.randomUUID(), license.key)).status).toBe(404);
+    const notFound = { code: "NOT_FOUND", message: "Machine not found.", nonce: null };
+    expect(await readJson(foreign)).toEqual(notFound);
+    for (const id of ["not-a-uuid", crypto.randomUUID()]) {
+      const unknown = await heartbeat(id, license.key);
+      expect(unknown.status).toBe(404);
+      expect(await verifiedJson(unknown)).toEqual(notFound);
+    }
     expect((await api(`/api/v1/licenses/${license.id}`, "DELETE")).status).toBe(204);
     const revoked = await heartbeat(machine.id, license.key);
     expect(revoked.status).toBe(403);
-    expect(await readJson(revoked)).toEqual({ code: "REVOKED", message: "This license has been revoked." });
+    expect(await readJson(revoked)).toEqual({
+      code: "REVOKED",
+      message: "This license has been revoked.",
+      nonce: null,
+    });
   });
 });
 
@@ -534,6 +555,7 @@ describe("deactivation and the machine lists", () => {
           created_at: expect.stringMatching(ISO),
           last_seen_at: expect.stringMatching(ISO),
           alive: true,
+          file_expires_at: null,
         },
       ],
     });

@@ -819,6 +819,23 @@ const routes = (): GuardedRoute[] => [
     allowed: ownerAndAdmin(204),
   },
   {
+    route: "GET /api/products/:product/license-settings",
+    send: call("GET", () => `/api/products/${ids.product}/license-settings`),
+    denied: hiddenFrom("customer", "stranger"),
+    allowed: ownerAndAdmin(200),
+  },
+  {
+    route: "PATCH /api/products/:product/license-settings",
+    // {} changes nothing: the shared product's default would change the files other rows get.
+    send: call(
+      "PATCH",
+      () => `/api/products/${ids.product}/license-settings`,
+      () => ({}),
+    ),
+    denied: hiddenFrom("customer", "stranger"),
+    allowed: ownerAndAdmin(200),
+  },
+  {
     route: "GET /api/products/:product/licenses/:license/ips",
     send: call("GET", () => `/api/products/${ids.product}/licenses/${license.id}/ips`),
     denied: hiddenFrom("customer", "stranger"),

@@ -109,6 +109,7 @@ describe("PATCH /api/products/{product}/licenses/{license}", () => {
       machine_count: 0,
       floating: true,
       heartbeat_seconds: 120,
+      machine_file_ttl_max: null,
       created_at: expect.stringMatching(ISO),
     });
     expect(await rowOf(license.id)).toMatchObject({ maxMachines: 3, floating: true, heartbeatSeconds: 120 });
@@ -223,18 +224,20 @@ describe("PATCH /api/products/{product}/licenses/{license}", () => {
       max_machines: -1,
       floating: "yes",
       heartbeat_seconds: 5,
+      machine_file_ttl_max: 60,
     });
     expect(response.status).toBe(422);
     expect(response.headers.get("content-type")).toContain("application/json");
     const body = await readJson(response);
     expect(body).toEqual({
-      message: "The max ips field must be at least 1. (and 4 more errors)",
+      message: "The max ips field must be at least 1. (and 5 more errors)",
       errors: {
         expires: ["The expires field must be a valid ISO 8601 date-time."],
         max_ips: ["The max ips field must be at least 1."],
         max_machines: ["The max machines field must be between 0 and 10000."],
         floating: ["The floating field must be true or false."],
         heartbeat_seconds: ["The heartbeat seconds field must be between 10 and 86400."],
+        machine_file_ttl_max: ["The machine file ttl max field must be between 3600 and 31536000."],
       },
     });
     expect(await rowOf(license.id)).toEqual(before);
@@ -246,6 +249,7 @@ describe("PATCH /api/products/{product}/licenses/{license}", () => {
       maxMachines: -1,
       floating: "yes",
       heartbeatSeconds: 5,
+      machineFileTtlMax: 60,
     });
     expect(api.status).toBe(422);
     const spoken = (errors: Record<string, string[]>) =>

@@ -127,6 +127,7 @@ describe("POST /api/products/{product}/licenses", () => {
       machine_count: 0,
       floating: false,
       heartbeat_seconds: null,
+      machine_file_ttl_max: null,
       created_at: expect.stringMatching(ISO),
     });
     const [row] = await t.ctx.db.select().from(licenses).where(eq(licenses.id, data.id));

@@ -2,6 +2,7 @@ import type { TSchema } from "@sinclair/typebox";
 import { type ValueError, ValueErrorType } from "@sinclair/typebox/errors";
 import { Value } from "@sinclair/typebox/value";
 import { FieldErrors, Invalid } from "../errors.ts";
+import { BIDI_CONTROLS } from "./schemas.ts";
 
 /**
  * TypeBox's validation issues in Laravel's words ("The title field is required."), for the routes'
@@ -82,9 +83,11 @@ function fieldMessage(issue: ValueError, field: string): string {
       return `The ${name} field must not be greater than ${s.maxLength} characters.`;
     case ValueErrorType.StringFormat:
       if (s.format === "email") return `The ${name} field must be a valid email address.`;
-      if (s.format === "plain-text")
-        return `The ${name} field must not contain bidirectional control characters.`;
-      if (s.format === "printable") return `The ${name} field must not contain control characters.`;
+      if (s.format === "plain-text" || s.format === "plain-prose") {
+        return typeof issue.value === "string" && BIDI_CONTROLS.test(issue.value)
+          ? `The ${name} field must not contain bidirectional control characters.`
+          : `The ${name} field must not contain control characters.`;
+      }
       return `The ${name} field must be a valid ${s.format}.`;
     case ValueErrorType.StringPattern:
       return `The ${name} field format is invalid.`;

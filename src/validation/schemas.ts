@@ -9,15 +9,33 @@ export const Int = (options?: IntegerOptions) => Type.Integer(options);
 /**
  * Unicode's bidirectional embeddings, overrides and isolates (U+202A–202E, U+2066–2069): invisible,
  * they reorder the text around them, so a title ending in U+202E shows the version `9.0.1` beside it
- * as `1.0.9`. Names and titles refuse them; file names drop them (file-name.ts).
+ * as `1.0.9`. Text people read refuses them (Text, Prose); file names drop them (file-name.ts).
  */
 export const BIDI_CONTROLS = /[\u202A-\u202E\u2066-\u2069]/;
-FormatRegistry.Set("plain-text", (value) => !BIDI_CONTROLS.test(value));
-
-/** A name or title people read beside other text: a string without bidirectional controls. */
-export const Text = (options?: StringOptions) => Type.String({ ...options, format: "plain-text" });
 
 /** C0 and C1 control characters and DEL (a tab or newline included). */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
 export const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
-FormatRegistry.Set("printable", (value) => !CONTROL_CHARACTERS.test(value));
+
+/** The same, but for the tab and line breaks a longer text is written with. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
+const CONTROLS_BUT_LINE_BREAKS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
+
+FormatRegistry.Set("plain-text", (value) => !BIDI_CONTROLS.test(value) && !CONTROL_CHARACTERS.test(value));
+FormatRegistry.Set(
+  "plain-prose",
+  (value) => !BIDI_CONTROLS.test(value) && !CONTROLS_BUT_LINE_BREAKS.test(value),
+);
+
+/**
+ * The plain-text rule, for every string people read that a client sent (names, titles, tags, a
+ * machine's fingerprint and details, image URLs): no bidirectional controls, no control characters
+ * (a NUL, an escape sequence for a terminal, a line break in a one-line field).
+ */
+export const Text = (options?: StringOptions) => Type.String({ ...options, format: "plain-text" });
+
+/**
+ * The plain-text rule for longer text written in lines (descriptions, changelogs, a yank's reason):
+ * tabs and line breaks are taken, every other control character and bidirectional control is not.
+ */
+export const Prose = (options?: StringOptions) => Type.String({ ...options, format: "plain-prose" });

@@ -32,6 +32,11 @@ export const licenses = pgTable(
     floating: boolean("floating").notNull().default(false),
     /** Null: no heartbeats wanted. A machine without one for this long (plus grace) is dead. */
     heartbeatSeconds: integer("heartbeat_seconds"),
+    /**
+     * The longest a license file of this license may last, in seconds; null: its product's default
+     * (`products.machine_file_ttl_max`), else a week for a node-locked license (licenses/files.ts).
+     */
+    machineFileTtlMax: integer("machine_file_ttl_max"),
     revokedAt: timestamptz("revoked_at"),
     ...timestamps,
   },
@@ -54,6 +59,10 @@ export const licenses = pgTable(
       sql`${table.heartbeatSeconds} IS NULL OR ${table.heartbeatSeconds} BETWEEN 10 AND 86400`,
     ),
     check("licenses_max_machines_check", sql`${table.maxMachines} IS NULL OR ${table.maxMachines} >= 0`),
+    check(
+      "licenses_machine_file_ttl_max_check",
+      sql`${table.machineFileTtlMax} IS NULL OR ${table.machineFileTtlMax} BETWEEN 3600 AND 31536000`,
+    ),
   ],
 );
 

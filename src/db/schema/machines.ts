@@ -22,6 +22,11 @@ export const machines = pgTable(
     createdAt: timestamptz("created_at").notNull().defaultNow(),
     lastHeartbeatAt: timestamptz("last_heartbeat_at").notNull().defaultNow(),
     deadAt: timestamptz("dead_at"),
+    /**
+     * The latest expiry of the license files issued for this machine: until then it holds its seat,
+     * alive or not, and only the vendor's API key may deactivate it (features/machines/seats.ts).
+     */
+    fileExpiresAt: timestamptz("file_expires_at"),
   },
   (table) => [
     uniqueIndex("machines_license_fingerprint_unique").on(table.licenseId, table.fingerprint),

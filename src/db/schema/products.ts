@@ -1,5 +1,16 @@
 import { sql } from "drizzle-orm";
-import { type AnyPgColumn, bigint, boolean, index, jsonb, numeric, pgTable, text } from "drizzle-orm/pg-core";
+import {
+  type AnyPgColumn,
+  bigint,
+  boolean,
+  check,
+  index,
+  integer,
+  jsonb,
+  numeric,
+  pgTable,
+  text,
+} from "drizzle-orm/pg-core";
 import { id, ref, timestamps, timestamptz } from "./columns.ts";
 import { users } from "./users.ts";
 
@@ -38,6 +49,11 @@ export const products = pgTable(
     addonTo: ref("addon_to").references((): AnyPgColumn => products.id),
     impressions: bigint("impressions", { mode: "number" }).notNull().default(0),
     downloads: bigint("downloads", { mode: "number" }).notNull().default(0),
+    /**
+     * The default ceiling of its licenses' license files, in seconds, for a license without its own
+     * (`licenses.machine_file_ttl_max`); null: a week for a node-locked license, none for the others.
+     */
+    machineFileTtlMax: integer("machine_file_ttl_max"),
     deletedAt: timestamptz("deleted_at"),
     ...timestamps,
   },
@@ -45,6 +61,10 @@ export const products = pgTable(
     // Ownership look-ups: "purchases of products I own", "may I publish to this product".
     index("products_user_id_index").on(table.userId),
     index("products_vendor_id_index").on(table.vendorId).where(sql`${table.vendorId} IS NOT NULL`),
+    check(
+      "products_machine_file_ttl_max_check",
+      sql`${table.machineFileTtlMax} IS NULL OR ${table.machineFileTtlMax} BETWEEN 3600 AND 31536000`,
+    ),
   ],
 );
 

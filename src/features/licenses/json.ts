@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import type { License, LicenseIp } from "../../db/schema/index.ts";
+import type { License, LicenseIp, Product } from "../../db/schema/index.ts";
 import { simplePage, simplePageOf } from "../../http/pagination.ts";
 import { dataOf } from "../../http/schemas.ts";
 import type { PageRequest } from "../../pagination.ts";
@@ -30,12 +30,19 @@ export const LicenseJson = t.Object({
   maxMachines: t.Optional(t.Union([Int(), t.Null()], { description: "null: machines are uncounted" })),
   floating: t.Optional(t.Boolean()),
   heartbeatSeconds: t.Optional(t.Union([Int(), t.Null()])),
+  machineFileTtlMax: t.Optional(
+    t.Union([Int(), t.Null()], {
+      description:
+        "the longest a license file of this license lasts, in seconds; null: the product's default, else 7 days for a license with maxMachines",
+    }),
+  ),
 });
 export type LicenseJson = typeof LicenseJson.static;
 
 /**
  * A license in the license API's shape. The machine settings are there only for a license that uses
- * them (a machine limit or heartbeats): every other license reads exactly as it did before machines.
+ * them (a machine limit, heartbeats or a file ceiling): every other license reads exactly as it did
+ * before machines.
  */
 export const toLicenseJson = (license: License): LicenseJson => ({
   id: license.id,
@@ -52,13 +59,19 @@ export const toLicenseJson = (license: License): LicenseJson => ({
         maxMachines: license.maxMachines,
         floating: license.floating,
         heartbeatSeconds: license.heartbeatSeconds,
+        machineFileTtlMax: license.machineFileTtlMax,
       }
     : {}),
 });
 
-/** A license that counts machines or wants heartbeats from them. */
-export const usesMachines = (license: Pick<License, "maxMachines" | "floating" | "heartbeatSeconds">) =>
-  license.maxMachines !== null || license.floating || license.heartbeatSeconds !== null;
+/** A license that counts machines, wants heartbeats from them or bounds its files' lifetime. */
+export const usesMachines = (
+  license: Pick<License, "maxMachines" | "floating" | "heartbeatSeconds" | "machineFileTtlMax">,
+) =>
+  license.maxMachines !== null ||
+  license.floating ||
+  license.heartbeatSeconds !== null ||
+  license.machineFileTtlMax !== null;
 
 export const LicensePageJson = t.Object({
   licenses: t.Array(LicenseJson),
@@ -102,7 +115,10 @@ export const ValidationResultJson = t.Object({
   ips: t.Object({ count: Int(), max: Int() }),
   machines: t.Optional(
     t.Object(
-      { count: Int({ description: "alive machines" }), max: t.Union([Int(), t.Null()]) },
+      {
+        count: Int({ description: "seats in use: alive machines and machines whose license file is valid" }),
+        max: t.Union([Int(), t.Null()]),
+      },
       { description: "for a license with maxMachines, or when a fingerprint was given" },
     ),
   ),
@@ -164,9 +180,14 @@ export const ProductLicenseJson = t.Object({
   max_ips: Int(),
   ip_count: Int({ description: "addresses registered now" }),
   max_machines: t.Union([Int(), t.Null()], { description: "null: machines are uncounted" }),
-  machine_count: Int({ description: "seats in use: alive machines now" }),
+  machine_count: Int({
+    description: "seats in use: alive machines now, and machines whose license file is still valid",
+  }),
   floating: t.Boolean({ description: "a seat is a lease kept by heartbeats" }),
   heartbeat_seconds: t.Union([Int(), t.Null()], { description: "null: no heartbeats" }),
+  machine_file_ttl_max: t.Union([Int(), t.Null()], {
+    description: "the longest a license file lasts, in seconds; null: the product's default",
+  }),
   created_at: Timestamp,
 });
 export type ProductLicenseJson = typeof ProductLicenseJson.static;
@@ -189,6 +210,7 @@ export const toProductLicenseJson = ({
   machine_count: machineCount,
   floating: license.floating,
   heartbeat_seconds: license.heartbeatSeconds,
+  machine_file_ttl_max: license.machineFileTtlMax,
   created_at: license.createdAt.toISOString(),
 });
 
@@ -198,6 +220,23 @@ export const ProductLicenseDataJson = dataOf(ProductLicenseJson);
 export const toProductLicenseDataJson = (row: ProductLicenseRow) => ({ data: toProductLicenseJson(row) });
 
 export const ProductLicensePageJson = simplePageOf(ProductLicenseJson);
+
+/** A product's license settings: the defaults its licenses take when they set none. */
+export const ProductLicenseSettingsJson = dataOf(
+  t.Object({
+    machine_file_ttl_max: t.Union([Int(), t.Null()], {
+      description:
+        "the longest a license file of the product's licenses lasts, in seconds, for a license without its own; " +
+        "null: 7 days for a license with max_machines, none for the others",
+    }),
+  }),
+);
+
+export const toProductLicenseSettingsJson = (
+  product: Pick<Product, "machineFileTtlMax">,
+): typeof ProductLicenseSettingsJson.static => ({
+  data: { machine_file_ttl_max: product.machineFileTtlMax },
+});
 
 /** A page of a product's licenses, as `simplePage` lays it out (its links are the request's URL). */
 export const toProductLicensePage = (

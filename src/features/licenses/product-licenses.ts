@@ -16,7 +16,7 @@ import { type PageRequest, pageRequest } from "../../pagination.ts";
 import { form } from "../../validation/form.ts";
 import type { Actor } from "../auth/actor.ts";
 import { allows } from "../auth/permissions.ts";
-import { aliveSql } from "../machines/alive.ts";
+import { holdsSeatSql } from "../machines/seats.ts";
 import { findVisibleProduct, ownsProduct } from "../products/service.ts";
 import { normaliseLicenseKey } from "./keys.ts";
 import {
@@ -78,8 +78,8 @@ export interface ProductLicenseRow {
 }
 
 const ipCount = sql<number>`(SELECT count(*) FROM ${licenseIps} WHERE ${licenseIps.licenseId} = ${licenses.id})::int`;
-/** Seats in use: the license's alive machines now. */
-const machineCount = sql<number>`(SELECT count(*) FROM ${machines} WHERE ${machines.licenseId} = ${licenses.id} AND ${aliveSql(licenses.heartbeatSeconds)})::int`;
+/** Seats in use: the license's alive machines now, and those whose license file is still valid. */
+const machineCount = sql<number>`(SELECT count(*) FROM ${machines} WHERE ${machines.licenseId} = ${licenses.id} AND ${holdsSeatSql(licenses.heartbeatSeconds)})::int`;
 
 /** `%`, `_` and `\` typed by the reader are letters, not wildcards. */
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -251,6 +251,7 @@ export async function createProductLicense(
     floating: input.floating,
     heartbeatSeconds:
       input.heartbeat_seconds ?? (input.floating ? DEFAULT_FLOATING_HEARTBEAT_SECONDS : undefined),
+    machineFileTtlMax: input.machine_file_ttl_max,
   });
   return { license, owner, ipCount: 0, machineCount: 0 };
 }
@@ -262,6 +263,7 @@ const PRODUCT_PAGE_NAMES: SettingNames = {
   maxMachines: "max_machines",
   floating: "floating",
   heartbeatSeconds: "heartbeat_seconds",
+  machineFileTtlMax: "machine_file_ttl_max",
 };
 
 /** The page's snake_case fields → the license service's settings, then the x-api-key PATCH's rules. */
@@ -273,6 +275,7 @@ function checkedChange(input: Partial<UpdateProductLicenseInput>, errors: FieldE
       maxMachines: input.max_machines,
       floating: input.floating,
       heartbeatSeconds: input.heartbeat_seconds,
+      machineFileTtlMax: input.machine_file_ttl_max,
     },
     errors,
     PRODUCT_PAGE_NAMES,

@@ -8,9 +8,11 @@ import {
   ProductLicenseDataJson,
   ProductLicenseIpsJson,
   ProductLicensePageJson,
+  ProductLicenseSettingsJson,
   toProductLicenseDataJson,
   toProductLicenseIpsJson,
   toProductLicensePage,
+  toProductLicenseSettingsJson,
 } from "./json.ts";
 import {
   createProductLicense,
@@ -22,6 +24,11 @@ import {
   revokeProductLicense,
   updateProductLicense,
 } from "./product-licenses.ts";
+import {
+  ProductLicenseSettingsForm,
+  productLicenseSettings,
+  updateProductLicenseSettings,
+} from "./product-settings.ts";
 import { ProductLicenseListQuery } from "./schemas.ts";
 
 const WHO =
@@ -109,5 +116,39 @@ export const productLicenseRoutes = (ctx: AppContext) =>
       {
         ...productApi("Forget one address of a license", { ...refusals(422) }),
         params: AddressParams,
+      },
+    );
+
+/**
+ * A product's license settings at /api/products/{product}/license-settings, beside its licenses and
+ * for the same callers: the defaults its licenses take when they set none.
+ */
+export const productLicenseSettingsRoutes = (ctx: AppContext) =>
+  new Elysia({ prefix: "/api/products/:product/license-settings", tags: ["Licenses"] })
+    .use(bearerAuth(ctx))
+    .use(forms(ctx))
+    .get(
+      "",
+      async ({ params, actor }) =>
+        toProductLicenseSettingsJson(await productLicenseSettings(ctx, actor, params.product)),
+      {
+        ...productApi("The product's license settings: machine_file_ttl_max, its licenses' default", {
+          200: ProductLicenseSettingsJson,
+        }),
+        params: ProductParams,
+      },
+    )
+    .patch(
+      "",
+      async ({ params, body, actor }) =>
+        toProductLicenseSettingsJson(await updateProductLicenseSettings(ctx, actor, params.product, body)),
+      {
+        ...productApi(
+          "Change the product's license settings: machine_file_ttl_max, the longest a license file of a " +
+            "license without its own lasts (null: 7 days with max_machines, else none)",
+          { 200: ProductLicenseSettingsJson },
+        ),
+        params: ProductParams,
+        ...input(ProductLicenseSettingsForm),
       },
     );

@@ -21,6 +21,11 @@ const MaxMachines = t.Union([Int(), t.Null()], {
 const HeartbeatSeconds = t.Union([Int(), t.Null()], {
   description: "10–86,400; null: no heartbeats. Floating licenses need them (600 when not given)",
 });
+const MachineFileTtlMax = t.Union([Int(), t.Null()], {
+  description:
+    "the longest a license file of this license may last, 3,600–31,536,000 seconds (a longer ttl is cut to it); " +
+    "null (the default): the product's default, else 7 days for a license with maxMachines, else none",
+});
 
 export const CreateLicenseBody = t.Object(
   {
@@ -32,6 +37,7 @@ export const CreateLicenseBody = t.Object(
     maxMachines: t.Optional(MaxMachines),
     floating: t.Optional(t.Boolean({ description: "a seat is a lease kept by heartbeats (default false)" })),
     heartbeatSeconds: t.Optional(HeartbeatSeconds),
+    machineFileTtlMax: t.Optional(MachineFileTtlMax),
   },
   { additionalProperties: false },
 );
@@ -60,11 +66,14 @@ export const ValidateBody = t.Object(
   { additionalProperties: false },
 );
 
+/** How long a license file lasts when the request does not say, and the range a request may ask for. */
+export const LICENSE_FILE_TTL = { default: 30 * 86_400, min: 3_600, max: 365 * 86_400 } as const;
+
 /** A license file's lifetime in seconds (an hour to a year; 30 days when absent). */
 export const Ttl = Int({
-  minimum: 3_600,
-  maximum: 31_536_000,
-  description: "license file lifetime in seconds",
+  minimum: LICENSE_FILE_TTL.min,
+  maximum: LICENSE_FILE_TTL.max,
+  description: "license file lifetime in seconds (cut to the license's machineFileTtlMax)",
 });
 
 export const CheckoutBody = t.Object(
@@ -100,6 +109,13 @@ export const CreateProductLicenseBody = t.Object(
     heartbeat_seconds: t.Optional(
       Int({ minimum: 10, maximum: 86_400, description: "absent: none, or 600 for a floating license" }),
     ),
+    machine_file_ttl_max: t.Optional(
+      Int({
+        minimum: LICENSE_FILE_TTL.min,
+        maximum: LICENSE_FILE_TTL.max,
+        description: "the longest a license file may last, in seconds; absent: the product's default",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -116,10 +132,26 @@ export const UpdateProductLicenseBody = t.Object(
     max_machines: t.Optional(MaxMachines),
     floating: t.Optional(t.Boolean({ description: "a seat is a lease kept by heartbeats" })),
     heartbeat_seconds: t.Optional(HeartbeatSeconds),
+    machine_file_ttl_max: t.Optional(MachineFileTtlMax),
   },
   { additionalProperties: false },
 );
 export type UpdateProductLicenseInput = typeof UpdateProductLicenseBody.static;
+
+/** A change to a product's license settings: the defaults its licenses take when they set none. */
+export const ProductLicenseSettingsBody = t.Object(
+  {
+    machine_file_ttl_max: t.Optional(
+      t.Union([Int(), t.Null()], {
+        description:
+          "the longest a license file of the product's licenses may last, 3,600–31,536,000 seconds, for a " +
+          "license without its own machine_file_ttl_max; null: 7 days for a license with max_machines, none for the others",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type ProductLicenseSettingsInput = typeof ProductLicenseSettingsBody.static;
 
 /** An address a request names (a body's `ip`, a path's `…/ips/{ip}`) in its one spelling; else 422 on ip. */
 export function namedAddress(raw: string): string {

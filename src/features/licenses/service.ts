@@ -19,6 +19,7 @@ import { generateLicenseKey } from "./keys.ts";
 import {
   CreateLicenseBody,
   type CreateLicenseInput,
+  LICENSE_FILE_TTL,
   UpdateLicenseBody,
   type UpdateLicenseInput,
 } from "./schemas.ts";
@@ -65,6 +66,7 @@ export async function createLicense(
     maxIps: fields.maxIps,
     maxMachines: fields.maxMachines,
     ...withHeartbeats(fields, { floating: false, heartbeatSeconds: null }, API_NAMES),
+    machineFileTtlMax: fields.machineFileTtlMax,
   });
 }
 
@@ -80,6 +82,7 @@ export async function insertLicense(
     maxMachines?: number | null;
     floating?: boolean;
     heartbeatSeconds?: number | null;
+    machineFileTtlMax?: number | null;
   },
 ): Promise<License> {
   const [license] = await ctx.db
@@ -95,6 +98,7 @@ export async function insertLicense(
       maxMachines: fields.maxMachines ?? null,
       floating: fields.floating ?? false,
       heartbeatSeconds: fields.heartbeatSeconds ?? null,
+      machineFileTtlMax: fields.machineFileTtlMax ?? null,
     })
     .returning();
   if (!license) throw new Error("license insert returned nothing");
@@ -235,6 +239,7 @@ export interface CheckedFields {
   maxMachines?: number | null;
   floating?: boolean;
   heartbeatSeconds?: number | null;
+  machineFileTtlMax?: number | null;
 }
 
 /** A floating license's heartbeat interval when none is given. */
@@ -272,6 +277,7 @@ export interface LicenseSettingsInput {
   maxMachines?: number | null;
   floating?: boolean;
   heartbeatSeconds?: number | null;
+  machineFileTtlMax?: number | null;
 }
 
 /** What each setting is called on the wire, for the 422's keys and messages (snake_case on a product's page). */
@@ -282,17 +288,25 @@ export const API_NAMES: SettingNames = {
   maxMachines: "maxMachines",
   floating: "floating",
   heartbeatSeconds: "heartbeatSeconds",
+  machineFileTtlMax: "machineFileTtlMax",
 };
 
 /** A field's name in a message, as Laravel says it: `max_machines` → "max machines". */
 const spoken = (name: string) => name.replaceAll("_", " ");
+
+/** A file lifetime ceiling takes a license file's own range (an hour to a year). */
+export const withinFileTtlRange = (seconds: number) =>
+  seconds >= LICENSE_FILE_TTL.min && seconds <= LICENSE_FILE_TTL.max;
+export const fileTtlRangeMessage = (name: string) =>
+  `The ${spoken(name)} field must be between ${LICENSE_FILE_TTL.min} and ${LICENSE_FILE_TTL.max}.`;
 const heartbeatsRequired = (names: SettingNames) =>
   `The ${spoken(names.heartbeatSeconds)} field is required when the license is floating.`;
 
 /**
  * The settings' rules, the same wherever a license is changed: `maxMachines` null or 0–10,000,
- * `heartbeatSeconds` null or 10–86,400, not floating without heartbeats, `expires` ISO 8601.
- * Problems are recorded on `errors` under each field's wire name.
+ * `heartbeatSeconds` null or 10–86,400, not floating without heartbeats, `machineFileTtlMax` null or
+ * 3,600–31,536,000 (a license file's own range), `expires` ISO 8601. Problems are recorded on
+ * `errors` under each field's wire name.
  */
 export function checkedSettings(
   input: LicenseSettingsInput,
@@ -320,6 +334,12 @@ export function checkedSettings(
   }
   if (input.floating === true && input.heartbeatSeconds === null) {
     errors.add(names.heartbeatSeconds, heartbeatsRequired(names));
+  }
+  if (input.machineFileTtlMax !== undefined) {
+    if (input.machineFileTtlMax !== null && !withinFileTtlRange(input.machineFileTtlMax)) {
+      errors.add(names.machineFileTtlMax, fileTtlRangeMessage(names.machineFileTtlMax));
+    }
+    fields.machineFileTtlMax = input.machineFileTtlMax;
   }
   return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
 }

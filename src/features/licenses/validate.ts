@@ -28,12 +28,14 @@ export interface ValidationRequest {
   fingerprint?: string;
 }
 
+const NOT_ACTIVATED_DETAIL = "This machine is not activated for this license.";
+
 const DETAIL: Record<Exclude<ValidationCode, "NOT_FOUND">, (license: License) => string> = {
   REVOKED: () => "This license has been revoked.",
   EXPIRED: (license) => `This license expired at ${license.expires?.toISOString()}.`,
   PRODUCT_MISMATCH: () => "This license is for another product.",
   FINGERPRINT_REQUIRED: () => "This license is bound to machines: a fingerprint is required.",
-  NOT_ACTIVATED: () => "This machine is not activated for this license.",
+  NOT_ACTIVATED: () => NOT_ACTIVATED_DETAIL,
   HEARTBEAT_DEAD: () => "This machine missed its heartbeats; activate it again.",
   TOO_MANY_IPS: (license) =>
     `This license is already in use from its maximum of ${license.maxIps} IP address${license.maxIps === 1 ? "" : "es"}.`,
@@ -99,6 +101,16 @@ export async function validateLicenseKey(
   const registration = await registerIp(ctx, license.id, request.ip);
   const current = { ...license, maxIps: registration.maxIps };
   return answer(registration.registered ? "VALID" : "TOO_MANY_IPS", current, registration.count);
+}
+
+/**
+ * The answer once the machine `answer` names is gone (deactivated since it was read): its fingerprint
+ * names no machine, which a license that counts machines answers NOT_ACTIVATED.
+ */
+export function withoutMachine(answer: ValidationResultJson): ValidationResultJson {
+  const counted = answer.license?.maxMachines !== undefined && answer.license.maxMachines !== null;
+  if (!counted) return { ...answer, machine: null };
+  return { ...answer, valid: false, code: "NOT_ACTIVATED", detail: NOT_ACTIVATED_DETAIL, machine: null };
 }
 
 /** The license, its registered address count, and when `ip` was last seen (null: a new address). */

@@ -1,10 +1,10 @@
 import { status, t } from "elysia";
 import type { AppContext } from "../../context.ts";
 import type { Actor } from "../auth/actor.ts";
-import { issueLicenseFile, machineBinding } from "../licenses/files.ts";
 import { LicenseJson, toLicenseJson } from "../licenses/json.ts";
 import { MachineJson, toMachineJson, toOfflineFileJson } from "./json.ts";
 import { decodeOfflineRequest } from "./offline.ts";
+import { echoingNonce } from "./refusal.ts";
 import type { ActivateInput } from "./schemas.ts";
 import { type Activation, activateMachine, activateOwnOffline } from "./service.ts";
 
@@ -15,7 +15,13 @@ export const ActivationJson = t.Object({
   license_file: t.Optional(
     t.String({ description: "offline activations only: the license file bound to this machine" }),
   ),
-  license_file_expires_at: t.Optional(t.String({ format: "date-time" })),
+  license_file_expires_at: t.Optional(
+    t.String({
+      format: "date-time",
+      description:
+        "the file's exp: the ttl asked for, cut to the license's machineFileTtlMax (and expiry, and lease)",
+    }),
+  ),
 });
 export type ActivationJson = typeof ActivationJson.static;
 
@@ -24,17 +30,18 @@ export type ActivationJson = typeof ActivationJson.static;
  * license file bound to the machine (its claims carry the fingerprint), which the air-gapped machine
  * verifies with the published keys.
  */
-export function activationAnswer(
-  ctx: Pick<AppContext, "config" | "signing">,
-  activation: Activation,
-  request: Pick<ActivateInput, "nonce" | "offline" | "ttl">,
-): ActivationJson {
-  const machine = toMachineJson(activation);
-  const license = toLicenseJson(activation.license);
-  const answer: ActivationJson = { machine, license, nonce: request.nonce ?? null };
-  if (!request.offline) return answer;
-  const file = issueLicenseFile(ctx, license, request.ttl, new Date(), machineBinding(license, machine));
-  return { ...answer, license_file: file.text, license_file_expires_at: file.expiresAt.toISOString() };
+export function activationAnswer(activation: Activation, nonce: string | undefined): ActivationJson {
+  const answer: ActivationJson = {
+    machine: toMachineJson(activation),
+    license: toLicenseJson(activation.license),
+    nonce: nonce ?? null,
+  };
+  if (!activation.file) return answer;
+  return {
+    ...answer,
+    license_file: activation.file.text,
+    license_file_expires_at: activation.file.expiresAt.toISOString(),
+  };
 }
 
 /**
@@ -44,13 +51,15 @@ export function activationAnswer(
 const withActivationStatus = <T>(activation: Activation, answer: T) =>
   activation.created ? status(201, answer) : answer;
 
-/** POST /api/v1/licenses/activate: activates the machine the body names, and answers it (201 or 200). */
-export async function activateAndAnswer(
-  ctx: Pick<AppContext, "db" | "config" | "signing">,
-  body: ActivateInput,
-) {
-  const activation = await activateMachine(ctx, body);
-  return withActivationStatus(activation, activationAnswer(ctx, activation, body));
+/**
+ * POST /api/v1/licenses/activate: activates the machine the body names, and answers it (201 or 200);
+ * its coded refusals echo the nonce as well.
+ */
+export function activateAndAnswer(ctx: Pick<AppContext, "db" | "config" | "signing">, body: ActivateInput) {
+  return echoingNonce(body.nonce, async () => {
+    const activation = await activateMachine(ctx, body);
+    return withActivationStatus(activation, activationAnswer(activation, body.nonce));
+  });
 }
 
 /**
@@ -64,6 +73,5 @@ export async function exchangeOfflineRequest(
   encoded: string,
 ) {
   const activation = await activateOwnOffline(ctx, actor, licenseId, decodeOfflineRequest(encoded));
-  const file = activationAnswer(ctx, activation, { offline: true });
-  return withActivationStatus(activation, toOfflineFileJson(activation, file));
+  return withActivationStatus(activation, toOfflineFileJson(activation));
 }

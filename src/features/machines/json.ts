@@ -1,11 +1,16 @@
 import { t } from "elysia";
 import type { Machine } from "../../db/schema/index.ts";
+import type { LicenseFile } from "../licenses/files.ts";
 
 // A machine on the wire: the license API's camelCase (activate, heartbeat, validate,
 // /api/v1/licenses/{id}/machines) and the dashboard's snake_case (/api/licenses/{id}/machines).
 
 const Timestamp = t.String({ format: "date-time" });
 const Detail = t.Union([t.String(), t.Null()]);
+const FileExpiry = t.Union([Timestamp, t.Null()], {
+  description:
+    "when the latest license file issued for it expires (null: none); until then it holds its seat, alive or not",
+});
 
 /** A machine as a query reads it: its row and whether it is alive now (alive.ts). */
 export interface MachineRow {
@@ -22,7 +27,10 @@ export const MachineJson = t.Object({
   hostname: Detail,
   createdAt: Timestamp,
   lastHeartbeatAt: Timestamp,
-  alive: t.Boolean({ description: "false: it missed its heartbeats, and holds no seat" }),
+  alive: t.Boolean({
+    description: "false: it missed its heartbeats, and holds no seat unless its license file is still valid",
+  }),
+  fileExpiresAt: FileExpiry,
 });
 export type MachineJson = typeof MachineJson.static;
 
@@ -36,6 +44,7 @@ export const toMachineJson = ({ machine, alive }: MachineRow): MachineJson => ({
   createdAt: machine.createdAt.toISOString(),
   lastHeartbeatAt: machine.lastHeartbeatAt.toISOString(),
   alive,
+  fileExpiresAt: machine.fileExpiresAt?.toISOString() ?? null,
 });
 
 export const MachineListJson = t.Object({ machines: t.Array(MachineJson) });
@@ -53,6 +62,7 @@ export const DashboardMachineJson = t.Object({
   created_at: Timestamp,
   last_seen_at: Timestamp,
   alive: t.Boolean(),
+  file_expires_at: FileExpiry,
 });
 export type DashboardMachineJson = typeof DashboardMachineJson.static;
 
@@ -65,6 +75,7 @@ export const toDashboardMachineJson = ({ machine, alive }: MachineRow): Dashboar
   created_at: machine.createdAt.toISOString(),
   last_seen_at: machine.lastHeartbeatAt.toISOString(),
   alive,
+  file_expires_at: machine.fileExpiresAt?.toISOString() ?? null,
 });
 
 export const DashboardMachinesJson = t.Object({ data: t.Array(DashboardMachineJson) });
@@ -73,20 +84,43 @@ export const toDashboardMachinesJson = (rows: MachineRow[]): typeof DashboardMac
   data: rows.map(toDashboardMachineJson),
 });
 
-/** A heartbeat's answer: the machine, kept alive. */
-export const MachineAnswerJson = t.Object({ machine: MachineJson });
-
-export const toMachineAnswerJson = (row: MachineRow): typeof MachineAnswerJson.static => ({
-  machine: toMachineJson(row),
+const Nonce = t.Union([t.String(), t.Null()], {
+  description: "the request's nonce, echoed (null: none sent)",
 });
 
-/** A coded refusal (refusal.ts). */
-export const MachineRefusalJson = t.Object({ code: t.String(), message: t.String() });
+/** A heartbeat's answer: the machine, kept alive, and the request's nonce. */
+export const MachineAnswerJson = t.Object({ machine: MachineJson, nonce: Nonce });
 
-/** The coded refusals a route may answer, by status: each is a MachineRefusalJson. */
-export function codedRefusals<S extends number>(...statuses: S[]) {
-  const shapes = Object.fromEntries(statuses.map((status) => [status, MachineRefusalJson]));
-  return shapes as Record<S, typeof MachineRefusalJson>;
+export const toMachineAnswerJson = (
+  row: MachineRow,
+  nonce: string | undefined,
+): typeof MachineAnswerJson.static => ({
+  machine: toMachineJson(row),
+  nonce: nonce ?? null,
+});
+
+/** A coded refusal of activate or heartbeat (refusal.ts): it echoes the request's nonce. */
+export const MachineRefusalJson = t.Object({ code: t.String(), message: t.String(), nonce: Nonce });
+
+/** A coded refusal of a route that takes no nonce (the owner's offline exchange). */
+export const CodedRefusalJson = t.Object({ code: t.String(), message: t.String() });
+
+/** 409 MACHINE_FILE_VALID: the machine holds its seat until its license file expires (seats.ts). */
+export const MachineFileValidJson = t.Object({
+  code: t.Literal("MACHINE_FILE_VALID"),
+  message: t.String(),
+  fileExpiresAt: Timestamp,
+});
+
+/** The coded refusals of activate or heartbeat, by status: each is a MachineRefusalJson. */
+export const codedRefusals = <S extends number>(...statuses: S[]) => refusalsOf(MachineRefusalJson, statuses);
+
+/** The coded refusals of a route that takes no nonce, by status: each is a CodedRefusalJson. */
+export const ownCodedRefusals = <S extends number>(...statuses: S[]) =>
+  refusalsOf(CodedRefusalJson, statuses);
+
+function refusalsOf<S extends number, T>(shape: T, statuses: S[]) {
+  return Object.fromEntries(statuses.map((status) => [status, shape])) as Record<S, T>;
 }
 
 /** The owner's offline exchange: the machine and its machine-bound license file. */
@@ -100,14 +134,13 @@ export const OfflineFileJson = t.Object({
   }),
 });
 
-/** The exchange's answer from the machine and the offline activation's answer (which has its file). */
+/** The exchange's answer: the machine the offline activation made, and its file. */
 export const toOfflineFileJson = (
-  row: MachineRow,
-  file: { license_file?: string; license_file_expires_at?: string },
+  activation: MachineRow & { file: LicenseFile | null },
 ): typeof OfflineFileJson.static => ({
   data: {
-    machine: toDashboardMachineJson(row),
-    license_file: file.license_file ?? "",
-    license_file_expires_at: file.license_file_expires_at ?? "",
+    machine: toDashboardMachineJson(activation),
+    license_file: activation.file?.text ?? "",
+    license_file_expires_at: activation.file?.expiresAt.toISOString() ?? "",
   },
 });

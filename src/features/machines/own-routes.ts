@@ -4,7 +4,13 @@ import { answers, noContent, refusals } from "../../http/schemas.ts";
 import { UuidParam } from "../../validation/ids.ts";
 import { bearerAuth } from "../auth/guards.ts";
 import { exchangeOfflineRequest } from "./activation-answer.ts";
-import { codedRefusals, DashboardMachinesJson, OfflineFileJson, toDashboardMachinesJson } from "./json.ts";
+import {
+  DashboardMachinesJson,
+  MachineFileValidJson,
+  OfflineFileJson,
+  ownCodedRefusals,
+  toDashboardMachinesJson,
+} from "./json.ts";
 import { OfflineExchangeBody } from "./offline.ts";
 import { deactivateOwnMachine, listOwnMachines } from "./service.ts";
 
@@ -32,7 +38,15 @@ export const ownMachineRoutes = (ctx: AppContext) =>
       },
     )
     .delete("/:machine", ({ params, actor }) => noContent(deactivateOwnMachine(ctx, actor, params)), {
-      ...ownApi("Deactivate one of your license's machines, freeing its seat", {}),
+      ...ownApi(
+        {
+          summary: "Deactivate one of your license's machines, freeing its seat",
+          description:
+            "A machine whose license file is still valid keeps its seat until the file expires: 409 " +
+            "MACHINE_FILE_VALID with `fileExpiresAt`.",
+        },
+        { 409: MachineFileValidJson },
+      ),
       params: t.Object({ id: UuidParam("License"), machine: UuidParam("Machine") }),
     })
     .post(
@@ -47,7 +61,12 @@ export const ownMachineRoutes = (ctx: AppContext) =>
               "license's key. The machine is activated like any other (201 new, 200 already active; 409, 429 " +
               "with a code) and the answer carries its machine-bound license file.",
           },
-          { 200: OfflineFileJson, 201: OfflineFileJson, ...refusals(422), ...codedRefusals(403, 409, 429) },
+          {
+            200: OfflineFileJson,
+            201: OfflineFileJson,
+            ...refusals(422),
+            ...ownCodedRefusals(403, 409, 429),
+          },
         ),
         params: LicenseParams,
         body: OfflineExchangeBody,

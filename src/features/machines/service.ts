@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, or, sql } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, or, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { dailyLimitWait, dayAgo } from "../../daily-limit.ts";
 import { type License, licenses, machineActivations, machines } from "../../db/schema/index.ts";
@@ -6,15 +6,19 @@ import { withTransaction } from "../../db/transaction.ts";
 import { Invalid, NotFound } from "../../errors.ts";
 import { isUuid } from "../../validation/ids.ts";
 import type { Actor, ApiKeyActor } from "../auth/actor.ts";
-import { licenseStatus } from "../licenses/json.ts";
+import { fileTtlCeiling, issueMachineFile, type LicenseFile, ttlWithin } from "../licenses/files.ts";
+import { licenseStatus, toLicenseJson } from "../licenses/json.ts";
 import { mayBeLicenseKey, normaliseLicenseKey } from "../licenses/keys.ts";
 import { findLicense, type LicenseScope, mayActFor } from "../licenses/service.ts";
 import { aliveSql } from "./alive.ts";
-import type { MachineRow } from "./json.ts";
-import { MachineRefused } from "./refusal.ts";
+import { type MachineRow, toMachineJson } from "./json.ts";
+import { MachineRefused, machineNotFound } from "./refusal.ts";
+import { fileValidSql, holdsSeatSql } from "./seats.ts";
 
 // Machines: activating a fingerprint on a license, keeping it alive, deactivating it, listing them.
-// The license key is the credential of shipped software, as for validate.
+// The license key is the credential of shipped software, as for validate. Everything that makes,
+// refreshes or deletes a machine holds its license's row lock, so these happen one after another per
+// license; a checkout binds its file without it, by an UPDATE that a deletion's own condition sees.
 
 export interface ActivationRequest {
   key: string;
@@ -22,74 +26,102 @@ export interface ActivationRequest {
   name?: string;
   platform?: string;
   hostname?: string;
+  /** An offline activation: the answer carries a license file bound to the machine… */
+  offline?: boolean;
+  /** …lasting this many seconds (30 days when absent), cut to the license's ceiling. */
+  ttl?: number;
 }
 
 export interface Activation extends MachineRow {
   license: License;
   /** A new machine (201), or the fingerprint was already an alive machine of the license (200). */
   created: boolean;
+  /** Offline activations: the license file bound to the machine (its expiry kept on the machine). */
+  file: LicenseFile | null;
 }
 
 /**
  * Activates `fingerprint` on the license whose key is given. The license row is locked first, by its
  * own statement, so concurrent activations are counted one after another and never exceed
- * `maxMachines`; the alive machines are counted at that moment. A fingerprint already alive is
- * refreshed (an activation is also a heartbeat); a dead one is replaced by a new machine.
+ * `maxMachines`; the seats held are counted at that moment (alive machines, and machines whose
+ * license file is still valid: seats.ts). A fingerprint already alive is refreshed (an activation is
+ * also a heartbeat); a dead one is replaced by a new machine, which keeps its file's seat.
  */
 export function activateMachine(
-  ctx: Pick<AppContext, "db" | "config">,
+  ctx: Pick<AppContext, "db" | "config" | "signing">,
   request: ActivationRequest,
 ): Promise<Activation> {
   return withTransaction(ctx, async (tx) => {
     const license = await lockLicenseByKey(tx, request.key);
     if (!license) throw new MachineRefused(404, "NOT_FOUND", "No license has this key.");
     assertUsable(license);
-    const alive = aliveSql(license.heartbeatSeconds);
-    const rows: MachineRow[] = await tx.db
-      .select({ machine: machines, alive })
-      .from(machines)
-      .where(
-        and(eq(machines.licenseId, license.id), or(alive, eq(machines.fingerprint, request.fingerprint))),
-      );
-    const details = {
+    const { row, created } = await activateLocked(tx, license, request);
+    if (!request.offline) return { ...row, license, created, file: null };
+    const ttl = ttlWithin(request.ttl, await fileTtlCeiling(tx, license));
+    const bound = await issueMachineFile(tx, toLicenseJson(license), toMachineJson(row), ttl);
+    if (!bound) throw machineGone();
+    return { machine: bound.machine, alive: true, license, created, file: bound.file };
+  });
+}
+
+/** The machine an activation refreshes or makes, the license's row lock held. */
+async function activateLocked(
+  tx: Pick<AppContext, "db" | "config">,
+  license: License,
+  request: ActivationRequest,
+): Promise<{ row: MachineRow; created: boolean }> {
+  const alive = aliveSql(license.heartbeatSeconds);
+  const holdsSeat = holdsSeatSql(license.heartbeatSeconds);
+  const rows = await tx.db
+    .select({ machine: machines, alive, holdsSeat })
+    .from(machines)
+    .where(
+      and(eq(machines.licenseId, license.id), or(holdsSeat, eq(machines.fingerprint, request.fingerprint))),
+    );
+  const existing = rows.find((row) => row.machine.fingerprint === request.fingerprint);
+  if (existing?.alive) {
+    const [machine] = await tx.db
+      .update(machines)
+      .set({ ...definedOnly(request), lastHeartbeatAt: sql`clock_timestamp()` })
+      .where(eq(machines.id, existing.machine.id))
+      .returning();
+    // Nothing matched: it was deleted after it was read, and the answer must not be made of that read.
+    if (!machine) throw machineGone();
+    return { row: { machine, alive: true }, created: false };
+  }
+  // The fingerprint's own dead machine is replaced, not added: its seat (if its file holds one) is this one.
+  const count = rows.filter((row) => row.holdsSeat && row !== existing).length;
+  if (license.maxMachines !== null && count >= license.maxMachines) {
+    throw new MachineRefused(
+      409,
+      "TOO_MANY_MACHINES",
+      `This license is already active on its maximum of ${license.maxMachines} machine${license.maxMachines === 1 ? "" : "s"}.`,
+    );
+  }
+  await assertActivationsLeft(tx, license.id, tx.config.machineActivationsPerDay);
+  if (existing) await tx.db.delete(machines).where(eq(machines.id, existing.machine.id));
+  const [machine] = await tx.db
+    .insert(machines)
+    .values({
+      id: Bun.randomUUIDv7(),
+      licenseId: license.id,
+      fingerprint: request.fingerprint,
       name: request.name ?? null,
       platform: request.platform ?? null,
       hostname: request.hostname ?? null,
-    };
-    const existing = rows.find((row) => row.machine.fingerprint === request.fingerprint);
-    if (existing?.alive) {
-      const [machine] = await tx.db
-        .update(machines)
-        .set({ ...definedOnly(request), lastHeartbeatAt: sql`clock_timestamp()` })
-        .where(eq(machines.id, existing.machine.id))
-        .returning();
-      return { machine: machine ?? existing.machine, alive: true, license, created: false };
-    }
-    const count = rows.filter((row) => row.alive).length;
-    if (license.maxMachines !== null && count >= license.maxMachines) {
-      throw new MachineRefused(
-        409,
-        "TOO_MANY_MACHINES",
-        `This license is already active on its maximum of ${license.maxMachines} machine${license.maxMachines === 1 ? "" : "s"}.`,
-      );
-    }
-    await assertActivationsLeft(tx, license.id, ctx.config.machineActivationsPerDay);
-    if (existing) await tx.db.delete(machines).where(eq(machines.id, existing.machine.id));
-    const [machine] = await tx.db
-      .insert(machines)
-      .values({
-        id: Bun.randomUUIDv7(),
-        licenseId: license.id,
-        fingerprint: request.fingerprint,
-        ...details,
-        lastHeartbeatAt: sql`clock_timestamp()`,
-      })
-      .returning();
-    if (!machine) throw new Error("machine insert returned nothing");
-    await tx.db.insert(machineActivations).values({ licenseId: license.id });
-    return { machine, alive: true, license, created: true };
-  });
+      lastHeartbeatAt: sql`clock_timestamp()`,
+      // A file issued to the machine it replaces is still out there, and still holds this seat.
+      fileExpiresAt: existing?.machine.fileExpiresAt ?? null,
+    })
+    .returning();
+  if (!machine) throw new Error("machine insert returned nothing");
+  await tx.db.insert(machineActivations).values({ licenseId: license.id });
+  return { row: { machine, alive: true }, created: true };
 }
+
+/** A machine deleted between the read and the write of an activation or heartbeat. */
+const machineGone = () =>
+  new MachineRefused(404, "NOT_FOUND", "This machine was deactivated meanwhile; activate it again.");
 
 /** The optional details a request gave, to update without erasing the ones it left out. */
 const definedOnly = (request: ActivationRequest) =>
@@ -129,8 +161,8 @@ async function assertActivationsLeft(ctx: Pick<AppContext, "db">, licenseId: str
 export function heartbeat(ctx: Pick<AppContext, "db">, id: string, key: string): Promise<MachineRow> {
   return withTransaction(ctx, async (tx) => {
     const license = await lockLicenseByKey(tx, key);
-    const found = license ? await machineOf(tx, license, id) : undefined;
-    if (!license || !found) throw new NotFound("Machine");
+    const found = license && isUuid(id) ? await machineOf(tx, license, id.toLowerCase()) : undefined;
+    if (!license || !found) throw machineNotFound();
     assertUsable(license);
     if (!found.alive) {
       throw new MachineRefused(
@@ -144,28 +176,40 @@ export function heartbeat(ctx: Pick<AppContext, "db">, id: string, key: string):
       .set({ lastHeartbeatAt: sql`clock_timestamp()` })
       .where(eq(machines.id, found.machine.id))
       .returning();
-    return { machine: machine ?? found.machine, alive: true };
+    if (!machine) throw machineGone();
+    return { machine, alive: true };
   });
 }
 
 /** Who deactivates a machine: the software itself with its license key, or an API key for the license. */
 export type MachineCaller = { licenseKey: string } | { apiKey: ApiKeyActor };
 
-/** Deactivates machine `id`, freeing its seat; 404 unless the caller's license (or scope) holds it. */
-export async function deactivateMachine(ctx: Pick<AppContext, "db">, caller: MachineCaller, id: string) {
+/**
+ * Deactivates machine `id`, freeing its seat; 404 unless the caller's license (or scope) holds it. A
+ * machine whose license file is still valid keeps its seat (409 MACHINE_FILE_VALID) unless an API
+ * key `force`s it, which frees the seat but revokes nothing: the file works offline until it expires.
+ */
+export async function deactivateMachine(
+  ctx: Pick<AppContext, "db">,
+  caller: MachineCaller,
+  id: string,
+  force = false,
+) {
+  if (force && "licenseKey" in caller) {
+    throw new Invalid({ force: ["The force field is only accepted with an x-api-key."] });
+  }
   if (!isUuid(id)) throw new NotFound("Machine");
-  const [row] = await ctx.db
-    .select({ machineId: machines.id, license: licenses })
-    .from(machines)
-    .innerJoin(licenses, eq(licenses.id, machines.licenseId))
-    .where(eq(machines.id, id));
-  const allowed =
-    row !== undefined &&
-    ("licenseKey" in caller
-      ? row.license.key === normaliseLicenseKey(caller.licenseKey)
-      : mayActFor(caller.apiKey, row.license));
-  if (!row || !allowed) throw new NotFound("Machine");
-  await ctx.db.delete(machines).where(eq(machines.id, row.machineId));
+  const machineId = id.toLowerCase();
+  await withTransaction(ctx, async (tx) => {
+    const license = await lockLicenseOfMachine(tx, machineId);
+    const allowed =
+      license !== undefined &&
+      ("licenseKey" in caller
+        ? license.key === normaliseLicenseKey(caller.licenseKey)
+        : mayActFor(caller.apiKey, license));
+    if (!license || !allowed) throw new NotFound("Machine");
+    await deleteMachine(tx, license.id, machineId, force);
+  });
 }
 
 /** The license's machines, oldest first, alive or not, for a scope that may act for it. */
@@ -188,19 +232,48 @@ export interface OwnMachinePath {
 export async function deactivateOwnMachine(ctx: Pick<AppContext, "db">, actor: Actor, at: OwnMachinePath) {
   const license = await ownLicense(ctx, actor, at.id);
   if (!isUuid(at.machine)) throw new NotFound("Machine");
+  await withTransaction(ctx, async (tx) => {
+    await tx.db.select({ id: licenses.id }).from(licenses).where(eq(licenses.id, license.id)).for("update");
+    await deleteMachine(tx, license.id, at.machine.toLowerCase(), false);
+  });
+}
+
+/**
+ * Deletes machine `machineId` of the license whose row lock is held; 404 when it is not there. The
+ * DELETE itself asks that no valid file holds the seat (unless forced): a checkout that binds a file
+ * to the machine meanwhile (without the license lock: licenses/files.ts) either comes first and is
+ * seen here, or finds the machine gone and issues nothing.
+ */
+async function deleteMachine(
+  ctx: Pick<AppContext, "db">,
+  licenseId: string,
+  machineId: string,
+  force: boolean,
+) {
+  const mine = and(eq(machines.id, machineId), eq(machines.licenseId, licenseId));
   const deleted = await ctx.db
     .delete(machines)
-    .where(and(eq(machines.licenseId, license.id), eq(machines.id, at.machine)))
+    .where(force ? mine : and(mine, sql`NOT ${fileValidSql}`))
     .returning({ id: machines.id });
-  if (deleted.length === 0) throw new NotFound("Machine");
+  if (deleted.length > 0) return;
+  const [held] = await ctx.db.select({ fileExpiresAt: machines.fileExpiresAt }).from(machines).where(mine);
+  if (!held?.fileExpiresAt) throw new NotFound("Machine");
+  throw new MachineRefused(
+    409,
+    "MACHINE_FILE_VALID",
+    `This machine holds its seat until its license file expires at ${held.fileExpiresAt.toISOString()}.`,
+    {},
+    { fileExpiresAt: held.fileExpiresAt.toISOString() },
+  );
 }
 
 /**
  * The owner exchanges an air-gapped machine's activation request for its license file: the request
- * must be for this license (its key), and activates like any other (seats, the daily bound).
+ * must be for this license (its key), and activates like any other (seats, the daily bound), with the
+ * file's default lifetime cut to the license's ceiling.
  */
 export async function activateOwnOffline(
-  ctx: Pick<AppContext, "db" | "config">,
+  ctx: Pick<AppContext, "db" | "config" | "signing">,
   actor: Actor,
   licenseId: string,
   request: ActivationRequest,
@@ -209,7 +282,7 @@ export async function activateOwnOffline(
   if (normaliseLicenseKey(request.key) !== license.key) {
     throw new Invalid({ request: ["The activation request is for another license."] });
   }
-  return activateMachine(ctx, request);
+  return activateMachine(ctx, { ...request, offline: true });
 }
 
 /** One of the user's own licenses, or the same 404 as a license that does not exist. */
@@ -237,6 +310,21 @@ async function lockLicenseByKey(ctx: Pick<AppContext, "db">, rawKey: string): Pr
   const key = normaliseLicenseKey(rawKey);
   if (!mayBeLicenseKey(key)) return undefined;
   const [license] = await ctx.db.select().from(licenses).where(eq(licenses.key, key)).for("update");
+  return license;
+}
+
+/** The license of machine `id`, its row locked until the transaction ends (undefined: no such machine). */
+async function lockLicenseOfMachine(ctx: Pick<AppContext, "db">, machineId: string) {
+  const [license] = await ctx.db
+    .select()
+    .from(licenses)
+    .where(
+      inArray(
+        licenses.id,
+        ctx.db.select({ id: machines.licenseId }).from(machines).where(eq(machines.id, machineId)),
+      ),
+    )
+    .for("update");
   return license;
 }
 

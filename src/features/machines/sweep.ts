@@ -4,6 +4,7 @@ import { dayAgo } from "../../daily-limit.ts";
 import { licenses, machineActivations, machines } from "../../db/schema/index.ts";
 import { everyInterval } from "../../jobs/periodic.ts";
 import { aliveSql } from "./alive.ts";
+import { fileValidSql } from "./seats.ts";
 
 /**
  * Every check computes death by itself (alive.ts), so the sweep is only housekeeping: a minute keeps
@@ -12,10 +13,11 @@ import { aliveSql } from "./alive.ts";
 const SWEEP_EVERY_MS = 60 * 1000;
 
 /**
- * Dead machines of floating licenses are deleted (their seat was a lease); dead machines of
- * node-locked licenses are marked `dead_at` and kept, for the customer to see and deactivate.
- * Activations older than a day count for nothing and are deleted. Several instances sweeping at once
- * do the same thing harmlessly.
+ * Dead machines of floating licenses are deleted (their seat was a lease) once no license file of
+ * theirs is valid (a file never outlives the lease it was issued in, unless the interval was changed
+ * since); dead machines of node-locked licenses are marked `dead_at` and kept, for the customer to
+ * see and deactivate. Activations older than a day count for nothing and are deleted. Several
+ * instances sweeping at once do the same thing harmlessly.
  */
 export async function sweepDeadMachines(ctx: Pick<AppContext, "db">) {
   const dead = and(not(aliveSql(licenses.heartbeatSeconds)), isNull(machines.deadAt));
@@ -27,7 +29,7 @@ export async function sweepDeadMachines(ctx: Pick<AppContext, "db">) {
       .where(and(dead, eq(licenses.floating, floating)));
   const deleted = await ctx.db
     .delete(machines)
-    .where(inArray(machines.id, deadOf(true)))
+    .where(and(inArray(machines.id, deadOf(true)), not(fileValidSql)))
     .returning({ id: machines.id });
   const marked = await ctx.db
     .update(machines)

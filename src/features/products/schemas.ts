@@ -1,7 +1,7 @@
 import { t } from "elysia";
 import { PageQuery, simplePageOf } from "../../http/pagination.ts";
 import { BodyId, IdParam } from "../../validation/ids.ts";
-import { Int, Text } from "../../validation/schemas.ts";
+import { Int, Prose, Text } from "../../validation/schemas.ts";
 
 const DateTime = t.String({ format: "date-time" });
 const Flag = t.String({ enum: ["0", "1"], description: '"0" or "1"' });
@@ -54,14 +54,14 @@ export const ProductAccessJson = t.Object({
 
 const SLUG = "^[a-z0-9]+(?:-[a-z0-9]+)*$";
 /** An image: a path under `$APP_URL/storage/`, or an absolute http(s) URL. */
-const ImageRef = t.String({ minLength: 1, maxLength: 2048 });
+const ImageRef = Text({ minLength: 1, maxLength: 2048 });
 
 /** Admin request fields; flags are JSON booleans here, strings only in responses. */
 const productFields = {
   name: Text({ minLength: 1, maxLength: 255 }),
   user_id: BodyId,
-  description: Text({ maxLength: 5000 }),
-  long_description: t.String({ maxLength: 100_000 }),
+  description: Prose({ maxLength: 5000 }),
+  long_description: Prose({ maxLength: 100_000 }),
   slug: t.String({ minLength: 1, maxLength: 255, pattern: SLUG }),
   vendor_id: orNull(BodyId),
   category_id: orNull(Int({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })),
@@ -75,7 +75,7 @@ const productFields = {
   tags: t.Array(Text({ minLength: 1, maxLength: 50 }), { maxItems: 50, uniqueItems: true }),
   cover_image: orNull(ImageRef),
   gallery_images: t.Array(ImageRef, { maxItems: 50 }),
-  youtube_video_url: orNull(t.String({ maxLength: 2048, pattern: "^https?://" })),
+  youtube_video_url: orNull(Text({ maxLength: 2048, pattern: "^https?://" })),
 };
 
 const { name, user_id, ...optionalFields } = productFields;

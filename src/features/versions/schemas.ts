@@ -4,7 +4,7 @@ import { ARCHES, PLATFORMS, RELEASE_CHANNELS, VERSION_STATUSES } from "../../db/
 import { PageQuery, simplePageOf } from "../../http/pagination.ts";
 import { dataOf } from "../../http/schemas.ts";
 import { QueryId } from "../../validation/ids.ts";
-import { Int, Text } from "../../validation/schemas.ts";
+import { Int, Prose, Text } from "../../validation/schemas.ts";
 
 /**
  * One of `values`, for input. Not `t.UnionEnum`: Elysia gives that a default (its first value) and
@@ -103,7 +103,7 @@ export const ArtifactFields = {
 export const ReleaseChange = t.Object(
   {
     status: t.Optional(OneOf(VERSION_STATUSES)),
-    yank_reason: t.Optional(t.Union([t.String({ minLength: 1, maxLength: 1000 }), t.Null()])),
+    yank_reason: t.Optional(t.Union([Prose({ minLength: 1, maxLength: 1000 }), t.Null()])),
     critical: t.Optional(t.Boolean()),
     channel: t.Optional(ChannelField),
     rollout_percentage: t.Optional(Int({ minimum: 0, maximum: 100 })),
@@ -135,7 +135,7 @@ export const PublishFields = t.Object(
     benefit_id: t.Optional(t.Union([t.String({ maxLength: 20 }), Int(), t.Null()])),
     version_name: Text({ minLength: 1, maxLength: 255 }),
     title: Text({ minLength: 1, maxLength: 255 }),
-    changelog: t.String({ minLength: 1, maxLength: 1_000_000 }),
+    changelog: Prose({ minLength: 1, maxLength: 1_000_000 }),
     changelog_format: t.Optional(t.UnionEnum(["markdown", "html"])),
     ...ArtifactFields,
     channel: t.Optional(ChannelField),
@@ -148,7 +148,7 @@ export type PublishFields = typeof PublishFields.static;
 /** A changelog to render as depot shows it (the dashboard's publish preview and release notes). */
 export const ChangelogPreview = t.Object(
   {
-    changelog: t.String({ maxLength: PublishFields.properties.changelog.maxLength }),
+    changelog: Prose({ maxLength: PublishFields.properties.changelog.maxLength }),
     changelog_format: t.Optional(t.UnionEnum(["markdown", "html"])),
   },
   { additionalProperties: false },

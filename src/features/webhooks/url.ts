@@ -1,5 +1,6 @@
 import type { AppContext } from "../../context.ts";
 import { Invalid } from "../../errors.ts";
+import { BIDI_CONTROLS } from "../../validation/schemas.ts";
 import { checkTarget } from "./address.ts";
 
 /**
@@ -26,6 +27,10 @@ export const canonicalUrl = (url: string): string => (URL.canParse(url) ? new UR
 export async function checkWebhookUrl(ctx: Pick<AppContext, "config">, raw: string): Promise<URL> {
   if (CONTROL_OR_SPACE.test(raw)) {
     throw new Invalid({ url: ["The url field must not contain control characters or whitespace."] });
+  }
+  // Stored percent-encoded, but typed they reorder the URL on the page it was pasted from.
+  if (BIDI_CONTROLS.test(raw)) {
+    throw new Invalid({ url: ["The url field must not contain bidirectional control characters."] });
   }
   const url = URL.canParse(raw) ? new URL(raw) : null;
   if (!url || !["http:", "https:"].includes(url.protocol) || url.hostname === "") {

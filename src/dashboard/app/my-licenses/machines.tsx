@@ -12,6 +12,15 @@ import { activateOffline, deactivateMachine } from "./api.ts";
 
 const label = (machine: OwnMachine) => machine.name ?? machine.hostname ?? machine.fingerprint;
 
+/** Until when the machine's license file works offline; null when it has none still valid. */
+const fileValidUntil = (machine: OwnMachine) =>
+  machine.file_expires_at !== null && Date.parse(machine.file_expires_at) > Date.now()
+    ? machine.file_expires_at
+    : null;
+
+/** A machine holds its seat while it answers, and while its license file is valid (docs/vendors.md). */
+const holdsSeat = (machine: OwnMachine) => machine.alive || fileValidUntil(machine) !== null;
+
 export function LicenseMachines({
   license,
   onChanged,
@@ -21,7 +30,7 @@ export function LicenseMachines({
 }) {
   const [busy, setBusy] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const alive = license.machines.filter((machine) => machine.alive).length;
+  const inUse = license.machines.filter(holdsSeat).length;
   const headingId = `license-${license.id}-machines`;
 
   const deactivate = async (machine: OwnMachine) => {
@@ -46,8 +55,8 @@ export function LicenseMachines({
     <section aria-labelledby={headingId}>
       <h3 id={headingId}>
         {license.max_machines === null
-          ? `Machines: ${alive}`
-          : `Machines in use: ${alive} of ${license.max_machines}`}
+          ? `Machines: ${inUse}`
+          : `Machines in use: ${inUse} of ${license.max_machines}`}
       </h3>
       {license.machines.length === 0 ? (
         <p class="empty">None yet: a machine is added when the app is activated on it.</p>
@@ -66,6 +75,15 @@ export function LicenseMachines({
                   </>
                 )}
                 last seen <time dateTime={machine.last_seen_at}>{formatDate(machine.last_seen_at)}</time>
+                {fileValidUntil(machine) !== null && (
+                  <>
+                    {" "}
+                    · license file until{" "}
+                    <time dateTime={machine.file_expires_at ?? ""}>
+                      {formatDate(machine.file_expires_at ?? "")}
+                    </time>
+                  </>
+                )}
               </span>
               <button
                 type="button"
