@@ -4,8 +4,8 @@
 #
 #   scripts/smoke-binary.sh dist/depot
 #
-# Checks: first start (initdb) and /api/health; the setup link it prints, and the first admin created
-# with it through POST /api/setup; token:create / user:create --json while `serve` runs (done by the
+# Checks: first start (initdb) and /api/health; the setup link it prints (never logged), a new one from
+# `depot setup:link`, and the first admin created with it through POST /api/setup; token:create / user:create --json while `serve` runs (done by the
 # server through its control socket); migrate refused while `serve` holds the data directory (exit 1,
 # "in use"); `healthcheck`; SIGTERM exits 0; demo:seed; the token authenticates GET /api/users/1 after a restart and its absence
 # gives 401; a product reads with the API's string types, a demo license validates, a multipart release
@@ -78,21 +78,29 @@ depot --version
 step "first start of depot serve (embedded database, initdb)"
 start_server "$WORK/serve-1.log"
 
-step "the first start prints the setup link (APP_URL/setup?code=...) and logs it"
-setup_url="$(grep -Eo "^  http://localhost:$PORT/setup\?code=[A-Za-z0-9_-]{43}$" "$WORK/serve-1.log" | tr -d ' ')" ||
+step "the first start prints the setup link (APP_URL/setup?code=...) on stderr; its log line has no code"
+printed_url="$(grep -Eo "^  http://localhost:$PORT/setup\?code=[A-Za-z0-9_-]{43}$" "$WORK/serve-1.log" | tr -d ' ')" ||
   fail "no setup link on depot serve's stderr"
+printed_code="${printed_url##*code=}"
+grep -q '"setup_link_expires_at":"' "$WORK/serve-1.log" || fail "the log does not say a setup link was printed"
+if grep '^{' "$WORK/serve-1.log" | grep -qF "$printed_code"; then fail "the setup code is in the JSON log"; fi
+echo "  $printed_url"
+
+step "depot setup:link makes a new link through the running server; the printed one stops working"
+setup_url="$(depot setup:link --json | json_field url)" || fail "setup:link --json printed no url"
 setup_code="${setup_url##*code=}"
-grep -q "\"setup_url\":\"$setup_url\"" "$WORK/serve-1.log" || fail "the setup link is not in the log"
+[[ "$setup_url" == "http://localhost:$PORT/setup?code=$setup_code" && "$setup_code" != "$printed_code" ]] ||
+  fail "setup:link: unexpected link $setup_url"
 echo "  $setup_url"
 
-step "GET /setup is the dashboard; POST /api/setup refuses a wrong code, then creates the first admin"
+step "GET /setup is the dashboard; POST /api/setup refuses the replaced code, then creates the first admin"
 code="$(http_code "$BASE/setup?code=$setup_code")"
 [[ "$code" == "200" ]] && grep -q '/dashboard/assets/' "$WORK/body" || fail "GET /setup: HTTP $code"
 code="$(http_code "$BASE/api/setup" -H 'Content-Type: application/json' \
-  -d '{"code":"wrong","name":"Admin","email":"admin@example.com","password":"admin password"}')"
+  -d "{\"code\":\"$printed_code\",\"name\":\"Admin\",\"email\":\"admin@example.com\",\"password\":\"admin password\"}")"
 [[ "$code" == "422" ]] && grep -q '"code":\["The setup code is invalid."\]' "$WORK/body" || {
   cat "$WORK/body" >&2
-  fail "POST /api/setup with a wrong code: HTTP $code (expected 422 on code)"
+  fail "POST /api/setup with the replaced code: HTTP $code (expected 422 on code)"
 }
 code="$(http_code "$BASE/api/setup" -D "$WORK/headers" -H 'Content-Type: application/json' \
   -d "{\"code\":\"$setup_code\",\"name\":\"Admin\",\"email\":\"admin@example.com\",\"password\":\"admin password\"}")"

@@ -20,6 +20,7 @@ import m17 from "../../drizzle/0017_update_checks.sql" with { type: "text" };
 import m18 from "../../drizzle/0018_rollout_schedule.sql" with { type: "text" };
 import m19 from "../../drizzle/0019_semver_key.sql" with { type: "text" };
 import m20 from "../../drizzle/0020_uploads_user_index.sql" with { type: "text" };
+import m21 from "../../drizzle/0021_setup_codes.sql" with { type: "text" };
 
 import type { Migration } from "./migrate.ts";
 
@@ -45,4 +46,5 @@ export const migrations: Migration[] = [
   { tag: "0018_rollout_schedule", createdAt: 1795691368182, sql: m18 },
   { tag: "0019_semver_key", createdAt: 1795699154654, sql: m19 },
   { tag: "0020_uploads_user_index", createdAt: 1795699702062, sql: m20 },
+  { tag: "0021_setup_codes", createdAt: 1795816506149, sql: m21 },
 ];
