@@ -11,7 +11,8 @@
 # gives 401; a product reads with the API's string types, a demo license validates, a multipart release
 # publishes and downloads whole and by range, refused publishes leave no file behind (a received file
 # removes itself: `await using` in the compiled code), `depot publish` (fetched from GET /client/depot)
-# publishes through resumable uploads, scripts/install.sh installs it from there (checked), and `depot versions` / `depot download` list and fetch
+# publishes through resumable uploads, scripts/install.sh installs it from there (its SHA256SUMS signed, refused over http
+# without --insecure), and `depot versions` / `depot download` list and fetch
 # it, also with only what `depot login` stored; /docs and the UI script it names (embedded in the binary, same-origin) answer 200, and so do the
 # dashboard at / and its script and stylesheet; `backup`
 # while serve runs, `restore` into another directory and a server there that serves the release;
@@ -34,11 +35,15 @@ unset DATABASE_URL TEST_DATABASE_URL DATA_DIR STORAGE_DIR APP_KEY APP_URL PORT H
 
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/depot-smoke.XXXXXX")"
 NAME=smoke
+# What the server hands out beside its own binary: a release's signed SHA256SUMS (install.sh step).
+CLIENT_DIR="$WORK/client"
+SERVER_ENV=(CLIENT_BINARIES_DIR="$CLIENT_DIR")
 # shellcheck source=scripts/lib/binary.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/binary.sh"
 
 cd "$WORK"
 [[ -z "$(ls -A)" ]] || fail "working directory $WORK is not empty"
+mkdir "$CLIENT_DIR"
 
 # expect_refused NAME ARGS...: the command must exit 1 with an "in use" message on stderr.
 expect_refused() {
@@ -249,11 +254,34 @@ head -c 3000000 /dev/urandom >"$WORK/release-10.jar"
   fail "depot publish: unexpected result $(cat "$WORK/out")"
 echo "  $(json_path 'd.status + " " + d.version.version_number + " (" + d.version.file_size + " bytes)"' "$WORK/out")"
 
-step "scripts/install.sh --server installs this platform's binary from the running depot, checked"
-sh "$SCRIPTS/install.sh" --server "$BASE" --dir "$WORK/bin" >"$WORK/out" 2>"$WORK/err" || {
+step "scripts/install.sh --server installs this platform's binary from the running depot, signed and checked"
+# The release's own SHA256SUMS, its signature and the install.sh pinning its key when the binary
+# comes from a signed build (npm run build:all with DEPOT_RELEASE_KEY_FILE) that lists it; else a
+# throwaway key (minisign) signs a SHA256SUMS listing it, as build:all would.
+case "$(uname -m)" in aarch64 | arm64) arch=arm64 ;; *) arch=x64 ;; esac
+listed="$(sha256sum "$BIN" | cut -d' ' -f1)  depot-linux-$arch"
+dist_dir="$(dirname "$BIN")"
+if [[ -f "$dist_dir/SHA256SUMS.minisig" && -f "$dist_dir/install.sh" ]] && grep -qxF "$listed" "$dist_dir/SHA256SUMS"; then
+  cp "$dist_dir/SHA256SUMS" "$dist_dir/SHA256SUMS.minisig" "$CLIENT_DIR/"
+  installer=("$dist_dir/install.sh")
+  echo "  the release's signed SHA256SUMS and install.sh"
+else
+  minisign -G -W -p "$WORK/release.pub" -s "$WORK/release.key" >/dev/null || fail "minisign -G failed"
+  echo "$listed" >"$CLIENT_DIR/SHA256SUMS"
+  minisign -S -l -s "$WORK/release.key" -m "$CLIENT_DIR/SHA256SUMS" >/dev/null || fail "minisign -S failed"
+  installer=("$SCRIPTS/install.sh" --public-key "$WORK/release.pub")
+  echo "  a SHA256SUMS signed by a throwaway key"
+fi
+# Plain http: refused unless --insecure.
+if sh "${installer[@]}" --server "$BASE" --dir "$WORK/bin" >"$WORK/out" 2>"$WORK/err"; then
+  fail "install.sh installed over plain http without --insecure"
+fi
+grep -q "is plain http" "$WORK/err" || fail "install.sh over http: $(cat "$WORK/err")"
+sh "${installer[@]}" --server "$BASE" --insecure --dir "$WORK/bin" >"$WORK/out" 2>"$WORK/err" || {
   cat "$WORK/out" "$WORK/err" >&2
   fail "install.sh exited non-zero"
 }
+grep -o 'SHA256SUMS is signed .*' "$WORK/out" | sed 's/^/  /'
 cmp -s "$WORK/bin/depot" "$BIN" || fail "install.sh: the installed file is not the binary"
 [[ -x "$WORK/bin/depot" ]] || fail "install.sh: the installed file is not executable"
 "$WORK/bin/depot" --version >/dev/null || fail "install.sh: the installed binary does not run"
