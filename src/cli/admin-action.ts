@@ -22,7 +22,7 @@ export interface AdminAction<I, R> {
 /**
  * An action whose input is checked against `input` (built from the HTTP API's own field schemas:
  * names, e-mail addresses, NewPassword) before `run` sees it. The check is the action's, not the
- * CLI's: a request through the control socket comes from whoever can reach it, in any shape. Input
+ * CLI's: what arrives through the control socket may come from any client of it, in any shape. Input
  * it does not take is refused 400, every failing field named (`input` for the whole value).
  */
 export const adminAction = <S extends TSchema, R>(
@@ -31,7 +31,7 @@ export const adminAction = <S extends TSchema, R>(
   run: (runtime: Runtime, input: Static<S>) => Promise<R>,
 ): AdminAction<Static<S>, R> => ({
   name,
-  perform(runtime, value) {
+  async perform(runtime, value) {
     if (!Value.Check(input, value))
       throw new Invalid(invalidFrom([...Value.Errors(input, value)], "input").errors, 400);
     return run(runtime, value);
