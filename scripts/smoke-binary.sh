@@ -4,14 +4,15 @@
 #
 #   scripts/smoke-binary.sh dist/depot
 #
-# Checks: first start (initdb) and /api/health; the setup link it prints, and the first admin created
-# with it through POST /api/setup; token:create / user:create --json while `serve` runs (done by the
+# Checks: first start (initdb) and /api/health; the setup link it prints (never logged), a new one from
+# `depot setup:link`, and the first admin created with it through POST /api/setup; token:create / user:create --json while `serve` runs (done by the
 # server through its control socket); migrate refused while `serve` holds the data directory (exit 1,
 # "in use"); `healthcheck`; SIGTERM exits 0; demo:seed; the token authenticates GET /api/users/1 after a restart and its absence
 # gives 401; a product reads with the API's string types, a demo license validates, a multipart release
 # publishes and downloads whole and by range, refused publishes leave no file behind (a received file
 # removes itself: `await using` in the compiled code), `depot publish` (fetched from GET /client/depot)
-# publishes through resumable uploads, scripts/install.sh installs it from there (checked), and `depot versions` / `depot download` list and fetch
+# publishes through resumable uploads, scripts/install.sh installs it from there (its SHA256SUMS signed, refused over http
+# without --insecure), and `depot versions` / `depot download` list and fetch
 # it, also with only what `depot login` stored; /docs and the UI script it names (embedded in the binary, same-origin) answer 200, and so do the
 # dashboard at / and its script and stylesheet; `backup`
 # while serve runs, `restore` into another directory and a server there that serves the release;
@@ -34,11 +35,15 @@ unset DATABASE_URL TEST_DATABASE_URL DATA_DIR STORAGE_DIR APP_KEY APP_URL PORT H
 
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/depot-smoke.XXXXXX")"
 NAME=smoke
+# What the server hands out beside its own binary: a release's signed SHA256SUMS (install.sh step).
+CLIENT_DIR="$WORK/client"
+SERVER_ENV=(CLIENT_BINARIES_DIR="$CLIENT_DIR")
 # shellcheck source=scripts/lib/binary.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/binary.sh"
 
 cd "$WORK"
 [[ -z "$(ls -A)" ]] || fail "working directory $WORK is not empty"
+mkdir "$CLIENT_DIR"
 
 # expect_refused NAME ARGS...: the command must exit 1 with an "in use" message on stderr.
 expect_refused() {
@@ -78,21 +83,29 @@ depot --version
 step "first start of depot serve (embedded database, initdb)"
 start_server "$WORK/serve-1.log"
 
-step "the first start prints the setup link (APP_URL/setup?code=...) and logs it"
-setup_url="$(grep -Eo "^  http://localhost:$PORT/setup\?code=[A-Za-z0-9_-]{43}$" "$WORK/serve-1.log" | tr -d ' ')" ||
+step "the first start prints the setup link (APP_URL/setup?code=...) on stderr; its log line has no code"
+printed_url="$(grep -Eo "^  http://localhost:$PORT/setup\?code=[A-Za-z0-9_-]{43}$" "$WORK/serve-1.log" | tr -d ' ')" ||
   fail "no setup link on depot serve's stderr"
+printed_code="${printed_url##*code=}"
+grep -q '"setup_link_expires_at":"' "$WORK/serve-1.log" || fail "the log does not say a setup link was printed"
+if grep '^{' "$WORK/serve-1.log" | grep -qF "$printed_code"; then fail "the setup code is in the JSON log"; fi
+echo "  $printed_url"
+
+step "depot setup:link makes a new link through the running server; the printed one stops working"
+setup_url="$(depot setup:link --json | json_field url)" || fail "setup:link --json printed no url"
 setup_code="${setup_url##*code=}"
-grep -q "\"setup_url\":\"$setup_url\"" "$WORK/serve-1.log" || fail "the setup link is not in the log"
+[[ "$setup_url" == "http://localhost:$PORT/setup?code=$setup_code" && "$setup_code" != "$printed_code" ]] ||
+  fail "setup:link: unexpected link $setup_url"
 echo "  $setup_url"
 
-step "GET /setup is the dashboard; POST /api/setup refuses a wrong code, then creates the first admin"
+step "GET /setup is the dashboard; POST /api/setup refuses the replaced code, then creates the first admin"
 code="$(http_code "$BASE/setup?code=$setup_code")"
 [[ "$code" == "200" ]] && grep -q '/dashboard/assets/' "$WORK/body" || fail "GET /setup: HTTP $code"
 code="$(http_code "$BASE/api/setup" -H 'Content-Type: application/json' \
-  -d '{"code":"wrong","name":"Admin","email":"admin@example.com","password":"admin password"}')"
+  -d "{\"code\":\"$printed_code\",\"name\":\"Admin\",\"email\":\"admin@example.com\",\"password\":\"admin password\"}")"
 [[ "$code" == "422" ]] && grep -q '"code":\["The setup code is invalid."\]' "$WORK/body" || {
   cat "$WORK/body" >&2
-  fail "POST /api/setup with a wrong code: HTTP $code (expected 422 on code)"
+  fail "POST /api/setup with the replaced code: HTTP $code (expected 422 on code)"
 }
 code="$(http_code "$BASE/api/setup" -D "$WORK/headers" -H 'Content-Type: application/json' \
   -d "{\"code\":\"$setup_code\",\"name\":\"Admin\",\"email\":\"admin@example.com\",\"password\":\"admin password\"}")"
@@ -129,8 +142,9 @@ depot healthcheck --url "$BASE/api/health"
 
 step "SIGTERM stops serve with exit 0"
 stop_server
-[[ "$(grep -c '"msg":"control command"' "$WORK/serve-1.log")" == "2" ]] ||
-  fail "the server did not log the two commands it ran for the CLI"
+ran="$(grep -o '"msg":"control command","command":"[^"]*"' "$WORK/serve-1.log" | sed 's/.*"command":"//; s/"$//' | tr '\n' ' ')"
+[[ "$ran" == "setup:link token:create user:create " ]] ||
+  fail "the server did not log the three commands it ran for the CLI (it logged: $ran)"
 
 step "demo:seed --json"
 depot demo:seed --json >"$WORK/demo.json"
@@ -241,11 +255,34 @@ head -c 3000000 /dev/urandom >"$WORK/release-10.jar"
   fail "depot publish: unexpected result $(cat "$WORK/out")"
 echo "  $(json_path 'd.status + " " + d.version.version_number + " (" + d.version.file_size + " bytes)"' "$WORK/out")"
 
-step "scripts/install.sh --server installs this platform's binary from the running depot, checked"
-sh "$SCRIPTS/install.sh" --server "$BASE" --dir "$WORK/bin" >"$WORK/out" 2>"$WORK/err" || {
+step "scripts/install.sh --server installs this platform's binary from the running depot, signed and checked"
+# The release's own SHA256SUMS, its signature and the install.sh pinning its key when the binary
+# comes from a signed build (npm run build:all with DEPOT_RELEASE_KEY_FILE) that lists it; else a
+# throwaway key (minisign) signs a SHA256SUMS listing it, as build:all would.
+case "$(uname -m)" in aarch64 | arm64) arch=arm64 ;; *) arch=x64 ;; esac
+listed="$(sha256sum "$BIN" | cut -d' ' -f1)  depot-linux-$arch"
+dist_dir="$(dirname "$BIN")"
+if [[ -f "$dist_dir/SHA256SUMS.minisig" && -f "$dist_dir/install.sh" ]] && grep -qxF "$listed" "$dist_dir/SHA256SUMS"; then
+  cp "$dist_dir/SHA256SUMS" "$dist_dir/SHA256SUMS.minisig" "$CLIENT_DIR/"
+  installer=("$dist_dir/install.sh")
+  echo "  the release's signed SHA256SUMS and install.sh"
+else
+  minisign -G -W -p "$WORK/release.pub" -s "$WORK/release.key" >/dev/null || fail "minisign -G failed"
+  echo "$listed" >"$CLIENT_DIR/SHA256SUMS"
+  minisign -S -l -s "$WORK/release.key" -m "$CLIENT_DIR/SHA256SUMS" >/dev/null || fail "minisign -S failed"
+  installer=("$SCRIPTS/install.sh" --public-key "$WORK/release.pub")
+  echo "  a SHA256SUMS signed by a throwaway key"
+fi
+# Plain http: refused unless --insecure.
+if sh "${installer[@]}" --server "$BASE" --dir "$WORK/bin" >"$WORK/out" 2>"$WORK/err"; then
+  fail "install.sh installed over plain http without --insecure"
+fi
+grep -q "is plain http" "$WORK/err" || fail "install.sh over http: $(cat "$WORK/err")"
+sh "${installer[@]}" --server "$BASE" --insecure --dir "$WORK/bin" >"$WORK/out" 2>"$WORK/err" || {
   cat "$WORK/out" "$WORK/err" >&2
   fail "install.sh exited non-zero"
 }
+grep -o 'SHA256SUMS is signed .*' "$WORK/out" | sed 's/^/  /'
 cmp -s "$WORK/bin/depot" "$BIN" || fail "install.sh: the installed file is not the binary"
 [[ -x "$WORK/bin/depot" ]] || fail "install.sh: the installed file is not executable"
 "$WORK/bin/depot" --version >/dev/null || fail "install.sh: the installed binary does not run"

@@ -84,10 +84,16 @@ export class DatabaseUnavailable extends AppError {
 /** Field → its messages, as a 422 lists them. */
 export type FieldMessages = Record<string, string[]>;
 
-/** 422 with Laravel's summary message: the first error, then "(and N more errors)". */
+/**
+ * 422 with Laravel's summary message: the first error, then "(and N more errors)". The control socket
+ * answers input a command does not take 400 with the same body (cli/admin-action.ts).
+ */
 export class Invalid extends AppError {
-  constructor(readonly errors: FieldMessages) {
-    super(422, summarise(errors));
+  constructor(
+    readonly errors: FieldMessages,
+    status = 422,
+  ) {
+    super(status, summarise(errors));
   }
 
   override body() {

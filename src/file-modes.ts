@@ -5,7 +5,9 @@ import type { Logger } from "./log.ts";
 /**
  * What depot creates in DATA_DIR (and STORAGE_DIR) is its own user's alone (docs/operators.md: File modes):
  * the database holds password hashes, sessions and license keys, app.key seals the signing key.
- * PGlite creates its files 0666 whatever the umask, so the private DATA_DIR is what keeps them so.
+ * PGlite's initdb writes its files 0666 whatever the umask: the embedded database tightens them as
+ * soon as it is made (db/client.ts) and a restore as soon as it is loaded (backup/restore.ts), and the
+ * private DATA_DIR keeps them from others either way.
  */
 export const PRIVATE_DIRECTORY = 0o700;
 export const PRIVATE_FILE = 0o600;

@@ -15,6 +15,7 @@ import { publishCommand } from "./cli/publish.ts";
 import { releaseCommand } from "./cli/release.ts";
 import { restoreCommand } from "./cli/restore.ts";
 import { serveCommand } from "./cli/serve.ts";
+import { setupLinkCommand } from "./cli/setup-link.ts";
 import { tokenCreateCommand } from "./cli/token-create.ts";
 import { userCreateCommand } from "./cli/user-create.ts";
 import { userPasswordCommand } from "./cli/user-password.ts";
@@ -37,6 +38,7 @@ const commands: Command[] = [
   tokenCreateCommand,
   apiKeyCreateCommand,
   productCreateCommand,
+  setupLinkCommand,
   demoSeedCommand,
   keysRotateCommand,
   keysListCommand,

@@ -27,6 +27,30 @@ afterAll(() => {
 
 const json = (stdout: string) => JSON.parse(stdout) as Record<string, unknown>;
 
+/** Commands sent straight to the socket with input the CLI would never send, and the field at fault. */
+const REFUSED: [string, unknown, string][] = [
+  ["user:password", { email: "vera@example.com", password: "x" }, "password"],
+  ["user:password", { email: "vera@example.com", password: "x".repeat(1025) }, "password"],
+  ["user:password", { email: 5, password: "long enough" }, "email"],
+  ["user:password", { email: "vera@example.com", password: ["long enough"] }, "password"],
+  ["user:password", null, "input"],
+  ["user:create", { name: "One", email: "one@example.com", role: "customer", password: "x" }, "password"],
+  ["user:create", { name: ["One"], email: "one@example.com", password: null }, "name"],
+  ["user:create", { name: "One", email: "not an address", password: null }, "email"],
+  ["user:create", "one@example.com", "input"],
+  ["api-key:create", { name: "", creatorId: null }, "name"],
+  ["api-key:create", { name: "x".repeat(100_000), creatorId: null }, "name"],
+  ["api-key:create", { name: "shop", creatorId: "one" }, "creatorId"],
+  ["api-key:create", { name: 42, creatorId: null }, "name"],
+  ["token:create", { userId: "1", name: "ci" }, "userId"],
+  ["token:create", { userId: 1, name: "" }, "name"],
+  ["token:create", { userId: 1, name: "ci", abilities: "*" }, "abilities"],
+  ["product:create", { name: "X", owner: { email: "vera@example.com" } }, "owner"],
+  ["product:create", { name: "x".repeat(256), owner: "vera@example.com" }, "name"],
+  ["keys:list", { all: true }, "input"],
+  ["keys:rotate", [], "input"],
+];
+
 describe("administrative commands while depot serve runs on the embedded database", () => {
   let token: string;
 
@@ -146,6 +170,47 @@ describe("administrative commands while depot serve runs on the embedded databas
     expect(wrongCreator.stderr).toStartWith("depot api-key:create: ");
   }, 30_000);
 
+  test("through the socket itself, every command checks its input as the CLI and the API do: 400 naming the field", async () => {
+    // What a client other than depot's CLI could send: too short a password, an empty or a huge
+    // name, wrong types. Each is refused before anything is done, never with a 500.
+    for (const [name, input, field] of REFUSED) {
+      const response = await fetch("http://depot/command", {
+        method: "POST",
+        unix: join(dataDir, "depot.sock"),
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ name, input }),
+      });
+      const body = (await response.json()) as { message: unknown; errors?: Record<string, unknown> };
+      expect({ name, input: JSON.stringify(input).slice(0, 80), status: response.status }).toEqual({
+        name,
+        input: JSON.stringify(input).slice(0, 80),
+        status: 400,
+      });
+      expect(body.message).toEqual(expect.any(String));
+      expect(Object.keys(body.errors ?? {})).toEqual([field]);
+      expect(body.errors?.[field]).toEqual([expect.any(String)]);
+    }
+    // Nothing was done: Vera's password is the one she set, no key, token, user or product was made.
+    const signIn = await fetch(`${server.url}/api/auth/sign-in`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: "vera@example.com", password: "vera's password" }),
+    });
+    expect(signIn.status).toBe(200);
+    const keys = await fetch(`${server.url}/api/admin/api-keys`, { headers: bearer(token) });
+    expect(((await readJson(keys)) as { data: unknown[] }).data).toHaveLength(1);
+    const one = await depot(["user:create", "--name", "One", "--email", "one@example.com", "--json"], env);
+    expect(json(one.stdout)).toMatchObject({ id: 3, email: "one@example.com" });
+  }, 30_000);
+
+  test("the CLI says what the server refused, in the API's words", async () => {
+    const long = await depot(["api-key:create", "--name", "x".repeat(256)], env);
+    expect(long.code).toBe(1);
+    expect(stderrLines(long)).toEqual([
+      "depot api-key:create: The name field must not be greater than 255 characters.",
+    ]);
+  }, 30_000);
+
   test("the server held DATA_DIR throughout, ran each command and logged it; its setup link was printed", async () => {
     // Nobody else opened the database: the lock is still the server's.
     expect(readFileSync(join(dataDir, "depot.pid"), "utf8").trim()).toBe(String(server.proc.pid));
@@ -172,11 +237,17 @@ describe("administrative commands while depot serve runs on the embedded databas
       "token:create",
       "product:create",
       "api-key:create",
+      ...REFUSED.map(([name]) => name),
+      "user:create",
+      "api-key:create",
     ]);
-    // First run: the link to create the first admin, on stderr and in the log, with the same code.
-    const printed = /\n {2}(http:\/\/depot\.example:8080\/setup\?code=[A-Za-z0-9_-]{43})\n/.exec(stderr)?.[1];
+    // First run: the link to create the first admin on stderr; the log says so, without its code.
+    const printed = /\n {2}http:\/\/depot\.example:8080\/setup\?code=([A-Za-z0-9_-]{43})\n/.exec(stderr)?.[1];
     expect(printed).toBeDefined();
-    expect(lines.find((line) => line.setup_url !== undefined)?.setup_url).toBe(printed);
+    expect(lines.find((line) => line.setup_link_expires_at !== undefined)?.msg).toBe(
+      "no users yet: a link to create the first admin is printed on stderr",
+    );
+    expect(stdout).not.toContain(printed ?? "");
   }, 30_000);
 
   test("once serve is stopped the same commands open the database themselves", async () => {

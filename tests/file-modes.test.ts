@@ -62,11 +62,15 @@ function entriesBelow(dir: string): Entry[] {
   ];
 }
 
-/** Entries depot itself made (PGlite's files under db/ are PGlite's: 0666, behind DATA_DIR's 0700). */
+/** Entries depot itself made, PGlite's files under db/ apart. */
 const depotsOwn = (dir: string) =>
   entriesBelow(dir).filter((e) => !e.path.startsWith("db/") && e.type !== "other");
 
 const privateMode = (e: Entry) => (e.type === "directory" ? 0o700 : 0o600);
+
+/** Directories and files below `dir` that are not private (0700, 0600). */
+const notPrivate = (dir: string) =>
+  entriesBelow(dir).filter((e) => e.type !== "other" && e.mode !== privateMode(e));
 
 /** What `nobody` may do to `path`: `test -r` / `test -w` as that account (exit 0: allowed). */
 const nobodyMay = (flag: "-r" | "-w", path: string) =>
@@ -81,8 +85,8 @@ async function logLines(proc: Bun.Subprocess<"ignore", "pipe", "pipe">) {
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
-async function serveOnce(env: Record<string, string>, launcher: string[] = []) {
-  const server = await startServer({ LOG_LEVEL: "info", ...env }, 30_000, ["serve"], launcher);
+async function serveOnce(env: Record<string, string>, launcher: string[] = [], timeoutMs = 30_000) {
+  const server = await startServer({ LOG_LEVEL: "info", ...env }, timeoutMs, ["serve"], launcher);
   return {
     ...server,
     async stop() {
@@ -100,6 +104,24 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+describe("the first start", () => {
+  test("initialises the embedded database private: 0600 files, 0700 directories, while it runs and after", async () => {
+    // A DATA_DIR nothing has opened yet: this start runs initdb, then the migrations.
+    const fresh = join(root, "first-start");
+    const server = await serveOnce({ DATA_DIR: fresh }, [], 90_000);
+    let whileRunning: Entry[];
+    try {
+      whileRunning = notPrivate(join(fresh, "db"));
+    } finally {
+      await server.stop();
+    }
+    expect(whileRunning).toEqual([]);
+    expect(notPrivate(join(fresh, "db"))).toEqual([]);
+    expect(entriesBelow(join(fresh, "db")).filter((e) => e.type === "file").length).toBeGreaterThan(900);
+    expect(notPrivate(fresh)).toEqual([]);
+  }, 180_000);
+});
 
 describe("a new installation", () => {
   test("DATA_DIR is 0700; everything depot writes in it is 0700 (directories) or 0600 (files)", async () => {
@@ -145,9 +167,9 @@ describe("a new installation", () => {
     }
   });
 
-  test.if(asRoot)("another account can read and write nothing in it, PGlite's 0666 files included", () => {
-    // PGlite made it 0666: DATA_DIR's 0700 is what keeps it from others.
-    expect(lstatSync(pgControl).mode & 0o777).toBe(0o666);
+  test.if(asRoot)("another account can read and write nothing in it", () => {
+    // PGlite's initdb made it 0666; depot tightened it at once, and DATA_DIR's 0700 guards it too.
+    expect(lstatSync(pgControl).mode & 0o777).toBe(0o600);
     expect(nobodyMay("-w", pgControl)).toBe(false);
     expect(nobodyMay("-r", pgControl)).toBe(false);
     expect(nobodyMay("-r", join(dataDir, "app.key"))).toBe(false);
@@ -182,7 +204,7 @@ describe("an installation from before depot kept DATA_DIR private", () => {
     );
     expect(lines.filter((line) => line.msg === "file modes not tightened")).toEqual([]);
     expect(depotsOwn(dataDir).filter((e) => e.mode !== privateMode(e))).toEqual([]);
-    // PGlite's files as they were, too (those it has created since are its own again: 0666).
+    // PGlite's files as they were, too.
     expect(lstatSync(pgControl).mode & 0o777).toBe(0o600);
 
     const again = await serveOnce({ DATA_DIR: dataDir });

@@ -63,6 +63,9 @@ const PUBLIC = new Set([
   "GET /products/:slug",
   // The binary itself, for CI jobs (tests/cli-publish.test.ts; the smoke test downloads it).
   "GET /client/depot",
+  // The release's checksums and their signature, which install.sh checks the binary with.
+  "GET /client/SHA256SUMS",
+  "GET /client/SHA256SUMS.minisig",
   // tus capability discovery: what the server speaks, nothing about anyone's uploads.
   "OPTIONS /api/uploads",
   "OPTIONS /api/uploads/:id",

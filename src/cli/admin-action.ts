@@ -1,28 +1,41 @@
 import { existsSync } from "node:fs";
+import type { Static, TSchema } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
 import { controlSocketPath } from "../backup/control-socket.ts";
 import type { Config } from "../config.ts";
 import { DataDirInUse } from "../db/embedded-lock.ts";
 import { AppError, Invalid } from "../errors.ts";
 import type { Runtime } from "../runtime.ts";
+import { invalidFrom } from "../validation/messages.ts";
 import { withRuntime } from "./command.ts";
 
 /**
  * What an administrative command does with the database, apart from reading its options and printing:
  * a function of the runtime and a JSON input to a JSON result, so that it can run in this process or,
  * while `depot serve` holds the embedded database, in the server (through its control socket).
- * `perform` validates its input itself: it is the same code either way.
  */
 export interface AdminAction<I, R> {
   readonly name: string;
   perform(runtime: Runtime, input: I): Promise<R>;
 }
 
-export const adminAction = <I, R>(
+/**
+ * An action whose input is checked against `input` (built from the HTTP API's own field schemas:
+ * names, e-mail addresses, NewPassword) before `run` sees it. The check is the action's, not the
+ * CLI's: what arrives through the control socket may come from any client of it, in any shape. Input
+ * it does not take is refused 400, every failing field named (`input` for the whole value).
+ */
+export const adminAction = <S extends TSchema, R>(
   name: string,
-  perform: AdminAction<I, R>["perform"],
-): AdminAction<I, R> => ({
+  input: S,
+  run: (runtime: Runtime, input: Static<S>) => Promise<R>,
+): AdminAction<Static<S>, R> => ({
   name,
-  perform,
+  async perform(runtime, value) {
+    if (!Value.Check(input, value))
+      throw new Invalid(invalidFrom([...Value.Errors(input, value)], "input").errors, 400);
+    return run(runtime, value);
+  },
 });
 
 /**
@@ -61,7 +74,8 @@ async function performThroughServer<I, R>(
     errors?: Record<string, string[]>;
   } | null;
   if (response.ok && body && "result" in body) return body.result as R;
-  if (response.status === 422 && body?.errors) throw new Invalid(body.errors);
+  if ((response.status === 400 || response.status === 422) && body?.errors)
+    throw new Invalid(body.errors, response.status);
   // The server's own message, as the command would have printed it here (User not found., …).
   throw new AppError(
     response.status,

@@ -6,6 +6,7 @@ import { createApiKeyAction } from "./api-key-create.ts";
 import { demoSeedAction } from "./demo-seed.ts";
 import { listKeysAction, prepareKeyAction, rotateKeysAction } from "./keys.ts";
 import { createProductAction } from "./product-create.ts";
+import { setupLinkAction } from "./setup-link.ts";
 import { createTokenAction } from "./token-create.ts";
 import { createUserAction } from "./user-create.ts";
 import { setPasswordAction } from "./user-password.ts";
@@ -21,6 +22,7 @@ const ACTIONS: AdminAction<never, unknown>[] = [
   createTokenAction,
   createApiKeyAction,
   createProductAction,
+  setupLinkAction,
   prepareKeyAction,
   rotateKeysAction,
   listKeysAction,

@@ -1,11 +1,18 @@
+import { t } from "elysia";
+import { CreateApiKeyBody } from "../features/api-keys/schemas.ts";
 import { createApiKey } from "../features/api-keys/service.ts";
 import { toId } from "../validation/ids.ts";
+import { Int } from "../validation/schemas.ts";
 import { adminAction, performAdmin } from "./admin-action.ts";
 import { type Command, printResult, UsageError } from "./command.ts";
 
 export const createApiKeyAction = adminAction(
   "api-key:create",
-  async (runtime, input: { name: string; creatorId: number | null }) => {
+  t.Object(
+    { name: CreateApiKeyBody.properties.name, creatorId: t.Union([Int({ minimum: 1 }), t.Null()]) },
+    { additionalProperties: false },
+  ),
+  async (runtime, input) => {
     const key = await createApiKey(runtime, input);
     return { id: key.id, key: key.key, creator_id: key.creator_id };
   },

@@ -1,8 +1,9 @@
+import { t } from "elysia";
 import { type DemoSeed, type DemoUser, seedDemo } from "../features/demo/seed.ts";
 import { adminAction, performAdmin } from "./admin-action.ts";
 import { type Command, printResult } from "./command.ts";
 
-export const demoSeedAction = adminAction("demo:seed", (runtime, _input: null) => seedDemo(runtime));
+export const demoSeedAction = adminAction("demo:seed", t.Null(), (runtime) => seedDemo(runtime));
 
 export const demoSeedCommand: Command = {
   name: "demo:seed",

@@ -1,3 +1,4 @@
+import { t } from "elysia";
 import type { SigningKeyRow } from "../db/schema/index.ts";
 import {
   dropsAt,
@@ -19,12 +20,12 @@ const keyJson = (runtime: Runtime, key: SigningKeyRow) => ({
   published_until: dropsAt(runtime, key)?.toISOString() ?? null,
 });
 
-export const prepareKeyAction = adminAction("keys:prepare", async (runtime, _input: null) => {
+export const prepareKeyAction = adminAction("keys:prepare", t.Null(), async (runtime) => {
   const prepared = await prepareNextKey(runtime);
   return { next: keyJson(runtime, prepared.next), created: prepared.created };
 });
 
-export const rotateKeysAction = adminAction("keys:rotate", async (runtime, _input: null) => {
+export const rotateKeysAction = adminAction("keys:rotate", t.Null(), async (runtime) => {
   const { active, retired, prepared, dropped } = await rotateSigningKey(runtime);
   return {
     active: keyJson(runtime, active),
@@ -34,7 +35,7 @@ export const rotateKeysAction = adminAction("keys:rotate", async (runtime, _inpu
   };
 });
 
-export const listKeysAction = adminAction("keys:list", async (runtime, _input: null) =>
+export const listKeysAction = adminAction("keys:list", t.Null(), async (runtime) =>
   (await publishedKeys(runtime)).map((key) => keyJson(runtime, key)),
 );
 

@@ -1,8 +1,10 @@
+import { t } from "elysia";
 import { Invalid } from "../errors.ts";
 import { toProductJson } from "../features/products/json.ts";
 import { CreateProductBody } from "../features/products/schemas.ts";
 import { createProduct } from "../features/products/service.ts";
 import { findUserByEmail } from "../features/sessions/credentials.ts";
+import { EmailAddress } from "../features/users/schemas.ts";
 import { assertValid } from "../validation/messages.ts";
 import { adminAction, performAdmin } from "./admin-action.ts";
 import { type Command, printResult, requireString } from "./command.ts";
@@ -10,7 +12,8 @@ import { type Command, printResult, requireString } from "./command.ts";
 /** A product owned by the user with this e-mail (any case); the result is the API's product JSON. */
 export const createProductAction = adminAction(
   "product:create",
-  async (runtime, input: { name: string; owner: string }) => {
+  t.Object({ name: CreateProductBody.properties.name, owner: EmailAddress }, { additionalProperties: false }),
+  async (runtime, input) => {
     const owner = await findUserByEmail(runtime, input.owner);
     if (!owner) throw new Invalid({ owner: [`No user has the email ${input.owner}.`] });
     const body = { name: input.name, user_id: owner.user.id };

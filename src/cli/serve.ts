@@ -2,8 +2,7 @@ import { buildApp } from "../app.ts";
 import { startControlSocket } from "../backup/control-socket.ts";
 import { sweepDeadMachinesEvery } from "../features/machines/sweep.ts";
 import { sweepExpiredSessionsEvery } from "../features/sessions/sweep.ts";
-import { setupLink } from "../features/setup/code.ts";
-import { setupIsOpen } from "../features/setup/service.ts";
+import { newSetupLink, setupIsOpen } from "../features/setup/service.ts";
 import { dropExpiredKeysEvery } from "../features/signing/sweep.ts";
 import { sweepOldUpdateChecksEvery } from "../features/updates/sweep.ts";
 import { sweepExpiredUploadsEvery } from "../features/uploads/sweep.ts";
@@ -16,6 +15,7 @@ import { openRuntime, type Runtime } from "../runtime.ts";
 import { listenStartupError } from "../startup-errors.ts";
 import { runAdminCommand } from "./admin-actions.ts";
 import { type Command, UsageError } from "./command.ts";
+import { setupLinkLines } from "./setup-link.ts";
 import { untilSignal } from "./signals.ts";
 
 const LOOPBACK_ONLY =
@@ -124,20 +124,17 @@ async function listenForMetrics(runtime: Runtime, server: { stop(force: boolean)
 }
 
 /**
- * First run: no user yet, so the setup link is printed (for the person at the terminal) and logged
- * (for whoever reads the logs of a container). Its code is the credential for creating the first
- * admin, and stops working once any user exists (features/setup).
+ * First run: no user yet, so a setup link with a new code is printed for the person at the terminal.
+ * The code is the credential for creating the first admin: the log, which others may read (a log
+ * shipper, a shared dashboard), says only that a link exists and until when (features/setup).
  */
 async function printFirstStepsIfEmpty(runtime: Runtime) {
   if (!(await setupIsOpen(runtime))) return;
-  const url = setupLink(runtime.config.appUrl, runtime.appKey);
-  runtime.log.info("no users yet: open the setup link to create the first admin", { setup_url: url });
-  process.stderr.write(
-    [
-      "",
-      "No users yet. Open this link to create the first admin (it works until one exists):",
-      `  ${url}`,
-      "",
-    ].join("\n"),
-  );
+  const { url, expiresAt } = await newSetupLink(runtime);
+  const link = { url, expires_at: expiresAt.toISOString() };
+  runtime.log.info("no users yet: a link to create the first admin is printed on stderr", {
+    setup_link_expires_at: link.expires_at,
+  });
+  const [intro, ...rest] = setupLinkLines(link);
+  process.stderr.write(["", `No users yet. ${intro}`, ...rest, ""].join("\n"));
 }

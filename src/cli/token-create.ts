@@ -1,15 +1,17 @@
+import { t } from "elysia";
 import { isGrant, PERMISSIONS } from "../features/auth/permissions.ts";
-import { CreateTokenBody, type CreateTokenInput } from "../features/tokens/schemas.ts";
+import { CreateTokenBody } from "../features/tokens/schemas.ts";
 import { createToken } from "../features/tokens/service.ts";
 import { toId } from "../validation/ids.ts";
 import { assertValid } from "../validation/messages.ts";
+import { Int } from "../validation/schemas.ts";
 import { adminAction, performAdmin } from "./admin-action.ts";
 import { type Command, printResult, requireString, UsageError } from "./command.ts";
 
 export const createTokenAction = adminAction(
   "token:create",
-  async (runtime, { userId, ...input }: CreateTokenInput & { userId: number }) => {
-    assertValid(CreateTokenBody, input);
+  t.Object({ ...CreateTokenBody.properties, userId: Int({ minimum: 1 }) }, { additionalProperties: false }),
+  async (runtime, { userId, ...input }) => {
     const token = await createToken(runtime, userId, input);
     return { id: token.id, token: token.token, abilities: token.abilities };
   },

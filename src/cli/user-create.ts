@@ -1,17 +1,23 @@
-import { hashPassword } from "../features/auth/passwords.ts";
-import { CreateUserBody, type CreateUserInput } from "../features/users/schemas.ts";
+import { t } from "elysia";
+import { hashPassword, NewPassword } from "../features/auth/passwords.ts";
+import { CreateUserBody } from "../features/users/schemas.ts";
 import { createUser } from "../features/users/service.ts";
 import { assertValid } from "../validation/messages.ts";
 import { adminAction, performAdmin } from "./admin-action.ts";
 import { type Command, printResult, requireString } from "./command.ts";
 import { readNewPassword } from "./password-input.ts";
 
+/** The API's new user, and a dashboard password or none. */
+const CreateUserInput = t.Object(
+  { ...CreateUserBody.properties, password: t.Union([NewPassword, t.Null()]) },
+  { additionalProperties: false },
+);
+
 /** The password travels to the server in clear over its owner-only socket, and is hashed there. */
 export const createUserAction = adminAction(
   "user:create",
-  async (runtime, input: CreateUserInput & { password: string | null }) => {
-    const { password, ...fields } = input;
-    assertValid(CreateUserBody, fields);
+  CreateUserInput,
+  async (runtime, { password, ...fields }) => {
     const passwordHash = password === null ? null : await hashPassword(password);
     const { user, role } = await createUser(runtime, fields, passwordHash);
     return { id: user.id, name: user.name, email: user.email, role: role.name };

@@ -1,5 +1,7 @@
+import { t } from "elysia";
 import { AppError } from "../errors.ts";
-import { hashPassword } from "../features/auth/passwords.ts";
+import { hashPassword, NewPassword } from "../features/auth/passwords.ts";
+import { EmailAddress } from "../features/users/schemas.ts";
 import { setPassword } from "../features/users/service.ts";
 import { adminAction, performAdmin } from "./admin-action.ts";
 import { type Command, requireString } from "./command.ts";
@@ -7,7 +9,8 @@ import { readNewPassword } from "./password-input.ts";
 
 export const setPasswordAction = adminAction(
   "user:password",
-  async (runtime, input: { email: string; password: string }) => {
+  t.Object({ email: EmailAddress, password: NewPassword }, { additionalProperties: false }),
+  async (runtime, input) => {
     const found = await setPassword(runtime, input.email, await hashPassword(input.password));
     if (!found) throw new AppError(404, `No user has the email ${input.email}.`);
     return { email: input.email };

@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { chmodSync, mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import initdbWasmPath from "@electric-sql/pglite/initdb.wasm" with { type: "file" };
@@ -10,7 +10,7 @@ import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import { DATABASE_TIMEOUT_DEFAULTS } from "../config.ts";
-import { PRIVATE_DIRECTORY } from "../file-modes.ts";
+import { PRIVATE_DIRECTORY, PRIVATE_FILE, tightenTree } from "../file-modes.ts";
 import type { Logger } from "../log.ts";
 import { initialiseInChild, isInitialised } from "./embedded-init.ts";
 import { lockDataDir } from "./embedded-lock.ts";
@@ -155,17 +155,43 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Databa
  * Opens (creating on first use, in a child process) the PGlite database in `dataDir/db`, after taking
  * the directory's lock.
  * The WASM modules and the data bundle are imported as files so `bun build --compile` embeds them.
+ *
+ * Its files are private from the first start (docs/operators.md: File modes). initdb writes about
+ * a thousand of them 0666 whatever the umask (they come out of PGlite's bundle), so they are
+ * tightened at once. PostgreSQL makes its later files 0600, except its relation cache files, which it
+ * rewrites as it starts after a schema change and PGlite's file system makes 0644 whatever the
+ * process's umask: those are tightened at every open.
  */
 export async function openEmbedded(dataDir: string, log?: Logger): Promise<Database> {
   const lock = lockDataDir(dataDir);
   try {
     const path = join(dataDir, "db");
     mkdirSync(path, { recursive: true, mode: PRIVATE_DIRECTORY });
-    if (!isInitialised(path)) await initialiseInChild(path);
-    return wrapPglite(await PGlite.create(path, await pgliteAssets()), lock.release, log);
+    if (!isInitialised(path)) {
+      await initialiseInChild(path);
+      tightenTree(path);
+    }
+    const pglite = await PGlite.create(path, await pgliteAssets());
+    tightenRelationCaches(path);
+    return wrapPglite(pglite, lock.release, log);
   } catch (error) {
     lock.release();
     throw error;
+  }
+}
+
+/**
+ * `pg_internal.init` of the cluster (global/) and of each database (base/<oid>/), made 0600. One that
+ * cannot be changed is left as it is: the private DATA_DIR still keeps it from others.
+ */
+function tightenRelationCaches(path: string): void {
+  const databases = readdirSync(join(path, "base")).map((oid) => join(path, "base", oid));
+  for (const dir of [join(path, "global"), ...databases]) {
+    try {
+      chmodSync(join(dir, "pg_internal.init"), PRIVATE_FILE);
+    } catch {
+      // Not written (yet), or not ours to change.
+    }
   }
 }
 

@@ -21,6 +21,7 @@ import m18 from "../../drizzle/0018_rollout_schedule.sql" with { type: "text" };
 import m19 from "../../drizzle/0019_semver_key.sql" with { type: "text" };
 import m20 from "../../drizzle/0020_uploads_user_index.sql" with { type: "text" };
 import m21 from "../../drizzle/0021_machine_file_lifetimes.sql" with { type: "text" };
+import m22 from "../../drizzle/0022_setup_codes.sql" with { type: "text" };
 
 import type { Migration } from "./migrate.ts";
 
@@ -47,4 +48,5 @@ export const migrations: Migration[] = [
   { tag: "0019_semver_key", createdAt: 1795699154654, sql: m19 },
   { tag: "0020_uploads_user_index", createdAt: 1795699702062, sql: m20 },
   { tag: "0021_machine_file_lifetimes", createdAt: 1795815406977, sql: m21 },
+  { tag: "0022_setup_codes", createdAt: 1795823334058, sql: m22 },
 ];

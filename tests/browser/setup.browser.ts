@@ -5,7 +5,7 @@
 import { expect, test } from "bun:test";
 import { count } from "drizzle-orm";
 import { users } from "../../src/db/schema/index.ts";
-import { setupLink } from "../../src/features/setup/code.ts";
+import { newSetupLink } from "../../src/features/setup/service.ts";
 import { seriousViolations } from "../helpers/axe.ts";
 import { fitsWidth, listeningDepot, offOrigin, openPage } from "../helpers/browser.ts";
 
@@ -33,8 +33,8 @@ test("the first admin is created through /setup, signed in, and /setup is gone",
     expect(await userCount()).toBe(0);
     expect(await seriousViolations(page)).toEqual([]);
 
-    // The printed link, pointed at the test server: the code is filled in.
-    const link = new URL(setupLink(depot.ctx.config.appUrl, depot.ctx.appKey));
+    // A link as `depot serve` prints it, pointed at the test server: the code is filled in.
+    const link = new URL((await newSetupLink(depot.ctx)).url);
     await page.goto(`${depot.base}${link.pathname}${link.search}`, { waitUntil: "networkidle" });
     await page.getByRole("heading", { name: "Create the first admin" }).waitFor({ timeout: 10_000 });
     expect(await page.getByLabel("Setup code", { exact: true }).inputValue()).toBe(

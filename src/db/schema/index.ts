@@ -15,6 +15,7 @@ export * from "./purchases.ts";
 export * from "./release-enums.ts";
 export * from "./roles.ts";
 export * from "./sessions.ts";
+export * from "./setup-codes.ts";
 export * from "./sign-in-attempts.ts";
 export * from "./signing-keys.ts";
 export * from "./update-checks.ts";

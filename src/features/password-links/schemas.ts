@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import type { User } from "../../db/schema/index.ts";
-import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "../auth/passwords.ts";
+import { NewPassword } from "../auth/passwords.ts";
 import type { PasswordLink } from "./service.ts";
 
 export const PasswordLinkJson = t.Object({
@@ -30,7 +30,7 @@ export const PasswordLinkQuery = t.Object({ token: t.Optional(t.String()) });
 export const SetPasswordBody = t.Object(
   {
     token: t.String(),
-    password: t.String({ minLength: PASSWORD_MIN_LENGTH, maxLength: PASSWORD_MAX_LENGTH }),
+    password: NewPassword,
   },
   { additionalProperties: false },
 );

@@ -1,20 +1,54 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { and, eq, gt, sql } from "drizzle-orm";
+import type { AppContext } from "../../context.ts";
+import { setupCodes } from "../../db/schema/index.ts";
+import { randomSecret, sameDigest, sha256Hex } from "../auth/secrets.ts";
 
 /**
- * The first-run setup code: an HMAC of a fixed purpose under APP_KEY, so every instance sharing the
- * APP_KEY prints and accepts the same code and nothing is stored. It stops working the moment any
- * user exists (the setup routes answer 404 from then on): single use with nothing to clean up.
+ * The first-run setup code: 32 random bytes (base64url), made by each start of `depot serve` while
+ * no user exists and by `depot setup:link`, each replacing the last. It works for an hour, and not
+ * at all once any user exists (the setup routes answer 404 from then on). Only its SHA-256 is kept,
+ * in the database, so every instance and process on it accepts the code that was printed last; it
+ * is printed on the terminal and never logged.
  */
-export const setupCode = (appKey: string) =>
-  createHmac("sha256", appKey).update("depot:first-admin-setup").digest("base64url");
+const CODE_BYTES = 32;
+export const SETUP_CODE_LIFETIME = "1 hour";
 
-/** Compared in constant time; anything not shaped like a code is simply wrong. */
-export function setupCodeMatches(appKey: string, code: string): boolean {
-  const expected = Buffer.from(setupCode(appKey));
-  const given = Buffer.from(code);
-  return given.length === expected.length && timingSafeEqual(given, expected);
+export interface IssuedSetupCode {
+  code: string;
+  expiresAt: Date;
 }
 
-/** The page `depot serve` prints when no user exists: the dashboard with the code filled in. */
-export const setupLink = (appUrl: string, appKey: string) =>
-  `${appUrl.replace(/\/+$/, "")}/setup?code=${setupCode(appKey)}`;
+/** A new code, replacing the one before it (which stops working at once). */
+export async function issueSetupCode(ctx: Pick<AppContext, "db">): Promise<IssuedSetupCode> {
+  const code = randomSecret(CODE_BYTES);
+  const values = {
+    codeHash: sha256Hex(code),
+    // The database's clock, which every instance on it shares.
+    expiresAt: sql`now() + ${SETUP_CODE_LIFETIME}::interval`,
+    createdAt: sql`now()`,
+  };
+  const [row] = await ctx.db
+    .insert(setupCodes)
+    .values({ id: 1, ...values })
+    .onConflictDoUpdate({ target: setupCodes.id, set: values })
+    .returning({ expiresAt: setupCodes.expiresAt });
+  if (!row) throw new Error("setup code upsert returned nothing");
+  return { code, expiresAt: row.expiresAt };
+}
+
+/** Whether `code` is the last one issued and its hour has not passed; compared in constant time. */
+export async function setupCodeMatches(ctx: Pick<AppContext, "db">, code: string): Promise<boolean> {
+  const [row] = await ctx.db
+    .select({ codeHash: setupCodes.codeHash })
+    .from(setupCodes)
+    .where(and(eq(setupCodes.id, 1), gt(setupCodes.expiresAt, sql`now()`)));
+  return row !== undefined && sameDigest(sha256Hex(code), row.codeHash);
+}
+
+/** Setup is over: the code has nothing left to open. */
+export async function dropSetupCode(ctx: Pick<AppContext, "db">): Promise<void> {
+  await ctx.db.delete(setupCodes);
+}
+
+/** The page that creates the first admin: the dashboard with the code filled in. */
+export const setupLink = (appUrl: string, code: string) => `${appUrl.replace(/\/+$/, "")}/setup?code=${code}`;

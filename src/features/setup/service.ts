@@ -2,12 +2,12 @@ import { count, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { users } from "../../db/schema/index.ts";
 import { withTransaction } from "../../db/transaction.ts";
-import { Invalid, NotFound } from "../../errors.ts";
+import { AppError, Invalid, NotFound } from "../../errors.ts";
 import { form } from "../../validation/form.ts";
 import { hashPassword } from "../auth/passwords.ts";
 import { startSession } from "../sessions/service.ts";
 import { createUser, type UserWithRole } from "../users/service.ts";
-import { setupCodeMatches } from "./code.ts";
+import { dropSetupCode, issueSetupCode, setupCodeMatches, setupLink } from "./code.ts";
 import { SetupBody, type SetupInput } from "./schemas.ts";
 
 /** Once a user exists there is nothing to set up: the routes answer as if they did not exist. */
@@ -29,17 +29,45 @@ export async function setupState(ctx: Pick<AppContext, "db">) {
   return { data: { setup_required: true as const } };
 }
 
-/** The body's shape, and the code: a wrong code is refused beside the other fields, and nothing happens. */
+/**
+ * The body's shape, and the code: a wrong code (an old one, one past its hour) is refused beside the
+ * other fields, and nothing happens.
+ */
 export const SetupForm = form(SetupBody, async (ctx, fields) => {
-  if (fields.code !== undefined && !setupCodeMatches(ctx.appKey, fields.code)) {
+  if (fields.code !== undefined && !(await setupCodeMatches(ctx, fields.code))) {
     throw new Invalid({ code: ["The setup code is invalid."] });
   }
 });
 
+/** Creating the first admin and making a new link take turns, so no link outlives setup. */
+const takeFirstAdminLock = (ctx: Pick<AppContext, "db">) =>
+  ctx.db.execute(sql`SELECT pg_advisory_xact_lock(hashtext('depot.first_admin'))`);
+
+/**
+ * A new setup link for APP_URL (`depot serve` prints one at each start while no user exists, `depot
+ * setup:link` on demand): a new code, valid for an hour, and the previous one stops working. Once
+ * a user exists there is nothing to set up: 409.
+ */
+export function newSetupLink(
+  ctx: Pick<AppContext, "db" | "config">,
+): Promise<{ url: string; expiresAt: Date }> {
+  return withTransaction(ctx, async (tx) => {
+    await takeFirstAdminLock(tx);
+    if (!(await setupIsOpen(tx))) {
+      throw new AppError(
+        409,
+        "Setup is over: a user exists. Sign in, or set a password with depot user:password.",
+      );
+    }
+    const { code, expiresAt } = await issueSetupCode(tx);
+    return { url: setupLink(tx.config.appUrl, code), expiresAt };
+  });
+}
+
 /**
  * Creates the first admin and signs them in. Two requests racing with the right code are serialized
  * by a transaction-scoped advisory lock, so exactly one finds no user and creates one; the other gets
- * the 404 every later request gets. The user and the session are one transaction.
+ * the 404 every later request gets. The user, the session and dropping the code are one transaction.
  */
 export async function createFirstAdmin(
   ctx: Pick<AppContext, "db" | "config">,
@@ -52,7 +80,7 @@ export async function createFirstAdmin(
 }> {
   const passwordHash = await hashPassword(input.password);
   return withTransaction(ctx, async (tx) => {
-    await tx.db.execute(sql`SELECT pg_advisory_xact_lock(hashtext('depot.first_admin'))`);
+    await takeFirstAdminLock(tx);
     await assertSetupOpen(tx);
     const signedIn = await createUser(
       tx,
@@ -60,6 +88,7 @@ export async function createFirstAdmin(
       passwordHash,
     );
     const { token, session } = await startSession(tx, signedIn.user.id, client);
+    await dropSetupCode(tx);
     return { signedIn, token, session };
   });
 }

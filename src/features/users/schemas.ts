@@ -2,10 +2,13 @@ import { t } from "elysia";
 import { PageQuery, simplePageOf } from "../../http/pagination.ts";
 import { Int, Text } from "../../validation/schemas.ts";
 
+/** An e-mail address as every form takes one (a new user's, setup's, `depot product:create --owner`). */
+export const EmailAddress = t.String({ format: "email", maxLength: 255 });
+
 export const CreateUserBody = t.Object(
   {
     name: Text({ minLength: 1, maxLength: 255 }),
-    email: t.String({ format: "email", maxLength: 255 }),
+    email: EmailAddress,
     role: t.Optional(
       t.String({ minLength: 1, maxLength: 64, description: "admin, vendor, customer or an added role" }),
     ),
