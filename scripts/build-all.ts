@@ -8,6 +8,7 @@
 import { createHash } from "node:crypto";
 import { createReadStream, existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { buildDashboard } from "../src/dashboard/bundle.ts";
+import { initialDataArchive } from "../src/db/initial-data.ts";
 import { compileDepot, RELEASE_TARGETS, type ReleaseTarget, releaseFileName, root } from "./lib/compile.ts";
 
 const asked = process.argv.slice(2);
@@ -22,10 +23,12 @@ const dist = `${root}dist`;
 mkdirSync(dist, { recursive: true });
 const started = performance.now();
 const dashboard = await buildDashboard();
+// The same for every platform: PostgreSQL's files in PGlite's WASM build do not depend on it.
+const initialData = await initialDataArchive();
 for (const target of targets) {
   const began = performance.now();
   const file = `${dist}/${releaseFileName(target)}`;
-  await compileDepot(file, dashboard, target);
+  await compileDepot(file, dashboard, initialData, target);
   const mib = (statSync(file).size / 1024 / 1024).toFixed(1);
   console.log(`wrote dist/${releaseFileName(target)} (${mib} MiB) in ${seconds(began)} s`);
 }

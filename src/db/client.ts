@@ -1,7 +1,5 @@
-import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
-import initdbWasmPath from "@electric-sql/pglite/initdb.wasm" with { type: "file" };
 import fsBundlePath from "@electric-sql/pglite/pglite.data" with { type: "file" };
 import pgliteWasmPath from "@electric-sql/pglite/pglite.wasm" with { type: "file" };
 import { type Logger as DrizzleLogger, sql } from "drizzle-orm";
@@ -10,10 +8,10 @@ import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import { DATABASE_TIMEOUT_DEFAULTS } from "../config.ts";
-import { PRIVATE_DIRECTORY } from "../file-modes.ts";
 import type { Logger } from "../log.ts";
-import { initialiseInChild, isInitialised } from "./embedded-init.ts";
+import { initialise, isInitialised } from "./embedded-init.ts";
 import { lockDataDir } from "./embedded-lock.ts";
+import { initialDataArchive } from "./initial-data.ts";
 import * as schema from "./schema/index.ts";
 
 export type Schema = typeof schema;
@@ -152,29 +150,22 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Databa
 }
 
 /**
- * Opens (creating on first use, in a child process) the PGlite database in `dataDir/db`, after taking
- * the directory's lock.
- * The WASM modules and the data bundle are imported as files so `bun build --compile` embeds them.
+ * Opens (creating on first use from the initial data: embedded-init.ts) the PGlite database in
+ * `dataDir/db`, after taking the directory's lock.
+ * The WASM module and the data bundle are imported as files so `bun build --compile` embeds them.
  */
 export async function openEmbedded(dataDir: string, log?: Logger): Promise<Database> {
   const lock = lockDataDir(dataDir);
   try {
     const path = join(dataDir, "db");
-    mkdirSync(path, { recursive: true, mode: PRIVATE_DIRECTORY });
-    if (!isInitialised(path)) await initialiseInChild(path);
-    return wrapPglite(await PGlite.create(path, await pgliteAssets()), lock.release, log);
+    // Compiled while the first start unpacks.
+    const assets = pgliteAssets();
+    if (!isInitialised(path)) await initialise(path, await initialDataArchive());
+    return wrapPglite(await PGlite.create(path, await assets), lock.release, log);
   } catch (error) {
     lock.release();
     throw error;
   }
-}
-
-/** The child process of `initialiseInChild`: PGlite's initdb for `path`, then exit code 0. */
-export async function initialiseEmbedded(path: string | undefined): Promise<number> {
-  if (!path) return 2;
-  const pglite = await PGlite.create(path, await pgliteAssets());
-  await pglite.close();
-  return 0;
 }
 
 /** A Database over an already open PGlite (tests clone a migrated template in memory). */
@@ -200,21 +191,19 @@ export function wrapPglite(pglite: PGlite, onClose: () => void = () => {}, log?:
   };
 }
 
-let assets: Promise<{
-  pgliteWasmModule: WebAssembly.Module;
-  initdbWasmModule: WebAssembly.Module;
-  fsBundle: Blob;
-}>;
+let assets: Promise<{ pgliteWasmModule: WebAssembly.Module; fsBundle: Blob }>;
 
+/**
+ * PGlite's WASM module, compiled once per process, and its data bundle (which PGlite reads itself, once
+ * per instance). initdb's module is not among them: depot never runs initdb on a data directory
+ * (embedded-init.ts), and an in-memory PGlite in the tests and scripts, which does, reads it from
+ * node_modules itself.
+ */
 export function pgliteAssets() {
-  assets ??= (async () => {
-    const [pgliteWasmModule, initdbWasmModule, fsBundle] = await Promise.all([
-      WebAssembly.compile(await Bun.file(pgliteWasmPath).arrayBuffer()),
-      WebAssembly.compile(await Bun.file(initdbWasmPath).arrayBuffer()),
-      Bun.file(fsBundlePath).arrayBuffer(),
-    ]);
-    return { pgliteWasmModule, initdbWasmModule, fsBundle: new Blob([fsBundle]) };
-  })();
+  assets ??= (async () => ({
+    pgliteWasmModule: await WebAssembly.compile(await Bun.file(pgliteWasmPath).arrayBuffer()),
+    fsBundle: Bun.file(fsBundlePath),
+  }))();
   return assets;
 }
 
