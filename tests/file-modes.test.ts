@@ -145,7 +145,7 @@ describe("a new installation", () => {
     }
   });
 
-  test.if(asRoot)("another account can read and write nothing in it, PGlite's own open files included", () => {
+  test.if(asRoot)("another account can read and write nothing in it, PGlite's own files included", () => {
     // The database the first start unpacked is 0600; what PGlite has created since (its relation
     // cache, at every start) is open to others by its mode: DATA_DIR's 0700 is what keeps it from them.
     expect(lstatSync(pgControl).mode & 0o777).toBe(0o600);
