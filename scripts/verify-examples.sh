@@ -143,7 +143,7 @@ step "typecheck examples/verify-typescript (tsc)"
 step "compile examples/verify-java/Verify.java (javac $(javac -version 2>&1 | cut -d' ' -f2))"
 javac -d "$WORK/classes" "$ROOT/examples/verify-java/Verify.java"
 
-step "first start of depot serve (embedded database, initdb, first signing key)"
+step "first start of depot serve (embedded database unpacked, first signing key)"
 start_server "$WORK/serve-1.log"
 stop_server
 

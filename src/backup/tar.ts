@@ -1,6 +1,7 @@
 /**
  * A minimal streaming ustar writer and reader: enough for depot's own archives (regular files, and
- * directories for a database's data directory), readable by any tar. Release files can be gigabytes, so both sides stream with bounded memory.
+ * directories for a database's data directory), readable by any tar. Release files can be
+ * gigabytes, so both sides stream with bounded memory.
  */
 
 const BLOCK = 512;

@@ -11,9 +11,10 @@ export const isInitialised = (path: string) => existsSync(join(path, "PG_VERSION
  * data directory, so no initdb runs here. initdb left the process that ran it at about 1 GiB of RSS
  * for good and took most of a first start; unpacking takes a fraction of a second.
  *
- * The archive is unpacked beside `path`, made private (PGlite's own files are 0666 whatever the
- * umask) and renamed into place: a first start that is interrupted leaves no half a database, only
- * the unpacking directory, which the next one removes. The caller holds the data directory's lock.
+ * The archive is unpacked beside `path`, made private (0700 and 0600: unpacked, its entries are
+ * readable by others) and renamed into place: a first start that is interrupted leaves no half a
+ * database, only the unpacking directory, which the next one removes. The caller holds the data
+ * directory's lock.
  */
 export async function initialise(path: string, archive: string): Promise<void> {
   if (existsSync(path) && readdirSync(path).length > 0) {
