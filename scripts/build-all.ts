@@ -22,6 +22,7 @@ import {
 } from "node:fs";
 import pkg from "../package.json" with { type: "json" };
 import { buildDashboard } from "../src/dashboard/bundle.ts";
+import { initialDataArchive } from "../src/db/initial-data.ts";
 import { compileDepot, RELEASE_TARGETS, type ReleaseTarget, releaseFileName, root } from "./lib/compile.ts";
 import {
   minisignSignature,
@@ -46,10 +47,12 @@ const dist = `${root}dist`;
 mkdirSync(dist, { recursive: true });
 const started = performance.now();
 const dashboard = await buildDashboard();
+// The same for every platform: PostgreSQL's files in PGlite's WASM build do not depend on it.
+const initialData = await initialDataArchive();
 for (const target of targets) {
   const began = performance.now();
   const file = `${dist}/${releaseFileName(target)}`;
-  await compileDepot(file, dashboard, target);
+  await compileDepot(file, dashboard, initialData, target);
   const mib = (statSync(file).size / 1024 / 1024).toFixed(1);
   console.log(`wrote dist/${releaseFileName(target)} (${mib} MiB) in ${seconds(began)} s`);
 }

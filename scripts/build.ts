@@ -4,6 +4,7 @@
 import { mkdirSync, statSync } from "node:fs";
 import { relative } from "node:path";
 import { buildDashboard } from "../src/dashboard/bundle.ts";
+import { initialDataArchive } from "../src/db/initial-data.ts";
 import { compileDepot, root } from "./lib/compile.ts";
 
 const outfile = `${root}dist/depot`;
@@ -12,13 +13,18 @@ mkdirSync(`${root}dist`, { recursive: true });
 const started = performance.now();
 // The compiled binary has no sources to bundle at run time: it gets the dashboard already bundled.
 const dashboard = await buildDashboard();
-await compileDepot(outfile, dashboard);
+// Made once per schema (scripts/initial-data.ts), then taken from .cache/initial-data/.
+const initialData = await initialDataArchive();
+await compileDepot(outfile, dashboard, initialData);
 
 const size = statSync(outfile).size;
 const seconds = ((performance.now() - started) / 1000).toFixed(1);
 const gzipped = (text: string) => `${(Bun.gzipSync(text).length / 1024).toFixed(1)} KiB gzipped`;
 console.log(
   `dashboard: ${dashboard.script.name} ${gzipped(dashboard.script.text)}, ${dashboard.stylesheet.name} ${gzipped(dashboard.stylesheet.text)}`,
+);
+console.log(
+  `initial data: ${relative(process.cwd(), initialData)} (${(statSync(initialData).size / 1024 / 1024).toFixed(1)} MiB)`,
 );
 console.log(
   `wrote ${relative(process.cwd(), outfile) || outfile} (${(size / 1024 / 1024).toFixed(1)} MiB, ${size} bytes) in ${seconds} s`,

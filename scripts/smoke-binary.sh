@@ -4,8 +4,9 @@
 #
 #   scripts/smoke-binary.sh dist/depot
 #
-# Checks: first start (initdb) and /api/health; the setup link it prints (never logged), a new one from
-# `depot setup:link`, and the first admin created with it through POST /api/setup; token:create / user:create --json while `serve` runs (done by the
+# Checks: first start (the database the binary carries, unpacked) and /api/health; the setup link it prints
+# (never logged), a new one from `depot setup:link`, and the first admin created with it through POST
+# /api/setup; token:create / user:create --json while `serve` runs (done by the
 # server through its control socket); migrate refused while `serve` holds the data directory (exit 1,
 # "in use"); `healthcheck`; SIGTERM exits 0; demo:seed; the token authenticates GET /api/users/1 after a restart and its absence
 # gives 401; a product reads with the API's string types, a demo license validates, a multipart release
@@ -80,7 +81,7 @@ http_code() {
 step "binary: $BIN, work dir: $WORK, port: $PORT"
 depot --version
 
-step "first start of depot serve (embedded database, initdb)"
+step "first start of depot serve (embedded database unpacked from the binary)"
 start_server "$WORK/serve-1.log"
 
 step "the first start prints the setup link (APP_URL/setup?code=...) on stderr; its log line has no code"

@@ -146,7 +146,7 @@ step "build sdk/java, compile examples/verify-java/Verify.java against it (javac
 bash "$ROOT/sdk/java/build.sh" "$WORK/java-sdk"
 javac -cp "$JAVA_SDK_JAR" -d "$WORK/classes" "$ROOT/examples/verify-java/Verify.java"
 
-step "first start of depot serve (embedded database, initdb, first signing key)"
+step "first start of depot serve (embedded database unpacked, first signing key)"
 start_server "$WORK/serve-1.log"
 stop_server
 

@@ -23,8 +23,6 @@ import { versionsCommand } from "./cli/versions.ts";
 import { workerCommand } from "./cli/worker.ts";
 import { ClientFailure } from "./client/failures.ts";
 import { ConfigError, loadConfig } from "./config.ts";
-import { initialiseEmbedded } from "./db/client.ts";
-import { INIT_EMBEDDED } from "./db/embedded-init.ts";
 import { DataDirInUse } from "./db/embedded-lock.ts";
 import { NewerDatabase } from "./db/migrate.ts";
 import { AppError, Invalid } from "./errors.ts";
@@ -76,7 +74,6 @@ function help(): string {
 
 async function main(argv: string[]): Promise<number> {
   const [first] = argv;
-  if (first === INIT_EMBEDDED) return initialiseEmbedded(argv[1]);
   if (first === "--help" || first === "-h" || first === "help") {
     process.stdout.write(`${help()}\n`);
     return 0;

@@ -120,6 +120,37 @@ describe("job runner", () => {
     await Bun.sleep(1500);
     expect(seen).toEqual([]);
   });
+
+  test("each start creates a missing queue, updates one whose options changed, and leaves the others be", async () => {
+    const app = await startTestApp();
+    cleanup.push(() => app.close());
+    const definition = {
+      name: "test.options",
+      payload: t.Object({ word: t.String() }),
+      options: { retryLimit: 3, retryDelay: 7 },
+    };
+    const startOnce = async (queue: ReturnType<typeof defineQueue>) => {
+      const runner = new JobRunner(app.ctx.database, log, [queue]);
+      await runner.start(app.ctx, { workers: false });
+      await runner.stop(1000);
+      const [row] = await selectRows<{ retry_limit: number; retry_delay: number; updated_on: string }>(
+        app.ctx.db,
+        sql`SELECT retry_limit, retry_delay, updated_on::text FROM pgboss.queue WHERE name = 'test.options'`,
+      );
+      return row;
+    };
+
+    const created = await startOnce(defineQueue(definition));
+    expect(created).toEqual({ retry_limit: 3, retry_delay: 7, updated_on: expect.any(String) });
+    // The same definition at the next start: the queue is not written to.
+    expect(await startOnce(defineQueue(definition))).toEqual(created);
+    // A release that changed its options: they apply.
+    const changed = await startOnce(
+      defineQueue({ ...definition, options: { retryLimit: 5, retryDelay: 7 } }),
+    );
+    expect(changed).toEqual({ retry_limit: 5, retry_delay: 7, updated_on: expect.any(String) });
+    expect(changed?.updated_on).not.toBe(created?.updated_on);
+  });
 });
 
 describe.if(onPostgres)("a database outage (PostgreSQL behind a TCP proxy)", () => {

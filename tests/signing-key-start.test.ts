@@ -133,7 +133,7 @@ describe("starting with an APP_KEY that cannot open the signing key", () => {
     const dataDir = tempDir();
     const withKey = (key: string) => ({ DATA_DIR: dataDir, APP_KEY: key });
 
-    // First start under A: initdb, migrations, the first signing key.
+    // First start under A: the database unpacked, the first signing key.
     const first = await startServer(withKey(KEY_A), 60_000);
     let kidA = "";
     try {

@@ -129,7 +129,7 @@ describe("the database in DATABASE_URL cannot be used", () => {
 });
 
 describe("the HTTP address cannot be listened on", () => {
-  // One embedded data directory for both: the second start skips initdb.
+  // One embedded data directory for both: the second start skips creating it.
   const dataDir = tempDir();
 
   test("PORT in use: one line, and the embedded database is released", async () => {

@@ -1,7 +1,7 @@
 // CPU time and memory of processes and of the whole machine, from /proc (Linux only). On a shared
 // 2-core machine the CPU each side uses says more than throughput alone, and the machine's busy time
 // minus ours shows when other work disturbed a measurement.
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 
 /** Clock ticks per second of the times in /proc: USER_HZ, which Linux fixes at 100 for user space. */
 const USER_HZ = 100;
@@ -48,4 +48,64 @@ export function memoryMiB(pid: number, field: "VmRSS" | "VmHWM"): number | null 
   } catch {
     return null;
   }
+}
+
+/** The fields of /proc/PID/stat after the command name (which is in parentheses and may hold spaces). */
+function statFields(pid: number): string[] | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  } catch {
+    return null;
+  }
+}
+
+/** `root` and every live process below it, found by each process's parent in /proc/PID/stat. */
+export function processTree(root: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const name of readdirSync("/proc")) {
+    const pid = Number(name);
+    if (!Number.isInteger(pid)) continue;
+    const parent = Number(statFields(pid)?.[1]);
+    if (Number.isInteger(parent)) children.set(parent, [...(children.get(parent) ?? []), pid]);
+  }
+  const tree = [root];
+  for (let i = 0; i < tree.length; i++) tree.push(...(children.get(tree[i] as number) ?? []));
+  return tree;
+}
+
+/**
+ * CPU seconds of a process tree so far: every live process of it, plus the children its root has
+ * already waited for (cutime + cstime), such as a short-lived helper that ran during start-up.
+ */
+export function treeCpuSeconds(root: number): number {
+  const fields = statFields(root);
+  const reaped = fields ? (Number(fields[13]) + Number(fields[14])) / USER_HZ : 0; // cutime, cstime
+  return reaped + sumCpu(processTree(root));
+}
+
+/**
+ * Samples the resident memory of a process tree (the sum of its processes' VmRSS) every `intervalMs`
+ * until `stop()`, which gives the largest sum seen. The tree is looked up again every fifth sample: a
+ * helper process lives seconds, not milliseconds.
+ */
+export function sampleTreeMemory(
+  root: number,
+  intervalMs = 20,
+): { stop(): { peakMiB: number; samples: number } } {
+  let tree = [root];
+  let samples = 0;
+  let peakMiB = 0;
+  const timer = setInterval(() => {
+    if (samples % 5 === 0) tree = processTree(root);
+    samples++;
+    const sum = tree.reduce((total, pid) => total + (memoryMiB(pid, "VmRSS") ?? 0), 0);
+    peakMiB = Math.max(peakMiB, sum);
+  }, intervalMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      return { peakMiB, samples };
+    },
+  };
 }

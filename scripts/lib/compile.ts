@@ -1,11 +1,12 @@
 // Compiles src/main.ts into one executable for a target (scripts/build.ts for this machine,
 // scripts/build-all.ts for every platform a release ships).
 //
-// The binary carries everything it needs: the code, the PGlite WASM modules and data bundle
-// (imported `with { type: "file" }` in src/db/client.ts) and the migrations
-// (src/db/migrations.gen.ts) and the dashboard's script and stylesheet (bundled once by the caller
-// and written into src/dashboard/prebuilt.ts in the compile's view only: the file on disk stays null),
-// so it runs from an empty directory.
+// The binary carries everything it needs: the code, the PGlite WASM module and data bundle
+// (imported `with { type: "file" }` in src/db/client.ts), the migrations (src/db/migrations.gen.ts),
+// the initial data a first start unpacks (made by the caller with scripts/initial-data.ts, imported as
+// a file by src/db/shipped-initial-data.ts) and the dashboard's script and stylesheet (bundled once by
+// the caller and written into src/dashboard/prebuilt.ts); those two modules are rewritten in the
+// compile's view only (the files on disk stay null), so it runs from an empty directory.
 //
 // Autoload is off on purpose: by default a compiled Bun binary reads
 // `.env` and `bunfig.toml` from whatever directory it is started in. depot's configuration comes
@@ -32,8 +33,16 @@ export { releaseFileName };
 
 type Dashboard = Awaited<ReturnType<typeof buildDashboard>>;
 
-/** Compiles the binary to `outfile`; `target` omitted means this machine. Exits on a failed build. */
-export async function compileDepot(outfile: string, dashboard: Dashboard, target?: ReleaseTarget) {
+/**
+ * Compiles the binary to `outfile` with `initialData` (the archive of src/db/initial-data.ts) embedded;
+ * `target` omitted means this machine. Exits on a failed build.
+ */
+export async function compileDepot(
+  outfile: string,
+  dashboard: Dashboard,
+  initialData: string,
+  target?: ReleaseTarget,
+) {
   rmSync(outfile, { force: true });
   const result = await Bun.build({
     entrypoints: [`${root}src/main.ts`],
@@ -53,6 +62,11 @@ export async function compileDepot(outfile: string, dashboard: Dashboard, target
     sourcemap: "linked",
     files: {
       [`${root}src/dashboard/prebuilt.ts`]: `export const prebuilt = ${JSON.stringify(dashboard)};\n`,
+      [`${root}src/db/shipped-initial-data.ts`]: [
+        `import archive from ${JSON.stringify(initialData)} with { type: "file" };`,
+        "export const shippedInitialData: string | null = archive;",
+        "",
+      ].join("\n"),
     },
     throw: false,
     compile: {

@@ -1,6 +1,7 @@
 /**
- * A minimal streaming ustar writer and reader: enough for depot's own archives (regular files only),
- * readable by any tar. Release files can be gigabytes, so both sides stream with bounded memory.
+ * A minimal streaming ustar writer and reader: enough for depot's own archives (regular files, and
+ * directories for a database's data directory), readable by any tar. Release files can be
+ * gigabytes, so both sides stream with bounded memory.
  */
 
 const BLOCK = 512;
@@ -16,6 +17,8 @@ export class TruncatedArchive extends Error {
 
 export interface TarEntry {
   name: string;
+  /** A regular file unless said; a directory has size 0 and an empty body. */
+  type?: TarEntryType;
   size: number;
   /** The entry's bytes; read once, in order. */
   body: AsyncIterable<Uint8Array>;
@@ -24,7 +27,7 @@ export interface TarEntry {
 /** The tar stream of `entries`, closed by the two zero blocks that end an archive. */
 export async function* writeTar(entries: AsyncIterable<TarEntry> | Iterable<TarEntry>) {
   for await (const entry of entries) {
-    yield header(entry.name, entry.size);
+    yield header(entry.name, entry.size, entry.type ?? "file");
     let written = 0;
     for await (const chunk of entry.body) {
       written += chunk.byteLength;
@@ -38,17 +41,17 @@ export async function* writeTar(entries: AsyncIterable<TarEntry> | Iterable<TarE
   yield new Uint8Array(BLOCK * 2);
 }
 
-function header(name: string, size: number): Uint8Array {
+function header(name: string, size: number, type: TarEntryType): Uint8Array {
   const block = new Uint8Array(BLOCK);
   const [prefix, base] = splitName(name);
   block.set(encoder.encode(base), 0);
-  octal(block, 100, 8, 0o644); // mode
+  octal(block, 100, 8, type === "directory" ? 0o755 : 0o644); // mode
   octal(block, 108, 8, 0); // uid
   octal(block, 116, 8, 0); // gid
   octal(block, 124, 12, size);
   octal(block, 136, 12, Math.floor(Date.now() / 1000)); // mtime
   block.fill(0x20, 148, 156); // checksum counts as spaces while it is computed
-  block[156] = 0x30; // '0': a regular file
+  block[156] = type === "directory" ? 0x35 : 0x30; // '5' a directory, '0' a regular file
   block.set(encoder.encode("ustar\u000000"), 257);
   block.set(encoder.encode(prefix), 345);
   octal(
@@ -79,7 +82,7 @@ function octal(block: Uint8Array, offset: number, length: number, value: number)
   block[offset + length - 1] = 0;
 }
 
-/** What an entry is: depot's archives hold files only; PGlite's dump of its data directory also directories. */
+/** What an entry is: backups hold files only; a database's data directory also directories. */
 export type TarEntryType = "file" | "directory";
 
 /** Where `readTar` hands each entry's bytes; every call is awaited before more is read. */

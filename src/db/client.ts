@@ -1,7 +1,6 @@
-import { chmodSync, mkdirSync, readdirSync } from "node:fs";
+import { chmodSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
-import initdbWasmPath from "@electric-sql/pglite/initdb.wasm" with { type: "file" };
 import fsBundlePath from "@electric-sql/pglite/pglite.data" with { type: "file" };
 import pgliteWasmPath from "@electric-sql/pglite/pglite.wasm" with { type: "file" };
 import { type Logger as DrizzleLogger, sql } from "drizzle-orm";
@@ -10,10 +9,11 @@ import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import { DATABASE_TIMEOUT_DEFAULTS } from "../config.ts";
-import { PRIVATE_DIRECTORY, PRIVATE_FILE, tightenTree } from "../file-modes.ts";
+import { PRIVATE_FILE } from "../file-modes.ts";
 import type { Logger } from "../log.ts";
-import { initialiseInChild, isInitialised } from "./embedded-init.ts";
+import { initialise, isInitialised } from "./embedded-init.ts";
 import { lockDataDir } from "./embedded-lock.ts";
+import { initialDataArchive } from "./initial-data.ts";
 import * as schema from "./schema/index.ts";
 
 export type Schema = typeof schema;
@@ -152,13 +152,12 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Databa
 }
 
 /**
- * Opens (creating on first use, in a child process) the PGlite database in `dataDir/db`, after taking
- * the directory's lock.
- * The WASM modules and the data bundle are imported as files so `bun build --compile` embeds them.
+ * Opens (creating on first use from the initial data: embedded-init.ts) the PGlite database in
+ * `dataDir/db`, after taking the directory's lock.
+ * The WASM module and the data bundle are imported as files so `bun build --compile` embeds them.
  *
- * Its files are private from the first start (docs/operators.md: File modes). initdb writes about
- * a thousand of them 0666 whatever the umask (they come out of PGlite's bundle), so they are
- * tightened at once. PostgreSQL makes its later files 0600, except its relation cache files, which it
+ * Its files are private from the first start (docs/operators.md: File modes): the initial data is
+ * unpacked 0700/0600. PostgreSQL makes its later files 0600, except its relation cache files, which it
  * rewrites as it starts after a schema change and PGlite's file system makes 0644 whatever the
  * process's umask: those are tightened at every open.
  */
@@ -166,12 +165,10 @@ export async function openEmbedded(dataDir: string, log?: Logger): Promise<Datab
   const lock = lockDataDir(dataDir);
   try {
     const path = join(dataDir, "db");
-    mkdirSync(path, { recursive: true, mode: PRIVATE_DIRECTORY });
-    if (!isInitialised(path)) {
-      await initialiseInChild(path);
-      tightenTree(path);
-    }
-    const pglite = await PGlite.create(path, await pgliteAssets());
+    // Compiled while the first start unpacks.
+    const assets = pgliteAssets();
+    if (!isInitialised(path)) await initialise(path, await initialDataArchive());
+    const pglite = await PGlite.create(path, await assets);
     tightenRelationCaches(path);
     return wrapPglite(pglite, lock.release, log);
   } catch (error) {
@@ -193,14 +190,6 @@ function tightenRelationCaches(path: string): void {
       // Not written (yet), or not ours to change.
     }
   }
-}
-
-/** The child process of `initialiseInChild`: PGlite's initdb for `path`, then exit code 0. */
-export async function initialiseEmbedded(path: string | undefined): Promise<number> {
-  if (!path) return 2;
-  const pglite = await PGlite.create(path, await pgliteAssets());
-  await pglite.close();
-  return 0;
 }
 
 /** A Database over an already open PGlite (tests clone a migrated template in memory). */
@@ -226,21 +215,19 @@ export function wrapPglite(pglite: PGlite, onClose: () => void = () => {}, log?:
   };
 }
 
-let assets: Promise<{
-  pgliteWasmModule: WebAssembly.Module;
-  initdbWasmModule: WebAssembly.Module;
-  fsBundle: Blob;
-}>;
+let assets: Promise<{ pgliteWasmModule: WebAssembly.Module; fsBundle: Blob }>;
 
+/**
+ * PGlite's WASM module, compiled once per process, and its data bundle (which PGlite reads itself, once
+ * per instance). initdb's module is not among them: depot never runs initdb on a data directory
+ * (embedded-init.ts), and an in-memory PGlite in the tests and scripts, which does, reads it from
+ * node_modules itself.
+ */
 export function pgliteAssets() {
-  assets ??= (async () => {
-    const [pgliteWasmModule, initdbWasmModule, fsBundle] = await Promise.all([
-      WebAssembly.compile(await Bun.file(pgliteWasmPath).arrayBuffer()),
-      WebAssembly.compile(await Bun.file(initdbWasmPath).arrayBuffer()),
-      Bun.file(fsBundlePath).arrayBuffer(),
-    ]);
-    return { pgliteWasmModule, initdbWasmModule, fsBundle: new Blob([fsBundle]) };
-  })();
+  assets ??= (async () => ({
+    pgliteWasmModule: await WebAssembly.compile(await Bun.file(pgliteWasmPath).arrayBuffer()),
+    fsBundle: Bun.file(fsBundlePath),
+  }))();
   return assets;
 }
 

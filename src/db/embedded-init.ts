@@ -1,38 +1,38 @@
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { isCompiledBinary } from "../compiled.ts";
-
-/** The argument that makes `depot` initialise an embedded database and exit (not a user command). */
-export const INIT_EMBEDDED = "__init-embedded-db";
+import { ConfigError } from "../config.ts";
+import { PRIVATE_DIRECTORY, tightenTree } from "../file-modes.ts";
 
 /** Whether `path` holds an initialised PGlite (PostgreSQL) data directory. */
 export const isInitialised = (path: string) => existsSync(join(path, "PG_VERSION"));
 
 /**
- * Runs PGlite's initdb for `path` in a short-lived child process. initdb leaves the process that
- * ran it at about 1 GiB of RSS for good (its WASM memory is never handed back), where a process that
- * opens an initialised directory needs about 320 MiB: a first start would otherwise need a container
- * three times the size of every later one.
+ * Creates the embedded database in `path` from `archive` (initial-data.ts): an initialised, migrated
+ * data directory, so no initdb runs here. initdb left the process that ran it at about 1 GiB of RSS
+ * for good and took most of a first start; unpacking takes a fraction of a second.
+ *
+ * The archive is unpacked beside `path`, made private (0700 and 0600: unpacked, its entries are
+ * readable by others) and renamed into place: a first start that is interrupted leaves no half a
+ * database, only the unpacking directory, which the next one removes. The caller holds the data
+ * directory's lock.
  */
-export async function initialiseInChild(path: string): Promise<void> {
-  const child = Bun.spawn([...depotCommand(), INIT_EMBEDDED, path], {
-    stdout: "ignore",
-    stderr: "pipe",
-    env: process.env,
-  });
-  const [code, stderr] = await Promise.all([child.exited, new Response(child.stderr).text()]);
-  if (code !== 0 || !isInitialised(path)) {
-    throw new Error(`initialising the embedded database in ${path} failed (exit ${code}): ${stderr.trim()}`);
+export async function initialise(path: string, archive: string): Promise<void> {
+  if (existsSync(path) && readdirSync(path).length > 0) {
+    throw new ConfigError(
+      "DATA_DIR",
+      `${path} holds files but no database (no PG_VERSION): move it away and start again`,
+    );
   }
-}
-
-/**
- * How to start this program again: the compiled binary is its own executable; from source it is Bun
- * running src/main.ts (not `Bun.main`, which under `bun test` is the test file).
- */
-function depotCommand(): string[] {
-  return isCompiledBinary
-    ? [process.execPath]
-    : [process.execPath, fileURLToPath(new URL("../main.ts", import.meta.url))];
+  const unpacking = `${path}.unpacking`;
+  rmSync(unpacking, { recursive: true, force: true });
+  mkdirSync(unpacking, { mode: PRIVATE_DIRECTORY });
+  try {
+    await new Bun.Archive(await Bun.file(archive).bytes()).extract(unpacking);
+    tightenTree(unpacking);
+    if (existsSync(path)) rmdirSync(path); // empty: checked above
+    renameSync(unpacking, path);
+  } catch (error) {
+    rmSync(unpacking, { recursive: true, force: true });
+    throw error;
+  }
 }

@@ -1,8 +1,9 @@
 import { PGlite } from "@electric-sql/pglite";
-import { fromPglite, PgBoss } from "pg-boss";
 import pgBossPackage from "pg-boss/package.json" with { type: "json" };
 import postgres from "postgres";
+import { installPgBoss } from "../../scripts/initial-data.ts";
 import { type Database, openPostgres, pgliteAssets, wrapPglite } from "../../src/db/client.ts";
+import { initialDataArchive } from "../../src/db/initial-data.ts";
 import { migrate } from "../../src/db/migrate.ts";
 import { migrations } from "../../src/db/migrations.gen.ts";
 
@@ -20,7 +21,7 @@ export interface TestDatabase {
 /**
  * A database of its own for one test file, already migrated and with pg-boss installed:
  * on PostgreSQL `CREATE DATABASE … TEMPLATE` of a template built once per schema version,
- * on PGlite a copy of a migrated in-memory template.
+ * on PGlite an in-memory copy of the initial data a first start unpacks (src/db/initial-data.ts).
  */
 export async function freshDatabase(): Promise<TestDatabase> {
   return onPostgres ? freshPostgres() : freshPglite();
@@ -93,7 +94,7 @@ async function buildPostgresTemplate(): Promise<string> {
     } finally {
       await database.close();
     }
-    await installPgBoss(new PgBoss({ connectionString: databaseUrl(building), max: 1 }));
+    await installPgBoss({ connectionString: databaseUrl(building), max: 1 });
     try {
       await admin.unsafe(`ALTER DATABASE ${building} RENAME TO ${template}`);
     } catch {
@@ -105,22 +106,12 @@ async function buildPostgresTemplate(): Promise<string> {
   }
 }
 
-async function installPgBoss(boss: PgBoss) {
-  await boss.start();
-  await boss.stop({ graceful: false, close: true });
-}
-
 let pgliteTemplate: Promise<Blob> | undefined;
 
 async function freshPglite(): Promise<TestDatabase> {
-  pgliteTemplate ??= (async () => {
-    const pglite = await PGlite.create(await pgliteAssets());
-    await migrate(wrapPglite(pglite).db, migrations);
-    await installPgBoss(new PgBoss({ db: fromPglite(pglite), backend: "pglite" }));
-    const dump = await pglite.dumpDataDir("none");
-    await pglite.close();
-    return dump;
-  })();
+  // Uncompressed once: PGlite would gunzip it for every copy.
+  pgliteTemplate ??= (async () =>
+    new Blob([Bun.gunzipSync(await Bun.file(await initialDataArchive()).bytes())]))();
   const pglite = await PGlite.create({ ...(await pgliteAssets()), loadDataDir: await pgliteTemplate });
   const database = wrapPglite(pglite);
   return { database, url: null, drop: () => database.close() };
