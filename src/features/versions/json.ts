@@ -1,14 +1,8 @@
 import type { Artifact } from "../../db/schema/index.ts";
 import { renderChangelog } from "./changelog.ts";
 import type { ChangelogPreview } from "./schemas.ts";
-import { downloadUrl, firstArtifact, type VersionRow } from "./service.ts";
-
-/** Where one artifact's file is served (the same rules as the version's download). */
-export const artifactDownloadUrl = (
-  appUrl: string,
-  productId: number,
-  artifact: Pick<Artifact, "versionId" | "id">,
-) => `${appUrl}/api/products/${productId}/versions/${artifact.versionId}/artifacts/${artifact.id}/download`;
+import { firstArtifact, type VersionRow } from "./service.ts";
+import { artifactDownloadUrl, downloadUrl } from "./urls.ts";
 
 export const toArtifactJson = (artifact: Artifact, productId: number, appUrl: string) => ({
   id: artifact.id,

@@ -29,10 +29,6 @@ import { isSet, PublishFields } from "./schemas.ts";
 import { channelOfName } from "./semver.ts";
 import { receiveUpload, type Upload, type UploadedFile } from "./upload.ts";
 
-/** Where a version's file is served; notifications sign this URL. */
-export const downloadUrl = (appUrl: string, version: Pick<Version, "productId" | "id">) =>
-  `${appUrl}/api/products/${version.productId}/versions/${version.id}/download`;
-
 /** A version with what the API shows of its benefit, and its files (the first one first). */
 export interface VersionRow {
   version: Version;
