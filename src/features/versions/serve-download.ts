@@ -1,11 +1,16 @@
 import type { AppContext } from "../../context.ts";
 import type { Artifact } from "../../db/schema/index.ts";
 import { AppError, Forbidden, NotFound } from "../../errors.ts";
+import {
+  alreadyHeld,
+  bucketCanAnswerRange,
+  contentDisposition,
+  fileResponse,
+} from "../../http/file-response.ts";
 import { mediaTypeOrDefault } from "../../http/media-type.ts";
 import { requestState } from "../../http/request-state.ts";
 import { headerBearer, sessionActor } from "../auth/guards.ts";
 import { type DownloadCredentials, downloadableVersion } from "./download.ts";
-import { alreadyHeld, bucketCanAnswerRange, contentDisposition, fileResponse } from "./file-response.ts";
 import { firstArtifact, type VersionRow } from "./service.ts";
 
 /** What a download route's handler hands on: the request, its bearer token, the response's headers. */
