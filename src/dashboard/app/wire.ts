@@ -3,7 +3,7 @@
 // server reaches the browser's bundle (tests/dashboard.test.ts checks it), and a schema that changes
 // shape fails the dashboard's typecheck rather than a page.
 import type { ApiKeyJson, CreateApiKeyBody, NewApiKeyJson } from "../../features/api-keys/schemas.ts";
-import type { DownloadJson } from "../../features/downloads/schemas.ts";
+import type { DownloadJson } from "../../features/downloads/json.ts";
 import type {
   OwnLicenseJson,
   ProductLicenseIpsJson,

@@ -47,7 +47,7 @@ export async function ownLicensePage(
  * than a page, for `simplePage`. Every license the user owns is listed, whatever became of its
  * product: hidden, disabled or soft-deleted, the product keeps its id and name here, because the
  * license is the owner's own record of what they were sold (and a holder may still download from
- * such a product, versions/download.ts). Other users' licenses never appear.
+ * such a product, downloads/access.ts). Other users' licenses never appear.
  */
 export async function listOwnLicenses(
   ctx: Pick<AppContext, "db">,

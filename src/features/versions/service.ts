@@ -17,12 +17,12 @@ import { errorFields } from "../../log-errors.ts";
 import type { PageRequest } from "../../pagination.ts";
 import { toId } from "../../validation/ids.ts";
 import { assertValid } from "../../validation/messages.ts";
+import { artifactsOf, storageKeysOf } from "../artifacts/rows.ts";
 import type { Actor } from "../auth/actor.ts";
 import { allows } from "../auth/permissions.ts";
 import { isHolder } from "../licenses/holders.ts";
 import { findLiveProduct, findVisibleProduct, ownsProduct } from "../products/service.ts";
 import { consumeUpload, uploadedFile } from "../uploads/service.ts";
-import { artifactsOf, storageKeysOf } from "./artifact-rows.ts";
 import { checkMarkdownLinks, sanitiseChangelog } from "./changelog.ts";
 import { versionPublished } from "./jobs.ts";
 import { isSet, PublishFields } from "./schemas.ts";
@@ -39,7 +39,7 @@ export interface VersionRow {
 /** The file SPEC's Version describes (`file_name`, `download_url`): the version's first artifact. */
 export function firstArtifact(row: Pick<VersionRow, "artifacts">): Artifact {
   const [first] = row.artifacts;
-  // A version is inserted with its first artifact, and its last one cannot be deleted (artifacts.ts).
+  // A version is inserted with its first artifact, and its last one cannot be deleted (artifacts/service.ts).
   if (!first) throw new Error("a version without files");
   return first;
 }
@@ -286,7 +286,7 @@ const pick = (benefit: PurchaseBenefit) => ({
 
 /**
  * A product whose versions `actor` may read: one they may see, or one they hold. A holder may download
- * from a hidden, disabled or deleted product (download.ts), so they may also list what there is to
+ * from a hidden, disabled or deleted product (downloads/access.ts), so they may also list what there is to
  * download; to anyone else such a product stays the unknown product's 404.
  */
 async function findProductOfVersions(ctx: Pick<AppContext, "db">, actor: Actor, productId: number) {

@@ -7,7 +7,7 @@ import { latestVersionsOf, type VersionRow } from "../versions/service.ts";
 
 /**
  * What `userId` may download, by product name: every product they hold a live license for (hidden,
- * disabled or deleted ones too, as downloads allow, versions/download.ts), with its newest release
+ * disabled or deleted ones too, as downloads allow, access.ts), with its newest release
  * and, of its benefits, those the holder rule grants them (a purchase with the benefit's option).
  */
 export async function listDownloads(ctx: Pick<AppContext, "db" | "config">, userId: number) {
