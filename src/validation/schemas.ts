@@ -1,4 +1,12 @@
-import { FormatRegistry, type IntegerOptions, type StringOptions, Type } from "@sinclair/typebox";
+import {
+  FormatRegistry,
+  type IntegerOptions,
+  type StringOptions,
+  type TLiteral,
+  type TUnion,
+  Type,
+} from "@sinclair/typebox";
+import { t } from "elysia";
 
 /**
  * A JSON integer and nothing else. Elysia's `t.Integer` also accepts the string "5", which would let
@@ -21,3 +29,10 @@ export const Text = (options?: StringOptions) => Type.String({ ...options, forma
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
 export const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
 FormatRegistry.Set("printable", (value) => !CONTROL_CHARACTERS.test(value));
+
+/**
+ * One of `values`, for input. Not `t.UnionEnum`: Elysia gives that a default (its first value) and
+ * fills it into a body that left the field out, so an absent `status` would read as "draft".
+ */
+export const OneOf = <const V extends string>(values: readonly V[]) =>
+  t.Union(values.map((value) => t.Literal(value))) as unknown as TUnion<TLiteral<V>[]>;

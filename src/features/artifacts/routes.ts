@@ -3,8 +3,8 @@ import type { AppContext } from "../../context.ts";
 import { answers, dataOf, noContent } from "../../http/schemas.ts";
 import { IdParam } from "../../validation/ids.ts";
 import { bearerAuth } from "../auth/guards.ts";
-import { toArtifactJson } from "../versions/json.ts";
-import { ArtifactJson, ArtifactRequestBody } from "../versions/schemas.ts";
+import { ArtifactJson, toArtifactJson } from "./json.ts";
+import { ArtifactRequestBody } from "./schemas.ts";
 import { addArtifactFrom, deleteArtifact } from "./service.ts";
 
 const VersionParams = t.Object({ product: IdParam("Product"), version: IdParam("Version") });

@@ -8,10 +8,10 @@ import { assertValid } from "../../validation/messages.ts";
 import type { Actor } from "../auth/actor.ts";
 import { findLiveProduct, findVisibleProduct } from "../products/service.ts";
 import { consumeUpload } from "../uploads/service.ts";
-import { ArtifactUploadFields } from "../versions/schemas.ts";
 import { fileOf, mayPublish, removeFiles, requireFile } from "../versions/service.ts";
 import { receiveUpload, type Upload, type UploadedFile } from "../versions/upload.ts";
 import { storageKeysOf } from "./rows.ts";
+import { ArtifactUploadFields } from "./schemas.ts";
 
 /** The version a file is added to, checked before a byte of the body is read. */
 export interface ArtifactTarget {

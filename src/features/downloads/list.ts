@@ -3,7 +3,8 @@ import type { AppContext } from "../../context.ts";
 import { licenses, products, purchaseBenefits } from "../../db/schema/index.ts";
 import { isHolder, liveLicense } from "../licenses/holders.ts";
 import { toVersionJson } from "../versions/json.ts";
-import { latestVersionsOf, type VersionRow } from "../versions/service.ts";
+import type { VersionRow } from "../versions/rows.ts";
+import { latestVersionsOf } from "../versions/service.ts";
 
 /**
  * What `userId` may download, by product name: every product they hold a live license for (hidden,

@@ -10,7 +10,7 @@ import {
 import { mediaTypeOrDefault } from "../../http/media-type.ts";
 import { requestState } from "../../http/request-state.ts";
 import { headerBearer, sessionActor } from "../auth/guards.ts";
-import { firstArtifact, type VersionRow } from "../versions/service.ts";
+import { firstArtifact, type VersionRow } from "../versions/rows.ts";
 import { type DownloadCredentials, downloadableVersion } from "./access.ts";
 
 /** What a download route's handler hands on: the request, its bearer token, the response's headers. */

@@ -7,8 +7,8 @@ import { answers } from "../../http/schemas.ts";
 import { pageRequest } from "../../pagination.ts";
 import { IdParam } from "../../validation/ids.ts";
 import { bearerAuth } from "../auth/guards.ts";
-import { toUserData, toUserJson, UserData } from "./json.ts";
-import { UserListQuery, UserPageJson } from "./schemas.ts";
+import { toUserData, toUserJson, UserData, UserPageJson } from "./json.ts";
+import { UserListQuery } from "./schemas.ts";
 import {
   createUser,
   listUsers,

@@ -8,15 +8,9 @@ import { IdParam } from "../../validation/ids.ts";
 import type { Actor } from "../auth/actor.ts";
 import { bearerAuth } from "../auth/guards.ts";
 import { answerDownload, type DownloadRequest } from "../downloads/serve.ts";
-import { toVersionData, toVersionJson } from "./json.ts";
+import { toVersionData, toVersionJson, VersionJson, VersionPageJson } from "./json.ts";
 import { changeRelease, ReleaseChangeForm } from "./release.ts";
-import {
-  LatestQuery,
-  PublishRequestBody,
-  VersionJson,
-  VersionListQuery,
-  VersionPageJson,
-} from "./schemas.ts";
+import { LatestQuery, PublishRequestBody, VersionListQuery } from "./schemas.ts";
 import { deleteVersion, latestVersion, listVersions, publishFrom, readVersion } from "./service.ts";
 
 const ProductParams = t.Object({ product: IdParam("Product") });

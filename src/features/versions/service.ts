@@ -2,13 +2,11 @@ import { and, asc, desc, eq, inArray, isNull, ne } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { isUniqueViolation } from "../../db/errors.ts";
 import {
-  type Artifact,
   artifacts,
   type Product,
   type PurchaseBenefit,
   products,
   purchaseBenefits,
-  type Version,
   versions,
 } from "../../db/schema/index.ts";
 import { withTransaction } from "../../db/transaction.ts";
@@ -25,24 +23,10 @@ import { findLiveProduct, findVisibleProduct, ownsProduct } from "../products/se
 import { consumeUpload, uploadedFile } from "../uploads/service.ts";
 import { checkMarkdownLinks, sanitiseChangelog } from "./changelog.ts";
 import { versionPublished } from "./jobs.ts";
+import { firstArtifact, type VersionRow } from "./rows.ts";
 import { isSet, PublishFields } from "./schemas.ts";
 import { channelOfName } from "./semver.ts";
 import { receiveUpload, type Upload, type UploadedFile } from "./upload.ts";
-
-/** A version with what the API shows of its benefit, and its files (the first one first). */
-export interface VersionRow {
-  version: Version;
-  benefit: Pick<PurchaseBenefit, "id" | "optionId" | "name"> | null;
-  artifacts: Artifact[];
-}
-
-/** The file SPEC's Version describes (`file_name`, `download_url`): the version's first artifact. */
-export function firstArtifact(row: Pick<VersionRow, "artifacts">): Artifact {
-  const [first] = row.artifacts;
-  // A version is inserted with its first artifact, and its last one cannot be deleted (artifacts/service.ts).
-  if (!first) throw new Error("a version without files");
-  return first;
-}
 
 export interface PublishTarget {
   product: Product;
