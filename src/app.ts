@@ -5,7 +5,7 @@ import type { AppContext } from "./context.ts";
 import { dashboardRoutes } from "./dashboard/routes.ts";
 import { apiKeyRoutes } from "./features/api-keys/routes.ts";
 import { artifactRoutes } from "./features/artifacts/routes.ts";
-import { clientRoutes } from "./features/client/routes.ts";
+import { binaryRoutes } from "./features/binaries/routes.ts";
 import { downloadRoutes } from "./features/downloads/routes.ts";
 import { healthRoutes } from "./features/health/routes.ts";
 import { licenseKeyRoutes } from "./features/licenses/key-routes.ts";
@@ -127,7 +127,7 @@ export function buildApp(ctx: AppContext): AnyElysia {
     )
     .use(docsUi())
     .use(healthRoutes(ctx))
-    .use(clientRoutes(ctx))
+    .use(binaryRoutes(ctx))
     .use(metricsRoute(ctx))
     .use(sessionRoutes(ctx))
     .use(setupRoutes(ctx))

@@ -119,7 +119,7 @@ test.each([
   ["storage/", ["features/", "http/"]],
   ["validation/", ["features/", "http/"]],
   ["metrics/", ["features/"]],
-  ["client/", ["features/", "http/", "db/", "cli/"]],
+  ["cli-client/", ["features/", "http/", "db/", "cli/"]],
 ])("%s imports no value from %p", async (layer, above) => {
   const graph = await importGraph();
   const wrongWay = [...graph].flatMap(([module, imports]) =>

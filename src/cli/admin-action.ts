@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
-import { controlSocketPath } from "../backup/control-socket.ts";
 import type { Config } from "../config.ts";
+import { controlSocketPath } from "../control/socket.ts";
 import { DataDirInUse } from "../db/embedded-lock.ts";
 import { AppError, Invalid } from "../errors.ts";
 import type { Runtime } from "../runtime.ts";

@@ -1,5 +1,5 @@
 import { buildApp } from "../app.ts";
-import { startControlSocket } from "../backup/control-socket.ts";
+import { startControlSocket } from "../control/socket.ts";
 import { backfillSha512 } from "../features/artifacts/sha512-backfill.ts";
 import { sweepReleaseLeftovers } from "../features/artifacts/sweep.ts";
 import { sweepDeadMachinesEvery } from "../features/machines/sweep.ts";

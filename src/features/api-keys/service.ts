@@ -2,7 +2,7 @@ import { desc, eq, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { apiKeys, users } from "../../db/schema/index.ts";
 import { NotFound } from "../../errors.ts";
-import type { PageRequest } from "../../pagination.ts";
+import type { PageRequest } from "../../page-request.ts";
 import { form } from "../../validation/form.ts";
 import { bodyId, invalidId } from "../../validation/ids.ts";
 import type { ApiKeyActor } from "../auth/actor.ts";

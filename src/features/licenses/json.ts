@@ -2,7 +2,7 @@ import { t } from "elysia";
 import type { License, LicenseIp } from "../../db/schema/index.ts";
 import { simplePage, simplePageOf } from "../../http/pagination.ts";
 import { dataOf } from "../../http/schemas.ts";
-import type { PageRequest } from "../../pagination.ts";
+import type { PageRequest } from "../../page-request.ts";
 import { Int } from "../../validation/schemas.ts";
 import { DashboardMachineJson, MachineJson, toDashboardMachineJson } from "../machines/json.ts";
 import type { OwnLicenseRow } from "./own.ts";

@@ -12,7 +12,7 @@ import {
 } from "../../db/schema/index.ts";
 import { withTransaction } from "../../db/transaction.ts";
 import { NotFound, TooManyAttempts } from "../../errors.ts";
-import { type PageRequest, pageRequest } from "../../pagination.ts";
+import { type PageRequest, pageRequest } from "../../page-request.ts";
 import { isUuid } from "../../validation/ids.ts";
 import type { Actor } from "../auth/actor.ts";
 import { aliveSql } from "../machines/alive.ts";

@@ -4,7 +4,7 @@ import { validateAll } from "../../errors.ts";
 import { forms, input } from "../../http/forms.ts";
 import { simplePage } from "../../http/pagination.ts";
 import { answers } from "../../http/schemas.ts";
-import { pageRequest } from "../../pagination.ts";
+import { pageRequest } from "../../page-request.ts";
 import { IdParam } from "../../validation/ids.ts";
 import { bearerAuth } from "../auth/guards.ts";
 import { toUserData, toUserJson, UserData, UserPageJson } from "./json.ts";

@@ -11,7 +11,7 @@ import {
 import { withTransaction } from "../../db/transaction.ts";
 import { Forbidden, Invalid, NotFound, validateAll } from "../../errors.ts";
 import { errorFields } from "../../log-errors.ts";
-import type { PageRequest } from "../../pagination.ts";
+import type { PageRequest } from "../../page-request.ts";
 import { toId } from "../../validation/ids.ts";
 import { assertValid } from "../../validation/messages.ts";
 import { insertOnce } from "../artifacts/insert-once.ts";

@@ -2,7 +2,7 @@ import { t } from "elysia";
 import type { AppContext } from "../../context.ts";
 import type { Webhook, WebhookAttempt, WebhookDelivery } from "../../db/schema/index.ts";
 import { simplePage, simplePageOf } from "../../http/pagination.ts";
-import type { PageRequest } from "../../pagination.ts";
+import type { PageRequest } from "../../page-request.ts";
 import { Int } from "../../validation/schemas.ts";
 import { payloadFor } from "../notifications/links.ts";
 import { DeliveryId } from "./schemas.ts";

@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
 import { answers } from "../../http/schemas.ts";
-import { asDownload, CLIENT_PLATFORMS, clientBinaryFor } from "./binaries.ts";
+import { asDownload, CLIENT_PLATFORMS, clientBinaryFor } from "./service.ts";
 
 const ClientQuery = t.Object({
   platform: t.Optional(
@@ -16,7 +16,7 @@ const ClientQuery = t.Object({
  * with one, that platform's from CLIENT_BINARIES_DIR when the operator put it there. The headers
  * name platform, version and SHA-256.
  */
-export const clientRoutes = (ctx: AppContext) =>
+export const binaryRoutes = (ctx: AppContext) =>
   new Elysia({ tags: ["Client"] }).get(
     "/client/depot",
     ({ query }) => asDownload(clientBinaryFor(ctx.config, query.platform)),
