@@ -46,7 +46,7 @@ import { listPurchases } from "../src/features/purchases/service.ts";
 type PurchaseFilters = { user_id?: string; product_id?: string };
 
 import { authenticateToken } from "../src/features/tokens/service.ts";
-import { pageRequest } from "../src/pagination.ts";
+import { pageRequest } from "../src/page-request.ts";
 import {
   BENCH_ADMIN,
   builtBinary,

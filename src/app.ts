@@ -4,7 +4,8 @@ import { type AnyElysia, Elysia } from "elysia";
 import type { AppContext } from "./context.ts";
 import { dashboardRoutes } from "./dashboard/routes.ts";
 import { apiKeyRoutes } from "./features/api-keys/routes.ts";
-import { clientRoutes } from "./features/client/routes.ts";
+import { artifactRoutes } from "./features/artifacts/routes.ts";
+import { binaryRoutes } from "./features/binaries/routes.ts";
 import { downloadRoutes } from "./features/downloads/routes.ts";
 import { healthRoutes } from "./features/health/routes.ts";
 import { licenseKeyRoutes } from "./features/licenses/key-routes.ts";
@@ -32,7 +33,6 @@ import { updateRoutes } from "./features/updates/routes.ts";
 import { upgradeRoutes } from "./features/updates/upgrade-routes.ts";
 import { uploadRoutes } from "./features/uploads/routes.ts";
 import { userRoutes } from "./features/users/routes.ts";
-import { artifactRoutes } from "./features/versions/artifact-routes.ts";
 import { changelogRoutes } from "./features/versions/changelog-routes.ts";
 import { versionRoutes } from "./features/versions/routes.ts";
 import { webhookRoutes } from "./features/webhooks/routes.ts";
@@ -127,7 +127,7 @@ export function buildApp(ctx: AppContext): AnyElysia {
     )
     .use(docsUi())
     .use(healthRoutes(ctx))
-    .use(clientRoutes(ctx))
+    .use(binaryRoutes(ctx))
     .use(metricsRoute(ctx))
     .use(sessionRoutes(ctx))
     .use(setupRoutes(ctx))

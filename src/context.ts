@@ -1,8 +1,8 @@
 import type { Config } from "./config.ts";
 import type { Database, Db } from "./db/client.ts";
+import type { DownloadCounter } from "./features/downloads/counter.ts";
 import type { SigningKeyring } from "./features/signing/keyring.ts";
 import type { UpdateCheckCounter } from "./features/updates/check-counter.ts";
-import type { DownloadCounter } from "./features/versions/download-counter.ts";
 import type { JobRunner } from "./jobs/runner.ts";
 import type { Logger } from "./log.ts";
 import type { Metrics } from "./metrics/metrics.ts";

@@ -21,7 +21,7 @@ import { userCreateCommand } from "./cli/user-create.ts";
 import { userPasswordCommand } from "./cli/user-password.ts";
 import { versionsCommand } from "./cli/versions.ts";
 import { workerCommand } from "./cli/worker.ts";
-import { ClientFailure } from "./client/failures.ts";
+import { ClientFailure } from "./cli-client/failures.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 import { DataDirInUse } from "./db/embedded-lock.ts";
 import { NewerDatabase } from "./db/migrate.ts";

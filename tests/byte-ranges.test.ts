@@ -5,8 +5,8 @@ import {
   NOT_SATISFIABLE,
   parseRangeHeader,
   TOO_MANY,
-} from "../src/features/versions/byte-ranges.ts";
-import { multipartRanges } from "../src/features/versions/multipart-ranges.ts";
+} from "../src/http/byte-ranges.ts";
+import { multipartRanges } from "../src/http/multipart-ranges.ts";
 
 /**
  * How a Range header is read for a file of 100 bytes (RFC 9110 §14.1–14.2): the ranges sent, the

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, setDefaultTimeout, t
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { FileDigests } from "../src/client/tus-upload.ts";
+import { FileDigests } from "../src/cli-client/tus-upload.ts";
 import { uploads, versions } from "../src/db/schema/index.ts";
 import { bearer, recordingLogger, startTestApp, type TestApp } from "./helpers/app.ts";
 import { randomBytes, sha256 } from "./helpers/bytes.ts";

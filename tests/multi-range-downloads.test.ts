@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { versions } from "../src/db/schema/index.ts";
-import { MAX_RANGES } from "../src/features/versions/byte-ranges.ts";
+import { MAX_RANGES } from "../src/http/byte-ranges.ts";
 import { bearer, readJson, startTestApp, type TestApp } from "./helpers/app.ts";
 import { type BytePart, parseByteranges } from "./helpers/byteranges.ts";
 import { randomBytes, sha256 } from "./helpers/bytes.ts";

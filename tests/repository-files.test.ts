@@ -32,6 +32,68 @@ describe("links", () => {
   });
 });
 
+/**
+ * docs/ARCHITECTURE.md is the map an engineer opens first: every file it names must be where it says.
+ * In the "Where things are" table a bare name (`service.ts`) is in a directory the row named before it
+ * (`src/features/versions/service.ts`, `upload.ts`), or at the top of the repository (`drizzle/`).
+ */
+describe("docs/ARCHITECTURE.md's map", () => {
+  const map = read("docs/ARCHITECTURE.md");
+  /** A backticked name that is a path: a directory (`x/`) or a file with an extension, no placeholder. */
+  const isPath = (name: string) =>
+    !name.startsWith("/") &&
+    !name.includes("<") &&
+    !name.includes(" ") &&
+    (name.endsWith("/") || /\.(ts|tsx|sh|md|json|ya?ml|css|sql)$/.test(name));
+  const exists = (path: string) => existsSync(join(ROOT, path));
+  const rows = map
+    .slice(map.indexOf("## Where things are"))
+    .split("\n")
+    .filter((line) => line.startsWith("| ") && !line.startsWith("| You are looking for"));
+
+  test("the table has its rows", () => {
+    expect(rows.length).toBeGreaterThan(30);
+  });
+
+  test.each(rows.map((row) => [row.split(" | ")[0]?.slice(2) ?? row, row]))(
+    "%s: every file it names exists",
+    (_, row) => {
+      const places: string[] = [];
+      const missing: string[] = [];
+      for (const [, name = ""] of row.matchAll(/`([^`]+)`/g)) {
+        if (!isPath(name)) continue;
+        const found = ["", ...places].map((place) => join(place, name)).find(exists);
+        if (found === undefined) missing.push(name);
+        else places.unshift(found.endsWith("/") || !/\.\w+$/.test(found) ? found : dirname(found));
+      }
+      expect(missing).toEqual([]);
+    },
+  );
+
+  test("every src/… path it names, in the table or around it, exists", () => {
+    const paths = [...map.matchAll(/`(src\/[^`\s<]+)`/g)].map(([, path = ""]) => path);
+    expect(paths.length).toBeGreaterThan(30);
+    expect(paths.filter((path) => !exists(path))).toEqual([]);
+  });
+
+  test("the prose's paths under src/ (`http/csrf.ts`) exist", () => {
+    const prose = map.slice(0, map.indexOf("## Where things are"));
+    const paths = [
+      ...prose.matchAll(/`((?:http|features|db|storage|validation|jobs|cli|backup|control)\/[^`\s<]*)`/g),
+    ].map(([, path = ""]) => path);
+    expect(paths.filter((path) => !exists(join("src", path)))).toEqual([]);
+  });
+
+  test("each function it names in a file (`registerIp` in `src/…/validate.ts`) is declared there", () => {
+    const named = [...map.matchAll(/`(\w+)` in `(src\/[^`]+\.tsx?)`/g)];
+    expect(named.length).toBeGreaterThan(2);
+    const absent = named
+      .filter(([, name = "", path = ""]) => !new RegExp(`(function|const|class) ${name}\\b`).test(read(path)))
+      .map(([, name, path]) => `${name} in ${path}`);
+    expect(absent).toEqual([]);
+  });
+});
+
 /** The anchors GitHub gives a markdown file's headings (outside code blocks). */
 function anchorsOf(markdown: string): Set<string> {
   const prose = markdown.replace(/^```[\s\S]*?^```/gm, "");

@@ -20,7 +20,7 @@ import {
   CLIENT_PLATFORMS,
   type ClientPlatform,
   releaseFileName,
-} from "../../src/features/client/binaries.ts";
+} from "../../src/features/binaries/service.ts";
 import { MAX_HEADER_SIZE_FLAG } from "../../src/http/header-size.ts";
 
 export const root = fileURLToPath(new URL("../../", import.meta.url));

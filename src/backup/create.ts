@@ -5,13 +5,13 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createGzip } from "node:zlib";
 import type { Config } from "../config.ts";
+import { controlSocketPath } from "../control/socket.ts";
 import { openEmbedded } from "../db/client.ts";
 import { isInitialised } from "../db/embedded-init.ts";
 import { DataDirInUse } from "../db/embedded-lock.ts";
 import { PRIVATE_FILE } from "../file-modes.ts";
 import { Progress } from "../progress.ts";
 import { archiveSnapshot, type BackupSummary } from "./archive.ts";
-import { controlSocketPath } from "./control-socket.ts";
 import { BackupFailed } from "./errors.ts";
 import { takeSnapshot } from "./snapshot.ts";
 

@@ -1,8 +1,8 @@
 import { existsSync } from "node:fs";
 import type { Static, TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
-import { controlSocketPath } from "../backup/control-socket.ts";
 import type { Config } from "../config.ts";
+import { controlSocketPath } from "../control/socket.ts";
 import { DataDirInUse } from "../db/embedded-lock.ts";
 import { AppError, Invalid } from "../errors.ts";
 import type { Runtime } from "../runtime.ts";

@@ -1,4 +1,4 @@
-import type { RunCommand } from "../backup/control-socket.ts";
+import type { RunCommand } from "../control/socket.ts";
 import { AppError } from "../errors.ts";
 import type { Runtime } from "../runtime.ts";
 import type { AdminAction } from "./admin-action.ts";
@@ -29,7 +29,7 @@ const ACTIONS: AdminAction<never, unknown>[] = [
   demoSeedAction,
 ];
 
-/** The control socket's `POST /command` for `depot serve` (backup/control-socket.ts). */
+/** The control socket's `POST /command` for `depot serve` (control/socket.ts). */
 export const runAdminCommand =
   (runtime: Runtime): RunCommand =>
   (name, input) => {

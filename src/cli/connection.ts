@@ -1,9 +1,9 @@
-import { type Credential, DepotClient } from "../client/depot-client.ts";
-import { DEFAULT_RETRY, MAX_DELAY_MS, type RetryPolicy } from "../client/retry.ts";
+import { type Credential, DepotClient } from "../cli-client/depot-client.ts";
+import { DEFAULT_RETRY, MAX_DELAY_MS, type RetryPolicy } from "../cli-client/retry.ts";
 import { type OptionSpec, UsageError } from "./command.ts";
 import { readLogin, type StoredLogin } from "./login-store.ts";
 
-// The command line's side of talking to a server: src/client/ takes what is read here and never
+// The command line's side of talking to a server: src/cli-client/ takes what is read here and never
 // reads options or the environment itself.
 
 type Values = Record<string, string | boolean | string[] | undefined>;

@@ -1,12 +1,18 @@
 import { constants } from "node:fs";
 import { access, stat } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
-import { type Credential, DepotClient } from "../client/depot-client.ts";
-import { downloadFile, type ExpectedDigest, refuseToReplace } from "../client/download.ts";
-import { Refused } from "../client/failures.ts";
-import { safeFileName } from "../client/file-headers.ts";
-import { type RemoteFile, remoteFile } from "../client/remote-file.ts";
-import { downloadPath, latestVersion, type Version, versionById, versionNamed } from "../client/versions.ts";
+import { type Credential, DepotClient } from "../cli-client/depot-client.ts";
+import { downloadFile, type ExpectedDigest, refuseToReplace } from "../cli-client/download.ts";
+import { Refused } from "../cli-client/failures.ts";
+import { safeFileName } from "../cli-client/file-headers.ts";
+import { type RemoteFile, remoteFile } from "../cli-client/remote-file.ts";
+import {
+  downloadPath,
+  latestVersion,
+  type Version,
+  versionById,
+  versionNamed,
+} from "../cli-client/versions.ts";
 import { type Command, optionalId, printResult, requireId, UsageError } from "./command.ts";
 import { CONNECTION_OPTIONS, resolveServer, resolveToken, retryPolicy, storedLogin } from "./connection.ts";
 

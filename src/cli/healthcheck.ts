@@ -1,4 +1,4 @@
-import { MAX_ERROR_BYTES, readAtMost } from "../client/body-limits.ts";
+import { MAX_ERROR_BYTES, readAtMost } from "../cli-client/body-limits.ts";
 import { type Command, UsageError } from "./command.ts";
 
 const HEALTH_PATH = "/api/health";

@@ -1,4 +1,4 @@
-import { DepotClient } from "../client/depot-client.ts";
+import { DepotClient } from "../cli-client/depot-client.ts";
 import { type Command, printResult, UsageError } from "./command.ts";
 import { resolveServer, retryPolicy } from "./connection.ts";
 import { loginFile, readLogin, removeLogin, writeLogin } from "./login-store.ts";

@@ -1,8 +1,8 @@
-import type { DepotClient } from "../client/depot-client.ts";
-import { Refused } from "../client/failures.ts";
-import { type Artifact, addArtifact, publishVersion } from "../client/releases.ts";
-import { FileDigests, uploadFile } from "../client/tus-upload.ts";
-import { findVersionNamed, type Version, versionById } from "../client/versions.ts";
+import type { DepotClient } from "../cli-client/depot-client.ts";
+import { Refused } from "../cli-client/failures.ts";
+import { type Artifact, addArtifact, publishVersion } from "../cli-client/releases.ts";
+import { FileDigests, uploadFile } from "../cli-client/tus-upload.ts";
+import { findVersionNamed, type Version, versionById } from "../cli-client/versions.ts";
 import { Progress } from "../progress.ts";
 import { type Command, optionalId, printResult, requireId, requireString } from "./command.ts";
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, tokenClient } from "./connection.ts";

@@ -1,6 +1,6 @@
-import { Refused } from "../client/failures.ts";
-import { releaseVersion } from "../client/releases.ts";
-import { versionNamed } from "../client/versions.ts";
+import { Refused } from "../cli-client/failures.ts";
+import { releaseVersion } from "../cli-client/releases.ts";
+import { versionNamed } from "../cli-client/versions.ts";
 import { type Command, optionalId, printResult, requireId, requirePositional } from "./command.ts";
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, tokenClient } from "./connection.ts";
 

@@ -1,13 +1,13 @@
 import { buildApp } from "../app.ts";
-import { startControlSocket } from "../backup/control-socket.ts";
+import { startControlSocket } from "../control/socket.ts";
+import { backfillSha512 } from "../features/artifacts/sha512-backfill.ts";
+import { sweepReleaseLeftovers } from "../features/artifacts/sweep.ts";
 import { sweepDeadMachinesEvery } from "../features/machines/sweep.ts";
 import { sweepExpiredSessionsEvery } from "../features/sessions/sweep.ts";
 import { newSetupLink, setupIsOpen } from "../features/setup/service.ts";
 import { dropExpiredKeysEvery } from "../features/signing/sweep.ts";
 import { sweepOldUpdateChecksEvery } from "../features/updates/sweep.ts";
 import { sweepExpiredUploadsEvery } from "../features/uploads/sweep.ts";
-import { sweepReleaseLeftovers } from "../features/versions/leftovers.ts";
-import { backfillSha512 } from "../features/versions/sha512-backfill.ts";
 import { createLogger } from "../log.ts";
 import { errorFields } from "../log-errors.ts";
 import { startMetricsServer } from "../metrics/server.ts";

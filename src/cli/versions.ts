@@ -1,4 +1,4 @@
-import { forBenefit, type Version, versionsOf } from "../client/versions.ts";
+import { forBenefit, type Version, versionsOf } from "../cli-client/versions.ts";
 import { type Command, optionalId, printResult, requireId } from "./command.ts";
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, tokenClient } from "./connection.ts";
 

@@ -1,6 +1,6 @@
 import type { TSchema } from "@sinclair/typebox";
 import { t } from "elysia";
-import { type PageRequest, pageRequest } from "../pagination.ts";
+import { type PageRequest, pageRequest } from "../page-request.ts";
 import { Int } from "../validation/schemas.ts";
 import { requestState } from "./request-state.ts";
 

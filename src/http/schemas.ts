@@ -65,3 +65,6 @@ export const noContent = async (work: Promise<unknown>) => {
   await work;
   return new Response(null, { status: 204 });
 };
+
+/** A TypeBox schema as the plain JSON Schema object an OpenAPI document holds. */
+export const plainSchema = (schema: TSchema) => JSON.parse(JSON.stringify(schema));

@@ -1,4 +1,12 @@
-import { FormatRegistry, type IntegerOptions, type StringOptions, Type } from "@sinclair/typebox";
+import {
+  FormatRegistry,
+  type IntegerOptions,
+  type StringOptions,
+  type TLiteral,
+  type TUnion,
+  Type,
+} from "@sinclair/typebox";
+import { t } from "elysia";
 
 /**
  * A JSON integer and nothing else. Elysia's `t.Integer` also accepts the string "5", which would let
@@ -39,3 +47,10 @@ export const Text = (options?: StringOptions) => Type.String({ ...options, forma
  * tabs and line breaks are taken, every other control character and bidirectional control is not.
  */
 export const Prose = (options?: StringOptions) => Type.String({ ...options, format: "plain-prose" });
+
+/**
+ * One of `values`, for input. Not `t.UnionEnum`: Elysia gives that a default (its first value) and
+ * fills it into a body that left the field out, so an absent `status` would read as "draft".
+ */
+export const OneOf = <const V extends string>(values: readonly V[]) =>
+  t.Union(values.map((value) => t.Literal(value))) as unknown as TUnion<TLiteral<V>[]>;

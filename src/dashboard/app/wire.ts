@@ -2,8 +2,10 @@
 // dashboard uses is named here, and only here. The imports are `import type`, so nothing of the
 // server reaches the browser's bundle (tests/dashboard.test.ts checks it), and a schema that changes
 // shape fails the dashboard's typecheck rather than a page.
-import type { ApiKeyJson, CreateApiKeyBody, NewApiKeyJson } from "../../features/api-keys/schemas.ts";
-import type { DownloadJson } from "../../features/downloads/schemas.ts";
+
+import type { ApiKeyJson, NewApiKeyJson } from "../../features/api-keys/json.ts";
+import type { CreateApiKeyBody } from "../../features/api-keys/schemas.ts";
+import type { DownloadJson } from "../../features/downloads/json.ts";
 import type {
   OwnLicenseJson,
   ProductLicenseIpsJson,
@@ -14,24 +16,26 @@ import type {
   UpdateProductLicenseInput,
 } from "../../features/licenses/schemas.ts";
 import type { OfflineFileJson } from "../../features/machines/json.ts";
-import type { NotificationJson } from "../../features/notifications/schemas.ts";
-import type { OptionWithBenefitsJson } from "../../features/options/schemas.ts";
-import type { PasswordLinkInfoJson, PasswordLinkJson } from "../../features/password-links/schemas.ts";
-import type { ProductAccessJson, ProductJson, UpdateProductInput } from "../../features/products/schemas.ts";
+import type { NotificationJson } from "../../features/notifications/json.ts";
+import type { OptionWithBenefitsJson } from "../../features/options/json.ts";
+import type { PasswordLinkInfoJson, PasswordLinkJson } from "../../features/password-links/json.ts";
+import type { ProductAccessJson, ProductJson } from "../../features/products/json.ts";
+import type { UpdateProductInput } from "../../features/products/schemas.ts";
 import type { ChangePasswordInput } from "../../features/profile/schemas.ts";
-import type { CreatePurchaseInput, PurchaseJson } from "../../features/purchases/schemas.ts";
-import type { CreateRoleInput, RoleWithCountJson } from "../../features/roles/schemas.ts";
-import type { SessionJson } from "../../features/sessions/schemas.ts";
+import type { PurchaseJson } from "../../features/purchases/json.ts";
+import type { CreatePurchaseInput } from "../../features/purchases/schemas.ts";
+import type { RoleWithCountJson } from "../../features/roles/json.ts";
+import type { CreateRoleInput } from "../../features/roles/schemas.ts";
+import type { SessionJson } from "../../features/sessions/json.ts";
 import type { SetupInput } from "../../features/setup/schemas.ts";
-import type { CreateTokenInput, NewTokenJson, TokenJson } from "../../features/tokens/schemas.ts";
-import type { CreateUserInput, UpdateUserInput, UserJson } from "../../features/users/schemas.ts";
-import type { PublishFields, VersionJson } from "../../features/versions/schemas.ts";
-import type {
-  CreateWebhookInput,
-  NewWebhookJson,
-  WebhookDeliveryJson,
-  WebhookJson,
-} from "../../features/webhooks/schemas.ts";
+import type { NewTokenJson, TokenJson } from "../../features/tokens/json.ts";
+import type { CreateTokenInput } from "../../features/tokens/schemas.ts";
+import type { UserJson } from "../../features/users/json.ts";
+import type { CreateUserInput, UpdateUserInput } from "../../features/users/schemas.ts";
+import type { VersionJson } from "../../features/versions/json.ts";
+import type { PublishFields } from "../../features/versions/schemas.ts";
+import type { NewWebhookJson, WebhookDeliveryJson, WebhookJson } from "../../features/webhooks/json.ts";
+import type { CreateWebhookInput } from "../../features/webhooks/schemas.ts";
 
 // --- the signed-in user and other users ---------------------------------------------------------
 

@@ -24,7 +24,7 @@ export const artifacts = pgTable(
     sha256: text("sha256").notNull(),
     /**
      * Base64 SHA-512, as electron-updater checks it. Null only for files stored before artifacts
-     * existed, until the start-up backfill has read them (features/versions/sha512-backfill.ts).
+     * existed, until the start-up backfill has read them (features/artifacts/sha512-backfill.ts).
      */
     sha512: text("sha512"),
     contentType: text("content_type").notNull(),

@@ -5,7 +5,8 @@ import { pageOf } from "../../http/pagination.ts";
 import { answers, dataOf, noContent } from "../../http/schemas.ts";
 import { IdParam } from "../../validation/ids.ts";
 import { bearerAuth } from "../auth/guards.ts";
-import { ApiKeyListQuery, ApiKeyPageJson, NewApiKeyJson } from "./schemas.ts";
+import { ApiKeyPageJson, NewApiKeyJson, toApiKeyJson } from "./json.ts";
+import { ApiKeyListQuery } from "./schemas.ts";
 import { createApiKeyFromForm, deleteApiKey, listApiKeys, NewApiKeyForm } from "./service.ts";
 
 /** The license API's keys, for the admins. */
@@ -13,7 +14,7 @@ export const apiKeyRoutes = (ctx: AppContext) =>
   new Elysia({ prefix: "/api/admin/api-keys", tags: ["Admin"] })
     .use(bearerAuth(ctx))
     .use(forms(ctx))
-    .get("", ({ query, request }) => pageOf(query, request, (page) => listApiKeys(ctx, page)), {
+    .get("", ({ query, request }) => pageOf(query, request, (page) => listApiKeys(ctx, page), toApiKeyJson), {
       auth: "*",
       query: ApiKeyListQuery,
       ...answers("List the license API keys, newest first (never the keys)", { 200: ApiKeyPageJson }, 422),

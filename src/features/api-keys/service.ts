@@ -2,7 +2,7 @@ import { desc, eq, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { apiKeys, users } from "../../db/schema/index.ts";
 import { NotFound } from "../../errors.ts";
-import type { PageRequest } from "../../pagination.ts";
+import type { PageRequest } from "../../page-request.ts";
 import { form } from "../../validation/form.ts";
 import { bodyId, invalidId } from "../../validation/ids.ts";
 import type { ApiKeyActor } from "../auth/actor.ts";
@@ -67,19 +67,11 @@ export async function deleteApiKey(ctx: Pick<AppContext, "db">, id: number): Pro
 
 /** The keys, newest first, with their creator's name; the list never shows a key (only its hash is kept). */
 export async function listApiKeys(ctx: Pick<AppContext, "db">, page: PageRequest) {
-  const rows = await ctx.db
+  return ctx.db
     .select({ key: apiKeys, creatorName: users.name })
     .from(apiKeys)
     .leftJoin(users, eq(users.id, apiKeys.creatorId))
     .orderBy(desc(apiKeys.id))
     .limit(page.perPage + 1)
     .offset(page.offset);
-  return rows.map(({ key, creatorName }) => ({
-    id: key.id,
-    name: key.name,
-    creator_id: key.creatorId,
-    creator_name: creatorName,
-    created_at: key.createdAt.toISOString(),
-    last_used_at: key.lastUsedAt?.toISOString() ?? null,
-  }));
 }

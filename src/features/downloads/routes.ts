@@ -2,8 +2,8 @@ import { Elysia } from "elysia";
 import type { AppContext } from "../../context.ts";
 import { answers } from "../../http/schemas.ts";
 import { bearerAuth } from "../auth/guards.ts";
-import { DownloadListJson } from "./schemas.ts";
-import { listDownloads } from "./service.ts";
+import { DownloadListJson } from "./json.ts";
+import { listDownloads } from "./list.ts";
 
 /** What the caller may download: the dashboard's Downloads page. */
 export const downloadRoutes = (ctx: AppContext) =>

@@ -2,7 +2,7 @@ import { t } from "elysia";
 import type { License, LicenseIp, Product } from "../../db/schema/index.ts";
 import { simplePage, simplePageOf } from "../../http/pagination.ts";
 import { dataOf } from "../../http/schemas.ts";
-import type { PageRequest } from "../../pagination.ts";
+import type { PageRequest } from "../../page-request.ts";
 import { Int } from "../../validation/schemas.ts";
 import { DashboardMachineJson, MachineJson, toDashboardMachineJson } from "../machines/json.ts";
 import type { OwnLicenseRow } from "./own.ts";
@@ -142,6 +142,29 @@ export const CheckoutResultJson = t.Object({
   ),
   license_file_expires_at: t.Optional(t.String({ format: "date-time" })),
 });
+
+/**
+ * What activating a machine answers (features/machines/activation-answer.ts): the machine and its
+ * license. Kept here beside validate's answer, which also holds both, since this module already builds
+ * on machines/json.ts and that one cannot import this one back.
+ */
+export const ActivationJson = t.Object({
+  machine: MachineJson,
+  license: LicenseJson,
+  nonce: t.Union([t.String(), t.Null()], { description: "the request's nonce, echoed" }),
+  license_file: t.Optional(
+    t.String({ description: "offline activations only: the license file bound to this machine" }),
+  ),
+  license_file_expires_at: t.Optional(
+    t.String({
+      format: "date-time",
+      description:
+        "the file's exp: the ttl asked for, cut to the license's machineFileTtlMax (and expiry, and lease)",
+    }),
+  ),
+});
+
+export type ActivationJson = typeof ActivationJson.static;
 
 // --- the dashboard: a product's licenses (/api/products/{product}/licenses), the customer's own
 // (/api/licenses) ---------------------------------------------------------------------------------

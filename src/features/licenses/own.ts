@@ -12,7 +12,7 @@ import {
 } from "../../db/schema/index.ts";
 import { withTransaction } from "../../db/transaction.ts";
 import { NotFound, TooManyAttempts } from "../../errors.ts";
-import { type PageRequest, pageRequest } from "../../pagination.ts";
+import { type PageRequest, pageRequest } from "../../page-request.ts";
 import { isUuid } from "../../validation/ids.ts";
 import type { Actor } from "../auth/actor.ts";
 import { aliveSql } from "../machines/alive.ts";
@@ -47,7 +47,7 @@ export async function ownLicensePage(
  * than a page, for `simplePage`. Every license the user owns is listed, whatever became of its
  * product: hidden, disabled or soft-deleted, the product keeps its id and name here, because the
  * license is the owner's own record of what they were sold (and a holder may still download from
- * such a product, versions/download.ts). Other users' licenses never appear.
+ * such a product, downloads/access.ts). Other users' licenses never appear.
  */
 export async function listOwnLicenses(
   ctx: Pick<AppContext, "db">,

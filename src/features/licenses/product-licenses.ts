@@ -12,7 +12,7 @@ import {
   users,
 } from "../../db/schema/index.ts";
 import { FieldErrors, Forbidden, Invalid, NotFound } from "../../errors.ts";
-import { type PageRequest, pageRequest } from "../../pagination.ts";
+import { type PageRequest, pageRequest } from "../../page-request.ts";
 import { form } from "../../validation/form.ts";
 import type { Actor } from "../auth/actor.ts";
 import { allows } from "../auth/permissions.ts";

@@ -2,7 +2,7 @@ import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
 import { forms, input } from "../../http/forms.ts";
 import { answers, noContent, refusals } from "../../http/schemas.ts";
-import { pageRequest } from "../../pagination.ts";
+import { pageRequest } from "../../page-request.ts";
 import { UuidParam } from "../../validation/ids.ts";
 import { apiKeyAuth } from "../auth/guards.ts";
 import { signedAnswers } from "../signing/signed-answers.ts";

@@ -1,29 +1,12 @@
-import { status, t } from "elysia";
+import { status } from "elysia";
 import type { AppContext } from "../../context.ts";
 import type { Actor } from "../auth/actor.ts";
-import { LicenseJson, toLicenseJson } from "../licenses/json.ts";
-import { MachineJson, toMachineJson, toOfflineFileJson } from "./json.ts";
+import { type ActivationJson, toLicenseJson } from "../licenses/json.ts";
+import { toMachineJson, toOfflineFileJson } from "./json.ts";
 import { decodeOfflineRequest } from "./offline.ts";
 import { echoingNonce } from "./refusal.ts";
 import type { ActivateInput } from "./schemas.ts";
 import { type Activation, activateMachine, activateOwnOffline } from "./service.ts";
-
-export const ActivationJson = t.Object({
-  machine: MachineJson,
-  license: LicenseJson,
-  nonce: t.Union([t.String(), t.Null()], { description: "the request's nonce, echoed" }),
-  license_file: t.Optional(
-    t.String({ description: "offline activations only: the license file bound to this machine" }),
-  ),
-  license_file_expires_at: t.Optional(
-    t.String({
-      format: "date-time",
-      description:
-        "the file's exp: the ttl asked for, cut to the license's machineFileTtlMax (and expiry, and lease)",
-    }),
-  ),
-});
-export type ActivationJson = typeof ActivationJson.static;
 
 /**
  * An activation's answer: the machine, its license and the nonce; for an offline activation also the

@@ -14,7 +14,7 @@ import {
 } from "../../db/schema/index.ts";
 import { holdsProduct } from "../licenses/holders.ts";
 import { notificationEmail } from "../mail/jobs.ts";
-import { downloadUrl } from "../versions/service.ts";
+import { downloadUrl } from "../versions/urls.ts";
 import { webhookDelivery } from "../webhooks/jobs.ts";
 
 /** What the fan-out tells holders about: a version published, or one yanked (with its reason). */

@@ -1,7 +1,7 @@
 import type { AppContext } from "../../context.ts";
 import type { VersionPublishedData } from "../../db/schema/index.ts";
 import { signUrl } from "../../signed-url.ts";
-import { downloadUrl } from "../versions/service.ts";
+import { downloadUrl } from "../versions/urls.ts";
 
 /** How long a notification's download link works, counted from the notification (or the delivery). */
 const LINK_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;

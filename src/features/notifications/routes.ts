@@ -5,8 +5,8 @@ import { pageOf } from "../../http/pagination.ts";
 import { answers, dataOf } from "../../http/schemas.ts";
 import { UuidParam } from "../../validation/ids.ts";
 import { bearerAuth } from "../auth/guards.ts";
-import { toNotificationJson } from "./json.ts";
-import { MarkedJson, NotificationJson, NotificationPageJson, NotificationQuery } from "./schemas.ts";
+import { MarkedJson, NotificationJson, NotificationPageJson, toNotificationJson } from "./json.ts";
+import { NotificationQuery } from "./schemas.ts";
 import { listNotifications, markAllRead, markRead } from "./service.ts";
 
 const NotificationParams = t.Object({ id: UuidParam("Notification") });

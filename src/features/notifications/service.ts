@@ -2,7 +2,7 @@ import { and, desc, eq, isNull, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { type Notification, notifications } from "../../db/schema/index.ts";
 import { NotFound } from "../../errors.ts";
-import type { PageRequest } from "../../pagination.ts";
+import type { PageRequest } from "../../page-request.ts";
 
 /** The user's own notifications, newest first. */
 export function listNotifications(

@@ -1,4 +1,13 @@
+import { t } from "elysia";
 import type { ProductOption, PurchaseBenefit } from "../../db/schema/index.ts";
+import { Int } from "../../validation/schemas.ts";
+
+export const OptionJson = t.Object({
+  id: Int(),
+  product_id: Int(),
+  name: t.String(),
+  price: t.Number(),
+});
 
 export const toOptionJson = (option: ProductOption) => ({
   id: option.id,
@@ -7,11 +16,26 @@ export const toOptionJson = (option: ProductOption) => ({
   price: Number(option.price),
 });
 
+export const BenefitJson = t.Object({
+  id: Int(),
+  product_id: Int(),
+  option_id: Int(),
+  name: t.String(),
+});
+
 export const toBenefitJson = (benefit: PurchaseBenefit) => ({
   id: benefit.id,
   product_id: benefit.productId,
   option_id: benefit.optionId,
   name: benefit.name,
+});
+
+/** An option with the benefits it includes, as the product's option list shows it. */
+export const OptionWithBenefitsJson = t.Object({
+  id: Int(),
+  name: t.String(),
+  price: t.Number(),
+  benefits: t.Array(t.Object({ id: Int(), name: t.String() })),
 });
 
 /** An option in the product's list, with the benefits it includes by id and name only. */

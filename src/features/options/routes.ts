@@ -5,8 +5,15 @@ import { answers, dataOf } from "../../http/schemas.ts";
 import { bearerAuth } from "../auth/guards.ts";
 import { adminApi } from "../products/admin-api.ts";
 import { ProductParams } from "../products/schemas.ts";
-import { toBenefitJson, toOptionJson, toOptionListJson } from "./json.ts";
-import { BenefitJson, CreateBenefitBody, OptionJson, OptionWithBenefitsJson } from "./schemas.ts";
+import {
+  BenefitJson,
+  OptionJson,
+  OptionWithBenefitsJson,
+  toBenefitJson,
+  toOptionJson,
+  toOptionListJson,
+} from "./json.ts";
+import { CreateBenefitBody } from "./schemas.ts";
 import { createBenefit, createOption, listOptions, NewOptionForm } from "./service.ts";
 
 /** The tiers a product is sold in, and the benefits each tier includes. */

@@ -1,7 +1,7 @@
 import { t } from "elysia";
 import type { FieldMessages } from "../../errors.ts";
 import { BodyId } from "../../validation/ids.ts";
-import { Int, Text } from "../../validation/schemas.ts";
+import { Text } from "../../validation/schemas.ts";
 
 /** A price: at most two decimals (checked by `centsError`, since `multipleOf: 0.01` fails on floats). */
 export const Price = t.Number({ minimum: 0, maximum: 9_999_999_999.99 });
@@ -18,30 +18,8 @@ export const CreateOptionBody = t.Object(
 );
 export type CreateOptionInput = typeof CreateOptionBody.static;
 
-export const OptionJson = t.Object({
-  id: Int(),
-  product_id: Int(),
-  name: t.String(),
-  price: t.Number(),
-});
-
 export const CreateBenefitBody = t.Object(
   { option_id: BodyId, name: Text({ minLength: 1, maxLength: 255 }) },
   { additionalProperties: false },
 );
 export type CreateBenefitInput = typeof CreateBenefitBody.static;
-
-export const BenefitJson = t.Object({
-  id: Int(),
-  product_id: Int(),
-  option_id: Int(),
-  name: t.String(),
-});
-
-/** An option with the benefits it includes, as the product's option list shows it. */
-export const OptionWithBenefitsJson = t.Object({
-  id: Int(),
-  name: t.String(),
-  price: t.Number(),
-  benefits: t.Array(t.Object({ id: Int(), name: t.String() })),
-});

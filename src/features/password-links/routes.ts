@@ -5,13 +5,8 @@ import { forms, input } from "../../http/forms.ts";
 import { answers, dataOf, noContent } from "../../http/schemas.ts";
 import { IdParam } from "../../validation/ids.ts";
 import { bearerAuth } from "../auth/guards.ts";
-import {
-  PasswordLinkInfoJson,
-  PasswordLinkJson,
-  PasswordLinkQuery,
-  toLinkData,
-  toLinkInfoData,
-} from "./schemas.ts";
+import { PasswordLinkInfoJson, PasswordLinkJson, toLinkData, toLinkInfoData } from "./json.ts";
+import { PasswordLinkQuery } from "./schemas.ts";
 import { issuePasswordLink, SetPasswordForm, setPasswordWithLink, userOfLink } from "./service.ts";
 
 const LinkInfoData = dataOf(PasswordLinkInfoJson);

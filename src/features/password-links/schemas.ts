@@ -1,28 +1,5 @@
 import { t } from "elysia";
-import type { User } from "../../db/schema/index.ts";
 import { NewPassword } from "../auth/passwords.ts";
-import type { PasswordLink } from "./service.ts";
-
-export const PasswordLinkJson = t.Object({
-  url: t.String(),
-  expires_at: t.String({ format: "date-time" }),
-  emailed: t.Boolean({ description: "queued for e-mailing to the user (SMTP_URL is set)" }),
-});
-
-export const PasswordLinkInfoJson = t.Object({
-  email: t.String(),
-  expires_at: t.String({ format: "date-time" }),
-});
-
-/** A link just issued, as the admin gets it: `{ data: PasswordLinkJson }`. */
-export const toLinkData = ({ url, expiresAt, emailed }: PasswordLink) => ({
-  data: { url, expires_at: expiresAt.toISOString(), emailed },
-});
-
-/** Whom a link is for, as its page gets it: `{ data: PasswordLinkInfoJson }`. */
-export const toLinkInfoData = ({ user, expiresAt }: { user: User; expiresAt: Date }) => ({
-  data: { email: user.email, expires_at: expiresAt.toISOString() },
-});
 
 /** No shape rules on `token`: every bad one gets the same message from the service, so nothing leaks. */
 export const PasswordLinkQuery = t.Object({ token: t.Optional(t.String()) });

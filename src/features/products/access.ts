@@ -4,7 +4,7 @@ import type { AppContext } from "../../context.ts";
 import type { Actor } from "../auth/actor.ts";
 import { mayManageLicenses } from "../licenses/product-licenses.ts";
 import { mayPublish } from "../versions/service.ts";
-import type { ProductAccessJson } from "./schemas.ts";
+import type { ProductAccessJson } from "./json.ts";
 import { findVisibleProduct } from "./service.ts";
 
 /** 404 for a product `actor` may not see, as reading the product answers. */

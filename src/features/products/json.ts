@@ -1,10 +1,50 @@
+import { t } from "elysia";
 import type { Product } from "../../db/schema/index.ts";
+import { simplePageOf } from "../../http/pagination.ts";
+import { Int } from "../../validation/schemas.ts";
+import { orNull } from "./schemas.ts";
+
+const DateTime = t.String({ format: "date-time" });
+const Flag = t.String({ enum: ["0", "1"], description: '"0" or "1"' });
+const Count = t.String({ pattern: "^\\d+$", description: "a count, as a decimal string" });
 
 const flag = (value: boolean) => (value ? "1" : "0");
 
 /** A stored image reference → an absolute URL: absolute URLs stay, paths live under `$APP_URL/storage/`. */
 export const imageUrl = (ref: string, appUrl: string) =>
   /^https?:\/\//i.test(ref) ? ref : `${appUrl}/storage/${ref.replace(/^\/+/, "")}`;
+
+/** The API's product, field for field: flags, counts and the discount are strings. */
+export const ProductJson = t.Object({
+  id: Int(),
+  name: t.String(),
+  description: t.String(),
+  slug: t.String(),
+  discount: t.String({ description: 'percent off, e.g. "10.00"' }),
+  cover_image: orNull(t.String()),
+  created_at: DateTime,
+  updated_at: DateTime,
+  long_description: t.String(),
+  featured: Flag,
+  gallery_images: t.Array(t.String()),
+  user_id: Int(),
+  category_id: orNull(Int()),
+  hidden: Flag,
+  addon_to: orNull(Int()),
+  disabled: Flag,
+  free: Flag,
+  vendor_id: orNull(Int()),
+  placeholder_injection: Flag,
+  tags: t.Array(t.String()),
+  deleted_at: orNull(DateTime),
+  youtube_video_url: orNull(t.String()),
+  cover_image_url: orNull(t.String()),
+  gallery_image_urls: t.String({ description: "a JSON-encoded array of absolute URLs" }),
+  impressions: Count,
+  downloads: Count,
+  purchases: Count,
+  full_url: t.String(),
+});
 
 /** The API's product: the row's booleans, counters and numeric become strings here and only here. */
 export function toProductJson(product: Product, purchases: number, appUrl: string) {
@@ -40,3 +80,14 @@ export function toProductJson(product: Product, purchases: number, appUrl: strin
     full_url: `${appUrl}/products/${product.slug}`,
   };
 }
+
+/** What the caller may do with a product: `GET /api/products/{product}/access`. */
+export const ProductAccessJson = t.Object({
+  manage: t.Boolean({ description: "manage it: its licenses, and its pages in the dashboard" }),
+  publish: t.Boolean({
+    description:
+      "publish versions to it and delete them (false for a deleted product: it takes no new versions)",
+  }),
+});
+
+export const ProductPageJson = simplePageOf(ProductJson);

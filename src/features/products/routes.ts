@@ -6,15 +6,8 @@ import { answers, dataOf, noContent } from "../../http/schemas.ts";
 import { bearerAuth } from "../auth/guards.ts";
 import { productAccess } from "./access.ts";
 import { adminApi } from "./admin-api.ts";
-import { toProductJson } from "./json.ts";
-import {
-  ProductAccessJson,
-  ProductJson,
-  ProductListQuery,
-  ProductPageJson,
-  ProductParams,
-  UpdateProductBody,
-} from "./schemas.ts";
+import { ProductAccessJson, ProductJson, ProductPageJson, toProductJson } from "./json.ts";
+import { ProductListQuery, ProductParams, UpdateProductBody } from "./schemas.ts";
 import {
   createProduct,
   deleteProduct,

@@ -1,56 +1,14 @@
 import { t } from "elysia";
-import { PageQuery, simplePageOf } from "../../http/pagination.ts";
+import { PageQuery } from "../../http/pagination.ts";
 import { BodyId, IdParam } from "../../validation/ids.ts";
 import { Int, Prose, Text } from "../../validation/schemas.ts";
 
-const DateTime = t.String({ format: "date-time" });
-const Flag = t.String({ enum: ["0", "1"], description: '"0" or "1"' });
-const Count = t.String({ pattern: "^\\d+$", description: "a count, as a decimal string" });
-const orNull = <T extends Parameters<typeof t.Union>[0][number]>(schema: T) => t.Union([schema, t.Null()]);
+/** `schema`, or null. */
+export const orNull = <T extends Parameters<typeof t.Union>[0][number]>(schema: T) =>
+  t.Union([schema, t.Null()]);
 
 /** `{product}` in a path: a product's id (its routes and its options'). */
 export const ProductParams = t.Object({ product: IdParam("Product") });
-
-/** The API's product, field for field: flags, counts and the discount are strings. */
-export const ProductJson = t.Object({
-  id: Int(),
-  name: t.String(),
-  description: t.String(),
-  slug: t.String(),
-  discount: t.String({ description: 'percent off, e.g. "10.00"' }),
-  cover_image: orNull(t.String()),
-  created_at: DateTime,
-  updated_at: DateTime,
-  long_description: t.String(),
-  featured: Flag,
-  gallery_images: t.Array(t.String()),
-  user_id: Int(),
-  category_id: orNull(Int()),
-  hidden: Flag,
-  addon_to: orNull(Int()),
-  disabled: Flag,
-  free: Flag,
-  vendor_id: orNull(Int()),
-  placeholder_injection: Flag,
-  tags: t.Array(t.String()),
-  deleted_at: orNull(DateTime),
-  youtube_video_url: orNull(t.String()),
-  cover_image_url: orNull(t.String()),
-  gallery_image_urls: t.String({ description: "a JSON-encoded array of absolute URLs" }),
-  impressions: Count,
-  downloads: Count,
-  purchases: Count,
-  full_url: t.String(),
-});
-
-/** What the caller may do with a product: `GET /api/products/{product}/access`. */
-export const ProductAccessJson = t.Object({
-  manage: t.Boolean({ description: "manage it: its licenses, and its pages in the dashboard" }),
-  publish: t.Boolean({
-    description:
-      "publish versions to it and delete them (false for a deleted product: it takes no new versions)",
-  }),
-});
 
 const SLUG = "^[a-z0-9]+(?:-[a-z0-9]+)*$";
 /** An image: a path under `$APP_URL/storage/`, or an absolute http(s) URL. */
@@ -91,8 +49,6 @@ export const UpdateProductBody = t.Partial(t.Object(productFields), { additional
 
 export type CreateProductInput = typeof CreateProductBody.static;
 export type UpdateProductInput = typeof UpdateProductBody.static;
-
-export const ProductPageJson = simplePageOf(ProductJson);
 
 /** `GET /api/products`: a page, a name to look for, and whether soft-deleted products are listed. */
 export const ProductListQuery = t.Object({

@@ -4,7 +4,7 @@ import { isUniqueViolation } from "../../db/errors.ts";
 import { type NewProduct, type Product, products, purchases, users } from "../../db/schema/index.ts";
 import { FieldErrors, Invalid, NotFound, validateAll } from "../../errors.ts";
 import { nulInvalid } from "../../http/json-body.ts";
-import { type PageRequest, pageRequest } from "../../pagination.ts";
+import { type PageRequest, pageRequest } from "../../page-request.ts";
 import { form } from "../../validation/form.ts";
 import { invalidIdMessage, requiredBodyId, toId } from "../../validation/ids.ts";
 import type { Actor } from "../auth/actor.ts";

@@ -4,8 +4,8 @@ import { forms, input } from "../../http/forms.ts";
 import { answers, dataOf } from "../../http/schemas.ts";
 import { bearerAuth } from "../auth/guards.ts";
 import { adminApi } from "../products/admin-api.ts";
-import { toPurchaseJson, toPurchasePageJson } from "./json.ts";
-import { PurchaseJson, PurchasePageJson, PurchaseQuery } from "./schemas.ts";
+import { PurchaseJson, PurchasePageJson, toPurchaseJson, toPurchasePageJson } from "./json.ts";
+import { PurchaseQuery } from "./schemas.ts";
 import { createPurchase, NewPurchaseForm, purchasePage } from "./service.ts";
 
 export const purchaseRoutes = (ctx: AppContext) =>

@@ -1,35 +1,10 @@
 import { t } from "elysia";
 import { FieldErrors, Invalid } from "../../errors.ts";
-import { PageQuery, simplePageOf } from "../../http/pagination.ts";
+import { PageQuery } from "../../http/pagination.ts";
 import { BodyId, toId } from "../../validation/ids.ts";
 import { Int } from "../../validation/schemas.ts";
 import { Price } from "../options/schemas.ts";
 import type { PurchaseFilterIds } from "./service.ts";
-
-const DateTime = t.String({ format: "date-time" });
-
-/** A purchase as the API shows it. */
-export const PurchaseJson = t.Object({
-  id: Int(),
-  order_id: Int(),
-  product_id: Int(),
-  quantity: Int(),
-  created_at: DateTime,
-  updated_at: DateTime,
-  unit_price: t.Number(),
-  unit_price_currency_id: Int(),
-  original_currency_id: Int(),
-  original_unit_price: t.Number(),
-  currency_rate: t.Number(),
-  formatted_price: t.String({ description: 'the unit price with its currency symbol, e.g. "$19.99"' }),
-  // Only with `?details=1` (the dashboard's list); the interface's purchase has none of them.
-  product: t.Optional(t.Object({ id: Int(), name: t.String() })),
-  option: t.Optional(t.Union([t.Object({ id: Int(), name: t.String() }), t.Null()])),
-  buyer: t.Optional(t.Object({ id: Int(), name: t.String(), email: t.String() })),
-});
-
-/** A page of purchases (Laravel simple pagination). */
-export const PurchasePageJson = simplePageOf(PurchaseJson);
 
 /** Filters are strings so that "abc" and "1e3" get a clear 422 instead of a coercion. */
 export const PurchaseQuery = t.Object({

@@ -5,7 +5,7 @@ import { preparedOnce } from "../../db/prepared.ts";
 import { currencies, orders, products, purchases, users } from "../../db/schema/index.ts";
 import { withTransaction } from "../../db/transaction.ts";
 import { FieldErrors, Invalid, validateAll } from "../../errors.ts";
-import { type PageRequest, pageRequest } from "../../pagination.ts";
+import { type PageRequest, pageRequest } from "../../page-request.ts";
 import { form } from "../../validation/form.ts";
 import { invalidIdMessage, toId } from "../../validation/ids.ts";
 import type { Actor } from "../auth/actor.ts";

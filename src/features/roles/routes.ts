@@ -3,9 +3,8 @@ import type { AppContext } from "../../context.ts";
 import { forms, input } from "../../http/forms.ts";
 import { answers, dataOf } from "../../http/schemas.ts";
 import { bearerAuth } from "../auth/guards.ts";
-import { toRoleJson } from "../users/json.ts";
-import { RoleJson } from "../users/schemas.ts";
-import { RoleWithCountJson, toRoleWithCountJson } from "./schemas.ts";
+import { RoleJson, toRoleJson } from "../users/json.ts";
+import { RoleWithCountJson, toRoleWithCountJson } from "./json.ts";
 import { createRole, listRoles, NewRoleForm } from "./service.ts";
 
 /** The roles, for the admins. */

@@ -1,9 +1,5 @@
 import { t } from "elysia";
-import type { Role } from "../../db/schema/index.ts";
-import { Int } from "../../validation/schemas.ts";
 import { PERMISSIONS } from "../auth/permissions.ts";
-import { toRoleJson } from "../users/json.ts";
-import { RoleJson } from "../users/schemas.ts";
 
 export const CreateRoleBody = t.Object(
   {
@@ -16,11 +12,3 @@ export const CreateRoleBody = t.Object(
   { additionalProperties: false },
 );
 export type CreateRoleInput = typeof CreateRoleBody.static;
-
-/** A role in the admin list: the role, and how many users have it. */
-export const RoleWithCountJson = t.Composite([RoleJson, t.Object({ users_count: Int() })]);
-
-export const toRoleWithCountJson = ({ role, users }: { role: Role; users: number }) => ({
-  ...toRoleJson(role),
-  users_count: users,
-});

@@ -1,8 +1,21 @@
+import { t } from "elysia";
 import type { AppContext } from "../../context.ts";
 import type { Session } from "../../db/schema/index.ts";
+import { Int } from "../../validation/schemas.ts";
 import type { UserWithRole } from "../users/service.ts";
 import { cookieIsSecure, sessionCookie } from "./cookie.ts";
 import { lifetimeSeconds } from "./service.ts";
+
+/** Who is signed in and the token the dashboard sends back in `X-CSRF-Token`. */
+export const SessionJson = t.Object({
+  user: t.Object({
+    id: Int(),
+    name: t.String(),
+    email: t.String(),
+    role: t.Object({ id: Int(), name: t.String(), permissions: t.Array(t.String()) }),
+  }),
+  csrf_token: t.String(),
+});
 
 /** A session as sign-in, the session check and first-run setup answer it (SessionJson). */
 export const toSessionJson = ({ user, role }: UserWithRole, session: Session) => ({

@@ -5,8 +5,8 @@ import { answers, dataOf } from "../../http/schemas.ts";
 import { cookieIsSecure, signedOut } from "./cookie.ts";
 import { warmDummyHash } from "./credentials.ts";
 import { sessionAuth } from "./guard.ts";
-import { asSignedIn, toSessionJson } from "./json.ts";
-import { SessionJson, SignInBody } from "./schemas.ts";
+import { asSignedIn, SessionJson, toSessionJson } from "./json.ts";
+import { SignInBody } from "./schemas.ts";
 import { endEverySession, endSession } from "./service.ts";
 import { clientOf, signIn } from "./sign-in.ts";
 

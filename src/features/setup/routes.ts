@@ -3,10 +3,9 @@ import type { AppContext } from "../../context.ts";
 import { refuseCrossSite } from "../../http/csrf.ts";
 import { forms, input } from "../../http/forms.ts";
 import { answers, dataOf } from "../../http/schemas.ts";
-import { asSignedIn } from "../sessions/json.ts";
-import { SessionJson } from "../sessions/schemas.ts";
+import { asSignedIn, SessionJson } from "../sessions/json.ts";
 import { clientOf } from "../sessions/sign-in.ts";
-import { SetupStateJson } from "./schemas.ts";
+import { SetupStateJson } from "./json.ts";
 import { assertSetupOpen, createFirstAdmin, SetupForm, setupState } from "./service.ts";
 
 /**

@@ -14,7 +14,3 @@ export const SetupBody = t.Object(
   { additionalProperties: false },
 );
 export type SetupInput = typeof SetupBody.static;
-
-export const SetupStateJson = t.Object({
-  setup_required: t.Literal(true, { description: "no user exists yet: the first admin is to be created" }),
-});

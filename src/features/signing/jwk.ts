@@ -1,5 +1,4 @@
 import { createHash, type KeyObject } from "node:crypto";
-import { t } from "elysia";
 
 /** An Ed25519 public key as a JWKS publishes it. */
 export interface PublicJwk {
@@ -10,17 +9,6 @@ export interface PublicJwk {
   alg: "EdDSA";
   use: "sig";
 }
-
-/** `PublicJwk` as the document describes it; `JwksJson` is the set a JWKS answers. */
-export const JwkJson = t.Object({
-  kty: t.Literal("OKP"),
-  crv: t.Literal("Ed25519"),
-  x: t.String({ description: "the raw public key, base64url" }),
-  kid: t.String({ description: "its RFC 7638 thumbprint" }),
-  alg: t.Literal("EdDSA"),
-  use: t.Literal("sig"),
-});
-export const JwksJson = t.Object({ keys: t.Array(JwkJson) });
 
 /** The raw public key, base64url: a JWK's `x`. */
 export function rawPublicKey(key: KeyObject): string {

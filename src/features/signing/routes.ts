@@ -1,7 +1,8 @@
 import { type Context, Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
 import { answers } from "../../http/schemas.ts";
-import { JwksJson, publicJwk } from "./jwk.ts";
+import { JwksJson } from "./json.ts";
+import { publicJwk } from "./jwk.ts";
 import { publishedKeys } from "./keys.ts";
 
 /**

@@ -4,7 +4,8 @@ import { pageOf } from "../../http/pagination.ts";
 import { answers, noContent } from "../../http/schemas.ts";
 import { IdParam } from "../../validation/ids.ts";
 import { bearerAuth } from "../auth/guards.ts";
-import { CreateTokenBody, NewTokenData, TokenListQuery, TokenPageJson, toTokenJson } from "./schemas.ts";
+import { NewTokenData, TokenPageJson, toTokenJson } from "./json.ts";
+import { CreateTokenBody, TokenListQuery } from "./schemas.ts";
 import { createToken, deleteToken, listOwnTokens } from "./service.ts";
 
 /**

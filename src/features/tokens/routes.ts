@@ -3,7 +3,8 @@ import type { AppContext } from "../../context.ts";
 import { answers, noContent } from "../../http/schemas.ts";
 import { IdParam } from "../../validation/ids.ts";
 import { bearerAuth } from "../auth/guards.ts";
-import { CreateTokenBody, NewTokenData } from "./schemas.ts";
+import { NewTokenData } from "./json.ts";
+import { CreateTokenBody } from "./schemas.ts";
 import { createToken, deleteToken } from "./service.ts";
 
 /** Any user's personal access tokens, for the admins. */

@@ -4,7 +4,7 @@ import type { Db } from "../../db/client.ts";
 import { preparedOnce } from "../../db/prepared.ts";
 import { type PersonalAccessToken, personalAccessTokens, roles, users } from "../../db/schema/index.ts";
 import { NotFound } from "../../errors.ts";
-import type { PageRequest } from "../../pagination.ts";
+import type { PageRequest } from "../../page-request.ts";
 import type { Actor } from "../auth/actor.ts";
 import { lastUsedIsStale } from "../auth/last-used.ts";
 import { effectivePermissions } from "../auth/permissions.ts";

@@ -5,10 +5,10 @@ import { preparedOnce } from "../../db/prepared.ts";
 import { licenses, type Product, products } from "../../db/schema/index.ts";
 import { Forbidden, NotFound, Unauthenticated } from "../../errors.ts";
 import { requestState } from "../../http/request-state.ts";
+import { answerDownload, type DownloadRequest } from "../downloads/serve.ts";
 import { liveLicense } from "../licenses/holders.ts";
 import { normaliseLicenseKey } from "../licenses/keys.ts";
 import { isListed } from "../products/service.ts";
-import { answerDownload, type DownloadRequest } from "../versions/serve-download.ts";
 
 /**
  * Who may read a product's update feeds. Updaters send one credential on every request, the license
@@ -120,7 +120,7 @@ export async function openFeed(
 
 /**
  * A file an update feed names, by the version's name and the file's (`X.blockmap`: the blockmap kept
- * with `X`): the download rules (versions/serve-download.ts), with the license of
+ * with `X`): the download rules (downloads/serve.ts), with the license of
  * `Authorization: License <key>` too, and a free product's files open to a caller who sends nothing.
  */
 export const answerFeedFile = (

@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { VersionJson } from "../versions/schemas.ts";
+import { VersionJson } from "../versions/json.ts";
 
 /** Every wire shape of the update feeds that is JSON (electron's and Sparkle's are YAML and XML). */
 

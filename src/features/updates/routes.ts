@@ -4,7 +4,7 @@ import { requestState } from "../../http/request-state.ts";
 import { answers } from "../../http/schemas.ts";
 import { IdParam } from "../../validation/ids.ts";
 import { bearerAuth } from "../auth/guards.ts";
-import type { DownloadRequest } from "../versions/serve-download.ts";
+import type { DownloadRequest } from "../downloads/serve.ts";
 import { answerFeedFile, openFeed } from "./access.ts";
 import { electronFeed, inFormat, sparkleFeed, squirrelFeed, tauriFeed, updateOrNothing } from "./feeds.ts";
 import { FeedQuery, NothingNewer, SquirrelUpdateJson, TauriUpdateJson } from "./json.ts";

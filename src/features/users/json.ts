@@ -1,9 +1,17 @@
+import { t } from "elysia";
 import type { Role } from "../../db/schema/index.ts";
+import { simplePageOf } from "../../http/pagination.ts";
 import { dataOf } from "../../http/schemas.ts";
-import { UserJson } from "./schemas.ts";
+import { Int } from "../../validation/schemas.ts";
 import type { UserWithRole } from "./service.ts";
 
-// The wire mappers of users and roles; their shapes stay in schemas.ts, which the dashboard shares.
+export const RoleJson = t.Object({
+  id: Int(),
+  name: t.String(),
+  permissions: t.Array(t.String()),
+  created_at: t.String({ format: "date-time" }),
+  updated_at: t.String({ format: "date-time" }),
+});
 
 export const toRoleJson = (role: Role) => ({
   id: role.id,
@@ -13,12 +21,21 @@ export const toRoleJson = (role: Role) => ({
   updated_at: role.updatedAt.toISOString(),
 });
 
+export const UserJson = t.Object({
+  id: Int(),
+  name: t.String(),
+  email: t.String(),
+  role: RoleJson,
+});
+
 export const toUserJson = ({ user, role }: UserWithRole) => ({
   id: user.id,
   name: user.name,
   email: user.email,
   role: toRoleJson(role),
 });
+
+export const UserPageJson = simplePageOf(UserJson);
 
 /** A user as the user and profile routes answer one: `{ data: UserJson }`. */
 export const UserData = dataOf(UserJson);

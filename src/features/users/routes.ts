@@ -4,11 +4,11 @@ import { validateAll } from "../../errors.ts";
 import { forms, input } from "../../http/forms.ts";
 import { simplePage } from "../../http/pagination.ts";
 import { answers } from "../../http/schemas.ts";
-import { pageRequest } from "../../pagination.ts";
+import { pageRequest } from "../../page-request.ts";
 import { IdParam } from "../../validation/ids.ts";
 import { bearerAuth } from "../auth/guards.ts";
-import { toUserData, toUserJson, UserData } from "./json.ts";
-import { UserListQuery, UserPageJson } from "./schemas.ts";
+import { toUserData, toUserJson, UserData, UserPageJson } from "./json.ts";
+import { UserListQuery } from "./schemas.ts";
 import {
   createUser,
   listUsers,

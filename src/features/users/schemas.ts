@@ -1,6 +1,6 @@
 import { t } from "elysia";
-import { PageQuery, simplePageOf } from "../../http/pagination.ts";
-import { Int, Text } from "../../validation/schemas.ts";
+import { PageQuery } from "../../http/pagination.ts";
+import { Text } from "../../validation/schemas.ts";
 
 /** An e-mail address as every form takes one (a new user's, setup's, `depot product:create --owner`). */
 export const EmailAddress = t.String({ format: "email", maxLength: 255 });
@@ -17,29 +17,12 @@ export const CreateUserBody = t.Object(
 );
 export type CreateUserInput = typeof CreateUserBody.static;
 
-export const RoleJson = t.Object({
-  id: Int(),
-  name: t.String(),
-  permissions: t.Array(t.String()),
-  created_at: t.String({ format: "date-time" }),
-  updated_at: t.String({ format: "date-time" }),
-});
-
-export const UserJson = t.Object({
-  id: Int(),
-  name: t.String(),
-  email: t.String(),
-  role: RoleJson,
-});
-
 /** The admin list's filters; strings so an empty `?role=` from a form filters nothing. */
 export const UserListQuery = t.Object({
   search: t.Optional(t.String({ maxLength: 255, description: "part of the name or e-mail, any case" })),
   role: t.Optional(t.String({ maxLength: 64, description: "only users with this role (its name)" })),
   ...PageQuery,
 });
-
-export const UserPageJson = simplePageOf(UserJson);
 
 export const UpdateUserBody = t.Object(
   {

@@ -5,7 +5,7 @@ import { containsPattern } from "../../db/like.ts";
 import { type Role, roles, type User, users } from "../../db/schema/index.ts";
 import { withTransaction } from "../../db/transaction.ts";
 import { FieldErrors, Forbidden, Invalid, NotFound } from "../../errors.ts";
-import type { PageRequest } from "../../pagination.ts";
+import type { PageRequest } from "../../page-request.ts";
 import { form } from "../../validation/form.ts";
 import type { Actor } from "../auth/actor.ts";
 import { allows } from "../auth/permissions.ts";

@@ -2,8 +2,8 @@ import { Elysia } from "elysia";
 import type { AppContext } from "../../context.ts";
 import { answers } from "../../http/schemas.ts";
 import { bearerAuth } from "../auth/guards.ts";
-import { toChangelogHtmlJson } from "./json.ts";
-import { ChangelogHtmlJson, ChangelogPreview } from "./schemas.ts";
+import { ChangelogHtmlJson, toChangelogHtmlJson } from "./json.ts";
+import { ChangelogPreview } from "./schemas.ts";
 
 /**
  * A changelog as depot shows it: the dashboard's publish preview and its release notes use this, so a

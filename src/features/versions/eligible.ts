@@ -13,7 +13,7 @@ import {
   type Version,
   versions,
 } from "../../db/schema/index.ts";
-import { artifactsOf } from "./artifact-rows.ts";
+import { artifactsOf } from "../artifacts/rows.ts";
 import { channelsFor, parseSemver, type SemVer } from "./semver.ts";
 
 /** What a client asks a feed for. */

@@ -1,28 +1,49 @@
-import type { Artifact } from "../../db/schema/index.ts";
+import { t } from "elysia";
+import { RELEASE_CHANNELS, VERSION_STATUSES } from "../../db/schema/release-enums.ts";
+import { simplePageOf } from "../../http/pagination.ts";
+import { dataOf } from "../../http/schemas.ts";
+import { Int } from "../../validation/schemas.ts";
+import { ArtifactJson, toArtifactJson } from "../artifacts/json.ts";
 import { renderChangelog } from "./changelog.ts";
+import { firstArtifact, type VersionRow } from "./rows.ts";
 import type { ChangelogPreview } from "./schemas.ts";
-import { downloadUrl, firstArtifact, type VersionRow } from "./service.ts";
+import { downloadUrl } from "./urls.ts";
 
-/** Where one artifact's file is served (the same rules as the version's download). */
-export const artifactDownloadUrl = (
-  appUrl: string,
-  productId: number,
-  artifact: Pick<Artifact, "versionId" | "id">,
-) => `${appUrl}/api/products/${productId}/versions/${artifact.versionId}/artifacts/${artifact.id}/download`;
+const DateTime = t.String({ format: "date-time" });
 
-export const toArtifactJson = (artifact: Artifact, productId: number, appUrl: string) => ({
-  id: artifact.id,
-  version_id: artifact.versionId,
-  platform: artifact.platform,
-  arch: artifact.arch,
-  file_name: artifact.fileName,
-  file_size: artifact.fileSize,
-  sha256: artifact.sha256,
-  sha512: artifact.sha512,
-  content_type: artifact.contentType,
-  signature: artifact.signature,
-  download_url: artifactDownloadUrl(appUrl, productId, artifact),
-  created_at: artifact.createdAt.toISOString(),
+/**
+ * A version (note `product_id` is a string) with `changelog_format`, `file_size`, `sha256`, and
+ * `downloads`, a count as a decimal string like the product's.
+ */
+export const VersionJson = t.Object({
+  id: Int(),
+  product_id: t.String(),
+  option_id: t.Union([Int(), t.Null()]),
+  purchase_benefit_id: t.Union([Int(), t.Null()]),
+  benefit_name: t.Union([t.String(), t.Null()]),
+  version_number: t.String(),
+  title: t.String(),
+  changelog: t.String(),
+  changelog_format: t.UnionEnum(["markdown", "html"]),
+  download_url: t.String(),
+  file_name: t.String(),
+  file_size: Int(),
+  sha256: t.String({ pattern: "^[0-9a-f]{64}$" }),
+  downloads: t.String({ pattern: "^\\d+$", description: "whole downloads of the file, as a decimal string" }),
+  channel: t.UnionEnum([...RELEASE_CHANNELS]),
+  status: t.UnionEnum([...VERSION_STATUSES]),
+  critical: t.Boolean(),
+  rollout_percentage: Int({ minimum: 0, maximum: 100 }),
+  rollout_schedule: t.Union([t.Array(t.Object({ at: DateTime, percentage: Int() })), t.Null()], {
+    description: "steps that raise the rollout from their time on; null: none",
+  }),
+  yank_reason: t.Union([t.String(), t.Null()]),
+  published_at: t.Union([DateTime, t.Null()], { description: "null while a draft" }),
+  artifacts: t.Array(ArtifactJson, {
+    description: "its files; the first is the one `file_name` and `download_url` describe",
+  }),
+  created_at: DateTime,
+  updated_at: DateTime,
 });
 
 /**
@@ -60,10 +81,14 @@ export const toVersionJson = (row: VersionRow, appUrl: string) => {
   };
 };
 
+export const VersionPageJson = simplePageOf(VersionJson);
+
 /** `{ data: version }`, what the versions API answers for one version, once it is read. */
 export const toVersionData = (appUrl: string) => async (row: VersionRow | Promise<VersionRow>) => ({
   data: toVersionJson(await row, appUrl),
 });
+
+export const ChangelogHtmlJson = dataOf(t.Object({ html: t.String() }));
 
 /** A changelog rendered to sanitised HTML, Markdown unless the body says HTML. */
 export const toChangelogHtmlJson = (

@@ -7,8 +7,9 @@ import { form } from "../../validation/form.ts";
 import type { Actor } from "../auth/actor.ts";
 import { findVisibleProduct } from "../products/service.ts";
 import { versionPublished, versionYanked } from "./jobs.ts";
+import type { VersionRow } from "./rows.ts";
 import { ReleaseChange } from "./schemas.ts";
-import { findVersion, mayPublish, type VersionRow } from "./service.ts";
+import { findVersion, mayPublish } from "./service.ts";
 
 /** PATCH's body: the schema says everything a field may be; the transitions depend on the version. */
 export const ReleaseChangeForm = form(ReleaseChange, async () => {});

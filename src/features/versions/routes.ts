@@ -7,16 +7,10 @@ import { answers, dataOf, noContent } from "../../http/schemas.ts";
 import { IdParam } from "../../validation/ids.ts";
 import type { Actor } from "../auth/actor.ts";
 import { bearerAuth } from "../auth/guards.ts";
-import { toVersionData, toVersionJson } from "./json.ts";
+import { answerDownload, type DownloadRequest } from "../downloads/serve.ts";
+import { toVersionData, toVersionJson, VersionJson, VersionPageJson } from "./json.ts";
 import { changeRelease, ReleaseChangeForm } from "./release.ts";
-import {
-  LatestQuery,
-  PublishRequestBody,
-  VersionJson,
-  VersionListQuery,
-  VersionPageJson,
-} from "./schemas.ts";
-import { answerDownload, type DownloadRequest } from "./serve-download.ts";
+import { LatestQuery, PublishRequestBody, VersionListQuery } from "./schemas.ts";
 import { deleteVersion, latestVersion, listVersions, publishFrom, readVersion } from "./service.ts";
 
 const ProductParams = t.Object({ product: IdParam("Product") });
@@ -81,7 +75,7 @@ export const versionRoutes = (ctx: AppContext) => {
     return data(row);
   };
 
-  /** GET and HEAD of a version's file, or of one of its files (features/versions/serve-download.ts). */
+  /** GET and HEAD of a version's file, or of one of its files (features/downloads/serve.ts). */
   const download = ({ params, request, bearer, set }: DownloadRequest & { params: DownloadIds }) =>
     answerDownload(ctx, { request, bearer, set }, params);
 

@@ -1,52 +1,32 @@
 import { and, asc, desc, eq, inArray, isNull, ne } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
-import { isUniqueViolation } from "../../db/errors.ts";
 import {
-  type Artifact,
   artifacts,
   type Product,
   type PurchaseBenefit,
   products,
   purchaseBenefits,
-  type Version,
   versions,
 } from "../../db/schema/index.ts";
 import { withTransaction } from "../../db/transaction.ts";
 import { Forbidden, Invalid, NotFound, validateAll } from "../../errors.ts";
 import { errorFields } from "../../log-errors.ts";
-import type { PageRequest } from "../../pagination.ts";
+import type { PageRequest } from "../../page-request.ts";
 import { toId } from "../../validation/ids.ts";
 import { assertValid } from "../../validation/messages.ts";
+import { insertOnce } from "../artifacts/insert-once.ts";
+import { artifactsOf, artifactValues, storageKeysOf } from "../artifacts/rows.ts";
 import type { Actor } from "../auth/actor.ts";
 import { allows } from "../auth/permissions.ts";
 import { isHolder } from "../licenses/holders.ts";
 import { findLiveProduct, findVisibleProduct, ownsProduct } from "../products/service.ts";
-import { consumeUpload, uploadedFile } from "../uploads/service.ts";
-import { artifactsOf, storageKeysOf } from "./artifact-rows.ts";
+import { uploadedFile } from "../uploads/service.ts";
 import { checkMarkdownLinks, sanitiseChangelog } from "./changelog.ts";
 import { versionPublished } from "./jobs.ts";
+import { firstArtifact, type VersionRow } from "./rows.ts";
 import { isSet, PublishFields } from "./schemas.ts";
 import { channelOfName } from "./semver.ts";
 import { receiveUpload, type Upload, type UploadedFile } from "./upload.ts";
-
-/** Where a version's file is served; notifications sign this URL. */
-export const downloadUrl = (appUrl: string, version: Pick<Version, "productId" | "id">) =>
-  `${appUrl}/api/products/${version.productId}/versions/${version.id}/download`;
-
-/** A version with what the API shows of its benefit, and its files (the first one first). */
-export interface VersionRow {
-  version: Version;
-  benefit: Pick<PurchaseBenefit, "id" | "optionId" | "name"> | null;
-  artifacts: Artifact[];
-}
-
-/** The file SPEC's Version describes (`file_name`, `download_url`): the version's first artifact. */
-export function firstArtifact(row: Pick<VersionRow, "artifacts">): Artifact {
-  const [first] = row.artifacts;
-  // A version is inserted with its first artifact, and its last one cannot be deleted (artifacts.ts).
-  if (!first) throw new Error("a version without files");
-  return first;
-}
 
 export interface PublishTarget {
   product: Product;
@@ -121,7 +101,7 @@ export async function publishVersion(
   target: PublishTarget,
   upload: Upload,
 ): Promise<{ row: VersionRow; created: boolean }> {
-  // Removed when this returns or throws, unless keepFor below hands it to the new version.
+  // Removed when this returns or throws, unless insertOnce below hands it to the new version.
   await using received = upload.file;
   // All four checks run and every failure goes into one 422. When two checks refuse the same field,
   // the schema's message is the one shown, because it is listed last.
@@ -138,13 +118,14 @@ export async function publishVersion(
   const changelog =
     format === "html" ? sanitiseChangelog(fields.changelog, ctx.config.appUrl) : fields.changelog;
 
-  const existing = await findByName(ctx, target.product.id, benefit?.id ?? null, fields.version_name);
-  if (existing) return repost(existing, file.sha256);
-
   // A draft is seen by its publishers only, and notified when PATCH releases it (release.ts).
   const draft = isSet(fields.draft);
-  const insert = () =>
-    withTransaction(ctx, async (tx) => {
+  // Awaited here, not returned as it is: `received` must outlive the insert that may keep it.
+  // Two identical posts may race: the loser answers like a retry would.
+  return await insertOnce(ctx, file, received, {
+    existing: () => findByName(ctx, target.product.id, benefit?.id ?? null, fields.version_name),
+    again: (existing) => repost(existing, file.sha256),
+    insert: async (tx) => {
       const [row] = await tx.db
         .insert(versions)
         .values({
@@ -163,36 +144,13 @@ export async function publishVersion(
       if (!row) throw new Error("version insert returned nothing");
       const [artifact] = await tx.db
         .insert(artifacts)
-        .values({
-          versionId: row.id,
-          platform: fields.platform ?? "any",
-          arch: fields.arch ?? "any",
-          signature: fields.signature ?? null,
-          fileName: file.fileName,
-          fileSize: file.size,
-          sha256: file.sha256,
-          sha512: file.sha512,
-          contentType: file.contentType,
-          storageKey: file.key,
-        })
+        .values(artifactValues(row.id, fields, file))
         .returning();
       if (!artifact) throw new Error("artifact insert returned nothing");
-      // A finished resumable upload's file is already in place; the version takes it from the upload.
-      if (file.uploadId !== undefined) await consumeUpload(tx.db, file.uploadId);
       if (!draft) await ctx.jobs.sendInTransaction(tx.db, versionPublished, { version_id: row.id });
-      return { version: row, artifacts: [artifact] };
-    });
-  try {
-    const inserted = await (received ? received.keepFor(insert) : insert());
-    return { row: { ...inserted, benefit: benefit && pick(benefit) }, created: true };
-  } catch (error) {
-    // Two identical posts raced: the loser answers like a retry would.
-    const winner = isUniqueViolation(error)
-      ? await findByName(ctx, target.product.id, benefit?.id ?? null, fields.version_name)
-      : null;
-    if (winner) return repost(winner, file.sha256);
-    throw error;
-  }
+      return { version: row, benefit: benefit && pick(benefit), artifacts: [artifact] };
+    },
+  });
 }
 
 /** The request's file: the one it carried, or the resumable upload its `upload_id` names. */
@@ -234,11 +192,11 @@ async function benefitOf(
 }
 
 /** The same name again: harmless with the same file (a retried pipeline step), a 422 with another. */
-function repost(existing: VersionRow, sha256: string) {
+function repost(existing: VersionRow, sha256: string): VersionRow {
   if (firstArtifact(existing).sha256 !== sha256) {
     throw new Invalid({ version_name: ["The version name has already been taken."] });
   }
-  return { row: existing, created: false };
+  return existing;
 }
 
 async function findByName(
@@ -290,7 +248,7 @@ const pick = (benefit: PurchaseBenefit) => ({
 
 /**
  * A product whose versions `actor` may read: one they may see, or one they hold. A holder may download
- * from a hidden, disabled or deleted product (download.ts), so they may also list what there is to
+ * from a hidden, disabled or deleted product (downloads/access.ts), so they may also list what there is to
  * download; to anyone else such a product stays the unknown product's 404.
  */
 async function findProductOfVersions(ctx: Pick<AppContext, "db">, actor: Actor, productId: number) {

@@ -5,15 +5,18 @@ import { pageOf } from "../../http/pagination.ts";
 import { answers, dataOf, noContent } from "../../http/schemas.ts";
 import { IdParam, UuidParam } from "../../validation/ids.ts";
 import { bearerAuth } from "../auth/guards.ts";
-import { toDeliveryJson, toDeliveryPageJson, toNewWebhookJson, toWebhookJson } from "./json.ts";
-import { resendDelivery } from "./resend.ts";
 import {
-  ListQuery,
   NewWebhookJson,
+  toDeliveryJson,
+  toDeliveryPageJson,
+  toNewWebhookJson,
+  toWebhookJson,
   WebhookDeliveryJson,
   WebhookDeliveryPageJson,
   WebhookPageJson,
-} from "./schemas.ts";
+} from "./json.ts";
+import { resendDelivery } from "./resend.ts";
+import { ListQuery } from "./schemas.ts";
 import {
   createWebhook,
   deleteWebhook,

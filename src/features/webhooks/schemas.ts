@@ -1,6 +1,5 @@
 import { t } from "elysia";
-import { PageQuery, simplePageOf } from "../../http/pagination.ts";
-import { Int } from "../../validation/schemas.ts";
+import { PageQuery } from "../../http/pagination.ts";
 
 import { WEBHOOK_EVENTS } from "./events.ts";
 
@@ -36,48 +35,6 @@ export const CreateWebhookBody = t.Object(
   { additionalProperties: false },
 );
 export type CreateWebhookInput = typeof CreateWebhookBody.static;
-
-const DateTime = t.String({ format: "date-time" });
-const NullableDateTime = t.Union([DateTime, t.Null()]);
-
-export const WebhookJson = t.Object({
-  id: Int(),
-  url: t.String(),
-  events: t.Array(t.String()),
-  disabled_at: t.Union([DateTime, t.Null()], { description: "set when the endpoint answered 410 Gone" }),
-  created_at: DateTime,
-});
-
-export const NewWebhookJson = t.Object({
-  id: Int(),
-  url: t.String(),
-  events: t.Array(t.String()),
-  secret: t.String({ description: "whsec_…: the Standard Webhooks signing secret, shown once" }),
-  created_at: DateTime,
-});
-
-export const WebhookAttemptJson = t.Object({
-  attempt: Int(),
-  status_code: t.Union([Int(), t.Null()], {
-    description: "null: no HTTP answer (refused, timeout, network)",
-  }),
-  duration_ms: Int(),
-  error: t.Union([t.String(), t.Null()]),
-  created_at: DateTime,
-});
-
-export const WebhookDeliveryJson = t.Object({
-  id: DeliveryId("the webhook-id header, the same on every attempt"),
-  event: t.String(),
-  status: t.Union([t.Literal("pending"), t.Literal("succeeded"), t.Literal("failed")]),
-  payload: t.Unknown({ description: "the body sent: {type, timestamp, data}" }),
-  attempts: t.Array(WebhookAttemptJson),
-  last_attempt_at: NullableDateTime,
-  created_at: DateTime,
-});
-
-export const WebhookPageJson = simplePageOf(WebhookJson);
-export const WebhookDeliveryPageJson = simplePageOf(WebhookDeliveryJson);
 
 /** `page` and `per_page`, the only query of both lists. */
 export const ListQuery = t.Object(PageQuery);

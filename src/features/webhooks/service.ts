@@ -4,7 +4,7 @@ import type { AppContext } from "../../context.ts";
 import { users, type Webhook, webhookAttempts, webhookDeliveries, webhooks } from "../../db/schema/index.ts";
 import { withTransaction } from "../../db/transaction.ts";
 import { Invalid, NotFound, Unauthenticated, validateAll } from "../../errors.ts";
-import { type PageRequest, pageRequest } from "../../pagination.ts";
+import { type PageRequest, pageRequest } from "../../page-request.ts";
 import { form } from "../../validation/form.ts";
 import { CreateWebhookBody, type CreateWebhookInput, WEBHOOK_EVENTS } from "./schemas.ts";
 import { checkWebhookUrl } from "./url.ts";

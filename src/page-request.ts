@@ -1,5 +1,8 @@
 import { FieldErrors, Invalid } from "./errors.ts";
 
+// Which page of a list a caller asked for, as services take it. The page as an answer (its links,
+// its schema) is the edge's business, in http/pagination.ts.
+
 /** Which page of a list was asked for (Laravel `simplePaginate`: no total count). */
 export interface PageRequest {
   page: number;

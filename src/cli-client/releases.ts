@@ -1,4 +1,4 @@
-import type { ArtifactJson } from "../features/versions/schemas.ts";
+import type { ArtifactJson } from "../features/artifacts/json.ts";
 import { type DepotClient, readJson } from "./depot-client.ts";
 import type { Version } from "./versions.ts";
 

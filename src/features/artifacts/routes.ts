@@ -3,9 +3,9 @@ import type { AppContext } from "../../context.ts";
 import { answers, dataOf, noContent } from "../../http/schemas.ts";
 import { IdParam } from "../../validation/ids.ts";
 import { bearerAuth } from "../auth/guards.ts";
-import { addArtifactFrom, deleteArtifact } from "./artifacts.ts";
-import { toArtifactJson } from "./json.ts";
-import { ArtifactJson, ArtifactRequestBody } from "./schemas.ts";
+import { ArtifactJson, toArtifactJson } from "./json.ts";
+import { ArtifactRequestBody } from "./schemas.ts";
+import { addArtifactFrom, deleteArtifact } from "./service.ts";
 
 const VersionParams = t.Object({ product: IdParam("Product"), version: IdParam("Version") });
 const ArtifactParams = t.Object({

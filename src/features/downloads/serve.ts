@@ -1,12 +1,17 @@
 import type { AppContext } from "../../context.ts";
 import type { Artifact } from "../../db/schema/index.ts";
 import { AppError, Forbidden, NotFound } from "../../errors.ts";
+import {
+  alreadyHeld,
+  bucketCanAnswerRange,
+  contentDisposition,
+  fileResponse,
+} from "../../http/file-response.ts";
 import { mediaTypeOrDefault } from "../../http/media-type.ts";
 import { requestState } from "../../http/request-state.ts";
 import { headerBearer, sessionActor } from "../auth/guards.ts";
-import { type DownloadCredentials, downloadableVersion } from "./download.ts";
-import { alreadyHeld, bucketCanAnswerRange, contentDisposition, fileResponse } from "./file-response.ts";
-import { firstArtifact, type VersionRow } from "./service.ts";
+import { firstArtifact, type VersionRow } from "../versions/rows.ts";
+import { type DownloadCredentials, downloadableVersion } from "./access.ts";
 
 /** What a download route's handler hands on: the request, its bearer token, the response's headers. */
 export interface DownloadRequest {
@@ -42,7 +47,7 @@ export async function answerDownload(
 /**
  * A GET or HEAD of a version's file (its first artifact, or the one `ids.artifact` names, or with
  * `ids.blockmap` that artifact's blockmap, as electron-updater fetches it), decided in
- * full: who may (download.ts), whether the file is still stored (410), whether the bucket serves it
+ * full: who may (access.ts), whether the file is still stored (410), whether the bucket serves it
  * (a presigned redirect) or depot streams it, and what counts as a download. Returns the response and
  * the user it was served to, if one is known. The update feeds' file URLs name the version and the
  * file instead of ids; there `X.blockmap` is the blockmap kept with the artifact `X`.

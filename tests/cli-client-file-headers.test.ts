@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { fileNameOf, sha256OfReprDigest } from "../src/client/file-headers.ts";
-import { contentDisposition } from "../src/features/versions/file-response.ts";
+import { fileNameOf, sha256OfReprDigest } from "../src/cli-client/file-headers.ts";
+import { contentDisposition } from "../src/http/file-response.ts";
 
 /** What `depot download` reads from a download's headers: the file name it saves under, and the digest. */
 

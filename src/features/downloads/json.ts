@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import { Int } from "../../validation/schemas.ts";
-import { VersionJson } from "../versions/schemas.ts";
+import { VersionJson } from "../versions/json.ts";
 
 const Latest = t.Union([VersionJson, t.Null()], { description: "null: nothing published yet" });
 

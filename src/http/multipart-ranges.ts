@@ -1,4 +1,4 @@
-import type { ByteRange } from "../../storage/storage.ts";
+import type { ByteRange } from "../storage/storage.ts";
 
 /**
  * Ranges closer than this are read from the store as one span, the bytes between them read and

@@ -1,6 +1,5 @@
 import { and, asc, count, eq, isNull } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
-import { isUniqueViolation } from "../../db/errors.ts";
 import { type Artifact, artifacts, type Product, type Version, versions } from "../../db/schema/index.ts";
 import { withTransaction } from "../../db/transaction.ts";
 import { Forbidden, Invalid, NotFound, validateAll } from "../../errors.ts";
@@ -8,10 +7,11 @@ import { assertValid } from "../../validation/messages.ts";
 import type { Actor } from "../auth/actor.ts";
 import { findLiveProduct, findVisibleProduct } from "../products/service.ts";
 import { consumeUpload } from "../uploads/service.ts";
-import { storageKeysOf } from "./artifact-rows.ts";
+import { fileOf, mayPublish, removeFiles, requireFile } from "../versions/service.ts";
+import { receiveUpload, type Upload, type UploadedFile } from "../versions/upload.ts";
+import { insertOnce } from "./insert-once.ts";
+import { artifactValues, storageKeysOf } from "./rows.ts";
 import { ArtifactUploadFields } from "./schemas.ts";
-import { fileOf, mayPublish, removeFiles, requireFile } from "./service.ts";
-import { receiveUpload, type Upload, type UploadedFile } from "./upload.ts";
 
 /** The version a file is added to, checked before a byte of the body is read. */
 export interface ArtifactTarget {
@@ -93,35 +93,18 @@ export async function addArtifact(
       ? attachSignature(ctx, owner, file, received)
       : attachBlockmap(ctx, owner, file, received);
   }
-  const values = {
-    versionId: target.version.id,
-    platform: fields.platform ?? "any",
-    arch: fields.arch ?? "any",
-    fileName: file.fileName,
-    fileSize: file.size,
-    sha256: file.sha256,
-    sha512: file.sha512,
-    contentType: file.contentType,
-    storageKey: file.key,
-    signature: fields.signature ?? null,
-  } as const;
-  const existing = await findArtifact(ctx, values);
-  if (existing) return repost(existing, file.sha256);
-  const insert = () =>
-    withTransaction(ctx, async (tx) => {
+  const values = artifactValues(target.version.id, fields, file);
+  // Two runners may send the same file at once: the loser answers like a retry would.
+  const { row, created } = await insertOnce(ctx, file, received, {
+    existing: () => findArtifact(ctx, values),
+    again: (existing) => repost(existing, file.sha256),
+    insert: async (tx) => {
       const [row] = await tx.db.insert(artifacts).values(values).returning();
       if (!row) throw new Error("artifact insert returned nothing");
-      if (file.uploadId !== undefined) await consumeUpload(tx.db, file.uploadId);
       return row;
-    });
-  try {
-    return { artifact: await (received ? received.keepFor(insert) : insert()), created: true };
-  } catch (error) {
-    // Two runners sent the same file at once: the loser answers like a retry would.
-    const winner = isUniqueViolation(error) ? await findArtifact(ctx, values) : null;
-    if (winner) return repost(winner, file.sha256);
-    throw error;
-  }
+    },
+  });
+  return { artifact: row, created };
 }
 
 type ArtifactKey = Pick<Artifact, "versionId" | "platform" | "arch" | "fileName">;
@@ -141,7 +124,8 @@ async function findArtifact(ctx: Pick<AppContext, "db">, key: ArtifactKey) {
   return row ?? null;
 }
 
-function repost(existing: Artifact, sha256: string) {
+/** The same file again is a retry (the existing artifact); another one under its name is a 422. */
+function repost(existing: Artifact, sha256: string): Artifact {
   if (existing.sha256 !== sha256) {
     throw new Invalid({
       file: [
@@ -149,7 +133,7 @@ function repost(existing: Artifact, sha256: string) {
       ],
     });
   }
-  return { artifact: existing, created: false };
+  return existing;
 }
 
 /**

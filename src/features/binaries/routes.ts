@@ -1,8 +1,8 @@
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
 import { answers } from "../../http/schemas.ts";
-import { asDownload, CLIENT_PLATFORMS, clientBinaryFor } from "./binaries.ts";
 import { releaseChecksums } from "./checksums.ts";
+import { asDownload, CLIENT_PLATFORMS, clientBinaryFor } from "./service.ts";
 
 const ClientQuery = t.Object({
   platform: t.Optional(
@@ -16,9 +16,9 @@ const ClientQuery = t.Object({
  * and scripts/install.sh can install it. Without `platform` it is the binary this server runs;
  * with one, that platform's from CLIENT_BINARIES_DIR when the operator put it there. The headers
  * name platform, version and SHA-256. Beside them, the release's signed SHA256SUMS, which
- * install.sh trusts rather than a header from the same server (features/client/checksums.ts).
+ * install.sh trusts rather than a header from the same server (features/binaries/checksums.ts).
  */
-export const clientRoutes = (ctx: AppContext) =>
+export const binaryRoutes = (ctx: AppContext) =>
   new Elysia({ tags: ["Client"] })
     .get("/client/depot", ({ query }) => asDownload(clientBinaryFor(ctx.config, query.platform)), {
       query: ClientQuery,

@@ -1,6 +1,8 @@
 import { asc, inArray } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { type Artifact, artifacts } from "../../db/schema/index.ts";
+import type { UploadedFile } from "../versions/upload.ts";
+import type { ArtifactUploadFields } from "./schemas.ts";
 
 /** Every artifact of the versions, each version's in the order they were added (the first one first). */
 export async function artifactsOf(
@@ -17,6 +19,27 @@ export async function artifactsOf(
   for (const row of rows) byVersion.get(row.versionId)?.push(row);
   return byVersion;
 }
+
+/**
+ * The columns of a version's file: the received file (where it is stored, its name, size, digests and
+ * type) and what it was sent with (platform and arch, `any` when not said; its signature).
+ */
+export const artifactValues = (
+  versionId: number,
+  fields: typeof ArtifactUploadFields.static,
+  file: UploadedFile,
+) => ({
+  versionId,
+  platform: fields.platform ?? "any",
+  arch: fields.arch ?? "any",
+  fileName: file.fileName,
+  fileSize: file.size,
+  sha256: file.sha256,
+  sha512: file.sha512,
+  contentType: file.contentType,
+  storageKey: file.key,
+  signature: fields.signature ?? null,
+});
 
 /** Every file an artifact keeps in the release store: its own, and its blockmap if it has one. */
 export const storageKeysOf = (artifact: Pick<Artifact, "storageKey" | "blockmapStorageKey">): string[] =>

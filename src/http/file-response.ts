@@ -1,5 +1,5 @@
-import { AppError } from "../../errors.ts";
-import type { ByteRange, FileBody } from "../../storage/storage.ts";
+import { AppError } from "../errors.ts";
+import type { ByteRange, FileBody } from "../storage/storage.ts";
 import { parseRangeHeader } from "./byte-ranges.ts";
 import { multipartRanges } from "./multipart-ranges.ts";
 

@@ -1,4 +1,4 @@
-import type { VersionJson, VersionPageJson } from "../features/versions/schemas.ts";
+import type { VersionJson, VersionPageJson } from "../features/versions/json.ts";
 import { MAX_PAGE_BYTES } from "./body-limits.ts";
 import type { DepotClient } from "./depot-client.ts";
 import { Refused } from "./failures.ts";

@@ -1,12 +1,12 @@
 import { chmodSync, existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { archiveSnapshot } from "../backup/archive.ts";
+import { BackupFailed } from "../backup/errors.ts";
+import { takeSnapshot } from "../backup/snapshot.ts";
 import { AppError } from "../errors.ts";
 import { PRIVATE_FILE } from "../file-modes.ts";
 import type { Logger } from "../log.ts";
 import type { Runtime } from "../runtime.ts";
-import { archiveSnapshot } from "./archive.ts";
-import { BackupFailed } from "./errors.ts";
-import { takeSnapshot } from "./snapshot.ts";
 
 /** Where a server on the embedded database listens for `depot backup` (DATA_DIR/depot.sock). */
 export const controlSocketPath = (dataDir: string) => join(dataDir, "depot.sock");

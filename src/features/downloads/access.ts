@@ -10,7 +10,8 @@ import { normaliseLicenseKey } from "../licenses/keys.ts";
 import { isListed, ownsProduct } from "../products/service.ts";
 import { authenticateToken } from "../tokens/service.ts";
 import { findUserWithRole } from "../users/service.ts";
-import { findVersion, findVersionNamed, type VersionRow } from "./service.ts";
+import type { VersionRow } from "../versions/rows.ts";
+import { findVersion, findVersionNamed } from "../versions/service.ts";
 
 export interface DownloadCredentials {
   /** The request URL as the public sees it (signed URLs are signed over APP_URL). */

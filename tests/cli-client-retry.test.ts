@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { UsageError } from "../src/cli/command.ts";
 import { retryPolicy } from "../src/cli/connection.ts";
-import { GaveUp } from "../src/client/failures.ts";
-import { Retryable, retryNotice, withRetries } from "../src/client/retry.ts";
+import { GaveUp } from "../src/cli-client/failures.ts";
+import { Retryable, retryNotice, withRetries } from "../src/cli-client/retry.ts";
 
 /** The retry rules every client command shares (docs/reference/cli.md, Client commands). */
 

@@ -3,11 +3,12 @@ import type { AppContext } from "../../context.ts";
 import { licenses, products, purchaseBenefits } from "../../db/schema/index.ts";
 import { isHolder, liveLicense } from "../licenses/holders.ts";
 import { toVersionJson } from "../versions/json.ts";
-import { latestVersionsOf, type VersionRow } from "../versions/service.ts";
+import type { VersionRow } from "../versions/rows.ts";
+import { latestVersionsOf } from "../versions/service.ts";
 
 /**
  * What `userId` may download, by product name: every product they hold a live license for (hidden,
- * disabled or deleted ones too, as downloads allow, versions/download.ts), with its newest release
+ * disabled or deleted ones too, as downloads allow, access.ts), with its newest release
  * and, of its benefits, those the holder rule grants them (a purchase with the benefit's option).
  */
 export async function listDownloads(ctx: Pick<AppContext, "db" | "config">, userId: number) {

@@ -1,4 +1,4 @@
-import type { ByteRange } from "../../storage/storage.ts";
+import type { ByteRange } from "../storage/storage.ts";
 
 /** More ranges than this in one request is refused (416): electron-updater asks for at most 1,000 at once. */
 export const MAX_RANGES = 1000;
