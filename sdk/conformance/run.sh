@@ -38,9 +38,11 @@ case "$lang" in
     exec java -cp "$BUILD/java" Driver "$@"
     ;;
   rust)
-    # From inside sdk/, so that cargo reads sdk/.cargo/config.toml (Debian's crates, offline).
-    (cd "$HERE/rust" && cargo build --quiet --release --target-dir "$BUILD/rust") >&2
-    exec "$BUILD/rust/release/depot-conformance" "$@"
+    # From inside sdk/, so that cargo reads sdk/.cargo/config.toml (Debian's crates, offline); into
+    # the library's own target folder, in its dev profile, so that the crates sdk/rust/test.sh built
+    # are built once.
+    (cd "$HERE/rust" && cargo build --quiet --target-dir "$SDK/rust/target") >&2
+    exec "$SDK/rust/target/debug/depot-conformance" "$@"
     ;;
   *)
     echo "run.sh: unknown language '$lang' (js, python, go, java or rust)" >&2

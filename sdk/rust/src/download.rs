@@ -32,15 +32,14 @@ pub(crate) fn agent(config: &Config) -> ureq::Agent {
 
 /// Refuses a name that could write anywhere but `directory/<name>`.
 pub(crate) fn check_file_name(name: &str) -> Result<(), Error> {
+    // ':' is a drive or a stream on Windows: nothing depot names needs one, nor a control character.
     let hostile = name.is_empty()
-        || name.contains('/')
-        || name.contains('\\')
-        || name.contains('\0')
+        || name.contains(['/', '\\', ':'])
         || name.contains("..")
         || name.starts_with('.')
-        || (cfg!(windows) && name.contains(':'));
+        || name.chars().any(|c| c.is_ascii_control());
     if hostile {
-        return Err(Error::Invalid(format!(
+        return Err(Error::Unverifiable(format!(
             "the artifact's file name {name:?} is not a plain file name"
         )));
     }

@@ -38,9 +38,10 @@ pub enum Error {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Refusal {
     /// `TOO_MANY_MACHINES`, `TOO_MANY_ACTIVATIONS`, `HEARTBEAT_DEAD`, `REVOKED`, `EXPIRED`,
-    /// `NOT_FOUND` as depot names them; for a refusal without a code, from its status:
-    /// `UNAUTHENTICATED` (401), `FORBIDDEN` (403), `NOT_FOUND` (404), `CONFLICT` (409), `INVALID`
-    /// (400, 422), `TOO_MANY_REQUESTS` (429), else `HTTP_<status>`.
+    /// `NOT_FOUND`, `MACHINE_FILE_VALID` as depot names them (`PRODUCT_MISMATCH` for an
+    /// activation on another product's license); for a refusal without a code, from its status:
+    /// `INVALID` (400, 422), `UNAUTHENTICATED` (401), `FORBIDDEN` (403), `NOT_FOUND` (404),
+    /// `TOO_MANY_REQUESTS` (429), else `HTTP_<status>`.
     pub code: String,
     /// depot's message, for people.
     pub message: String,
@@ -54,6 +55,15 @@ pub struct Refusal {
 }
 
 impl Refusal {
+    /// `MACHINE_FILE_VALID`: when the license file that holds the machine's seat expires (the
+    /// machine cannot be deactivated before); `None` for any other refusal.
+    pub fn file_expires_at(&self) -> Option<std::time::SystemTime> {
+        self.raw
+            .get("fileExpiresAt")
+            .and_then(serde_json::Value::as_str)
+            .and_then(crate::util::iso_timestamp)
+    }
+
     /// A 422's messages per field (its `errors`), empty for any other refusal.
     pub fn field_errors(&self) -> BTreeMap<String, Vec<String>> {
         let fields = match self
