@@ -781,17 +781,7 @@ impl Client {
 fn refusal(status: u16, raw: Value, retry_after: Option<Duration>) -> Refusal {
     let empty = Map::new();
     let body = raw.as_object().unwrap_or(&empty);
-    let code = string(body, "code").unwrap_or_else(|| {
-        match status {
-            401 => codes::UNAUTHENTICATED,
-            403 => codes::FORBIDDEN,
-            404 => codes::NOT_FOUND,
-            400 | 422 => codes::INVALID,
-            429 => codes::TOO_MANY_REQUESTS,
-            _ => return format!("HTTP_{status}"),
-        }
-        .to_string()
-    });
+    let code = string(body, "code").unwrap_or_else(|| Refusal::code_of_status(status));
     Refusal {
         code,
         message: string(body, "message").unwrap_or_default(),

@@ -271,19 +271,8 @@ fn refusal(response: ureq::Response) -> Refusal {
         .and_then(|message| message.as_str())
         .unwrap_or_default()
         .to_string();
-    let code = match status {
-        401 => "UNAUTHENTICATED",
-        403 => "FORBIDDEN",
-        404 => "NOT_FOUND",
-        429 => "TOO_MANY_REQUESTS",
-        _ => "",
-    };
     Refusal {
-        code: if code.is_empty() {
-            format!("HTTP_{status}")
-        } else {
-            code.into()
-        },
+        code: Refusal::code_of_status(status),
         message,
         status,
         retry_after: None,

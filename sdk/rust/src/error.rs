@@ -55,6 +55,20 @@ pub struct Refusal {
 }
 
 impl Refusal {
+    /// The code of a refusal whose body names none, by its status.
+    pub(crate) fn code_of_status(status: u16) -> String {
+        use crate::codes;
+        match status {
+            400 | 422 => codes::INVALID,
+            401 => codes::UNAUTHENTICATED,
+            403 => codes::FORBIDDEN,
+            404 => codes::NOT_FOUND,
+            429 => codes::TOO_MANY_REQUESTS,
+            _ => return format!("HTTP_{status}"),
+        }
+        .to_string()
+    }
+
     /// `MACHINE_FILE_VALID`: when the license file that holds the machine's seat expires (the
     /// machine cannot be deactivated before); `None` for any other refusal.
     pub fn file_expires_at(&self) -> Option<std::time::SystemTime> {

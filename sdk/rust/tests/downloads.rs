@@ -290,6 +290,12 @@ fn a_refusal_is_typed_and_writes_nothing() {
         other => panic!("{other:?}"),
     }
     assert!(listing(&dir).is_empty());
+    // Named by their status as every refusal without a code is.
+    for (status, code) in [(422, "INVALID"), (410, "HTTP_410")] {
+        let server = FakeServer::start(move |_, _| Reply::new(status, r#"{"message":"No."}"#));
+        let result = client(&server).download(KEY, &artifact(&server, "app.tar.gz"), &dir);
+        assert_eq!(result.unwrap_err().refusal_code(), Some(code));
+    }
 }
 
 #[test]
