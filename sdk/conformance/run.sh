@@ -35,7 +35,8 @@ case "$lang" in
     ;;
   java)
     bash "$HERE/java/build.sh" "$BUILD/java" >&2
-    exec java -cp "$BUILD/java" Driver "$@"
+    # One call and out: the quick compiler and the serial collector start the JVM for a third less CPU.
+    exec java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -cp "$BUILD/java" Driver "$@"
     ;;
   rust)
     # From inside sdk/, so that cargo reads sdk/.cargo/config.toml (Debian's crates, offline); into
