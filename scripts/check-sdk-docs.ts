@@ -157,6 +157,9 @@ const LANGUAGES: Record<string, Language> = {
   },
 };
 
+/** The markers of the quick starts in docs/integrators.md, in the page's order. */
+export const SDK_BLOCKS = Object.keys(LANGUAGES).map((lang) => `sdk-${lang}`);
+
 /** The code block right after `<!-- checked: NAME -->` in docs/integrators.md. */
 export function exampleOf(markdown: string, name: string): string {
   const match = new RegExp(`<!-- checked: ${name} -->\\n\`\`\`[a-z]*\\n([\\s\\S]*?)\\n\`\`\`\\n`).exec(
@@ -164,6 +167,11 @@ export function exampleOf(markdown: string, name: string): string {
   );
   if (!match?.[1]) throw new Error(`docs/integrators.md has no code block marked <!-- checked: ${name} -->`);
   return `${match[1]}\n`;
+}
+
+/** Whether an example names the server by its literal exactly once (the one change made to it). */
+export function namesTheServerOnce(example: string): boolean {
+  return example.split(SERVER_LITERAL).length === 2;
 }
 
 function freePort(): Promise<number> {
@@ -255,7 +263,7 @@ async function main() {
       const language = LANGUAGES[lang] as Language;
       const example = examples[lang] as string;
       const started = Date.now();
-      if (example.split(SERVER_LITERAL).length !== 2) {
+      if (!namesTheServerOnce(example)) {
         failures.push(`${lang}: the example must name the server ${SERVER_LITERAL} exactly once`);
         return;
       }
