@@ -379,6 +379,24 @@ func TestValidateWithAFingerprintChecksTheMachine(t *testing.T) {
 	}
 }
 
+func TestARedirectIsNotFollowed(t *testing.T) {
+	// depot's API does not redirect: following one would send the key wherever it points.
+	elsewhere := newFake(t)
+	elsewhere.setHandler(func(w http.ResponseWriter, r *http.Request, body map[string]any) {
+		elsewhere.reply(w, 200, validAnswer(testKey, testProduct, body["nonce"]), signature{})
+	})
+	f := newFake(t)
+	f.setHandler(func(w http.ResponseWriter, r *http.Request, body map[string]any) {
+		http.Redirect(w, r, elsewhere.server.URL+r.URL.Path, http.StatusTemporaryRedirect)
+	})
+	c, _ := f.client(t)
+	_, err := c.Validate(context.Background(), testKey, nil)
+	mustUnverifiable(t, err, "unsigned")
+	if elsewhere.callCount() != 0 {
+		t.Fatalf("the redirect was followed: the key went to %s", elsewhere.server.URL)
+	}
+}
+
 func TestA503IsRetriedWithItsRetryAfter(t *testing.T) {
 	f := newFake(t)
 	f.setHandler(func(w http.ResponseWriter, r *http.Request, body map[string]any) {

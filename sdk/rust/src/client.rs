@@ -515,13 +515,18 @@ impl Client {
                 ));
             }
         }
-        let upgrade = body.get("upgrade").and_then(Value::as_bool);
+        let upgrade = body
+            .get("upgrade")
+            .and_then(Value::as_bool)
+            .ok_or_else(|| Error::Unverifiable("the upgrade answer has no upgrade".into()))?;
         let version = member(body, "version")?
             .map(Version::from_json)
             .transpose()?;
+        if upgrade && version.is_none() {
+            return unverifiable("the upgrade answer offers no version");
+        }
         Ok(Upgrade {
-            upgrade: upgrade
-                .ok_or_else(|| Error::Unverifiable("the upgrade answer has no upgrade".into()))?,
+            upgrade,
             current,
             version,
             signed_at: from_unix_seconds(verified.checked.created),

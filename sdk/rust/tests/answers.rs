@@ -680,6 +680,18 @@ fn an_upgrade_answer_about_something_else_is_unverifiable() {
             &format!("about {field} {value}"),
         );
     }
+    // An upgrade must say to what.
+    let s = std::sync::Arc::clone(&signer);
+    let server = serve(move |r| {
+        s.reply(
+            200,
+            &upgrade_body(r, serde_json::json!({ "version": null })),
+        )
+    });
+    unverifiable(
+        client(&server, &signer).check_for_update(KEY, "1.0.0", &UpdateOptions::new()),
+        "offers no version",
+    );
     // The version asked about: a relay could ask with a higher one and hand back "no upgrade".
     let s = std::sync::Arc::clone(&signer);
     let server = serve(move |r| {
