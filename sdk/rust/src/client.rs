@@ -536,8 +536,9 @@ impl Client {
 
     /// Downloads `artifact` into `directory`: streamed to `<file_name>.part` (resumed when one is
     /// there), its `sha512`/`sha256` checked, then renamed to `file_name`. Returns the file's path.
-    /// A hash that differs deletes the `.part` ([`Error::Unverifiable`]); a file name with a path
-    /// in it is refused before a byte is written ([`Error::Invalid`]).
+    /// A hash that differs deletes the `.part` ([`Error::Unverifiable`]); a file name that is not a
+    /// plain one (a path, `:`, `..`, a leading dot, a control character) is unverifiable before a
+    /// byte is written.
     pub fn download(
         &self,
         key: &str,

@@ -14,8 +14,8 @@ use std::time::Duration;
 pub enum Error {
     /// An answer came, but it is not provably depot's answer to this request: unsigned, a bad
     /// digest or signature, a key that is not pinned, `created` outside the skew window, another
-    /// nonce, another license or product, a body that is not JSON, a download whose hash differs,
-    /// a license file that does not verify. Never trust it.
+    /// nonce, another license or product, a body that is not JSON, a download whose hash differs or
+    /// whose file name is not a plain one, a license file that does not verify. Never trust it.
     Unverifiable(String),
     /// No answer: DNS, a refused connection, a timeout, TLS, or a 5xx after the retries.
     Unreachable(String),
@@ -23,7 +23,7 @@ pub enum Error {
     /// the request itself: 401, 403, 404, 422, 429).
     Refused(Refusal),
     /// The caller's input or settings cannot be used: a JWKS without an Ed25519 key, a server URL
-    /// that is not http(s), an artifact whose file name would leave the directory, no machine id.
+    /// that is not http(s), no machine id.
     Invalid(String),
     /// Reading or writing a local file failed (a download, `state_dir`, the machine id).
     Io {

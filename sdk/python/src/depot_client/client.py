@@ -314,7 +314,7 @@ class Client:
         (UnverifiableError). The name is the artifact's ``file_name``, refused when it could leave
         the directory. ``on_progress(received, total)`` is called as bytes arrive. Refusals
         (unsigned, as downloads are checked by their hash): RefusedError ``UNAUTHENTICATED``,
-        ``FORBIDDEN``, ``NOT_FOUND``, ``GONE``."""
+        ``FORBIDDEN``, ``NOT_FOUND``, ``HTTP_410``."""
         return _download.download(self._transport, key, artifact, directory, on_progress)
 
     # --- offline-first -----------------------------------------------------------------------
