@@ -3,11 +3,16 @@
 #
 #   bash scripts/check-sdks.sh dist/depot-linux-x64
 #
-# For every language folder sdk/<lang>/ (js, python, go, java, rust; others land later, each when it
-# is ready): its own tests, sdk/<lang>/test.sh (given the binary as DEPOT_BINARY), then the
-# conformance run of every language against the binary and the forging fake depot
-# (sdk/conformance/check.ts). A language folder without its test.sh or its conformance driver
-# (sdk/conformance/<lang>/), or a driver without its library, fails the run. Exit 1 on any failure.
+# One seeded depot for everything (sdk/conformance/start-depot.ts on the binary: its start is the
+# slow part), then for every language folder sdk/<lang>/ (js, python, go, java, rust): its own
+# tests, sdk/<lang>/test.sh, against that depot (DEPOT_FIXTURE names its details; each test makes
+# the licenses it takes seats on, and the ones that pause it to see depot unreachable resume it);
+# then the conformance run of every language against it and the forging fake depot
+# (sdk/conformance/check.ts, which the test.sh leave it to: DEPOT_CONFORMANCE=skip); then the quick
+# starts of docs/integrators.md (scripts/check-sdk-docs.ts). The languages run one after the other
+# (a test that pauses the shared depot must be alone with it). A language folder without its
+# test.sh or its conformance driver (sdk/conformance/<lang>/), or a driver without its library,
+# fails the run. Exit 1 on any failure.
 set -euo pipefail
 
 if [[ $# -ne 1 || ! -x "$1" ]]; then
@@ -48,13 +53,45 @@ if [[ ${#present[@]} -eq 0 ]]; then
 fi
 echo "check-sdks: ${present[*]}; binary $BINARY"
 
+# --- the shared depot ------------------------------------------------------------------------
+# In a process group of its own, its data under our temporary folder: whatever happens, the exit
+# trap leaves nothing running (resumed first, should a test have left it paused) or written.
+work="$(mktemp -d "${TMPDIR:-/tmp}/depot-check-sdks-XXXXXX")"
+fixture="$work/fixture.json"
+depot_pid=""
+stop_depot() {
+  [[ -n "$depot_pid" ]] || return 0
+  [[ -s "$fixture" ]] && kill -CONT "$(jq -r .pid "$fixture")" 2>/dev/null
+  kill -TERM -- "-$depot_pid" 2>/dev/null
+  wait "$depot_pid" 2>/dev/null
+  depot_pid=""
+}
+trap 'stop_depot; rm -rf "$work"' EXIT
+echo
+echo "=== bun sdk/conformance/start-depot.ts --binary $BINARY --out $fixture"
+depot_started=$SECONDS
+(cd "$ROOT" && TMPDIR="$work" exec setsid bun sdk/conformance/start-depot.ts --binary "$BINARY" --out "$fixture" >/dev/null) &
+depot_pid=$!
+# A first start (initdb, migrations) takes minutes on a machine busy with other builds.
+for _ in $(seq 1 1500); do
+  [[ -s "$fixture" ]] && break
+  kill -0 "$depot_pid" 2>/dev/null || break
+  sleep 0.2
+done
+if [[ ! -s "$fixture" ]]; then
+  echo "check-sdks: start-depot.ts did not start a depot" >&2
+  exit 1
+fi
+depot_took=$((SECONDS - depot_started))
+echo "check-sdks: depot at $(jq -r .server "$fixture") ($depot_took s)"
+
 declare -A took
 failed=()
 for lang in "${present[@]}"; do
   echo
   echo "=== sdk/$lang/test.sh"
   lang_started=$SECONDS
-  if DEPOT_BINARY="$BINARY" bash "$ROOT/sdk/$lang/test.sh"; then
+  if DEPOT_FIXTURE="$fixture" DEPOT_BINARY="$BINARY" DEPOT_CONFORMANCE=skip bash "$ROOT/sdk/$lang/test.sh"; then
     took[$lang]="$((SECONDS - lang_started)) s"
   else
     took[$lang]="$((SECONDS - lang_started)) s, FAILED"
@@ -62,15 +99,27 @@ for lang in "${present[@]}"; do
   fi
 done
 
+langs="$(IFS=,; echo "${present[*]}")"
 echo
-echo "=== conformance: bun sdk/conformance/check.ts --binary $BINARY --lang $(IFS=,; echo "${present[*]}")"
+echo "=== conformance: bun sdk/conformance/check.ts --fixture $fixture --lang $langs"
 conformance_started=$SECONDS
-(cd "$ROOT" && bun sdk/conformance/check.ts --binary "$BINARY" --lang "$(IFS=,; echo "${present[*]}")") ||
+(cd "$ROOT" && bun sdk/conformance/check.ts --fixture "$fixture" --lang "$langs") ||
   failed+=("sdk/conformance/check.ts")
+conformance_took=$((SECONDS - conformance_started))
 
 echo
+echo "=== the quick starts of docs/integrators.md: bun scripts/check-sdk-docs.ts --fixture $fixture --lang $langs"
+docs_started=$SECONDS
+(cd "$ROOT" && bun scripts/check-sdk-docs.ts --fixture "$fixture" --lang "$langs") ||
+  failed+=("scripts/check-sdk-docs.ts")
+docs_took=$((SECONDS - docs_started))
+stop_depot
+
+echo
+echo "check-sdks: the shared depot: $depot_took s to start"
 for lang in "${present[@]}"; do echo "check-sdks: sdk/$lang/test.sh: ${took[$lang]}"; done
-echo "check-sdks: conformance: $((SECONDS - conformance_started)) s"
+echo "check-sdks: conformance: $conformance_took s"
+echo "check-sdks: docs' quick starts: $docs_took s"
 if [[ ${#failed[@]} -gt 0 ]]; then
   echo "check-sdks: FAILED: ${failed[*]} ($((SECONDS - started)) s)" >&2
   exit 1

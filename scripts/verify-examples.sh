@@ -25,7 +25,8 @@
 #   g. no arguments, an empty --jwks: usage error (exit 2); a --jwks file that is missing (exit 1)
 #   h. machines (--fingerprint): a license with maxMachines 1 activates this machine, validates with
 #      its fingerprint, sends one heartbeat and verifies a machine-bound file (exit 0); the other
-#      example's machine is refused (TOO_MANY_MACHINES, exit 1) until the first is deactivated, and a
+#      example's machine is refused (TOO_MANY_MACHINES, exit 1) until the vendor frees the first's
+#      seat (its license file holds it: the API key's force), and a
 #      file bound to another machine is refused (exit 1); an offline activation's file (offline: true)
 #      verifies on its machine and is refused on another
 # and the TypeScript example typechecks (tsc -p examples/verify-typescript).
@@ -296,7 +297,9 @@ check "java: a second machine on a license of one" 1 '^machine: INVALID \(activa
   java_example "$BASE" "$key" --jwks "$WORK/jwks-rotated.json" --fingerprint fp-java --license-file "$WORK/java-machine.lic"
 machine_id="$(curl -sS --fail --max-time 5 -H "x-api-key: $apikey" "$BASE/api/v1/licenses/$license_id/machines" |
   "${BUN[@]}" -e 'const d = JSON.parse(require("fs").readFileSync(0, "utf8")); console.log(d.machines[0].id)')"
-curl -sS --fail --max-time 5 -o /dev/null -X DELETE -H "Authorization: License $key" "$BASE/api/v1/machines/$machine_id"
+# Its license file holds the seat until it expires (MACHINE_FILE_VALID to the license key): the
+# vendor's API key frees it with force, as docs/vendors.md says.
+curl -sS --fail --max-time 5 -o /dev/null -X DELETE -H "x-api-key: $apikey" "$BASE/api/v1/machines/$machine_id?force=true"
 check "java: after the first is deactivated, its seat" 0 '^machine: activated \(' \
   '^heartbeat: signature and digest verified' '^VALID$' '^license file: checked out' '^license file VALID until ' -- \
   java_example "$BASE" "$key" --product "$product" --jwks "$WORK/jwks-rotated.json" --fingerprint fp-java \

@@ -1,6 +1,7 @@
 import io.github.depothq.depot.Activation;
 import io.github.depothq.depot.DepotClient;
 import io.github.depothq.depot.DepotException;
+import io.github.depothq.depot.License;
 import io.github.depothq.depot.LicenseFile;
 import io.github.depothq.depot.LicenseFileCheck;
 import io.github.depothq.depot.Machine;
@@ -138,14 +139,25 @@ public final class Verify {
 
   // --- the client -----------------------------------------------------------------------------
 
-  /** The library's client: pinned keys (--jwks), or fetched from the server (weaker: a warning). */
-  static DepotClient client(Config config) {
-    DepotClient.Builder builder = DepotClient.builder().server(config.url());
-    if (config.product() != null) builder.productId(config.product());
-    else builder.anyProduct();
+  /** No product has id 0: depot answers PRODUCT_MISMATCH to it, naming the key's own product. */
+  static final String NO_PRODUCT = "0";
+
+  /** The library's client for a product: pinned keys (--jwks), or fetched from the server (weaker: a warning). */
+  static DepotClient client(Config config, String product) {
+    DepotClient.Builder builder = DepotClient.builder().server(config.url()).productId(product);
     if (config.jwks() != null) builder.jwks(config.jwks());
     else builder.fetchJwks(true);
     return builder.build();
+  }
+
+  /**
+   * The product of the key, from a verified answer: a validation for no product is PRODUCT_MISMATCH
+   * about this key, naming its product (or NOT_FOUND, naming none: null). Only for a program that
+   * checks any product's keys: an app names its own.
+   */
+  static String productOfKey(DepotClient client, String key) throws DepotException {
+    License license = client.validate(key).license();
+    return license == null ? null : license.productId();
   }
 
   /** null for VALID, or why not. */
@@ -230,7 +242,7 @@ public final class Verify {
     if (config.jwks() == null) System.err.println(UNPINNED_WARNING);
     DepotClient client;
     try {
-      client = client(config);
+      client = client(config, config.product() != null ? config.product() : NO_PRODUCT);
       client.loadKeys();
     } catch (IllegalStateException | DepotException e) {
       System.out.println("keys: INVALID (" + e.getMessage() + ")");
@@ -238,6 +250,14 @@ public final class Verify {
     }
     String source = config.jwks() == null ? "from " + config.url() + "/.well-known/jwks.json" : "pinned in " + config.jwks();
     System.out.println("keys: " + client.trustedKeyCount() + " Ed25519 key(s) " + source);
+    if (config.product() == null) {
+      try {
+        String product = productOfKey(client, config.key());
+        if (product != null) client = client(config, product);
+      } catch (DepotException e) {
+        // The steps below ask depot again, and say why they fail.
+      }
+    }
 
     if (config.fingerprint() != null) {
       try {

@@ -4,7 +4,10 @@
  * `sdk/conformance/run.sh LANG …` for every language whose driver exists, checks each run's one JSON
  * line and exit code, and prints a table of language × case:
  *
- *   bun sdk/conformance/check.ts [--binary dist/depot-linux-x64] [--lang js,python,go,java,rust]
+ *   bun sdk/conformance/check.ts [--binary dist/depot-linux-x64 | --fixture FILE] [--lang js,python,go,java,rust]
+ *
+ * --fixture uses a depot start-depot.ts already started (its --out FILE; scripts/check-sdks.sh shares
+ * one with every library's tests); otherwise one is started here, from --binary or from source.
  *
  * Against depot: a valid key (exit 0), another product's key (1, PRODUCT_MISMATCH), the machine
  * license with --fingerprint fp-x (0 and `machine`), --current-version 1.0.0 on linux x86_64
@@ -13,7 +16,7 @@
  * Languages run side by side, each its cases in turn. Exit 1 when any case fails.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join, resolve } from "node:path";
 
@@ -32,6 +35,7 @@ const option = (name: string) => {
   return at === -1 ? undefined : args[at + 1];
 };
 const binary = option("--binary");
+const fixtureFile = option("--fixture");
 const asked = option("--lang")?.split(",").filter(Boolean);
 const languages = (asked ?? LANGUAGES).filter((lang) => {
   if (!LANGUAGES.includes(lang))
@@ -163,14 +167,18 @@ const unverifiable = (line: Line) =>
 
 const started = Date.now();
 console.log(
-  `check.ts: languages ${languages.join(", ")}; starting depot${binary ? ` (${binary})` : " from source"}`,
+  `check.ts: languages ${languages.join(", ")}; ${
+    fixtureFile ? `the depot of ${fixtureFile}` : `starting depot${binary ? ` (${binary})` : " from source"}`
+  }`,
 );
 const fixture = JSON.parse(
-  await startService(
-    ["bun", "sdk/conformance/start-depot.ts", ...(binary ? ["--binary", binary] : [])],
-    (line) => line.startsWith("{"),
-    "start-depot.ts",
-  ),
+  fixtureFile
+    ? readFileSync(fixtureFile, "utf8")
+    : await startService(
+        ["bun", "sdk/conformance/start-depot.ts", ...(binary ? ["--binary", binary] : [])],
+        (line) => line.startsWith("{"),
+        "start-depot.ts",
+      ),
 ) as Fixture;
 console.log(`check.ts: depot at ${fixture.server} (${Math.round((Date.now() - started) / 1000)} s)`);
 const nobody = `http://127.0.0.1:${await freePort()}`;

@@ -7,11 +7,14 @@
  *   bun sdk/conformance/start-depot.ts [--binary dist/depot] [--out fixture.json]
  *
  *   {"server":"http://127.0.0.1:18123","jwks":"/tmp/…/jwks.json","productId":"1","key":"…",
- *    "machineKey":"…","otherKey":"…","otherProductId":"2","apiKey":"…","token":"1|…",
+ *    "machineKey":"…","otherKey":"…","otherProductId":"2","ownerId":"1","apiKey":"…","token":"1|…",
  *    "dataDir":"/tmp/…","pid":1234}
  *
- * `key` is a license without machines (maxIps null), `machineKey` one with maxMachines 3,
- * `otherKey` a license of `otherProductId`. Versions 1.0.0 and 1.1.0 are published, each with
+ * `key` is a license without machines (maxIps 100), `machineKey` one with maxMachines 3,
+ * `otherKey` a license of `otherProductId`. Every library's tests and the conformance run may share
+ * one depot (scripts/check-sdks.sh): a test that takes seats makes its own licenses through the
+ * license API (`apiKey`, owned by `ownerId`, the admin), so that no run fills another's. `pid` is the
+ * `depot serve` process (a test pauses it with SIGSTOP to see depot unreachable, then resumes it). Versions 1.0.0 and 1.1.0 are published, each with
  * `desk-clock-V-linux-x86_64.tar.gz` and `Desk-Clock-Setup-V.exe`. Without --binary it runs the
  * source (`bun src/main.ts`). It prints the JSON on stdout once everything is ready and keeps the
  * server running until it gets SIGINT or SIGTERM, then stops it and removes the directory.
@@ -176,6 +179,7 @@ const fixture = {
   machineKey: machines.key,
   otherKey: others.key,
   otherProductId: String(other.id),
+  ownerId: String(admin.id),
   apiKey,
   token,
   dataDir: dir,

@@ -25,28 +25,19 @@ type refusalBody struct {
 	Message string              `json:"message"`
 	Errors  map[string][]string `json:"errors"`
 	Nonce   *string             `json:"nonce"`
+	// FileExpiresAt: MACHINE_FILE_VALID's, when the license file that holds the seat expires.
+	FileExpiresAt *time.Time `json:"fileExpiresAt"`
 }
 
 // call sends a request whose answer depot signs, and returns the answer once checks 1–5 pass and
 // it is a 2xx; the caller decodes it and makes checks 6 and 7. A signed refusal is a *RefusedError
-// (its nonce checked when it carries one); a 429 that is not a coded refusal is unreachable.
+// (its nonce checked when it carries one), a 429 left after the retries too.
 func (c *Client) call(ctx context.Context, req request, nonce string) (*verified, error) {
 	got, err := c.send(ctx, req)
 	if err != nil {
 		return nil, err
 	}
 	v, err := c.verifyAnswer(ctx, got.status, got.header, got.body)
-	if got.status == http.StatusTooManyRequests {
-		// A coded refusal (TOO_MANY_ACTIVATIONS) is depot's answer; any other 429 is a limit
-		// somewhere on the way that did not let the request through.
-		if err == nil {
-			if refused, ok := c.refusal(v, got.header, nonce).(*RefusedError); ok && refused.Code != codeOfStatus(got.status) {
-				return nil, refused
-			}
-		}
-		after, _ := c.retryAfter(got.header)
-		return nil, &UnreachableError{Reason: fmt.Sprintf("%s is rate limiting (HTTP 429, Retry-After %s)", c.server, after), Status: got.status}
-	}
 	if err != nil {
 		return nil, err
 	}
@@ -80,6 +71,9 @@ func (c *Client) refusal(v *verified, header http.Header, nonce string) error {
 		return unverifiable(v.status, "the refusal (HTTP %d) echoes another nonce (a replayed answer?)", v.status)
 	}
 	refused := &RefusedError{Code: body.Code, Message: body.Message, Status: v.status, Errors: body.Errors}
+	if body.FileExpiresAt != nil {
+		refused.FileExpiresAt = body.FileExpiresAt.UTC()
+	}
 	if refused.Code == "" {
 		refused.Code = codeOfStatus(v.status)
 	}

@@ -73,8 +73,10 @@ type Client struct {
 	grace        time.Duration
 	userAgent    string
 	now          func() time.Time
-	http         *http.Client
-	state        *stateStore
+	// http fetches downloads (following redirects, the key kept home); api asks depot (never redirected).
+	http  *http.Client
+	api   *http.Client
+	state *stateStore
 	// sleep waits between attempts; tests replace it.
 	sleep func(done <-chan struct{}, d time.Duration) bool
 }
@@ -133,6 +135,7 @@ func New(config Config) (*Client, error) {
 	if c.http == nil {
 		c.http = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
 	}
+	c.api = notRedirected(c.http)
 	c.http = keepingKeyHome(c.http)
 	if c.state, err = newStateStore(config.StateDir); err != nil {
 		return nil, err
@@ -145,6 +148,15 @@ func (c *Client) Server() string { return c.server }
 
 // ProductID is the product the client is bound to.
 func (c *Client) ProductID() string { return c.productID }
+
+// notRedirected is a copy of client that hands back a redirect as it came: depot's API does not
+// redirect, so one is not depot's answer (unverifiable: it is unsigned), and following it would send
+// the request, license key and all, wherever it points.
+func notRedirected(client *http.Client) *http.Client {
+	copied := *client
+	copied.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	return &copied
+}
 
 // keepingKeyHome is a copy of client that drops the license key from a request redirected to another
 // host (a download's file in a bucket): the key is for depot only. net/http already drops

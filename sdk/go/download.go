@@ -16,7 +16,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -246,11 +245,12 @@ func rangeStart(value string) (int64, bool) {
 	return start, err == nil
 }
 
-// safeFileName refuses a name that could land outside the directory or hide in it.
+// safeFileName refuses a name that could land outside the directory or hide in it (":" is a
+// drive or a stream on Windows; nothing depot names needs one, nor a control character).
 func safeFileName(name string) error {
-	bad := name == "" || strings.ContainsAny(name, "/\\\x00") || strings.Contains(name, "..") ||
+	bad := name == "" || strings.ContainsAny(name, "/\\:") || strings.Contains(name, "..") ||
 		strings.HasPrefix(name, ".") || filepath.Base(name) != name ||
-		(runtime.GOOS == "windows" && strings.ContainsRune(name, ':'))
+		strings.IndexFunc(name, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0
 	if bad {
 		return unverifiable(0, "the artifact's file_name %q is not a plain file name", name)
 	}

@@ -186,7 +186,8 @@ func TestADownloadThatDoesNotMatchItsHashIsDeleted(t *testing.T) {
 func TestAHostileFileNameIsRefusedBeforeAByteIsWritten(t *testing.T) {
 	content := []byte("payload")
 	server := newFileServer(t, content)
-	for _, name := range []string{"../evil.sh", "sub/app.zip", `sub\app.zip`, "..", ".bashrc", "a\x00b", "", "app..zip", "/etc/passwd"} {
+	for _, name := range []string{"../evil.sh", "sub/app.zip", `sub\app.zip`, "..", ".bashrc", "a\x00b", "", "app..zip", "/etc/passwd",
+		"C:evil.exe", "app.exe:stream", "tab\tname", "del\x7fname"} {
 		t.Run(fmt.Sprintf("%q", name), func(t *testing.T) {
 			parent := t.TempDir()
 			dir := filepath.Join(parent, "downloads")

@@ -29,12 +29,12 @@ func (e *UnverifiableError) Unwrap() error { return e.Err }
 // Is makes errors.Is(err, ErrUnverifiable) true.
 func (e *UnverifiableError) Is(target error) bool { return target == ErrUnverifiable }
 
-// UnreachableError: no answer from depot (DNS, a refused connection, TLS, a timeout, a 5xx or a 429
-// after the retries, the context cancelled). Err is the last cause: errors.Is(err,
+// UnreachableError: no answer from depot (DNS, a refused connection, TLS, a timeout, a 5xx after the
+// retries, the context cancelled). Err is the last cause: errors.Is(err,
 // context.Canceled) or context.DeadlineExceeded tell a cancelled call.
 type UnreachableError struct {
 	Reason string
-	// Status is the HTTP status of the last answer (a 5xx or 429), 0 when none came.
+	// Status is the HTTP status of the last answer (a 5xx), 0 when none came.
 	Status int
 	Err    error
 }
@@ -48,9 +48,10 @@ func (e *UnreachableError) Unwrap() error { return e.Err }
 func (e *UnreachableError) Is(target error) bool { return target == ErrUnreachable }
 
 // RefusedError: depot answered, with a verified signature, that it will not do what was asked: a
-// machine or update call refused with a code (TOO_MANY_MACHINES, HEARTBEAT_DEAD, …), or a refusal
-// without one (401 UNAUTHENTICATED, 403 FORBIDDEN, 404 NOT_FOUND, 422 INVALID). It matches the
-// sentinel of its code with errors.Is: errors.Is(err, depot.ErrTooManyMachines).
+// machine or update call refused with a code (TOO_MANY_MACHINES, HEARTBEAT_DEAD, MACHINE_FILE_VALID,
+// …), or a refusal without one (400 and 422 INVALID, 401 UNAUTHENTICATED, 403 FORBIDDEN, 404
+// NOT_FOUND, 429 TOO_MANY_REQUESTS, else HTTP_<status>). It matches the sentinel of its code with
+// errors.Is: errors.Is(err, depot.ErrTooManyMachines).
 type RefusedError struct {
 	Code    string
 	Message string
@@ -60,6 +61,9 @@ type RefusedError struct {
 	RetryAfter time.Duration
 	// Errors are the server's per-field messages of a 422 (INVALID), nil otherwise.
 	Errors map[string][]string
+	// FileExpiresAt is when the license file that holds the machine's seat expires
+	// (MACHINE_FILE_VALID: the machine cannot be deactivated before), zero otherwise.
+	FileExpiresAt time.Time
 }
 
 func (e *RefusedError) Error() string {
@@ -81,6 +85,9 @@ func (e *RefusedError) Error() string {
 	}
 	if e.RetryAfter > 0 {
 		text += fmt.Sprintf(" (retry after %s)", e.RetryAfter)
+	}
+	if !e.FileExpiresAt.IsZero() {
+		text += " (its license file expires at " + e.FileExpiresAt.Format(time.RFC3339) + ")"
 	}
 	return text
 }
@@ -123,11 +130,15 @@ var (
 	ErrUnauthenticated    error = refusalCode(CodeUnauthenticated)
 	ErrForbidden          error = refusalCode(CodeForbidden)
 	ErrInvalid            error = refusalCode(CodeInvalid)
+	ErrMachineFileValid   error = refusalCode(CodeMachineFileValid)
+	ErrProductMismatch    error = refusalCode(CodeProductMismatch)
+	ErrTooManyRequests    error = refusalCode(CodeTooManyRequests)
 )
 
 // Codes: a Validation's (VALID … TOO_MANY_IPS; an unknown one is kept as depot sent it), a
-// RefusedError's (TOO_MANY_MACHINES …, and UNAUTHENTICATED, FORBIDDEN, NOT_FOUND, INVALID for a
-// refusal without a code), and a Status's when depot could not vouch (UNREACHABLE, UNVERIFIABLE).
+// RefusedError's (TOO_MANY_MACHINES …, and INVALID, UNAUTHENTICATED, FORBIDDEN, NOT_FOUND,
+// TOO_MANY_REQUESTS for a refusal without a code, else HTTP_<status>), and a Status's when depot
+// could not vouch (UNREACHABLE, UNVERIFIABLE).
 const (
 	CodeValid               = "VALID"
 	CodeNotFound            = "NOT_FOUND"
@@ -141,9 +152,11 @@ const (
 
 	CodeTooManyMachines    = "TOO_MANY_MACHINES"
 	CodeTooManyActivations = "TOO_MANY_ACTIVATIONS"
+	CodeMachineFileValid   = "MACHINE_FILE_VALID"
 	CodeUnauthenticated    = "UNAUTHENTICATED"
 	CodeForbidden          = "FORBIDDEN"
 	CodeInvalid            = "INVALID"
+	CodeTooManyRequests    = "TOO_MANY_REQUESTS"
 
 	CodeUnreachable  = "UNREACHABLE"
 	CodeUnverifiable = "UNVERIFIABLE"
@@ -160,6 +173,8 @@ func codeOfStatus(status int) string {
 		return CodeForbidden
 	case http.StatusNotFound:
 		return CodeNotFound
+	case http.StatusTooManyRequests:
+		return CodeTooManyRequests
 	default:
 		return fmt.Sprintf("HTTP_%d", status)
 	}

@@ -1,9 +1,10 @@
 package depot
 
 // Against a real depot: sdk/conformance/start-depot.ts, whose fixture test.sh passes as
-// DEPOT_FIXTURE. Without it these tests skip (plain `go test` needs no server). test.sh then stops
-// the server and runs TestLiveStatusAfterTheServerStopped with DEPOT_SERVER_STOPPED=1 and the same
-// DEPOT_STATE_DIR, so what the first run kept is read back by a new process.
+// DEPOT_FIXTURE. Without it these tests skip (plain `go test` needs no server). test.sh then pauses
+// the server (SIGSTOP: it takes connections and never answers) and runs
+// TestLiveStatusWhileTheServerIsPaused with DEPOT_SERVER_PAUSED=1 and the same DEPOT_STATE_DIR, so
+// what the first run kept is read back by a new process; then it resumes the server.
 
 import (
 	"bytes"
@@ -30,6 +31,7 @@ type liveFixture struct {
 	MachineKey     string `json:"machineKey"`
 	OtherKey       string `json:"otherKey"`
 	OtherProductID string `json:"otherProductId"`
+	OwnerID        string `json:"ownerId"`
 	APIKey         string `json:"apiKey"`
 	Token          string `json:"token"`
 }
@@ -40,8 +42,8 @@ func live(t *testing.T) liveFixture {
 	if path == "" {
 		t.Skip("no DEPOT_FIXTURE: no real depot to test against (sdk/go/test.sh starts one)")
 	}
-	if os.Getenv("DEPOT_SERVER_STOPPED") != "" {
-		t.Skip("the server is stopped for this run")
+	if os.Getenv("DEPOT_SERVER_PAUSED") != "" {
+		t.Skip("the server is paused for this run")
 	}
 	return readFixture(t, path)
 }
@@ -69,6 +71,30 @@ func liveClient(t *testing.T, fixture liveFixture, adjust ...func(*Config)) *Cli
 		t.Fatal(err)
 	}
 	return c
+}
+
+// liveLicense is a license of the fixture's product made for this test through the license API
+// (x-api-key), with maxMachines seats: every library's tests share one depot, and none may fill
+// another's seats (a machine whose license file is valid keeps its seat for days).
+func liveLicense(t *testing.T, fixture liveFixture, maxMachines int) string {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{"ownerId": fixture.OwnerID, "creatorId": fixture.OwnerID,
+		"productId": fixture.ProductID, "maxIps": 100, "maxMachines": maxMachines})
+	r, _ := http.NewRequest(http.MethodPost, fixture.Server+"/api/v1/licenses", bytes.NewReader(body))
+	r.Header.Set("x-api-key", fixture.APIKey)
+	r.Header.Set("Content-Type", "application/json")
+	response, err := http.DefaultClient.Do(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer response.Body.Close()
+	var created struct {
+		Key string `json:"key"`
+	}
+	if err := json.NewDecoder(response.Body).Decode(&created); err != nil || response.StatusCode != 201 || created.Key == "" {
+		t.Fatalf("a new license: %d, %v", response.StatusCode, err)
+	}
+	return created.Key
 }
 
 // uniqueFingerprint keeps two runs against one depot from meeting each other's machines.
@@ -120,6 +146,7 @@ func TestLiveMachines(t *testing.T) {
 	c := liveClient(t, fixture)
 	ctx := context.Background()
 	fingerprint := uniqueFingerprint("machines")
+	fixture.MachineKey = liveLicense(t, fixture, 3)
 	first, err := c.Activate(ctx, fixture.MachineKey, fingerprint, &MachineDetails{Name: "go test", Platform: "linux-x64", Hostname: "ci"})
 	if err != nil {
 		t.Fatal(err)
@@ -176,6 +203,7 @@ func TestLiveHeartbeat(t *testing.T) {
 	fixture := live(t)
 	c := liveClient(t, fixture)
 	ctx := context.Background()
+	fixture.MachineKey = liveLicense(t, fixture, 1)
 	activation, err := c.Activate(ctx, fixture.MachineKey, uniqueFingerprint("heartbeat"), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -244,11 +272,11 @@ func TestLiveCheckoutAndLicenseFile(t *testing.T) {
 
 	// Bound to a machine: checked out with its fingerprint, refused for another.
 	fingerprint := uniqueFingerprint("checkout")
+	fixture.MachineKey = liveLicense(t, fixture, 1)
 	activation, err := c.Activate(ctx, fixture.MachineKey, fingerprint, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Deactivate(ctx, fixture.MachineKey, activation.Machine.ID)
 	bound, err := c.Checkout(ctx, fixture.MachineKey, &CheckoutOptions{Fingerprint: fingerprint})
 	if err != nil || bound.LicenseFile == "" {
 		t.Fatalf("checkout with a fingerprint: %+v, %v", bound, err)
@@ -259,6 +287,13 @@ func TestLiveCheckoutAndLicenseFile(t *testing.T) {
 	}
 	_, err = c.VerifyLicenseFile(ctx, bound.LicenseFile, &LicenseFileOptions{Fingerprint: "another-machine"})
 	mustUnverifiable(t, err, "bound to another machine")
+	// The file works offline until it expires: the seat stays taken until then.
+	err = c.Deactivate(ctx, fixture.MachineKey, activation.Machine.ID)
+	var refused *RefusedError
+	if !errors.As(err, &refused) || !errors.Is(err, ErrMachineFileValid) || refused.Status != 409 ||
+		!refused.FileExpiresAt.Equal(*bound.LicenseFileExpiresAt) || !refused.FileExpiresAt.Equal(boundFile.ExpiresAt) {
+		t.Fatalf("deactivating a machine whose file is valid: %#v (the file expires at %v)", err, bound.LicenseFileExpiresAt)
+	}
 
 	// A client that expects depot under another address names both.
 	elsewhere := liveClient(t, fixture, func(c *Config) { c.Server = strings.Replace(fixture.Server, "127.0.0.1", "localhost", 1) })
@@ -270,6 +305,7 @@ func TestLiveOfflineActivation(t *testing.T) {
 	fixture := live(t)
 	c := liveClient(t, fixture)
 	ctx := context.Background()
+	fixture.MachineKey = liveLicense(t, fixture, 1)
 	validation, err := c.Validate(ctx, fixture.MachineKey, &ValidateOptions{Fingerprint: "x"})
 	if err != nil {
 		t.Fatal(err)
@@ -304,7 +340,6 @@ func TestLiveOfflineActivation(t *testing.T) {
 	if err := json.Unmarshal(raw, &exchanged); err != nil {
 		t.Fatal(err)
 	}
-	defer c.Deactivate(ctx, fixture.MachineKey, exchanged.Data.Machine.ID)
 	if exchanged.Data.Machine.Fingerprint != fingerprint || exchanged.Data.Machine.Name != "Vault" {
 		t.Fatalf("the request was read as %+v", exchanged.Data.Machine)
 	}
@@ -425,7 +460,7 @@ func TestLiveStatus(t *testing.T) {
 	}
 }
 
-// TestLiveStatusKeepsState fills DEPOT_STATE_DIR for TestLiveStatusAfterTheServerStopped.
+// TestLiveStatusKeepsState fills DEPOT_STATE_DIR for TestLiveStatusWhileTheServerIsPaused.
 func TestLiveStatusKeepsState(t *testing.T) {
 	fixture := live(t)
 	dir := os.Getenv("DEPOT_STATE_DIR")
@@ -441,14 +476,17 @@ func TestLiveStatusKeepsState(t *testing.T) {
 	}
 }
 
-func TestLiveStatusAfterTheServerStopped(t *testing.T) {
+func TestLiveStatusWhileTheServerIsPaused(t *testing.T) {
 	path, dir := os.Getenv("DEPOT_FIXTURE"), os.Getenv("DEPOT_STATE_DIR")
-	if path == "" || dir == "" || os.Getenv("DEPOT_SERVER_STOPPED") == "" {
-		t.Skip("run by test.sh once the server is stopped")
+	if path == "" || dir == "" || os.Getenv("DEPOT_SERVER_PAUSED") == "" {
+		t.Skip("run by test.sh once the server is paused")
 	}
 	fixture := readFixture(t, path)
 	now := time.Now()
-	c := liveClient(t, fixture, func(c *Config) { c.StateDir = dir; c.Clock = func() time.Time { return now }; c.Retries = NoRetries })
+	// A paused depot takes the connection and never answers: each call ends with the timeout.
+	c := liveClient(t, fixture, func(c *Config) {
+		c.StateDir, c.Clock, c.Retries, c.Timeout = dir, func() time.Time { return now }, NoRetries, time.Second
+	})
 	for _, step := range []struct {
 		later  time.Duration
 		source string

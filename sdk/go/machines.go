@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"sync"
@@ -56,10 +57,13 @@ func (c *Client) Activate(ctx context.Context, key, fingerprint string, details 
 	switch {
 	case !sameKey(activation.License.Key, key):
 		return nil, unverifiable(v.status, "the activation is about another license key")
-	case activation.License.ProductID != c.productID:
-		return nil, unverifiable(v.status, "the activation is about another product (%q)", activation.License.ProductID)
 	case activation.Machine.ID == "" || activation.Machine.Fingerprint != fingerprint:
 		return nil, unverifiable(v.status, "the activation is about another machine")
+	case activation.License.ProductID != c.productID:
+		// Activation names no product: depot's genuine answer about this key says its license is
+		// another product's (the seat is taken there all the same).
+		return nil, &RefusedError{Code: CodeProductMismatch, Status: v.status,
+			Message: fmt.Sprintf("This license is for product %s, not %s.", activation.License.ProductID, c.productID)}
 	}
 	activation.Created = v.status == http.StatusCreated
 	return activation, nil

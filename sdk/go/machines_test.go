@@ -55,9 +55,6 @@ func TestAnActivationAboutSomethingElseIsUnverifiable(t *testing.T) {
 		"another license key": func(body map[string]any) map[string]any {
 			return activationAnswer("ZZZZZ-ZZZZZ-ZZZZZ-ZZZZZ-ZZZZZ", testProduct, "m-1", "fp-1", body["nonce"])
 		},
-		"another product": func(body map[string]any) map[string]any {
-			return activationAnswer(testKey, "2", "m-1", "fp-1", body["nonce"])
-		},
 		"another nonce": func(body map[string]any) map[string]any {
 			return activationAnswer(testKey, testProduct, "m-1", "fp-1", "old")
 		},
@@ -72,6 +69,19 @@ func TestAnActivationAboutSomethingElseIsUnverifiable(t *testing.T) {
 			_, err := c.Activate(context.Background(), testKey, "fp-1", nil)
 			mustUnverifiable(t, err, name)
 		})
+	}
+}
+
+func TestAnActivationOnALicenseOfAnotherProductIsRefused(t *testing.T) {
+	f := newFake(t)
+	f.setHandler(func(w http.ResponseWriter, r *http.Request, body map[string]any) {
+		f.reply(w, 201, activationAnswer(testKey, "2", "m-1", "fp-1", body["nonce"]), signature{})
+	})
+	c, _ := f.client(t)
+	_, err := c.Activate(context.Background(), testKey, "fp-1", nil)
+	var refused *RefusedError
+	if !errors.As(err, &refused) || refused.Code != CodeProductMismatch || refused.Status != 201 {
+		t.Fatalf("got %#v", err)
 	}
 }
 
@@ -318,6 +328,27 @@ func TestDeactivate(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 	mustUnverifiable(t, c.Deactivate(context.Background(), testKey, "unsigned"), "unsigned")
+}
+
+func TestDeactivatingAMachineWhoseFileIsValidIsRefusedWithItsExpiry(t *testing.T) {
+	f := newFake(t)
+	f.setHandler(func(w http.ResponseWriter, r *http.Request, body map[string]any) {
+		if r.URL.RawQuery != "" {
+			t.Errorf("deactivate sent a query (depot refuses one): %q", r.URL.RawQuery)
+		}
+		f.reply(w, 409, map[string]any{"code": "MACHINE_FILE_VALID", "message": "This machine holds its seat.",
+			"fileExpiresAt": "2026-12-04T23:12:21.000Z"}, signature{})
+	})
+	c, _ := f.client(t)
+	err := c.Deactivate(context.Background(), testKey, "m-1")
+	var refused *RefusedError
+	if !errors.As(err, &refused) || !errors.Is(err, ErrMachineFileValid) || refused.Status != 409 ||
+		!refused.FileExpiresAt.Equal(time.Date(2026, 12, 4, 23, 12, 21, 0, time.UTC)) {
+		t.Fatalf("got %#v", err)
+	}
+	if !strings.Contains(err.Error(), "2026-12-04T23:12:21Z") {
+		t.Fatalf("the message does not say until when: %q", err.Error())
+	}
 }
 
 func TestOfflineActivationRequest(t *testing.T) {

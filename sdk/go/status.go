@@ -44,8 +44,10 @@ type Status struct {
 // answers from what is kept, newest first: the last verified validation of this key and fingerprint
 // younger than OfflineGrace (SourceCache, its own Valid and Code), else the license file Checkout
 // kept if it verifies now (SourceLicenseFile), else Valid false (SourceNone). Every verified answer
-// of Validate and Checkout is kept (in StateDir when set, verified again when read back). Its only
-// error is depot's refusal of the request itself (*RefusedError INVALID: an empty key).
+// of Validate and Checkout is kept (in StateDir when set, verified again when read back). A verified
+// refusal of the validation (INVALID: an empty key) is depot's answer: online, not valid, with the
+// refusal's code (and the refusal in Err). The error is always nil; it is there for what a later
+// version may not be able to answer.
 func (c *Client) Status(ctx context.Context, key string, opts *StatusOptions) (*Status, error) {
 	var fingerprint string
 	if opts != nil {
@@ -57,7 +59,7 @@ func (c *Client) Status(ctx context.Context, key string, opts *StatusOptions) (*
 	}
 	var refused *RefusedError
 	if errors.As(err, &refused) {
-		return nil, err
+		return &Status{Code: refused.Code, Source: SourceOnline, CheckedAt: c.now(), Err: err}, nil
 	}
 	status := &Status{Code: CodeUnreachable, Source: SourceNone, Err: err}
 	if errors.Is(err, ErrUnverifiable) {

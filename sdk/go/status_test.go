@@ -162,8 +162,9 @@ func TestStatusReturnsARefusalOfTheRequest(t *testing.T) {
 		f.reply(w, 422, map[string]any{"message": "The key field is required."}, signature{})
 	})
 	c, _ := f.client(t)
+	// depot's own answer, online: not valid, with the refusal's code (nothing from the cache).
 	status, err := c.Status(context.Background(), "", nil)
-	if status != nil || !errors.Is(err, ErrInvalid) {
+	if err != nil || status.Valid || status.Code != CodeInvalid || status.Source != SourceOnline || !errors.Is(status.Err, ErrInvalid) {
 		t.Fatalf("got %+v, %v", status, err)
 	}
 }

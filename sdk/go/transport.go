@@ -100,7 +100,7 @@ func (c *Client) attempt(ctx context.Context, req request) (*answer, error) {
 	for name, value := range req.header {
 		r.Header.Set(name, value)
 	}
-	response, err := c.http.Do(r)
+	response, err := c.api.Do(r)
 	if err != nil {
 		return nil, c.describe(ctx, err)
 	}

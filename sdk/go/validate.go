@@ -2,6 +2,7 @@ package depot
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"time"
 )
@@ -100,12 +101,20 @@ func (c *Client) checkValidation(v *verified, nonce, key, fingerprint string) (*
 		if !sameKey(license.Key, key) {
 			return nil, unverifiable(v.status, "the answer is about another license key")
 		}
+		// REVOKED and EXPIRED come before depot compares products (any product's license);
+		// PRODUCT_MISMATCH names another product by definition; every other answer names ours.
 		mismatch := validation.Code == CodeProductMismatch
-		if (license.ProductID == c.productID) == mismatch {
+		beforeProduct := validation.Code == CodeRevoked || validation.Code == CodeExpired
+		if !beforeProduct && (license.ProductID == c.productID) == mismatch {
 			if mismatch {
 				return nil, unverifiable(v.status, "the answer says PRODUCT_MISMATCH about this product")
 			}
 			return nil, unverifiable(v.status, "the answer is about another product (%q)", license.ProductID)
+		}
+		// depot names the machine (or null) whenever a fingerprint came: without it, the request
+		// lost its fingerprint on the way.
+		if fingerprint != "" && !namesMachine(v.body) {
+			return nil, unverifiable(v.status, "the answer names no machine for the fingerprint sent")
 		}
 	}
 	if fingerprint != "" && validation.Machine != nil && validation.Machine.Fingerprint != fingerprint {
@@ -113,4 +122,12 @@ func (c *Client) checkValidation(v *verified, nonce, key, fingerprint string) (*
 	}
 	validation.SignedAt, validation.KeyID = v.created, v.keyID
 	return validation, nil
+}
+
+// namesMachine tells an answer whose machine is null (named: not activated) from one without it.
+func namesMachine(body []byte) bool {
+	var named struct {
+		Machine json.RawMessage `json:"machine"`
+	}
+	return json.Unmarshal(body, &named) == nil && len(named.Machine) > 0
 }

@@ -301,6 +301,47 @@ func TestNotValidIsAResult(t *testing.T) {
 	}
 }
 
+func TestRevokedAndExpiredMayNameAnotherProductButMismatchMustNot(t *testing.T) {
+	f := newFake(t)
+	c, _ := f.client(t)
+	for _, code := range []string{CodeRevoked, CodeExpired} {
+		f.setHandler(func(w http.ResponseWriter, r *http.Request, body map[string]any) {
+			answer := validAnswer(testKey, "2", body["nonce"])
+			answer["valid"], answer["code"] = false, code
+			f.reply(w, 200, answer, signature{})
+		})
+		// depot decides these before it compares products: a genuine answer about this key.
+		validation, err := c.Validate(context.Background(), testKey, nil)
+		if err != nil || validation.Valid || validation.Code != code {
+			t.Fatalf("%s of another product: got %+v, %v", code, validation, err)
+		}
+	}
+	f.setHandler(func(w http.ResponseWriter, r *http.Request, body map[string]any) {
+		answer := validAnswer(testKey, testProduct, body["nonce"])
+		answer["valid"], answer["code"] = false, "PRODUCT_MISMATCH"
+		f.reply(w, 200, answer, signature{})
+	})
+	_, err := c.Validate(context.Background(), testKey, nil)
+	mustUnverifiable(t, err, "PRODUCT_MISMATCH about this product")
+}
+
+func TestRefusalsWithoutACodeAreNamedByTheirStatus(t *testing.T) {
+	f := newFake(t)
+	c, _ := f.client(t)
+	for status, code := range map[int]string{400: "INVALID", 401: "UNAUTHENTICATED", 403: "FORBIDDEN", 404: "NOT_FOUND",
+		409: "HTTP_409", 410: "HTTP_410", 422: "INVALID", 429: "TOO_MANY_REQUESTS"} {
+		status := status
+		f.setHandler(func(w http.ResponseWriter, r *http.Request, body map[string]any) {
+			f.reply(w, status, map[string]any{"message": "No."}, signature{})
+		})
+		_, err := c.Validate(context.Background(), testKey, nil)
+		var refused *RefusedError
+		if !errors.As(err, &refused) || refused.Code != code || refused.Status != status {
+			t.Fatalf("%d: got %#v, want the code %s", status, err, code)
+		}
+	}
+}
+
 func TestValidateWithAFingerprintChecksTheMachine(t *testing.T) {
 	f := newFake(t)
 	f.setHandler(func(w http.ResponseWriter, r *http.Request, body map[string]any) {
@@ -318,6 +359,41 @@ func TestValidateWithAFingerprintChecksTheMachine(t *testing.T) {
 	validation, err := c.Validate(context.Background(), testKey, &ValidateOptions{Fingerprint: "fp-other"})
 	if err != nil || validation.Machine.ID != "m-1" || validation.Machines.Count != 1 || *validation.Machines.Max != 3 {
 		t.Fatalf("got %+v, %v", validation, err)
+	}
+
+	// depot names the machine (or null) whenever a fingerprint came: without it, the request lost it.
+	f.setHandler(func(w http.ResponseWriter, r *http.Request, body map[string]any) {
+		answer := validAnswer(testKey, testProduct, body["nonce"])
+		answer["machines"] = map[string]any{"count": 1, "max": 3}
+		f.reply(w, 200, answer, signature{})
+	})
+	_, err = c.Validate(context.Background(), testKey, &ValidateOptions{Fingerprint: "fp-1"})
+	mustUnverifiable(t, err, "no machine")
+	f.setHandler(func(w http.ResponseWriter, r *http.Request, body map[string]any) {
+		answer := validAnswer(testKey, testProduct, body["nonce"])
+		answer["valid"], answer["code"], answer["machine"] = false, CodeNotActivated, nil
+		f.reply(w, 200, answer, signature{})
+	})
+	if validation, err := c.Validate(context.Background(), testKey, &ValidateOptions{Fingerprint: "fp-1"}); err != nil || validation.Code != CodeNotActivated {
+		t.Fatalf("a null machine: got %+v, %v", validation, err)
+	}
+}
+
+func TestARedirectIsNotFollowed(t *testing.T) {
+	// depot's API does not redirect: following one would send the key wherever it points.
+	elsewhere := newFake(t)
+	elsewhere.setHandler(func(w http.ResponseWriter, r *http.Request, body map[string]any) {
+		elsewhere.reply(w, 200, validAnswer(testKey, testProduct, body["nonce"]), signature{})
+	})
+	f := newFake(t)
+	f.setHandler(func(w http.ResponseWriter, r *http.Request, body map[string]any) {
+		http.Redirect(w, r, elsewhere.server.URL+r.URL.Path, http.StatusTemporaryRedirect)
+	})
+	c, _ := f.client(t)
+	_, err := c.Validate(context.Background(), testKey, nil)
+	mustUnverifiable(t, err, "unsigned")
+	if elsewhere.callCount() != 0 {
+		t.Fatalf("the redirect was followed: the key went to %s", elsewhere.server.URL)
 	}
 }
 
@@ -397,17 +473,25 @@ func TestA429IsRetriedOnlyWithinMaxRetryWait(t *testing.T) {
 		t.Fatalf("the HTTP-date Retry-After was not waited: %v", *waits)
 	}
 
+	// What is left is an answer like any other: unsigned, unverifiable; signed, a refusal.
 	f.setHandler(func(w http.ResponseWriter, r *http.Request, body map[string]any) {
 		w.Header().Set("Retry-After", "31")
 		w.WriteHeader(429)
 	})
 	before := f.callCount()
 	_, err := c.Validate(context.Background(), testKey, nil)
-	if u := mustUnreachable(t, err); u.Status != 429 || !strings.Contains(u.Reason, "31s") {
-		t.Fatalf("got %+v", u)
-	}
+	mustUnverifiable(t, err, "unsigned")
 	if f.callCount()-before != 1 {
 		t.Fatalf("a 429 beyond MaxRetryWait was retried")
+	}
+	f.setHandler(func(w http.ResponseWriter, r *http.Request, body map[string]any) {
+		w.Header().Set("Retry-After", "31")
+		f.reply(w, 429, map[string]any{"message": "Too many requests."}, signature{})
+	})
+	_, err = c.Validate(context.Background(), testKey, nil)
+	var refused *RefusedError
+	if !errors.As(err, &refused) || refused.Code != "TOO_MANY_REQUESTS" || refused.RetryAfter != 31*time.Second {
+		t.Fatalf("a signed 429: got %#v", err)
 	}
 }
 

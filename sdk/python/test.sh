@@ -6,6 +6,8 @@
 #
 #   sdk/python/test.sh [PYTHON …]
 #
+# DEPOT_FIXTURE=FILE uses a depot start-depot.ts already started (scripts/check-sdks.sh shares one
+# between every library); DEPOT_CONFORMANCE=skip leaves the driver to sdk/conformance/check.ts.
 # Needs: bun (node_modules/.bin of the repository), Debian's `mypy` (apt-get install -y mypy).
 set -uo pipefail
 
@@ -96,10 +98,15 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
+if [[ -n "${DEPOT_FIXTURE:-}" ]]; then
+  echo "+ the depot of DEPOT_FIXTURE=$DEPOT_FIXTURE" >&2
+  cp "$DEPOT_FIXTURE" "$work/fixture.json"
+fi
 # On a busy machine depot may take longer than start-depot's 90 s to become healthy: try again.
 for attempt in 1 2 3; do
+  [[ -s "$work/fixture.json" ]] && break
   echo "+ bun sdk/conformance/start-depot.ts --out $work/fixture.json (attempt $attempt)" >&2
-  (cd "$ROOT" && exec setsid bun sdk/conformance/start-depot.ts --out "$work/fixture.json" >/dev/null) &
+  (cd "$ROOT" && exec setsid bun sdk/conformance/start-depot.ts ${DEPOT_BINARY:+--binary "$DEPOT_BINARY"} --out "$work/fixture.json" >/dev/null) &
   depot_pid=$!
   for _ in $(seq 1 400); do
     [[ -s "$work/fixture.json" ]] && break

@@ -18,8 +18,8 @@ import { status } from "./status.js";
 import type { Activation, LicenseFile, Machine, Status, Upgrade, Validation } from "./types.js";
 import { checkForUpdate, type UpgradeOptions } from "./upgrade.js";
 
-/** Without a license's heartbeatSeconds to go by, a heartbeat every 5 minutes (depot's default lease is 10). */
-const DEFAULT_HEARTBEAT_SECONDS = 300;
+/** A heartbeat a minute unless told otherwise (sdk/README.md): within any lease of 2 minutes or more. */
+const DEFAULT_HEARTBEAT_SECONDS = 60;
 
 /**
  * The app's side of depot, bound to one server and one product. Every answer an operation returns has
@@ -28,8 +28,6 @@ const DEFAULT_HEARTBEAT_SECONDS = 300;
  */
 export class Client {
   readonly #core: Core;
-  /** The heartbeat interval each machine this client activated asked for (its license's heartbeatSeconds). */
-  readonly #heartbeatSeconds = new Map<string, number>();
 
   /** Throws a TypeError for options that cannot work (no server, no pinned keys, …). */
   constructor(options: ClientOptions) {
@@ -69,11 +67,8 @@ export class Client {
   }
 
   /** Activates this machine on the license (a refusal such as TOO_MANY_MACHINES is a RefusedError). */
-  async activate(key: string, fingerprint: string, details: MachineDetails = {}): Promise<Activation> {
-    const activation = await activate(this.#core, key, fingerprint, details);
-    const seconds = activation.license.heartbeatSeconds;
-    if (typeof seconds === "number") this.#heartbeatSeconds.set(activation.machine.id, seconds);
-    return activation;
+  activate(key: string, fingerprint: string, details: MachineDetails = {}): Promise<Activation> {
+    return activate(this.#core, key, fingerprint, details);
   }
 
   /** Keeps the machine alive for another heartbeatSeconds. HEARTBEAT_DEAD: activate it again. */
@@ -81,10 +76,9 @@ export class Client {
     return heartbeat(this.#core, key, machineId);
   }
 
-  /** Heartbeats in the background until `stop()` (or until depot refuses one: see onError). */
+  /** Heartbeats at once, then in the background until `stop()` (or until depot refuses one: see onError). */
   startHeartbeat(key: string, machineId: string, options: HeartbeatOptions = {}): HeartbeatHandle {
-    const known = this.#heartbeatSeconds.get(machineId);
-    const interval = options.intervalSeconds ?? (known === undefined ? DEFAULT_HEARTBEAT_SECONDS : known / 2);
+    const interval = options.intervalSeconds ?? DEFAULT_HEARTBEAT_SECONDS;
     return startHeartbeat(() => this.heartbeat(key, machineId), interval, options.onError);
   }
 

@@ -13,8 +13,8 @@ export interface Exchange {
   nonce: string;
 }
 
-/** Codes for refusals that carry none, by status (sdk/README.md, "Three outcomes"). */
-const CODELESS: Record<number, string> = {
+/** Codes for refusals that carry none, by status (sdk/README.md, "Three outcomes"); else HTTP_<status>. */
+export const CODELESS: Record<number, string> = {
   400: "INVALID",
   401: "UNAUTHENTICATED",
   403: "FORBIDDEN",
@@ -77,9 +77,11 @@ export class Core {
     const message = typeof body.message === "string" ? body.message : `HTTP ${status}`;
     const retryAfter = retryAfterSeconds(raw.headers.get("retry-after"));
     const errors = isFieldErrors(body.errors) ? body.errors : undefined;
+    const fileExpiresAt = typeof body.fileExpiresAt === "string" ? new Date(body.fileExpiresAt) : undefined;
     return new RefusedError(code, message, status, {
       ...(retryAfter === null ? {} : { retryAfter }),
       ...(errors === undefined ? {} : { errors }),
+      ...(fileExpiresAt === undefined || Number.isNaN(fileExpiresAt.getTime()) ? {} : { fileExpiresAt }),
     });
   }
 

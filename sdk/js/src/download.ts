@@ -1,4 +1,4 @@
-import type { Core } from "./core.js";
+import { CODELESS, type Core } from "./core.js";
 import { RefusedError, UnreachableError, UnverifiableError } from "./errors.js";
 import type { Fetch } from "./http.js";
 import { describeFailure, sleep } from "./http.js";
@@ -59,12 +59,13 @@ export async function download(
   return target;
 }
 
-/** A bare file name: no separator, no `..`, no leading dot, no NUL or other control character. */
+/** A bare file name: no separator or `:`, no `..` anywhere, no leading dot, no control character. */
 function safeFileName(name: unknown): string {
   if (
     typeof name !== "string" ||
     name === "" ||
     name.startsWith(".") ||
+    name.includes("..") ||
     /[/\\:]/.test(name) ||
     // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
     /[\u0000-\u001f\u007f]/.test(name)
@@ -194,8 +195,6 @@ async function follow(fetcher: Fetch, url: string, headers: Record<string, strin
   }
 }
 
-const REFUSAL_CODES: Record<number, string> = { 401: "UNAUTHENTICATED", 403: "FORBIDDEN", 404: "NOT_FOUND" };
-
 /** A download's refusal is not signed: it can only say no, which anyone in the middle can anyway. */
 function refusal(status: number, said: string): RefusedError {
   let message = `the download was refused (HTTP ${status})`;
@@ -205,5 +204,5 @@ function refusal(status: number, said: string): RefusedError {
   } catch {
     // not JSON: the status says it
   }
-  return new RefusedError(REFUSAL_CODES[status] ?? `HTTP_${status}`, message, status);
+  return new RefusedError(CODELESS[status] ?? `HTTP_${status}`, message, status);
 }

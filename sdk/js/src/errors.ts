@@ -39,7 +39,8 @@ export class UnverifiableError extends DepotError {
 
   constructor(
     message: string,
-    readonly check: UnverifiableCheck,
+    /** An answer's check, or a license file's (a LicenseFileError's: LicenseFileCheck). */
+    readonly check: UnverifiableCheck | LicenseFileCheck,
     options?: ErrorOptions,
   ) {
     super(message, options);
@@ -54,8 +55,8 @@ export class UnreachableError extends DepotError {
 /**
  * depot answered (and the answer verified, when it was signed) but refused what was asked:
  * `code` is depot's (TOO_MANY_MACHINES, TOO_MANY_ACTIVATIONS, HEARTBEAT_DEAD, REVOKED, EXPIRED,
- * NOT_FOUND, …), or for a refusal without one UNAUTHENTICATED (401), FORBIDDEN (403), NOT_FOUND (404),
- * INVALID (400, 422: see `errors`), TOO_MANY_REQUESTS (429), else HTTP_<status>.
+ * NOT_FOUND, MACHINE_FILE_VALID, …), or for a refusal without one UNAUTHENTICATED (401), FORBIDDEN
+ * (403), NOT_FOUND (404), INVALID (400, 422: see `errors`), TOO_MANY_REQUESTS (429), else HTTP_<status>.
  */
 export class RefusedError extends DepotError {
   override name = "RefusedError";
@@ -70,6 +71,8 @@ export class RefusedError extends DepotError {
       retryAfter?: number;
       /** A 422's messages per field, as depot names them. */
       errors?: Record<string, string[]>;
+      /** MACHINE_FILE_VALID: when the license file that holds the machine's seat expires. */
+      fileExpiresAt?: Date;
     } = {},
   ) {
     super(message);
@@ -81,6 +84,11 @@ export class RefusedError extends DepotError {
 
   get errors(): Record<string, string[]> | undefined {
     return this.details.errors;
+  }
+
+  /** MACHINE_FILE_VALID: the machine keeps its seat until then (its license file works offline). */
+  get fileExpiresAt(): Date | undefined {
+    return this.details.fileExpiresAt;
   }
 }
 
@@ -107,14 +115,15 @@ export type LicenseFileCheck =
   /** bound to another machine, or to none when one was asked for */
   | "fingerprint";
 
-/** A license file that does not verify, or whose claims do not hold for this app and machine now. */
-export class LicenseFileError extends DepotError {
+/**
+ * A license file that does not verify, or whose claims do not hold for this app and machine now:
+ * unverifiable, expired or forged alike (sdk/README.md), with the rule it broke.
+ */
+export class LicenseFileError extends UnverifiableError {
   override name = "LicenseFileError";
+  declare readonly check: LicenseFileCheck;
 
-  constructor(
-    message: string,
-    readonly check: LicenseFileCheck,
-  ) {
-    super(message);
+  constructor(message: string, check: LicenseFileCheck) {
+    super(message, check);
   }
 }

@@ -53,8 +53,13 @@ export async function validate(
   return validation;
 }
 
-/** The kept answer of this key and fingerprint, verified again, if it is younger than offlineGrace. */
-export async function keptValidation(core: Core, key: string, fingerprint: string | undefined) {
+/** The kept answer of this key and fingerprint, verified again, if it is younger than `maxAgeSeconds`. */
+export async function keptValidation(
+  core: Core,
+  key: string,
+  fingerprint: string | undefined,
+  maxAgeSeconds = core.settings.offlineGraceSeconds,
+) {
   const id = await StateStore.idOf(core.settings.productId, key, fingerprint);
   const answer = await core.store.answer(id);
   if (answer === null) return null;
@@ -63,7 +68,7 @@ export async function keptValidation(core: Core, key: string, fingerprint: strin
     headers: new Headers(answer.headers),
     body: fromBase64(answer.body) ?? new Uint8Array(0),
   };
-  const verified = await core.verify(raw, answer.nonce, core.settings.offlineGraceSeconds);
+  const verified = await core.verify(raw, answer.nonce, maxAgeSeconds);
   return toValidation(core, verified, key, fingerprint);
 }
 

@@ -14,7 +14,7 @@ export interface MachineDetails {
 }
 
 export interface HeartbeatOptions {
-  /** Seconds between heartbeats. Default: half the license's heartbeatSeconds when this client activated the machine, else 300. */
+  /** Seconds between heartbeats (the first goes at once). Default 60: keep it under half the license's heartbeatSeconds. */
   intervalSeconds?: number;
   /** Called with each failed heartbeat's error. A RefusedError (HEARTBEAT_DEAD: activate again) also stops the heartbeats. */
   onError?: (error: unknown) => void;
@@ -43,7 +43,8 @@ export async function activate(
   const { status, body, created } = exchange.answer;
   if (status !== 200 && status !== 201) throw core.refusal(exchange);
   if (typeof body.license !== "object" || body.license === null) throw notAnAnswer("an activation");
-  checkLicense(body.license, key, core.settings.productId, "PRODUCT_MISMATCH");
+  // The key only: the product is checked below, as a refusal (activation names no product).
+  checkLicense(body.license, key, core.settings.productId, "REVOKED");
   checkMachine(body.machine, { fingerprint });
   const license = body.license as License;
   // Activation takes no product: a key of another product activates on its own license. That answer
@@ -73,11 +74,10 @@ export async function heartbeat(core: Core, key: string, machineId: string): Pro
 
 /** DELETE /api/v1/machines/{id}: the seat freed. The 204 has no body to sign; refusals are signed. */
 export async function deactivate(core: Core, key: string, machineId: string): Promise<void> {
-  const { raw, nonce } = await core.send(machinePath(machineId), (nonce) => ({
+  // No nonce: depot takes none on this route (a 422), so a refusal cannot echo one.
+  const { raw, nonce } = await core.send(machinePath(machineId), () => ({
     method: "DELETE",
     headers: licenseHeader(key),
-    // Echoed in a refusal, as heartbeat's is.
-    query: `?nonce=${encodeURIComponent(nonce)}`,
   }));
   // Unsigned, so anyone could say it; it only ever says a seat was freed.
   if (raw.status === 204) return;
@@ -85,7 +85,7 @@ export async function deactivate(core: Core, key: string, machineId: string): Pr
   if (answer.status < 200 || answer.status >= 300) throw core.refusal({ answer, raw, nonce });
 }
 
-/** Heartbeats on a timer until stopped, or until depot refuses one. */
+/** Heartbeats at once, then on a timer until stopped, or until depot refuses one. */
 export function startHeartbeat(
   beat: () => Promise<unknown>,
   intervalSeconds: number,
@@ -97,7 +97,7 @@ export function startHeartbeat(
     stopped = true;
     clearTimeout(timer);
   };
-  const schedule = () => {
+  const schedule = (delaySeconds: number) => {
     timer = setTimeout(async () => {
       try {
         await beat();
@@ -106,12 +106,13 @@ export function startHeartbeat(
         if (error instanceof RefusedError) stop();
         onError?.(error);
       }
-      if (!stopped) schedule();
-    }, intervalSeconds * 1000);
+      if (!stopped) schedule(intervalSeconds);
+    }, delaySeconds * 1000);
     // The heartbeats alone do not keep a process running.
     (timer as { unref?: () => void }).unref?.();
   };
-  schedule();
+  // The first at once: a lease that died while the app was closed is known now, not later.
+  schedule(0);
   return {
     stop,
     get stopped() {

@@ -39,7 +39,9 @@ export async function status(core: Core, key: string, fingerprint: string | unde
     }
   }
   const code = error instanceof UnreachableError ? "UNREACHABLE" : "UNVERIFIABLE";
-  return { ...result(false, code, "none", null), error };
+  // When depot last said anything about this key, however long ago (null: never, as far as is kept).
+  const last = await keptValidation(core, key, fingerprint, Number.POSITIVE_INFINITY).catch(() => null);
+  return { ...result(false, code, "none", last?.signedAt ?? null), error };
 }
 
 const result = (valid: boolean, code: string, source: Status["source"], checkedAt: Date | null) => ({

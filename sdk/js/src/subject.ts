@@ -14,15 +14,20 @@ export const sameId = (a: unknown, b: string) =>
 export const aboutSomethingElse = (what: string) =>
   new UnverifiableError(`the answer is about another ${what}`, "subject");
 
-/** The codes depot gives before it compares the product: a license of another product may carry them. */
-const BEFORE_PRODUCT = new Set(["NOT_FOUND", "REVOKED", "EXPIRED", "PRODUCT_MISMATCH"]);
+/** The codes depot gives before it compares the product: a license of any product may carry them. */
+const BEFORE_PRODUCT = new Set(["REVOKED", "EXPIRED"]);
 
-/** A validation's license is the key asked about and, once depot has compared it, the product. */
+/**
+ * A validation's license is the key asked about and, once depot has compared it, the product:
+ * another product's for PRODUCT_MISMATCH, this one for every other code.
+ */
 export function checkLicense(license: unknown, key: string, productId: string, code: string) {
   if (license === null) return;
   const named = license as { key?: unknown; productId?: unknown } | undefined;
   if (typeof named?.key !== "string" || !sameKey(named.key, key)) throw aboutSomethingElse("license key");
-  if (!BEFORE_PRODUCT.has(code) && !sameId(named.productId, productId)) throw aboutSomethingElse("product");
+  if (BEFORE_PRODUCT.has(code)) return;
+  if (sameId(named.productId, productId) === (code === "PRODUCT_MISMATCH"))
+    throw aboutSomethingElse("product");
 }
 
 /** A machine answer's machine is the one asked about. */

@@ -160,6 +160,14 @@ describe("validate: a good answer, then each check broken alone", () => {
     handle = (request) =>
       validAnswer(request, { valid: false, code: "PRODUCT_MISMATCH", license: license(KEY, "2") });
     assert.equal((await client.validate(KEY)).code, "PRODUCT_MISMATCH");
+    // PRODUCT_MISMATCH about this very product says something depot never does.
+    handle = (request) => validAnswer(request, { valid: false, code: "PRODUCT_MISMATCH" });
+    await unverifiable(client.validate(KEY), "subject", /^the answer is about another product$/);
+    // depot decides REVOKED and EXPIRED before it compares products: any product's, genuine.
+    for (const code of ["REVOKED", "EXPIRED"]) {
+      handle = (request) => validAnswer(request, { valid: false, code, license: license(KEY, "2") });
+      assert.equal((await client.validate(KEY)).code, code);
+    }
   });
 
   test("another machine, or none, when a fingerprint was sent", async () => {
@@ -387,6 +395,22 @@ describe("machines", () => {
     assert.ok(errors[0] instanceof RefusedError && errors[0].code === "HEARTBEAT_DEAD");
   });
 
+  test("startHeartbeat beats at once, then every 60 s by default", async () => {
+    handle = (request) =>
+      signed(key, { machine: machine("fp-1", "m-1"), nonce: request.url.searchParams.get("nonce") });
+    const running = client.startHeartbeat(KEY, "m-1");
+    try {
+      for (let i = 0; i < 100 && server.requests.length === 0; i++) {
+        await new Promise((done) => setTimeout(done, 20));
+      }
+      assert.equal(server.requests.length, 1, "the first heartbeat goes at once");
+      await new Promise((done) => setTimeout(done, 200));
+      assert.equal(server.requests.length, 1, "the next one a minute later");
+    } finally {
+      running.stop();
+    }
+  });
+
   test("startHeartbeat keeps going through an outage; stop() stops it", async () => {
     handle = () => ({ status: 503, headers: {}, body: "" });
     const errors: unknown[] = [];
@@ -407,8 +431,23 @@ describe("machines", () => {
     handle = () => ({ status: 204, headers: {}, body: "" });
     await client.deactivate(KEY, "m-1");
     assert.equal(server.requests[0]?.method, "DELETE");
+    // depot takes no nonce on this route (a 422 "The nonce field is prohibited.").
+    assert.equal(server.requests[0]?.url.search, "");
     handle = () => signed(key, { message: "Machine not found." }, { status: 404 });
-    assert.equal((await rejection(client.deactivate(KEY, "m-1"), RefusedError)).code, "NOT_FOUND");
+    const gone = await rejection(client.deactivate(KEY, "m-1"), RefusedError);
+    assert.deepEqual([gone.code, gone.fileExpiresAt], ["NOT_FOUND", undefined]);
+  });
+
+  test("deactivate: a machine whose license file is valid keeps its seat until the file expires", async () => {
+    handle = () =>
+      signed(
+        key,
+        { code: "MACHINE_FILE_VALID", message: "Held.", fileExpiresAt: "2026-12-04T23:12:21.000Z" },
+        { status: 409 },
+      );
+    const held = await rejection(client.deactivate(KEY, "m-1"), RefusedError);
+    assert.deepEqual([held.code, held.status], ["MACHINE_FILE_VALID", 409]);
+    assert.equal(held.fileExpiresAt?.toISOString(), "2026-12-04T23:12:21.000Z");
   });
 });
 
@@ -494,6 +533,8 @@ describe("status() when nothing was kept, and fetchJwks", () => {
       now += 8 * 86_400_000;
       const stale = await offline.status(KEY);
       assert.deepEqual([stale.valid, stale.code, stale.source], [false, "UNREACHABLE", "none"]);
+      // Past the grace it still says when depot last answered.
+      assert.equal(stale.checkedAt?.getTime(), online.checkedAt?.getTime());
     } finally {
       rmSync(state, { recursive: true, force: true });
     }

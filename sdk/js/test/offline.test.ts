@@ -4,7 +4,14 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { describe, test } from "node:test";
-import { Client, LicenseFileError, machineFingerprint, parseJwks, VERSION } from "depot-client";
+import {
+  Client,
+  LicenseFileError,
+  machineFingerprint,
+  parseJwks,
+  UnverifiableError,
+  VERSION,
+} from "depot-client";
 import { jwksOf, licenseFile, makeKey } from "./helpers/signer.js";
 
 const SERVER = "https://licenses.example.com";
@@ -111,6 +118,8 @@ describe("verifyLicenseFile", () => {
       (e: unknown) => e,
     );
     assert.ok(error instanceof LicenseFileError, String(error));
+    // A file that does not hold is unverifiable, as every library says it (sdk/README.md).
+    assert.ok(error instanceof UnverifiableError, String(error));
     assert.equal(error.check, check);
     assert.match(error.message, message);
   };

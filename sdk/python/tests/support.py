@@ -15,6 +15,7 @@ import threading
 import time
 import unittest
 import urllib.parse
+import urllib.request
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -262,6 +263,23 @@ def live_fixture() -> Dict[str, Any]:
         time.sleep(0.5)
     _fixture = json.loads(out.read_text())
     return _fixture
+
+
+def new_license(**settings: Any) -> Dict[str, Any]:
+    """A license of the fixture's product made for this run through the license API (x-api-key), so
+    that runs sharing one depot (both Pythons, every library's tests) never share its seats."""
+    fixture = live_fixture()
+    body = {"ownerId": fixture["ownerId"], "creatorId": fixture["ownerId"], "productId": fixture["productId"]}
+    request = urllib.request.Request(
+        f"{fixture['server']}/api/v1/licenses",
+        data=json.dumps({**body, "maxIps": 100, **settings}).encode(),
+        headers={"x-api-key": fixture["apiKey"], "Content-Type": "application/json"},
+        method="POST",
+    )
+    with urllib.request.urlopen(request, timeout=30) as response:
+        created = json.loads(response.read())
+    assert isinstance(created, dict)
+    return created
 
 
 def stop_live_depot() -> None:

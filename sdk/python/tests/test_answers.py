@@ -8,6 +8,7 @@ import tempfile
 import threading
 import time
 import unittest
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, List
 
@@ -132,6 +133,7 @@ class ValidateTest(FakeServerTest):
             (f'("@status" "content-digest");created={now};keyid="{self.key.kid}";alg="ed25519"', "not depot's"),
             (f'{COMPONENTS};created={now};keyid="{self.key.kid}";alg="rsa-v1_5-sha256"', "alg"),
             (f'{COMPONENTS};created={now};keyid="{self.key.kid}";alg="ed25519";nonce="x"', "does not send"),
+            (f'{COMPONENTS};created={now};keyid="{self.key.kid}";alg="ed25519";expires={now + 60}', "does not send"),
             (f'{COMPONENTS};keyid="{self.key.kid}";alg="ed25519"', "no created"),
         ):
             self.depot.handler = lambda request, p=params: signed_json(self.key, 200, validation_json(request), params=p)
@@ -185,6 +187,19 @@ class ValidateTest(FakeServerTest):
         result = self.client().validate(KEY)
         self.assertEqual((result.valid, result.code), (False, "PRODUCT_MISMATCH"))
 
+    def test_revoked_and_expired_may_name_another_product(self) -> None:
+        # depot decides them before it compares products: a genuine answer about this key.
+        for code in ("REVOKED", "EXPIRED"):
+            self.depot.handler = lambda request, c=code: signed_json(
+                self.key, 200, validation_json(request, code=c, license=license_json(request.json["key"], "2"))
+            )
+            result = self.client().validate(KEY)
+            self.assertEqual((result.valid, result.code), (False, code))
+
+    def test_product_mismatch_about_this_very_product_is_unverifiable(self) -> None:
+        self.answer_validate(code="PRODUCT_MISMATCH")
+        self.assertUnverifiable("PRODUCT_MISMATCH", self.client().validate, KEY)
+
     def test_a_valid_answer_without_a_license_is_unverifiable(self) -> None:
         self.answer_validate(license=None)
         self.assertUnverifiable("names no license", self.client().validate, KEY)
@@ -196,6 +211,13 @@ class ValidateTest(FakeServerTest):
         result = self.client().validate(KEY, fingerprint="mine")
         self.assertEqual(result.machine.fingerprint if result.machine else None, "mine")
         self.assertEqual(self.depot.requests[-1].json["fingerprint"], "mine")
+
+    def test_a_validation_with_a_fingerprint_must_name_the_machine(self) -> None:
+        # depot names the machine (or null) whenever a fingerprint came: without it, the request lost it.
+        self.answer_validate(machines={"count": 1, "max": 3})
+        self.assertUnverifiable("no machine", self.client().validate, KEY, fingerprint="mine")
+        self.answer_validate(code="NOT_ACTIVATED", machine=None, machines={"count": 0, "max": 3})
+        self.assertEqual(self.client().validate(KEY, fingerprint="mine").code, "NOT_ACTIVATED")
 
     def test_an_unknown_code_is_kept(self) -> None:
         self.answer_validate(code="SOMETHING_NEW")
@@ -224,6 +246,37 @@ class ValidateTest(FakeServerTest):
         self.assertEqual(caught.exception.code, "INVALID")
         self.assertEqual(caught.exception.status, 422)
         self.assertEqual(caught.exception.errors, {"fingerprint": ["Bad."]})
+
+    def test_refusals_without_a_code_are_named_by_their_status(self) -> None:
+        for status, code in (
+            (400, "INVALID"),
+            (401, "UNAUTHENTICATED"),
+            (403, "FORBIDDEN"),
+            (404, "NOT_FOUND"),
+            (409, "HTTP_409"),
+            (410, "HTTP_410"),
+            (422, "INVALID"),
+            (429, "TOO_MANY_REQUESTS"),
+        ):
+            self.depot.handler = lambda request, s=status: signed_json(self.key, s, {"message": "No."})
+            with self.assertRaises(RefusedError) as caught:
+                self.client().validate(KEY)
+            self.assertEqual((caught.exception.code, caught.exception.status), (code, status))
+
+    def test_machine_file_valid_carries_the_file_expiry(self) -> None:
+        self.depot.handler = lambda request: signed_json(
+            self.key,
+            409,
+            {"code": "MACHINE_FILE_VALID", "message": "Held.", "fileExpiresAt": "2026-12-04T23:12:21.000Z"},
+        )
+        with self.assertRaises(RefusedError) as caught:
+            self.client().deactivate(KEY, "m-1")
+        self.assertEqual((caught.exception.code, caught.exception.status), ("MACHINE_FILE_VALID", 409))
+        self.assertEqual(caught.exception.file_expires_at, datetime(2026, 12, 4, 23, 12, 21, tzinfo=timezone.utc))
+        self.depot.handler = lambda request: signed_json(self.key, 404, {"code": "NOT_FOUND", "message": "No."})
+        with self.assertRaises(RefusedError) as other:
+            self.client().deactivate(KEY, "m-1")
+        self.assertIsNone(other.exception.file_expires_at)
 
     def test_a_refusal_echoing_another_nonce_is_unverifiable(self) -> None:
         self.depot.handler = lambda request: signed_json(
@@ -388,6 +441,15 @@ class MachineTest(FakeServerTest):
         time.sleep(0.2)
         self.assertEqual(len(self.depot.requests), count)
         self.assertEqual(beating.machine.id if beating.machine else None, "m-1")
+
+    def test_start_heartbeat_beats_at_once_then_every_minute_by_default(self) -> None:
+        self.depot.handler = self.heartbeat
+        with self.client().start_heartbeat(KEY, "m-1") as beating:
+            deadline = time.monotonic() + 5
+            while not self.depot.requests and time.monotonic() < deadline:
+                time.sleep(0.02)
+            self.assertEqual(len(self.depot.requests), 1, "the first heartbeat goes at once")
+            self.assertEqual(beating.interval_seconds, 60)
 
     def test_start_heartbeat_reports_failures_and_stops_on_a_refusal(self) -> None:
         replies = iter([Reply(200, b"unsigned"), None])

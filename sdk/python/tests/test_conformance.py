@@ -20,6 +20,8 @@ fixture: Dict[str, Any] = {}
 
 
 def setUpModule() -> None:
+    if os.environ.get("DEPOT_CONFORMANCE") == "skip":
+        raise unittest.SkipTest("DEPOT_CONFORMANCE=skip: sdk/conformance/check.ts runs the driver")
     fixture.update(live_fixture())
 
 

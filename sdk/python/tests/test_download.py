@@ -134,14 +134,15 @@ class DownloadTest(unittest.TestCase):
 
     def test_hostile_names_are_refused_before_a_byte_is_written(self) -> None:
         self.depot.handler = serve_file(CONTENT)
-        for name in ("../evil.sh", "a/b.bin", "a\\b.bin", ".bashrc", "..", "a\0b", "x..y", "", "tab\tname"):
+        hostile = ("../evil.sh", "a/b.bin", "a\\b.bin", ".bashrc", "..", "a\0b", "x..y", "", "tab\tname")
+        for name in hostile + ("C:evil.exe", "app.exe:stream", "del\x7fname"):
             with self.assertRaises(UnverifiableError, msg=repr(name)):
                 self.client.download(KEY, artifact(self.depot.url, name=name), self.folder / "in")
         self.assertEqual(self.depot.requests, [])
         self.assertFalse((self.folder / "evil.sh").exists())
 
     def test_refusals(self) -> None:
-        for status, code in ((401, "UNAUTHENTICATED"), (403, "FORBIDDEN"), (404, "NOT_FOUND"), (410, "GONE")):
+        for status, code in ((401, "UNAUTHENTICATED"), (403, "FORBIDDEN"), (404, "NOT_FOUND"), (410, "HTTP_410")):
             self.depot.handler = lambda request, s=status: Reply(s, b'{"message":"No."}')
             with self.assertRaises(RefusedError) as caught:
                 self.client.download(KEY, artifact(self.depot.url), self.folder)

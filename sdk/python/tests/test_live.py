@@ -23,13 +23,15 @@ from depot_client import (
     RefusedError,
     UnverifiableError,
 )
-from support import live_fixture, stop_live_depot
+from support import live_fixture, new_license, stop_live_depot
 
 fixture: Dict[str, Any] = {}
 
 
 def setUpModule() -> None:
     fixture.update(live_fixture())
+    # This run's own license with 3 seats, in place of the shared one.
+    fixture["machineKey"] = new_license(maxMachines=3)["key"]
 
 
 def tearDownModule() -> None:
@@ -165,10 +167,9 @@ class LiveLicenseFileTest(unittest.TestCase):
             Client(fixture["server"].replace("127.0.0.1", "localhost"), fixture["productId"], jwks=Path(fixture["jwks"])).verify_license_file(text)
         self.assertIn(f'the file was issued by "{fixture["server"]}"', caught.exception.reason)
 
-    def test_a_file_bound_to_a_machine(self) -> None:
-        key, fingerprint = fixture["machineKey"], fresh_fingerprint()
+    def test_a_file_bound_to_a_machine_holds_its_seat(self) -> None:
+        key, fingerprint = new_license(maxMachines=1)["key"], fresh_fingerprint()
         machine = self.client.activate(key, fingerprint).machine
-        self.addCleanup(self.client.deactivate, key, machine.id)
         checkout = self.client.checkout(key, fingerprint=fingerprint)
         assert checkout.license_file is not None
         file = self.client.verify_license_file(checkout.license_file, key=key, fingerprint=fingerprint)
@@ -176,9 +177,15 @@ class LiveLicenseFileTest(unittest.TestCase):
         with self.assertRaises(UnverifiableError) as caught:
             self.client.verify_license_file(checkout.license_file, fingerprint="another-machine")
         self.assertIn("another machine", caught.exception.reason)
+        # The file works offline until it expires: the seat stays taken until then.
+        with self.assertRaises(RefusedError) as refused:
+            self.client.deactivate(key, machine.id)
+        self.assertEqual((refused.exception.code, refused.exception.status), ("MACHINE_FILE_VALID", 409))
+        self.assertEqual(refused.exception.file_expires_at, checkout.license_file_expires_at)
+        self.assertEqual(refused.exception.file_expires_at, file.expires_at)
 
     def test_offline_activation(self) -> None:
-        key, fingerprint = fixture["machineKey"], fresh_fingerprint()
+        key, fingerprint = new_license(maxMachines=1)["key"], fresh_fingerprint()
         license = self.client.validate(key).license
         assert license is not None
         request = self.client.offline_activation_request(key, fingerprint, name="Vault", hostname="vault")
@@ -192,7 +199,6 @@ class LiveLicenseFileTest(unittest.TestCase):
         with urllib.request.urlopen(post, timeout=30) as response:
             self.assertEqual(response.status, 201)
             data = json.loads(response.read())["data"]
-        self.addCleanup(self.client.deactivate, key, data["machine"]["id"])
         self.assertEqual((data["machine"]["fingerprint"], data["machine"]["name"]), (fingerprint, "Vault"))
         file = self.client.verify_license_file(data["license_file"], key=key, fingerprint=fingerprint)
         self.assertEqual(file.machine_id, data["machine"]["id"])

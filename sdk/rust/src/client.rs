@@ -266,9 +266,15 @@ impl Client {
         let verified = self.verified(answer, retry_after, nonce, freshness)?;
         let checked = verified.checked;
         let signed_at = from_unix_seconds(checked.created);
+        let names_machine = checked.body().contains_key("machine");
         let validation = Validation::from_json(checked.raw, signed_at)?;
         if let Some(license) = &validation.license {
             self.check_license(license, key, &validation.code)?;
+            // depot names the machine (or null) whenever a fingerprint came: without it, the
+            // request lost its fingerprint on the way.
+            if fingerprint.is_some() && !names_machine {
+                return unverifiable("the answer names no machine for the fingerprint sent");
+            }
         }
         if let (Some(fingerprint), Some(machine)) = (fingerprint, &validation.machine) {
             if machine.fingerprint != fingerprint {
@@ -329,9 +335,24 @@ impl Client {
             Some(license) => License::from_json(license)?,
             None => return unverifiable("the activation has no license"),
         };
-        self.check_license(&license, key, codes::VALID)?;
+        // The key only (activation names no product, so REVOKED's rule: any product's)…
+        self.check_license(&license, key, codes::REVOKED)?;
         if machine.fingerprint != fingerprint {
             return unverifiable("the activation is about another machine");
+        }
+        // …then the product: depot's genuine answer about this key says the seat is another
+        // product's, a refusal rather than a forgery (the seat is taken there all the same).
+        if license.product_id != self.inner.config.product_id {
+            return Err(Error::Refused(Refusal {
+                code: codes::PRODUCT_MISMATCH.into(),
+                message: format!(
+                    "This license is for product {}, not {}.",
+                    license.product_id, self.inner.config.product_id
+                ),
+                status: verified.status,
+                retry_after: None,
+                raw: verified.checked.raw,
+            }));
         }
         Ok(Activation {
             machine,
@@ -476,11 +497,14 @@ impl Client {
         let verified = self.verified(&answer.signed, answer.retry_after, &nonce, self.live())?;
         let body = verified.checked.body();
         // A relay could hand over depot's genuine "no upgrade" for another product or platform.
+        // The version asked about too: a relay could ask with a higher one and hand back "none".
+        let current = current_version.to_string();
         for (name, asked, default) in [
             ("product_id", Some(&config.product_id), ""),
             ("platform", options.platform.as_ref(), "any"),
             ("arch", options.arch.as_ref(), "any"),
             ("channel", options.channel.as_ref(), "stable"),
+            ("current", Some(&current), ""),
         ] {
             let expected = asked.map_or(default, String::as_str);
             let answered = string(body, name);
@@ -491,14 +515,19 @@ impl Client {
                 ));
             }
         }
-        let upgrade = body.get("upgrade").and_then(Value::as_bool);
+        let upgrade = body
+            .get("upgrade")
+            .and_then(Value::as_bool)
+            .ok_or_else(|| Error::Unverifiable("the upgrade answer has no upgrade".into()))?;
         let version = member(body, "version")?
             .map(Version::from_json)
             .transpose()?;
+        if upgrade && version.is_none() {
+            return unverifiable("the upgrade answer offers no version");
+        }
         Ok(Upgrade {
-            upgrade: upgrade
-                .ok_or_else(|| Error::Unverifiable("the upgrade answer has no upgrade".into()))?,
-            current: string(body, "current").unwrap_or_else(|| current_version.to_string()),
+            upgrade,
+            current,
             version,
             signed_at: from_unix_seconds(verified.checked.created),
             raw: verified.checked.raw,
@@ -507,8 +536,9 @@ impl Client {
 
     /// Downloads `artifact` into `directory`: streamed to `<file_name>.part` (resumed when one is
     /// there), its `sha512`/`sha256` checked, then renamed to `file_name`. Returns the file's path.
-    /// A hash that differs deletes the `.part` ([`Error::Unverifiable`]); a file name with a path
-    /// in it is refused before a byte is written ([`Error::Invalid`]).
+    /// A hash that differs deletes the `.part` ([`Error::Unverifiable`]); a file name that is not a
+    /// plain one (a path, `:`, `..`, a leading dot, a control character) is unverifiable before a
+    /// byte is written.
     pub fn download(
         &self,
         key: &str,
@@ -541,8 +571,9 @@ impl Client {
     /// An offline-first answer: validates now, and when depot cannot be reached or its answer does
     /// not verify, answers from the last verified validation younger than `offline_grace`
     /// (`Source::Cache`), else the license file last checked out if it verifies now
-    /// (`Source::LicenseFile`), else not valid (`Source::None`, code `UNREACHABLE`, `UNVERIFIABLE`
-    /// or the refusal's). Never fails: the error is in `Status::error`.
+    /// (`Source::LicenseFile`), else not valid (`Source::None`, code `UNREACHABLE` or
+    /// `UNVERIFIABLE`). A verified refusal of the validation is depot's answer: `Source::Online`,
+    /// not valid, the refusal's code. Never fails: the error is in `Status::error`.
     pub fn status(&self, key: &str, fingerprint: Option<&str>) -> Status {
         let error = match self.validate(key, fingerprint) {
             Ok(validation) => {
@@ -553,6 +584,17 @@ impl Client {
                     checked_at: Some(validation.signed_at),
                     error: None,
                     validation: Some(validation),
+                    license_file: None,
+                }
+            }
+            Err(Error::Refused(refusal)) => {
+                return Status {
+                    valid: false,
+                    code: refusal.code.clone(),
+                    source: Source::Online,
+                    checked_at: Some(self.now()),
+                    error: Some(Error::Refused(refusal)),
+                    validation: None,
                     license_file: None,
                 }
             }
@@ -590,7 +632,6 @@ impl Client {
         }
         let code = match &error {
             Error::Unreachable(_) => codes::UNREACHABLE.to_string(),
-            Error::Refused(refusal) => refusal.code.clone(),
             _ => codes::UNVERIFIABLE.to_string(),
         };
         Status {
@@ -746,18 +787,7 @@ impl Client {
 fn refusal(status: u16, raw: Value, retry_after: Option<Duration>) -> Refusal {
     let empty = Map::new();
     let body = raw.as_object().unwrap_or(&empty);
-    let code = string(body, "code").unwrap_or_else(|| {
-        match status {
-            401 => codes::UNAUTHENTICATED,
-            403 => codes::FORBIDDEN,
-            404 => codes::NOT_FOUND,
-            409 => "CONFLICT",
-            400 | 422 => codes::INVALID,
-            429 => codes::TOO_MANY_REQUESTS,
-            _ => return format!("HTTP_{status}"),
-        }
-        .to_string()
-    });
+    let code = string(body, "code").unwrap_or_else(|| Refusal::code_of_status(status));
     Refusal {
         code,
         message: string(body, "message").unwrap_or_default(),

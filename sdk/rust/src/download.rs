@@ -32,15 +32,14 @@ pub(crate) fn agent(config: &Config) -> ureq::Agent {
 
 /// Refuses a name that could write anywhere but `directory/<name>`.
 pub(crate) fn check_file_name(name: &str) -> Result<(), Error> {
+    // ':' is a drive or a stream on Windows: nothing depot names needs one, nor a control character.
     let hostile = name.is_empty()
-        || name.contains('/')
-        || name.contains('\\')
-        || name.contains('\0')
+        || name.contains(['/', '\\', ':'])
         || name.contains("..")
         || name.starts_with('.')
-        || (cfg!(windows) && name.contains(':'));
+        || name.chars().any(|c| c.is_ascii_control());
     if hostile {
-        return Err(Error::Invalid(format!(
+        return Err(Error::Unverifiable(format!(
             "the artifact's file name {name:?} is not a plain file name"
         )));
     }
@@ -272,19 +271,8 @@ fn refusal(response: ureq::Response) -> Refusal {
         .and_then(|message| message.as_str())
         .unwrap_or_default()
         .to_string();
-    let code = match status {
-        401 => "UNAUTHENTICATED",
-        403 => "FORBIDDEN",
-        404 => "NOT_FOUND",
-        429 => "TOO_MANY_REQUESTS",
-        _ => "",
-    };
     Refusal {
-        code: if code.is_empty() {
-            format!("HTTP_{status}")
-        } else {
-            code.into()
-        },
+        code: Refusal::code_of_status(status),
         message,
         status,
         retry_after: None,

@@ -14,8 +14,8 @@ use std::time::Duration;
 pub enum Error {
     /// An answer came, but it is not provably depot's answer to this request: unsigned, a bad
     /// digest or signature, a key that is not pinned, `created` outside the skew window, another
-    /// nonce, another license or product, a body that is not JSON, a download whose hash differs,
-    /// a license file that does not verify. Never trust it.
+    /// nonce, another license or product, a body that is not JSON, a download whose hash differs or
+    /// whose file name is not a plain one, a license file that does not verify. Never trust it.
     Unverifiable(String),
     /// No answer: DNS, a refused connection, a timeout, TLS, or a 5xx after the retries.
     Unreachable(String),
@@ -23,7 +23,7 @@ pub enum Error {
     /// the request itself: 401, 403, 404, 422, 429).
     Refused(Refusal),
     /// The caller's input or settings cannot be used: a JWKS without an Ed25519 key, a server URL
-    /// that is not http(s), an artifact whose file name would leave the directory, no machine id.
+    /// that is not http(s), no machine id.
     Invalid(String),
     /// Reading or writing a local file failed (a download, `state_dir`, the machine id).
     Io {
@@ -38,9 +38,10 @@ pub enum Error {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Refusal {
     /// `TOO_MANY_MACHINES`, `TOO_MANY_ACTIVATIONS`, `HEARTBEAT_DEAD`, `REVOKED`, `EXPIRED`,
-    /// `NOT_FOUND` as depot names them; for a refusal without a code, from its status:
-    /// `UNAUTHENTICATED` (401), `FORBIDDEN` (403), `NOT_FOUND` (404), `CONFLICT` (409), `INVALID`
-    /// (400, 422), `TOO_MANY_REQUESTS` (429), else `HTTP_<status>`.
+    /// `NOT_FOUND`, `MACHINE_FILE_VALID` as depot names them (`PRODUCT_MISMATCH` for an
+    /// activation on another product's license); for a refusal without a code, from its status:
+    /// `INVALID` (400, 422), `UNAUTHENTICATED` (401), `FORBIDDEN` (403), `NOT_FOUND` (404),
+    /// `TOO_MANY_REQUESTS` (429), else `HTTP_<status>`.
     pub code: String,
     /// depot's message, for people.
     pub message: String,
@@ -54,6 +55,29 @@ pub struct Refusal {
 }
 
 impl Refusal {
+    /// The code of a refusal whose body names none, by its status.
+    pub(crate) fn code_of_status(status: u16) -> String {
+        use crate::codes;
+        match status {
+            400 | 422 => codes::INVALID,
+            401 => codes::UNAUTHENTICATED,
+            403 => codes::FORBIDDEN,
+            404 => codes::NOT_FOUND,
+            429 => codes::TOO_MANY_REQUESTS,
+            _ => return format!("HTTP_{status}"),
+        }
+        .to_string()
+    }
+
+    /// `MACHINE_FILE_VALID`: when the license file that holds the machine's seat expires (the
+    /// machine cannot be deactivated before); `None` for any other refusal.
+    pub fn file_expires_at(&self) -> Option<std::time::SystemTime> {
+        self.raw
+            .get("fileExpiresAt")
+            .and_then(serde_json::Value::as_str)
+            .and_then(crate::util::iso_timestamp)
+    }
+
     /// A 422's messages per field (its `errors`), empty for any other refusal.
     pub fn field_errors(&self) -> BTreeMap<String, Vec<String>> {
         let fields = match self

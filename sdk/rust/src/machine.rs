@@ -124,11 +124,8 @@ impl Heartbeat {
         } = options;
         let thread = std::thread::Builder::new()
             .name("depot-heartbeat".into())
+            // The first at once: a lease that died while the app was closed is known now.
             .spawn(move || loop {
-                match stopped.recv_timeout(interval) {
-                    Err(RecvTimeoutError::Timeout) => {}
-                    _ => return,
-                }
                 let result = client.heartbeat(&key, &machine_id);
                 *record.lock().unwrap_or_else(|p| p.into_inner()) =
                     result.as_ref().err().map(ToString::to_string);
@@ -141,6 +138,10 @@ impl Heartbeat {
                     if matches!(error, Error::Refused(_)) {
                         return;
                     }
+                }
+                match stopped.recv_timeout(interval) {
+                    Err(RecvTimeoutError::Timeout) => {}
+                    _ => return,
                 }
             })
             .expect("cannot start the heartbeat thread");

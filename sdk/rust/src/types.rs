@@ -35,11 +35,13 @@ pub mod codes {
     pub const TOO_MANY_MACHINES: &str = "TOO_MANY_MACHINES";
     /// Activation refused: too many new activations today (see `retry_after`).
     pub const TOO_MANY_ACTIVATIONS: &str = "TOO_MANY_ACTIVATIONS";
+    /// Deactivation refused: the machine's license file is still valid (see `file_expires_at`).
+    pub const MACHINE_FILE_VALID: &str = "MACHINE_FILE_VALID";
     /// A refusal of the request itself: no or a wrong `License` credential (401).
     pub const UNAUTHENTICATED: &str = "UNAUTHENTICATED";
     /// A refusal: the key does not hold the product (403 on the upgrade check).
     pub const FORBIDDEN: &str = "FORBIDDEN";
-    /// A refusal: the request's fields (422, with `errors`).
+    /// A refusal: the request's fields (400, 422 with `errors`).
     pub const INVALID: &str = "INVALID";
     /// A refusal: rate-limited (429 without a code).
     pub const TOO_MANY_REQUESTS: &str = "TOO_MANY_REQUESTS";

@@ -128,6 +128,40 @@ pub(crate) fn http_date(text: &str) -> Option<SystemTime> {
     Some(from_unix_seconds(days * 86_400 + h * 3600 + m * 60 + s))
 }
 
+/// A UTC timestamp as depot writes them (`2026-12-04T23:12:21.000Z`, JavaScript's toISOString).
+pub(crate) fn iso_timestamp(text: &str) -> Option<SystemTime> {
+    let text = text.strip_suffix('Z')?;
+    let (date, clock) = text.split_once('T')?;
+    let mut date = date.split('-');
+    let (year, month, day): (i64, i64, i64) = (
+        date.next()?.parse().ok()?,
+        date.next()?.parse().ok()?,
+        date.next()?.parse().ok()?,
+    );
+    let (clock, fraction) = clock.split_once('.').unwrap_or((clock, ""));
+    let mut clock = clock.split(':');
+    let (h, m, s): (i64, i64, i64) = (
+        clock.next()?.parse().ok()?,
+        clock.next()?.parse().ok()?,
+        clock.next()?.parse().ok()?,
+    );
+    let millis: u64 = match fraction {
+        "" => 0,
+        digits if digits.len() <= 3 && digits.bytes().all(|b| b.is_ascii_digit()) => {
+            format!("{digits:0<3}").parse().ok()?
+        }
+        _ => return None,
+    };
+    if date.next().is_some() || clock.next().is_some() {
+        return None;
+    }
+    if !(1..=12).contains(&month) || !(1..=31).contains(&day) || h > 23 || m > 59 || s > 60 {
+        return None;
+    }
+    let seconds = days_from_civil(year, month, day) * 86_400 + h * 3600 + m * 60 + s;
+    Some(from_unix_seconds(seconds) + Duration::from_millis(millis))
+}
+
 /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
 fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
     let y = if month <= 2 { year - 1 } else { year };
@@ -160,6 +194,25 @@ mod tests {
         );
         assert_eq!(http_date("Sunday, 06-Nov-94 08:49:37 GMT"), None);
         assert_eq!(http_date("06 Nov 1994 08:49:37 GMT"), None);
+    }
+
+    #[test]
+    fn iso_timestamps_are_read_as_depot_writes_them() {
+        let at = UNIX_EPOCH + Duration::from_secs(1_796_425_941);
+        assert_eq!(iso_timestamp("2026-12-04T23:12:21.000Z"), Some(at));
+        assert_eq!(iso_timestamp("2026-12-04T23:12:21Z"), Some(at));
+        assert_eq!(
+            iso_timestamp("2026-12-04T23:12:21.5Z"),
+            Some(at + Duration::from_millis(500))
+        );
+        for bad in [
+            "2026-12-04T23:12:21",
+            "2026-13-04T23:12:21Z",
+            "yesterday",
+            "",
+        ] {
+            assert_eq!(iso_timestamp(bad), None, "{bad}");
+        }
     }
 
     #[test]

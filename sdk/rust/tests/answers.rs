@@ -68,8 +68,12 @@ fn depot_client_time(time: std::time::SystemTime) -> i64 {
 fn every_request_has_a_fresh_random_nonce() {
     let signer = std::sync::Arc::new(Signer::new("k1"));
     let s = std::sync::Arc::clone(&signer);
-    let server =
-        FakeServer::start(move |r, _| s.reply(200, &valid_answer(KEY, "1", r.nonce().as_deref())));
+    let server = FakeServer::start(move |r, _| {
+        let mut body: serde_json::Value =
+            serde_json::from_str(&valid_answer(KEY, "1", r.nonce().as_deref())).unwrap();
+        body["machine"] = common::machine("m-1", "fp-1");
+        s.reply(200, &body.to_string())
+    });
     let client = client(&server, &signer);
     client.validate(KEY, Some("fp-1")).unwrap();
     client.validate(KEY, Some("fp-1")).unwrap();
@@ -277,6 +281,55 @@ fn another_machine_echoed_is_unverifiable() {
         client(&server, &signer).validate(KEY, Some("fp-1")),
         "another machine",
     );
+}
+
+#[test]
+fn a_validation_with_a_fingerprint_must_name_the_machine() {
+    // depot names the machine (or null) whenever a fingerprint came: without it, the request lost it.
+    let signer = shared("k1");
+    let s = std::sync::Arc::clone(&signer);
+    let server = serve(move |r| s.reply(200, &valid_answer(KEY, "1", r.nonce().as_deref())));
+    unverifiable(
+        client(&server, &signer).validate(KEY, Some("fp-1")),
+        "no machine",
+    );
+    let s = std::sync::Arc::clone(&signer);
+    let server = serve(move |r| {
+        let mut body: serde_json::Value =
+            serde_json::from_str(&valid_answer(KEY, "1", r.nonce().as_deref())).unwrap();
+        body["valid"] = false.into();
+        body["code"] = "NOT_ACTIVATED".into();
+        body["machine"] = serde_json::Value::Null;
+        s.reply(200, &body.to_string())
+    });
+    let validation = client(&server, &signer)
+        .validate(KEY, Some("fp-1"))
+        .unwrap();
+    assert_eq!(validation.code, "NOT_ACTIVATED");
+}
+
+#[test]
+fn refusals_without_a_code_are_named_by_their_status() {
+    let signer = shared("k1");
+    for (status, code) in [
+        (400, "INVALID"),
+        (401, "UNAUTHENTICATED"),
+        (403, "FORBIDDEN"),
+        (404, "NOT_FOUND"),
+        (409, "HTTP_409"),
+        (410, "HTTP_410"),
+        (422, "INVALID"),
+        (429, "TOO_MANY_REQUESTS"),
+    ] {
+        let s = std::sync::Arc::clone(&signer);
+        let server = serve(move |_| s.reply(status, r#"{"message":"No."}"#));
+        match client(&server, &signer).validate(KEY, None) {
+            Err(Error::Refused(refusal)) => {
+                assert_eq!((refusal.code.as_str(), refusal.status), (code, status))
+            }
+            other => panic!("{status}: {other:?}"),
+        }
+    }
 }
 
 #[test]
@@ -627,6 +680,30 @@ fn an_upgrade_answer_about_something_else_is_unverifiable() {
             &format!("about {field} {value}"),
         );
     }
+    // An upgrade must say to what.
+    let s = std::sync::Arc::clone(&signer);
+    let server = serve(move |r| {
+        s.reply(
+            200,
+            &upgrade_body(r, serde_json::json!({ "version": null })),
+        )
+    });
+    unverifiable(
+        client(&server, &signer).check_for_update(KEY, "1.0.0", &UpdateOptions::new()),
+        "offers no version",
+    );
+    // The version asked about: a relay could ask with a higher one and hand back "no upgrade".
+    let s = std::sync::Arc::clone(&signer);
+    let server = serve(move |r| {
+        s.reply(
+            200,
+            &upgrade_body(r, serde_json::json!({ "current": "9.9.9" })),
+        )
+    });
+    unverifiable(
+        client(&server, &signer).check_for_update(KEY, "1.0.0", &UpdateOptions::new()),
+        "about current 9.9.9, not 1.0.0",
+    );
     let s = std::sync::Arc::clone(&signer);
     let server =
         serve(move |r| s.reply(200, &upgrade_body(r, serde_json::json!({ "nonce": "old" }))));

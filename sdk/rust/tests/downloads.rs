@@ -221,9 +221,22 @@ fn an_artifact_without_a_hash_is_not_downloaded() {
 fn a_hostile_file_name_is_refused_before_a_byte_is_written() {
     let server = file_server(CONTENT);
     let dir = directory("hostile");
-    for name in ["../evil", "/etc/passwd", ".bashrc", "a\\b", "x\0y"] {
+    for name in [
+        "../evil",
+        "/etc/passwd",
+        ".bashrc",
+        "a\\b",
+        "x\0y",
+        "app..zip",
+        "C:evil.exe",
+        "app.exe:stream",
+        "tab\tname",
+        "del\u{7f}name",
+    ] {
         match client(&server).download(KEY, &artifact(&server, name), &dir) {
-            Err(Error::Invalid(why)) => assert!(why.contains("not a plain file name")),
+            Err(Error::Unverifiable(why)) => {
+                assert!(why.contains("not a plain file name"), "{why}")
+            }
             other => panic!("{name:?}: {other:?}"),
         }
     }
@@ -277,6 +290,12 @@ fn a_refusal_is_typed_and_writes_nothing() {
         other => panic!("{other:?}"),
     }
     assert!(listing(&dir).is_empty());
+    // Named by their status as every refusal without a code is.
+    for (status, code) in [(422, "INVALID"), (410, "HTTP_410")] {
+        let server = FakeServer::start(move |_, _| Reply::new(status, r#"{"message":"No."}"#));
+        let result = client(&server).download(KEY, &artifact(&server, "app.tar.gz"), &dir);
+        assert_eq!(result.unwrap_err().refusal_code(), Some(code));
+    }
 }
 
 #[test]

@@ -184,6 +184,8 @@ fn checkout_bound_to_a_machine() {
         .unwrap()
         .machine;
     let checkout = client.checkout(&key, &CheckoutOptions::new().fingerprint("rust-checkout"));
+    // The file works offline until it expires: the license key cannot free the seat before then.
+    let deactivation = client.deactivate(&key, &machine.id);
     free_seat(&f, &machine.id);
     let text = checkout
         .unwrap()
@@ -196,6 +198,16 @@ fn checkout_bound_to_a_machine() {
         )
         .unwrap();
     assert_eq!(bound.machine_id.as_deref(), Some(machine.id.as_str()));
+    match deactivation {
+        Err(Error::Refused(refusal)) => {
+            assert_eq!(
+                (refusal.code.as_str(), refusal.status),
+                ("MACHINE_FILE_VALID", 409)
+            );
+            assert_eq!(refusal.file_expires_at(), Some(bound.expires_at));
+        }
+        other => panic!("deactivating a machine whose file is valid: {other:?}"),
+    }
     assert!(matches!(
         client.verify_license_file(&text, &LicenseFileOptions::new().fingerprint("another-machine")),
         Err(Error::Unverifiable(why)) if why.contains("another machine")
@@ -299,7 +311,7 @@ fn check_for_update_and_download() {
     hostile.file_name = "../escaped.tar.gz".into();
     assert!(matches!(
         client.download(&key, &hostile, &dir),
-        Err(Error::Invalid(_))
+        Err(Error::Unverifiable(_))
     ));
     assert!(!dir.parent().unwrap().join("escaped.tar.gz").exists());
     assert_eq!(fs::read_dir(&dir).unwrap().count(), 0);

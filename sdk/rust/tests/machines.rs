@@ -60,19 +60,31 @@ fn an_activation_is_verified_201_new_200_already() {
 }
 
 #[test]
-fn an_activation_about_another_machine_or_product_is_unverifiable() {
+fn an_activation_about_another_machine_is_unverifiable() {
     let signer = Arc::new(Signer::new("k1"));
-    for (fingerprint, product, reason) in [
-        ("fp-other", "1", "another machine"),
-        ("fp-1", "2", "product 2, not 1"),
-    ] {
-        let s = Arc::clone(&signer);
-        let server =
-            FakeServer::start(move |r, _| s.reply(201, &activation(r, fingerprint, product)));
-        match client(&server, &signer).activate(KEY, "fp-1", &MachineDetails::new()) {
-            Err(Error::Unverifiable(why)) => assert!(why.contains(reason), "{why}"),
-            other => panic!("{other:?}"),
+    let s = Arc::clone(&signer);
+    let server = FakeServer::start(move |r, _| s.reply(201, &activation(r, "fp-other", "1")));
+    match client(&server, &signer).activate(KEY, "fp-1", &MachineDetails::new()) {
+        Err(Error::Unverifiable(why)) => assert!(why.contains("another machine"), "{why}"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn an_activation_on_a_license_of_another_product_is_refused() {
+    // Activation names no product: depot's answer about this key says the seat is another
+    // product's, which is a refusal rather than a forgery.
+    let signer = Arc::new(Signer::new("k1"));
+    let s = Arc::clone(&signer);
+    let server = FakeServer::start(move |r, _| s.reply(201, &activation(r, "fp-1", "2")));
+    match client(&server, &signer).activate(KEY, "fp-1", &MachineDetails::new()) {
+        Err(Error::Refused(refusal)) => {
+            assert_eq!(
+                (refusal.code.as_str(), refusal.status),
+                ("PRODUCT_MISMATCH", 201)
+            )
         }
+        other => panic!("{other:?}"),
     }
 }
 
@@ -194,6 +206,25 @@ fn the_background_heartbeat_beats_until_stopped() {
 }
 
 #[test]
+fn the_background_heartbeat_beats_at_once() {
+    let signer = Arc::new(Signer::new("k1"));
+    let s = Arc::clone(&signer);
+    let server = FakeServer::start(move |r, _| s.reply(200, &heartbeat_answer(r, MACHINE_ID)));
+    let client = client(&server, &signer);
+    let heartbeat = client.start_heartbeat(KEY, MACHINE_ID, HeartbeatOptions::new());
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while server.requests().is_empty() && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(
+        server.requests().len(),
+        1,
+        "the first heartbeat goes at once"
+    );
+    heartbeat.stop();
+}
+
+#[test]
 fn dropping_the_handle_stops_the_heartbeat() {
     let signer = Arc::new(Signer::new("k1"));
     let s = Arc::clone(&signer);
@@ -271,7 +302,38 @@ fn deactivate_takes_the_unsigned_204_and_verifies_refusals() {
         Err(Error::Refused(refusal)) => {
             assert_eq!(refusal.code, "NOT_FOUND");
             assert_eq!(refusal.message, "Machine not found.");
+            assert_eq!(refusal.file_expires_at(), None);
         }
         other => panic!("{other:?}"),
     }
+}
+
+#[test]
+fn deactivating_a_machine_whose_file_is_valid_is_refused_with_its_expiry() {
+    let signer = Arc::new(Signer::new("k1"));
+    let s = Arc::clone(&signer);
+    let server = FakeServer::start(move |_, _| {
+        s.reply(
+            409,
+            r#"{"code":"MACHINE_FILE_VALID","message":"This machine holds its seat.","fileExpiresAt":"2026-12-04T23:12:21.000Z"}"#,
+        )
+    });
+    match client(&server, &signer).deactivate(KEY, MACHINE_ID) {
+        Err(Error::Refused(refusal)) => {
+            assert_eq!(
+                (refusal.code.as_str(), refusal.status),
+                ("MACHINE_FILE_VALID", 409)
+            );
+            assert_eq!(
+                refusal.file_expires_at(),
+                Some(std::time::UNIX_EPOCH + Duration::from_secs(1_796_425_941))
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        server.requests()[0].query("nonce"),
+        None,
+        "depot takes no nonce there"
+    );
 }

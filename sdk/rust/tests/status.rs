@@ -105,6 +105,33 @@ fn online_then_cache_then_license_file_then_none() {
 }
 
 #[test]
+fn a_refusal_of_the_validation_is_an_online_answer() {
+    // depot's own answer: not valid, with the refusal's code, and nothing from what is kept.
+    let signer = Arc::new(Signer::new("k1"));
+    let refusing = Arc::new(AtomicU8::new(0));
+    let (s, r) = (Arc::clone(&signer), Arc::clone(&refusing));
+    let server = FakeServer::start(move |request, _| {
+        if r.load(Ordering::SeqCst) == 1 {
+            return s.reply(
+                422,
+                r#"{"message":"The key field is invalid.","errors":{"key":["bad"]}}"#,
+            );
+        }
+        s.reply(200, &valid_answer(KEY, "1", request.nonce().as_deref()))
+    });
+    let client = Client::new(config(&server, &signer)).unwrap();
+    assert_eq!(client.status(KEY, None).source, Source::Online);
+    refusing.store(1, Ordering::SeqCst);
+    let status = client.status(KEY, None);
+    assert_eq!(
+        (status.valid, status.code.as_str(), status.source),
+        (false, "INVALID", Source::Online)
+    );
+    assert!(matches!(status.error, Some(Error::Refused(_))));
+    assert!(status.validation.is_none());
+}
+
+#[test]
 fn past_the_grace_the_status_still_says_when_depot_last_answered() {
     let signer = Arc::new(Signer::new("k1"));
     let mode = Arc::new(AtomicU8::new(UP));

@@ -176,11 +176,20 @@ class Transport:
             raise UnreachableError(f"cannot reach {url}: {describe(error)}") from error
 
 
+#: The codes of refusals whose body names none (sdk/README.md, "Three outcomes").
+_CODELESS = {
+    400: "INVALID",
+    401: "UNAUTHENTICATED",
+    403: "FORBIDDEN",
+    404: "NOT_FOUND",
+    422: "INVALID",
+    429: "TOO_MANY_REQUESTS",
+}
+
+
 def refusal_code(status: int) -> str:
-    """The code of a refusal whose body has none."""
-    return {401: "UNAUTHENTICATED", 403: "FORBIDDEN", 404: "NOT_FOUND", 410: "GONE", 422: "INVALID"}.get(
-        status, f"HTTP_{status}"
-    )
+    """The code of a refusal whose body has none: by its status, else ``HTTP_<status>``."""
+    return _CODELESS.get(status, f"HTTP_{status}")
 
 
 def describe(error: BaseException) -> str:

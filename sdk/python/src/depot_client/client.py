@@ -33,6 +33,7 @@ from .models import (
     Validation,
     Version,
     from_epoch,
+    parse_time,
 )
 from .offline import offline_activation_request
 from .signature import Signed, verify_answer
@@ -184,12 +185,13 @@ class Client:
         key: str,
         machine_id: str,
         *,
-        interval_seconds: Seconds = 300.0,
+        interval_seconds: Seconds = 60.0,
         on_error: Optional[Callable[[DepotError], None]] = None,
     ) -> Heartbeat:
-        """Sends :meth:`heartbeat` every ``interval_seconds`` on a daemon thread until the returned
-        handle is stopped. Use half the license's ``heartbeat_seconds``. A refusal stops it (after
-        ``on_error``); other failures are reported and tried again at the next beat."""
+        """Sends :meth:`heartbeat` at once, then every ``interval_seconds`` (default 60) on a daemon
+        thread until the returned handle is stopped. Keep it under half the license's
+        ``heartbeat_seconds``. A refusal stops it (after ``on_error``); other failures are reported
+        and tried again at the next beat."""
         return Heartbeat(
             lambda: self.heartbeat(key, machine_id), _seconds(interval_seconds, "interval_seconds"), on_error
         )
@@ -312,7 +314,7 @@ class Client:
         (UnverifiableError). The name is the artifact's ``file_name``, refused when it could leave
         the directory. ``on_progress(received, total)`` is called as bytes arrive. Refusals
         (unsigned, as downloads are checked by their hash): RefusedError ``UNAUTHENTICATED``,
-        ``FORBIDDEN``, ``NOT_FOUND``, ``GONE``."""
+        ``FORBIDDEN``, ``NOT_FOUND``, ``HTTP_410``."""
         return _download.download(self._transport, key, artifact, directory, on_progress)
 
     # --- offline-first -----------------------------------------------------------------------
@@ -409,17 +411,26 @@ class Client:
         if not isinstance(body.get("valid"), bool) or not isinstance(body.get("code"), str):
             raise UnverifiableError("the answer is not a validation (no valid and code)")
         license = self._license_of(body, key)
-        if license is None and body["valid"]:
-            raise UnverifiableError("a valid answer names no license")
-        # PRODUCT_MISMATCH is the one answer whose license is another product's, by definition.
-        if license is not None and body["code"] != "PRODUCT_MISMATCH":
-            if not same_id(license.get("productId"), self.product_id):
+        code = body["code"]
+        if body["valid"] and (license is None or code != "VALID"):
+            raise UnverifiableError(f"a valid answer with the code {code!r} names no license")
+        if license is not None:
+            ours = same_id(license.get("productId"), self.product_id)
+            # depot answers REVOKED and EXPIRED before it compares products (any product may come);
+            # PRODUCT_MISMATCH is about another product by definition; every other answer is ours.
+            if code == "PRODUCT_MISMATCH" and ours:
+                raise UnverifiableError("the answer says PRODUCT_MISMATCH about this very product")
+            if code not in ("REVOKED", "EXPIRED", "PRODUCT_MISMATCH") and not ours:
                 raise UnverifiableError(
                     f"the answer is about product {license.get('productId')}, not {self.product_id}"
                 )
-        machine = body.get("machine")
-        if fingerprint is not None and machine is not None:
-            if not isinstance(machine, dict) or machine.get("fingerprint") != fingerprint:
+        if fingerprint is not None and license is not None:
+            # depot names the machine (or null) whenever a fingerprint came: without it, the
+            # request lost its fingerprint on the way.
+            if "machine" not in body:
+                raise UnverifiableError("the answer names no machine for the fingerprint sent")
+            machine = body["machine"]
+            if machine is not None and (not isinstance(machine, dict) or machine.get("fingerprint") != fingerprint):
                 raise UnverifiableError("the answer is about another machine")
         return Validation.from_json(body, self._signed_at(signed))
 
@@ -456,6 +467,7 @@ class Client:
             answer.status,
             retry_after=retry_after,
             errors=errors if isinstance(errors, dict) else None,
+            file_expires_at=parse_time(body.get("fileExpiresAt")),
         )
 
     @staticmethod

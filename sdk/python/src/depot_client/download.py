@@ -41,10 +41,11 @@ def safe_file_name(name: object) -> str:
     """The artifact's own name, refused before a byte is written when it could leave the folder."""
     if not isinstance(name, str) or not name:
         raise UnverifiableError("the artifact has no file name")
-    separators = {"/", "\\", os.sep} | ({os.altsep} if os.altsep else set())
+    # ":" is a drive or a stream on Windows; nothing depot names needs one anywhere.
+    separators = {"/", "\\", ":", os.sep} | ({os.altsep} if os.altsep else set())
     if any(s in name for s in separators) or ".." in name or name.startswith(".") or "\0" in name:
         raise UnverifiableError(f"the artifact's file name {name!r} is not a plain file name")
-    if any(ord(c) < 32 for c in name):
+    if any(ord(c) < 32 or ord(c) == 127 for c in name):
         raise UnverifiableError(f"the artifact's file name {name!r} has control characters")
     return name
 

@@ -8,6 +8,7 @@ answer that could not be verified (:class:`UnverifiableError`) and no answer at 
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any, Mapping, Optional
 
 
@@ -40,10 +41,12 @@ class RefusedError(DepotError):
     """depot refused a machine, update or download call with a signed (verified) answer.
 
     ``code`` is depot's (``TOO_MANY_MACHINES``, ``TOO_MANY_ACTIVATIONS``, ``HEARTBEAT_DEAD``,
-    ``REVOKED``, ``EXPIRED``, ``NOT_FOUND`` …) or, for a refusal without one, ``UNAUTHENTICATED``
-    (401), ``FORBIDDEN`` (403), ``NOT_FOUND`` (404), ``GONE`` (410), ``INVALID`` (422, with the
-    server's per-field ``errors``) or ``HTTP_<status>``. ``retry_after`` is the number of seconds
-    the server asked to wait (``TOO_MANY_ACTIVATIONS``), else ``None``.
+    ``REVOKED``, ``EXPIRED``, ``NOT_FOUND``, ``MACHINE_FILE_VALID`` …) or, for a refusal without
+    one, ``INVALID`` (400, 422, with the server's per-field ``errors``), ``UNAUTHENTICATED`` (401),
+    ``FORBIDDEN`` (403), ``NOT_FOUND`` (404), ``TOO_MANY_REQUESTS`` (429) or ``HTTP_<status>``.
+    ``retry_after`` is the number of seconds the server asked to wait (``TOO_MANY_ACTIVATIONS``),
+    else ``None``. ``file_expires_at`` is when the license file that holds the seat expires
+    (``MACHINE_FILE_VALID``: the machine cannot be deactivated before), else ``None``.
     """
 
     def __init__(
@@ -53,6 +56,7 @@ class RefusedError(DepotError):
         status: int,
         retry_after: Optional[float] = None,
         errors: Optional[Mapping[str, Any]] = None,
+        file_expires_at: Optional[datetime] = None,
     ) -> None:
         super().__init__(f"{code}: {message} (HTTP {status})")
         self.code = code
@@ -60,3 +64,4 @@ class RefusedError(DepotError):
         self.status = status
         self.retry_after = retry_after
         self.errors: Mapping[str, Any] = dict(errors) if errors else {}
+        self.file_expires_at = file_expires_at

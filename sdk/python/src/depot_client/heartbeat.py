@@ -16,7 +16,7 @@ log = logging.getLogger("depot_client")
 class Heartbeat:
     """A running heartbeat (what :meth:`Client.start_heartbeat` returns).
 
-    It sends one heartbeat every ``interval_seconds``, the first one interval after it starts.
+    It sends one heartbeat at once, then one every ``interval_seconds``.
     A failure goes to ``on_error``; an unreachable or unverifiable answer is tried again at the
     next beat, a refusal (``HEARTBEAT_DEAD``, ``NOT_FOUND``, ``REVOKED`` …: the seat is gone, the
     app must activate again) stops it. Use it as a context manager, or call :meth:`stop`.
@@ -63,7 +63,8 @@ class Heartbeat:
         self.stop()
 
     def _run(self) -> None:
-        while not self._stopped.wait(self.interval_seconds):
+        # The first at once: a lease that died while the app was closed is known now, not later.
+        while not self._stopped.is_set():
             try:
                 self.machine = self._beat()
                 self.last_error = None
@@ -72,6 +73,7 @@ class Heartbeat:
                 self._report(error)
                 if isinstance(error, RefusedError):
                     return
+            self._stopped.wait(self.interval_seconds)
 
     def _report(self, error: DepotError) -> None:
         if self._on_error is None:

@@ -65,7 +65,7 @@ def _signature_params(header: Optional[str]) -> Tuple[str, Dict[str, Any]]:
             raise UnverifiableError(f"Signature-Input repeats {name}")
         params[name] = value[1:-1] if value.startswith('"') else int(value)
         at = match.end()
-    unknown = set(params) - {"created", "keyid", "alg", "expires"}
+    unknown = set(params) - {"created", "keyid", "alg"}
     if unknown:
         raise UnverifiableError(f"Signature-Input has parameters depot does not send: {', '.join(sorted(unknown))}")
     if params.get("alg") != "ed25519":
@@ -74,8 +74,6 @@ def _signature_params(header: Optional[str]) -> Tuple[str, Dict[str, Any]]:
         raise UnverifiableError("Signature-Input has no keyid")
     if not isinstance(params.get("created"), int):
         raise UnverifiableError("Signature-Input has no created time")
-    if "expires" in params and not isinstance(params["expires"], int):
-        raise UnverifiableError("Signature-Input's expires is not a time")
     return params_text, params
 
 
@@ -115,8 +113,6 @@ def verify_answer(answer: Answer, keys: KeySet, now: float, max_skew: Optional[f
         raise UnverifiableError(
             f"the signature was created {int(now - created)} s from now (more than {int(max_skew)} s away)"
         )
-    if "expires" in params and params["expires"] <= now:
-        raise UnverifiableError("the signature has expired")
     # 6. A JSON object.
     try:
         body = json.loads(answer.body.decode("utf-8"))

@@ -77,7 +77,7 @@ public final class DepotClient {
     return server;
   }
 
-  /** The product this client is for (null for a client built with {@code anyProduct()}). */
+  /** The product this client is for. */
   public String productId() {
     return productId;
   }
@@ -136,7 +136,7 @@ public final class DepotClient {
     String nonce = nonce();
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("key", key);
-    if (productId != null) body.put("productId", productId);
+    body.put("productId", productId);
     if (fingerprint != null) body.put("fingerprint", fingerprint);
     if (ttl != null) body.put("ttl", ttl.getSeconds());
     body.put("nonce", nonce);
@@ -164,11 +164,18 @@ public final class DepotClient {
       if (!LicenseFiles.normaliseKey(v.license().key()).equals(LicenseFiles.normaliseKey(key))) {
         throw new UnverifiableException("the answer is about another license key");
       }
-      // PRODUCT_MISMATCH names the license's own product: that is what it says. Any other answer
-      // about another product is a relayed one.
-      boolean mismatch = "PRODUCT_MISMATCH".equals(v.code()) && !v.valid();
-      if (productId != null && !mismatch && !LicenseFiles.sameId(v.license().productId(), productId)) {
+      if (v.valid() && !"VALID".equals(v.code())) throw new UnverifiableException("a valid answer with the code " + v.code());
+      // depot answers REVOKED and EXPIRED before it compares products (any product's license);
+      // PRODUCT_MISMATCH names another product by definition; every other answer names ours.
+      boolean ours = LicenseFiles.sameId(v.license().productId(), productId);
+      boolean beforeProduct = "REVOKED".equals(v.code()) || "EXPIRED".equals(v.code());
+      if (!beforeProduct && ours == "PRODUCT_MISMATCH".equals(v.code())) {
         throw new UnverifiableException("the answer is about another product");
+      }
+      // depot names the machine (or null) whenever a fingerprint came: without it, the request
+      // lost its fingerprint on the way.
+      if (fingerprint != null && !body.has("machine")) {
+        throw new UnverifiableException("the answer names no machine for the fingerprint sent");
       }
     }
     if (fingerprint != null && v.machine() != null && !fingerprint.equals(v.machine().fingerprint())) {
@@ -205,10 +212,13 @@ public final class DepotClient {
     if (!LicenseFiles.normaliseKey(license.key()).equals(LicenseFiles.normaliseKey(key))) {
       throw new UnverifiableException("the answer is about another license key");
     }
-    if (productId != null && !LicenseFiles.sameId(license.productId(), productId)) {
-      throw new UnverifiableException("the answer is about another product");
-    }
     if (!fingerprint.equals(m.fingerprint())) throw new UnverifiableException("the answer is about another machine");
+    if (!LicenseFiles.sameId(license.productId(), productId)) {
+      // Activation names no product: depot's genuine answer about this key says its license is
+      // another product's (the seat is taken there all the same).
+      throw new RefusedException("PRODUCT_MISMATCH", "This license is for product " + license.productId() + ", not " + productId + ".",
+          raw.status(), null, null, null);
+    }
     return new Activation(m, license, raw.status() == 201);
   }
 
@@ -347,7 +357,6 @@ public final class DepotClient {
    */
   public Upgrade checkForUpdate(String key, String currentVersion, UpdateTarget target) throws DepotException {
     Objects.requireNonNull(currentVersion, "currentVersion");
-    if (productId == null) throw new IllegalStateException("checkForUpdate needs the client's productId");
     UpdateTarget t = target == null ? UpdateTarget.ANY : target;
     String nonce = nonce();
     StringBuilder q = new StringBuilder("?version=").append(query(currentVersion));
@@ -424,6 +433,7 @@ public final class DepotClient {
     } catch (DepotException e) {
       error = e;
     }
+    Instant lastAnswered = null;
     try {
       RawAnswer kept = store.answer(key, fingerprint);
       if (kept != null) {
@@ -431,9 +441,10 @@ public final class DepotClient {
         Instant now = clock.instant();
         boolean young = !checked.created().isAfter(now.plus(maxClockSkew))
             && !checked.created().plus(offlineGrace).isBefore(now);
-        if (young && kept.ok()) {
+        if (kept.ok()) {
           Validation v = aboutValidation(checked.body(), key, fingerprint);
-          return new Status(v.valid(), v.code(), Status.Source.CACHE, checked.created(), v, null, error);
+          if (young) return new Status(v.valid(), v.code(), Status.Source.CACHE, checked.created(), v, null, error);
+          lastAnswered = checked.created();
         }
       }
     } catch (DepotException e) {
@@ -449,7 +460,8 @@ public final class DepotClient {
       }
     }
     String code = error instanceof UnreachableException ? "UNREACHABLE" : "UNVERIFIABLE";
-    return new Status(false, code, Status.Source.NONE, null, null, null, error);
+    // When depot last said anything about this key, however long ago (null: nothing kept).
+    return new Status(false, code, Status.Source.NONE, lastAnswered, null, null, error);
   }
 
   // --- helpers --------------------------------------------------------------------------------
@@ -484,17 +496,17 @@ public final class DepotClient {
   static String codeFor(int status, String code) {
     if (code != null && !code.isEmpty()) return code;
     return switch (status) {
+      case 400, 422 -> "INVALID";
       case 401 -> "UNAUTHENTICATED";
       case 403 -> "FORBIDDEN";
       case 404 -> "NOT_FOUND";
-      case 422 -> "INVALID";
       case 429 -> "TOO_MANY_REQUESTS";
       default -> "HTTP_" + status;
     };
   }
 
   /** A verified non-2xx answer as the refusal it is. */
-  private RefusedException refusal(AnswerVerifier.Checked checked) {
+  private RefusedException refusal(AnswerVerifier.Checked checked) throws UnverifiableException {
     Fields body = checked.body();
     int status = checked.raw().status();
     Object code = body.raw("code");
@@ -511,9 +523,17 @@ public final class DepotClient {
         errors.put(String.valueOf(entry.getKey()), List.copyOf(messages));
       }
     }
+    Instant fileExpiresAt = null;
+    if (body.raw("fileExpiresAt") instanceof String at) {
+      try {
+        fileExpiresAt = Instant.parse(at);
+      } catch (java.time.format.DateTimeParseException e) {
+        throw new UnverifiableException("the refusal's fileExpiresAt is not a time: " + at);
+      }
+    }
     return new RefusedException(codeFor(status, code instanceof String c ? c : null),
         message instanceof String m ? m : "HTTP " + status, status,
-        Transport.retryAfter(checked.raw().retryAfter(), clock.instant()), errors);
+        Transport.retryAfter(checked.raw().retryAfter(), clock.instant()), errors, fileExpiresAt);
   }
 
   // --- configuration --------------------------------------------------------------------------
@@ -522,7 +542,6 @@ public final class DepotClient {
   public static final class Builder {
     private String server;
     private String productId;
-    private boolean anyProduct;
     private String jwksText;
     private Path jwksFile;
     private boolean fetchJwks;
@@ -547,16 +566,6 @@ public final class DepotClient {
     /** The product this app is (a string of digits). */
     public Builder productId(String productId) {
       this.productId = productId;
-      return this;
-    }
-
-    /**
-     * No product: answers and files of any product are accepted, and {@code checkForUpdate} is not
-     * available. For tools that check keys of several products; an app never uses it (a key of
-     * another product would unlock it).
-     */
-    public Builder anyProduct() {
-      this.anyProduct = true;
       return this;
     }
 
@@ -648,9 +657,7 @@ public final class DepotClient {
         throw new IllegalStateException("server must be an http(s) URL, got " + (server == null ? "nothing" : "\"" + server + "\""));
       }
       server = server.replaceAll("/+$", "");
-      if (anyProduct) {
-        if (productId != null) throw new IllegalStateException("productId and anyProduct() exclude each other");
-      } else if (productId == null || !productId.matches("[0-9]{1,20}")) {
+      if (productId == null || !productId.matches("[0-9]{1,20}")) {
         throw new IllegalStateException("productId must be a string of digits, got " + (productId == null ? "nothing" : "\"" + productId + "\""));
       }
       HttpClient http = httpClient != null ? httpClient

@@ -10,8 +10,8 @@ import java.util.function.Consumer;
  * A machine's heartbeats on a timer, from {@link DepotClient#startHeartbeat}: one at once, then one
  * every interval, on a daemon thread of its own, until {@link #stop()} (or {@link #close()}, so it
  * fits try-with-resources). A failed heartbeat is handed to {@code onError} and the next one is sent
- * on time; a refusal that no later heartbeat can mend ({@code HEARTBEAT_DEAD}: activate again,
- * {@code NOT_FOUND}, {@code REVOKED}, {@code EXPIRED}, {@code UNAUTHENTICATED}) stops it.
+ * on time; a refusal stops it, since no later heartbeat mends one ({@code HEARTBEAT_DEAD}: activate
+ * again, {@code NOT_FOUND}, {@code REVOKED}, {@code EXPIRED}, …).
  */
 public final class Heartbeat implements AutoCloseable {
   private final ScheduledExecutorService timer;
@@ -28,7 +28,7 @@ public final class Heartbeat implements AutoCloseable {
       try {
         last = client.heartbeat(key, machineId);
       } catch (DepotException e) {
-        if (e instanceof RefusedException refused && isFinal(refused.code())) timer.shutdown();
+        if (e instanceof RefusedException) timer.shutdown();
         if (onError != null) {
           try {
             onError.accept(e);
@@ -40,13 +40,6 @@ public final class Heartbeat implements AutoCloseable {
         if (onError != null) onError.accept(new DepotException("heartbeat failed: " + e, e));
       }
     }, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
-  }
-
-  private static boolean isFinal(String code) {
-    return switch (code) {
-      case "HEARTBEAT_DEAD", "NOT_FOUND", "REVOKED", "EXPIRED", "UNAUTHENTICATED" -> true;
-      default -> false;
-    };
   }
 
   /** The machine as the last heartbeat that verified left it, or null before the first. */

@@ -25,7 +25,7 @@ final class LicenseFiles {
 
   /**
    * @param issuer the server URL without a trailing slash: the file's {@code iss} must be it
-   * @param productId the product the file must be for, or null (a client made with anyProduct)
+   * @param productId the product the file must be for
    */
   static LicenseFile verify(String text, KeySet keys, String issuer, String productId, String key, String fingerprint,
       Instant now, Duration grace, Duration maxSkew) throws UnverifiableException {
@@ -69,7 +69,7 @@ final class LicenseFiles {
       throw new UnverifiableException("the file expired at " + exp + (allowed.isZero() ? "" : " (grace " + allowed.getSeconds() + " s)"));
     }
     String claimedProduct = claims.optId("product_id");
-    if (productId != null && !sameId(claimedProduct, productId)) throw new UnverifiableException("the file is for another product");
+    if (!sameId(claimedProduct, productId)) throw new UnverifiableException("the file is for another product");
     // A genuine file for someone else's license would otherwise unlock ours.
     String claimedKey = claims.optString("key");
     if (key != null && (claimedKey == null || !normaliseKey(claimedKey).equals(normaliseKey(key)))) {

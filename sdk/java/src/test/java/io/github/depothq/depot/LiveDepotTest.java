@@ -38,8 +38,25 @@ public final class LiveDepotTest {
     jwks = Path.of(fixture.string("jwks"));
     product = fixture.string("productId");
     key = fixture.string("key");
-    machineKey = fixture.string("machineKey");
+    // This run's own license with 3 seats: every library's tests may share one depot.
+    machineKey = newLicense(3);
     otherKey = fixture.string("otherKey");
+  }
+
+  /** A license of the product with {@code maxMachines} seats, made through the license API (x-api-key). */
+  static String newLicense(int maxMachines) throws Exception {
+    String owner = fixture.string("ownerId");
+    Map<String, Object> body = Map.of("ownerId", owner, "creatorId", owner, "productId", product,
+        "maxIps", 100L, "maxMachines", (long) maxMachines);
+    HttpResponse<byte[]> answer = HttpClient.newHttpClient().send(
+        HttpRequest.newBuilder(URI.create(server + "/api/v1/licenses"))
+            .header("x-api-key", fixture.string("apiKey"))
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(Json.write(body)))
+            .build(),
+        HttpResponse.BodyHandlers.ofByteArray());
+    eq(201, answer.statusCode(), new String(answer.body(), StandardCharsets.UTF_8));
+    return Fields.of(Json.parse(answer.body()), "the new license").string("key");
   }
 
   static DepotClient.Builder builder() {
@@ -136,8 +153,8 @@ public final class LiveDepotTest {
 
   @Test
   public void activationOfAnotherProductsKey() {
-    // depot activates any license by its key; the answer is about a license of another product.
-    fails(UnverifiableException.class, "another product", () -> client().activate(otherKey, "fp-java-other"));
+    // depot activates any license by its key; the answer, about this key, says it is another product's.
+    eq("PRODUCT_MISMATCH", fails(RefusedException.class, () -> client().activate(otherKey, "fp-java-other")).code());
   }
 
   // --- license files --------------------------------------------------------------------------
@@ -175,22 +192,26 @@ public final class LiveDepotTest {
   @Test
   public void machineBoundCheckout() throws Exception {
     DepotClient c = client();
-    Activation a = c.activate(machineKey, "fp-java-live-file");
-    try {
-      Validation v = c.checkout(machineKey, "fp-java-live-file", null);
-      LicenseFile f = c.verifyLicenseFile(v.licenseFile(), LicenseFileCheck.forKey(machineKey).withFingerprint("fp-java-live-file"));
-      eq("fp-java-live-file", f.fingerprint());
-      eq(a.machine().id(), f.machineId());
-      fails(UnverifiableException.class, "the file is bound to another machine",
-          () -> c.verifyLicenseFile(v.licenseFile(), LicenseFileCheck.forKey(machineKey).withFingerprint("fp-other")));
-    } finally {
-      c.deactivate(machineKey, a.machine().id());
-    }
+    String license = newLicense(1);
+    Activation a = c.activate(license, "fp-java-live-file");
+    Validation v = c.checkout(license, "fp-java-live-file", null);
+    LicenseFile f = c.verifyLicenseFile(v.licenseFile(), LicenseFileCheck.forKey(license).withFingerprint("fp-java-live-file"));
+    eq("fp-java-live-file", f.fingerprint());
+    eq(a.machine().id(), f.machineId());
+    fails(UnverifiableException.class, "the file is bound to another machine",
+        () -> c.verifyLicenseFile(v.licenseFile(), LicenseFileCheck.forKey(license).withFingerprint("fp-other")));
+    // The file works offline until it expires: the seat stays taken until then.
+    RefusedException held = fails(RefusedException.class, () -> c.deactivate(license, a.machine().id()));
+    eq("MACHINE_FILE_VALID", held.code());
+    eq(409, held.status());
+    eq(java.util.Optional.of(f.expiresAt()), held.fileExpiresAt());
+    eq(java.util.Optional.of(v.licenseFileExpiresAt()), held.fileExpiresAt());
   }
 
   @Test
   public void offlineActivation() throws Exception {
     DepotClient c = client();
+    String machineKey = newLicense(1);
     String licenseId = c.validate(machineKey, "fp-java-air").license().id();
     String request = DepotClient.offlineActivationRequest(machineKey, "fp-java-air", new MachineInfo("Vault", "linux-x64", "vault"));
     // What the customer does in the dashboard: the owner's route, with the owner's (the admin's) token.
@@ -209,7 +230,6 @@ public final class LiveDepotTest {
     eq("fp-java-air", f.fingerprint());
     fails(UnverifiableException.class, "bound to another machine",
         () -> c.verifyLicenseFile(file, LicenseFileCheck.forKey(machineKey).withFingerprint("fp-java-other")));
-    c.deactivate(machineKey, data.object("machine").string("id"));
   }
 
   // --- updates --------------------------------------------------------------------------------

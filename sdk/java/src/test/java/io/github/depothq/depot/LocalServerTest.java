@@ -235,6 +235,27 @@ public final class LocalServerTest {
     Validation v = client().validate(KEY);
     ok(!v.valid(), "not valid");
     eq("PRODUCT_MISMATCH", v.code());
+    // ...and only another product: PRODUCT_MISMATCH about this one says what depot never does.
+    server.respond(r -> signer.reply(200, validation(r.nonce(), KEY, PRODUCT, "PRODUCT_MISMATCH")));
+    fails(UnverifiableException.class, "the answer is about another product", () -> client().validate(KEY));
+    // depot decides REVOKED and EXPIRED before it compares products: any product's, genuine.
+    for (String code : List.of("REVOKED", "EXPIRED")) {
+      server.respond(r -> signer.reply(200, validation(r.nonce(), KEY, "2", code)));
+      eq(code, client().validate(KEY).code());
+    }
+  }
+
+  @Test
+  public void aValidationWithAFingerprintNamesTheMachine() throws Exception {
+    // depot names the machine (or null) whenever a fingerprint came: without it, the request lost it.
+    server.respond(r -> signer.reply(200, validation(r.nonce(), KEY, PRODUCT, "VALID")));
+    fails(UnverifiableException.class, "names no machine", () -> client().validate(KEY, "fp-mine"));
+    server.respond(r -> {
+      Map<String, Object> v = validation(r.nonce(), KEY, PRODUCT, "NOT_ACTIVATED");
+      v.put("machine", null);
+      return signer.reply(200, v);
+    });
+    eq("NOT_ACTIVATED", client().validate(KEY, "fp-mine").code());
   }
 
   @Test
@@ -366,6 +387,51 @@ public final class LocalServerTest {
   }
 
   @Test
+  public void refusalsWithoutACodeAreNamedByTheirStatus() throws Exception {
+    Map<Integer, String> codes = new LinkedHashMap<>();
+    codes.put(400, "INVALID");
+    codes.put(401, "UNAUTHENTICATED");
+    codes.put(403, "FORBIDDEN");
+    codes.put(404, "NOT_FOUND");
+    codes.put(409, "HTTP_409");
+    codes.put(410, "HTTP_410");
+    codes.put(422, "INVALID");
+    codes.put(429, "TOO_MANY_REQUESTS");
+    for (Map.Entry<Integer, String> each : codes.entrySet()) {
+      server.respond(r -> signer.reply(each.getKey(), Map.of("message", "No.")));
+      RefusedException e = fails(RefusedException.class, () -> builder().retries(0).build().validate(KEY));
+      eq(each.getValue(), e.code(), "HTTP " + each.getKey());
+    }
+  }
+
+  @Test
+  public void machineFileValidCarriesTheFileExpiry() throws Exception {
+    server.respond(r -> signer.reply(409, Map.of("code", "MACHINE_FILE_VALID", "message", "Held.",
+        "fileExpiresAt", "2026-12-04T23:12:21.000Z")));
+    RefusedException e = fails(RefusedException.class, () -> client().deactivate(KEY, "m-1"));
+    eq("MACHINE_FILE_VALID", e.code());
+    eq(409, e.status());
+    eq(java.util.Optional.of(Instant.parse("2026-12-04T23:12:21Z")), e.fileExpiresAt());
+    eq(null, server.requests.get(0).param("nonce"), "depot takes no nonce there");
+    server.respond(r -> signer.reply(404, Map.of("code", "NOT_FOUND", "message", "No.")));
+    eq(java.util.Optional.empty(), fails(RefusedException.class, () -> client().deactivate(KEY, "m-1")).fileExpiresAt());
+  }
+
+  @Test
+  public void anActivationOnALicenseOfAnotherProductIsRefused() throws Exception {
+    server.respond(r -> {
+      Map<String, Object> a = new LinkedHashMap<>();
+      a.put("machine", machine("m-1", "fp-1"));
+      a.put("license", license(KEY, "2"));
+      a.put("nonce", r.nonce());
+      return signer.reply(201, a);
+    });
+    RefusedException e = fails(RefusedException.class, () -> client().activate(KEY, "fp-1"));
+    eq("PRODUCT_MISMATCH", e.code());
+    eq(201, e.status());
+  }
+
+  @Test
   public void deactivateTakesTheUnsigned204() throws Exception {
     server.respond(r -> new LocalServer.Reply(204, Map.of(), new byte[0]));
     client().deactivate(KEY, "m-1");
@@ -431,6 +497,19 @@ public final class LocalServerTest {
     }
     eq(1, server.requests.size(), "no heartbeat after it died");
     eq("HEARTBEAT_DEAD", ((RefusedException) errors.get(0)).code());
+  }
+
+  @Test
+  public void heartbeatHelperStopsOnAnyRefusal() throws Exception {
+    // No later heartbeat mends a refusal, whatever its code.
+    server.respond(r -> signer.reply(422, Map.of("message", "The nonce field is invalid.")));
+    List<DepotException> errors = new CopyOnWriteArrayList<>();
+    try (Heartbeat h = client().startHeartbeat(KEY, "m-1", Duration.ofMillis(100), errors::add)) {
+      waitFor(() -> !h.isRunning(), "stopped by a refusal");
+      Thread.sleep(300);
+    }
+    eq(1, server.requests.size(), "no heartbeat after a refusal");
+    eq("INVALID", ((RefusedException) errors.get(0)).code());
   }
 
   @Test
@@ -596,6 +675,7 @@ public final class LocalServerTest {
     ok(!none.valid(), "nothing left");
     eq(Status.Source.NONE, none.source());
     eq("UNREACHABLE", none.code());
+    eq(online.checkedAt(), none.checkedAt(), "still says when depot last answered");
 
     // A checkout kept a license file valid for 30 days from now.
     clock.now = start;
