@@ -21,7 +21,9 @@ import { userWithPassword } from "./helpers/sessions.ts";
  * both, a killed process is restarted and SIGTERM stops them all.
  */
 
-setDefaultTimeout(60_000);
+// Two processes start one after the other: on a loaded two-core machine that takes a while.
+setDefaultTimeout(180_000);
+const START_TIMEOUT_MS = 120_000;
 
 const METRICS_TOKEN = "serve-processes-metrics-token-0123456789";
 const PASSWORD = "correct horse battery staple";
@@ -31,6 +33,8 @@ let server: Awaited<ReturnType<typeof startServer>>;
 let base: string;
 let metricsPort: number;
 let world: LicenseWorld;
+/** Everything the server wrote on stdout (its processes' log lines), read as it comes. */
+let stdout: Promise<string>;
 const ctx = () => ({ db: fresh.database.db, config: loadConfig({ DATABASE_URL: fresh.url ?? "" }) });
 const api = { request: (path: string, init?: RequestInit) => fetch(`${base}${path}`, init) };
 
@@ -80,19 +84,23 @@ beforeAll(async () => {
   fresh = await freshDatabase();
   dir = mkdtempSync(join(tmpdir(), "depot-processes-"));
   metricsPort = unusedPort();
-  server = await startServer({
-    DATABASE_URL: fresh.url ?? "",
-    DATA_DIR: dir,
-    SERVE_PROCESSES: "2",
-    TRUST_PROXY: "true",
-    METRICS_TOKEN,
-    METRICS_PORT: String(metricsPort),
-    SIGNING_KEY_REFRESH_SECONDS: "1",
-    LOG_LEVEL: "error",
-  });
+  server = await startServer(
+    {
+      DATABASE_URL: fresh.url ?? "",
+      DATA_DIR: dir,
+      SERVE_PROCESSES: "2",
+      TRUST_PROXY: "true",
+      METRICS_TOKEN,
+      METRICS_PORT: String(metricsPort),
+      SIGNING_KEY_REFRESH_SECONDS: "1",
+      LOG_LEVEL: "info",
+    },
+    START_TIMEOUT_MS,
+  );
   base = server.url;
+  stdout = new Response(server.proc.stdout).text();
   // Healthy as soon as the first process listens; the second starts after it.
-  await eventually(processesAnswering, (n) => n === 2);
+  await eventually(processesAnswering, (n) => n === 2, START_TIMEOUT_MS);
   world = await licenseWorld(ctx());
 });
 
@@ -277,13 +285,34 @@ describe.skipIf(!onPostgres)("depot serve with two processes on PostgreSQL", () 
     expect(await server.proc.exited).toBe(0);
     for (const pid of pids) expect(() => process.kill(pid, 0)).toThrow();
   });
+
+  test("the processes' log lines reach stdout whole, each its own JSON line", async () => {
+    const lines = (await stdout).split("\n");
+    expect(lines.pop()).toBe("");
+    const parsed = lines.map((line) => {
+      try {
+        return JSON.parse(line) as { msg: string; process?: number };
+      } catch {
+        return { msg: `not JSON: ${line.slice(0, 200)}` };
+      }
+    });
+    expect(parsed.filter((line) => line.msg.startsWith("not JSON"))).toEqual([]);
+    // Both slots' first start, and the restarted one's.
+    const listening = parsed.filter((line) => line.msg === "listening").map((line) => line.process);
+    expect(listening).toHaveLength(3);
+    expect(new Set(listening)).toEqual(new Set([0, 1]));
+    expect(parsed.filter((line) => line.msg === "request").length).toBeGreaterThan(400);
+  });
 });
 
 describe("on the embedded database", () => {
   test("SERVE_PROCESSES=2 serves with one process and says why at start", async () => {
     const own = mkdtempSync(join(tmpdir(), "depot-processes-embedded-"));
     try {
-      const embedded = await startServer({ DATA_DIR: own, SERVE_PROCESSES: "2", LOG_LEVEL: "info" });
+      const embedded = await startServer(
+        { DATA_DIR: own, SERVE_PROCESSES: "2", LOG_LEVEL: "info" },
+        START_TIMEOUT_MS,
+      );
       const kids = await pidsOf(["ps", "--ppid", String(embedded.proc.pid), "-o", "pid="]);
       expect(kids).toEqual([]);
       embedded.proc.kill("SIGTERM");

@@ -1,4 +1,4 @@
-import type { Subprocess } from "bun";
+import type { FileSink, Subprocess } from "bun";
 import { isCompiledBinary } from "../compiled.ts";
 import type { Config } from "../config.ts";
 import type { Logger } from "../log.ts";
@@ -18,7 +18,7 @@ const SNAPSHOT_TIMEOUT_MS = 2000;
 
 interface ServeProcess {
   readonly slot: number;
-  proc: Subprocess<"ignore", "inherit", "inherit"> | null;
+  proc: Subprocess<"ignore", "pipe", "inherit"> | null;
   ready: boolean;
   startedAt: number;
   /** Crashes in a row, each soon after a start: the restart delay grows with them. */
@@ -49,6 +49,8 @@ function selfCommand(): string[] {
 export class ServeProcesses {
   readonly #children: ServeProcess[];
   #port = 0;
+  /** Every child's log lines, written by this process only, so that no two lines are ever interleaved. */
+  readonly #stdout = Bun.stdout.writer();
   #stopping = false;
   #starting = true;
   #nextScrape = 1;
@@ -139,7 +141,8 @@ export class ServeProcesses {
       child.startedAt = Date.now();
       const proc = Bun.spawn([...selfCommand(), ...this.args], {
         env: { ...process.env, PORT: String(this.#port), [SERVE_PROCESS_SLOT]: String(child.slot) },
-        stdio: ["ignore", "inherit", "inherit"],
+        // stdout through this process, whole lines at a time (forwardLines); stderr is rare and goes straight out.
+        stdio: ["ignore", "pipe", "inherit"],
         ipc: (message: ToParent) => {
           if (message.type === "ready") {
             child.ready = true;
@@ -149,6 +152,7 @@ export class ServeProcesses {
         onExit: (_proc, code, signal) => this.#exited(child, code, signal),
       });
       child.proc = proc;
+      void forwardLines(proc.stdout, this.#stdout);
     });
   }
 
@@ -214,4 +218,27 @@ export class ServeProcesses {
     }
     await Promise.all(running);
   }
+}
+
+/**
+ * Copies a child's stdout to ours, whole lines at a time. Several processes writing one pipe (a log
+ * collector, journald, `docker logs`) would otherwise interleave: a batch of log lines larger than
+ * the pipe's atomic write size (4 KiB) can be split by another process's write in the middle of a line.
+ */
+async function forwardLines(from: ReadableStream<Uint8Array>, to: FileSink): Promise<void> {
+  let rest: Uint8Array | null = null;
+  for await (const chunk of from) {
+    const end = chunk.lastIndexOf(10);
+    if (end === -1) {
+      rest = rest ? Buffer.concat([rest, chunk]) : chunk.slice();
+      continue;
+    }
+    // Both writes happen in one turn of the event loop: no other child's bytes come between them.
+    if (rest) to.write(rest);
+    to.write(chunk.subarray(0, end + 1));
+    rest = end + 1 < chunk.length ? chunk.slice(end + 1) : null;
+    to.flush();
+  }
+  if (rest) to.write(rest);
+  to.flush();
 }
