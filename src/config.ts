@@ -57,6 +57,11 @@ export interface Config {
   /** A second listener serving only `/metrics`, without auth; null: none. */
   readonly metricsPort: number | null;
   readonly metricsHost: string;
+  /**
+   * SERVE_PROCESSES: HTTP processes `depot serve` runs on PostgreSQL; null: one per core. Always one on
+   * the embedded database, which belongs to one process.
+   */
+  readonly serveProcesses: number | null;
 }
 
 /** An S3-compatible bucket for release files (STORAGE_URL and the S3_* variables). */
@@ -196,6 +201,10 @@ export function loadConfig(env: Env = process.env, inContainer = runsInContainer
     metricsToken: metricsToken(read("METRICS_TOKEN")),
     metricsPort: metricsPort(read("METRICS_PORT"), port),
     metricsHost: read("METRICS_HOST") ?? "127.0.0.1",
+    serveProcesses:
+      read("SERVE_PROCESSES") === undefined
+        ? null
+        : integer("SERVE_PROCESSES", read("SERVE_PROCESSES"), 1, { min: 1, max: 1024 }),
   };
   return Object.freeze(config);
 }

@@ -111,6 +111,7 @@ describe("the exposition", () => {
       depot_jobs_total: "counter",
       depot_job_duration_seconds: "histogram",
       depot_job_queue_jobs: "gauge",
+      depot_http_processes: "gauge",
       // The connection pool: PostgreSQL only (the embedded database has none).
       ...(onPostgres && {
         depot_db_pool_max_connections: "gauge",

@@ -3,7 +3,7 @@ import { Elysia } from "elysia";
 import type { AppContext } from "../context.ts";
 import { NotFound, Unauthenticated } from "../errors.ts";
 import { refusals } from "../http/schemas.ts";
-import type { Metrics } from "./metrics.ts";
+import type { Exposition } from "./metrics.ts";
 
 /**
  * `GET /metrics` on the main port, for a scraper holding METRICS_TOKEN. Without METRICS_TOKEN the route
@@ -33,7 +33,7 @@ export const metricsRoute = (ctx: AppContext) => {
   );
 };
 
-export async function metricsResponse(metrics: Metrics): Promise<Response> {
+export async function metricsResponse(metrics: { exposition(): Promise<Exposition> }): Promise<Response> {
   const { body, contentType } = await metrics.exposition();
   return new Response(body, { headers: { "content-type": contentType, "cache-control": "no-store" } });
 }

@@ -1,4 +1,4 @@
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import { AggregatorRegistry, Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { PoolStats } from "../db/client.ts";
 
 /** What the queue-depth gauge asks the job runner at scrape time (pg-boss's own counts). */
@@ -16,6 +16,15 @@ const POOL_STATES = ["idle", "busy", "full", "reserved", "connecting", "closed",
 
 /** The label of a request no route matched: its raw path could be anything (bounded cardinality). */
 export const UNMATCHED_ROUTE = "unmatched";
+
+/** The text exposition of a scrape and its content type. */
+export interface Exposition {
+  body: string;
+  contentType: string;
+}
+
+/** One process's metrics as prom-client's JSON, what a parent sums over its `serve` processes. */
+export type MetricsSnapshot = Awaited<ReturnType<Registry["getMetricsAsJSON"]>>;
 
 /** Latency buckets in seconds: a validation takes about a millisecond, an upload can take minutes. */
 const HTTP_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 120];
@@ -86,9 +95,22 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /** Where a scrape's answer comes from: this registry, or (under `depot serve`'s processes) all of them. */
+  #gather: () => Promise<Exposition> = async () => ({
+    body: await this.registry.metrics(),
+    contentType: this.registry.contentType,
+  });
+
   constructor(queues: QueueDepthSource, database: PoolSource) {
     new Gauge({
+      name: "depot_http_processes",
+      help: "HTTP processes whose metrics this scrape adds up (SERVE_PROCESSES; fewer when one did not answer in time).",
+      registers: [this.registry],
+    }).set(1);
+    new Gauge({
       name: "depot_job_queue_jobs",
+      // Every process reads the same pg-boss counts: summing them over processes would multiply them.
+      aggregator: "max",
       help: "Jobs waiting or running per queue and state (ready, deferred, active), as pg-boss last counted them (about every 10 s).",
       labelNames: ["queue", "state"] as const,
       registers: [this.registry],
@@ -171,10 +193,29 @@ export class Metrics {
     this.#jobSeconds.observe({ queue }, seconds);
   }
 
-  /** The text exposition format and its content type. */
-  async exposition(): Promise<{ body: string; contentType: string }> {
-    return { body: await this.registry.metrics(), contentType: this.registry.contentType };
+  /** The text exposition format and its content type: this process's, or every serve process's. */
+  exposition(): Promise<Exposition> {
+    return this.#gather();
   }
+
+  /** This process's own metrics, for the parent that adds up its serve processes'. */
+  snapshot(): Promise<MetricsSnapshot> {
+    return this.registry.getMetricsAsJSON();
+  }
+
+  /** Answers scrapes with what `gather` returns (the sum over every serve process) instead of this registry. */
+  gatherWith(gather: () => Promise<Exposition>): void {
+    this.#gather = gather;
+  }
+}
+
+/**
+ * Several processes' metrics as one exposition: counters and histograms summed, gauges by their
+ * `aggregator` (a sum unless the gauge says otherwise), as prom-client's cluster mode does.
+ */
+export async function sumOfProcesses(snapshots: MetricsSnapshot[]): Promise<Exposition> {
+  const registry = AggregatorRegistry.aggregate(snapshots);
+  return { body: await registry.metrics(), contentType: registry.contentType };
 }
 
 /** Content-Length, or the length of the Content-Range a 206 sends. */

@@ -2,14 +2,14 @@ import type { Config } from "../config.ts";
 import { NotFound } from "../errors.ts";
 import { listenStartupError } from "../startup-errors.ts";
 import { metricsResponse } from "./http.ts";
-import type { Metrics } from "./metrics.ts";
+import type { Exposition } from "./metrics.ts";
 
 /**
  * METRICS_PORT: a listener of its own that serves only `GET /metrics`, without auth, on METRICS_HOST
  * (loopback unless told otherwise), for a scraper on the same host or network. Returns null when
  * METRICS_PORT is unset; an address it cannot listen on names METRICS_PORT or METRICS_HOST.
  */
-export function startMetricsServer(config: Config, metrics: Metrics | null) {
+export function startMetricsServer(config: Config, metrics: { exposition(): Promise<Exposition> } | null) {
   if (config.metricsPort === null || metrics === null) return null;
   const { metricsPort: port, metricsHost: host } = config;
   try {

@@ -18,6 +18,8 @@ export function cliEnv(env: Record<string, string | undefined>): Record<string, 
     LOG_LEVEL: "warn",
     // A login stored on this machine (`depot login`) must not change what a test's client does.
     DEPOT_CONFIG_DIR: "/nonexistent/depot-tests-config",
+    // One HTTP process per server on two shared cores; tests/serve-processes.test.ts runs several.
+    SERVE_PROCESSES: "1",
     ...env,
   };
   return Object.fromEntries(Object.entries(base).filter((e): e is [string, string] => e[1] !== undefined));
