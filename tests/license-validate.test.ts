@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq, sql } from "drizzle-orm";
-import { licenseIpResets, licenseIps } from "../src/db/schema/index.ts";
+import { licenseIpResets, licenseIps, licenses } from "../src/db/schema/index.ts";
 import { deleteApiKey } from "../src/features/api-keys/service.ts";
 import { bearer, readJson, startTestApp, type TestApp } from "./helpers/app.ts";
 import { testOnBothDatabases } from "./helpers/both-databases.ts";
@@ -38,11 +38,17 @@ const validateAt = (url: string, body: unknown, headers: Record<string, string> 
     body: typeof body === "string" ? body : JSON.stringify(body),
   });
 
+/** The license's registered addresses; its `ip_count` (which validation answers with) must count them. */
 async function registeredIps(app: TestApp, licenseId: string) {
   const rows = await app.ctx.db
     .select({ ip: licenseIps.ip })
     .from(licenseIps)
     .where(eq(licenseIps.licenseId, licenseId));
+  const [counted] = await app.ctx.db
+    .select({ ipCount: licenses.ipCount })
+    .from(licenses)
+    .where(eq(licenses.id, licenseId));
+  expect({ licenseId, ipCount: counted?.ipCount }).toEqual({ licenseId, ipCount: rows.length });
   return rows.map((row) => row.ip).toSorted();
 }
 

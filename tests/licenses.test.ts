@@ -360,6 +360,12 @@ describe("PATCH /api/v1/licenses/{id}", () => {
       body: { key: made.key, ip: "192.0.2.1" },
     });
     expect(await readJson(again)).toMatchObject({ code: "TOO_MANY_IPS", ips: { count: 2, max: 2 } });
+    // A kept address is known: its answer counts the addresses left (licenses.ip_count followed the delete).
+    const known = await api("/api/v1/licenses/validate", {
+      method: "POST",
+      body: { key: made.key, ip: "192.0.2.2" },
+    });
+    expect(await readJson(known)).toMatchObject({ code: "VALID", ips: { count: 2, max: 2 } });
   });
 
   test.each([

@@ -4,6 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sql } from "drizzle-orm";
 import { sha256Hex } from "../src/features/auth/secrets.ts";
+import { requestFields } from "../src/http/request-id.ts";
+import { createLogger } from "../src/log.ts";
 import { bearer, readJson, recordingLogger, startTestApp, type TestApp } from "./helpers/app.ts";
 import { startServer } from "./helpers/cli.ts";
 import { apiKeyFor, createProduct, createUser, tokenFor } from "./helpers/factories.ts";
@@ -88,6 +90,40 @@ describe("request lines", () => {
       [206, 4, vendor.id],
       [304, 0, vendor.id],
     ]);
+  });
+});
+
+describe("the request line's text", () => {
+  /** The line as it was written before it was built as one string: an object spread and stringified. */
+  const objectLine = (time: string, fields: Record<string, unknown>, who: Record<string, unknown>) =>
+    JSON.stringify({ time, level: "info", msg: "request", ...fields, ...who });
+
+  const cases: [string, string | null, string, number | null, Record<string, unknown>][] = [
+    ["/api/v1/licenses/validate", "127.0.0.1", "POST", 377, {}],
+    ["/api/users/7", "::1", "GET", 0, { user_id: 7, via: "session" }],
+    ['/api/"quoted"\\/é\u0001', null, "HEAD", null, { user_id: "12", api_key_id: 3 }],
+    ["/api/products", "10.0.0.1", "PATCH", Number.NaN, { via: undefined, user_id: 1 }],
+  ];
+
+  test.each(cases)(
+    "%s: byte for byte the line of JSON.stringify of the fields",
+    (path, ip, method, bytes, who) => {
+      const raw: string[] = [];
+      const log = createLogger("info", (line) => raw.push(line));
+      const state = { id: "a1b2-request.id:9", ip, who };
+      log.infoFields("request", requestFields(state, method, path, 201, 12.345678, bytes));
+      const [line] = raw;
+      const time = JSON.parse(line ?? "{}").time;
+      expect(time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+      const fields = { request_id: state.id, method, path, status: 201, duration_ms: 12.35, bytes, ip };
+      expect(line).toBe(objectLine(time, fields, who));
+    },
+  );
+
+  test("above LOG_LEVEL=info nothing is written", () => {
+    const raw: string[] = [];
+    createLogger("warn", (line) => raw.push(line)).infoFields("request", '"status":200');
+    expect(raw).toEqual([]);
   });
 });
 

@@ -26,6 +26,12 @@ export const licenses = pgTable(
     /** Null: never expires. */
     expires: timestamptz("expires"),
     maxIps: integer("max_ips").notNull(),
+    /**
+     * How many `license_ips` rows the license has, kept exact by a trigger on that table (migration
+     * license_ip_count): each insert or delete of an address updates this row, so concurrent changes
+     * queue on its row lock. Validation reads it with the license instead of counting the addresses.
+     */
+    ipCount: integer("ip_count").notNull().default(0),
     /** Null: machines are optional and uncounted; else at most this many alive machines (machines.ts). */
     maxMachines: integer("max_machines"),
     /** A seat is a lease kept alive by heartbeats (true), or held until deactivated (false). */

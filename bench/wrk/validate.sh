@@ -1,0 +1,35 @@
+#!/bin/bash
+# One validate run under wrk (Debian's, C: `apt-get install -y wrk`), for bench/README.md "Round three".
+#
+#   bench/wrk/validate.sh NAME PORT -- COMMAND...     e.g.
+#   bench/wrk/validate.sh ref 7201 -- bun bench/validate-reference.ts          (HEALTH=/health)
+#   bench/wrk/validate.sh depot 7202 -- dist/depot serve --no-workers
+#
+# The database is bench/validate.ts's (run it once to seed: 10,000 licenses of product 1, each with
+# 127.0.0.1 registered); DATABASE_URL overrides it. Starts COMMAND with PORT, DATABASE_URL, a fresh
+# DATA_DIR, LOG_LEVEL (default info) and the benchmarks' APP_KEY, waits for HEALTH (default
+# /api/health), sets every address's last_seen_at to now (no measured request writes), runs wrk -t2
+# -c64 for WARM seconds (default 3, discarded) and DUR seconds (default 15), and prints one line: the
+# server process's CPU per request (utime+stime from /proc over the measured seconds), wrk's RESULT
+# line, wrk's own CPU seconds and the load average. Then stops the server.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+name=$1; port=$2; shift 3
+db=${DATABASE_URL:-postgres://root@127.0.0.1:5432/depot_bench_validate}
+dir=$(mktemp -d)
+export KEYS_FILE=$dir/keys.txt PRODUCT_ID=${PRODUCT_ID:-1}
+psql -Atq "$db" -c "SELECT key FROM licenses ORDER BY id LIMIT 2000" > "$KEYS_FILE"
+( cd "$dir" && exec env DATABASE_URL="$db" PORT="$port" HOST=127.0.0.1 APP_URL="http://127.0.0.1:$port" \
+  DATA_DIR="$dir" LOG_LEVEL="${LOG_LEVEL:-info}" APP_KEY=depot-bench-app-key-0123456789abcdef0123 \
+  "$@" > /dev/null 2> "$dir/stderr" ) &
+pid=$!
+for _ in $(seq 1 150); do curl -sf -o /dev/null "http://127.0.0.1:$port${HEALTH:-/api/health}" && break; sleep 0.2; done
+psql -q "$db" -c "UPDATE license_ips SET last_seen_at = now()" > /dev/null
+wrk -t2 -c64 -d"${WARM:-3}s" -s "$here/validate.lua" "http://127.0.0.1:$port" > /dev/null
+start=$(awk '{print $14 + $15}' "/proc/$pid/stat")
+out=$( { /usr/bin/time -f "wrk_cpu_s=%U+%S" wrk -t2 -c64 -d"${DUR:-15}s" -s "$here/validate.lua" "http://127.0.0.1:$port"; } 2>&1 )
+end=$(awk '{print $14 + $15}' "/proc/$pid/stat")
+requests=$(echo "$out" | grep -o 'requests=[0-9]*' | cut -d= -f2)
+echo "$name server_cpu_us_per_req=$(( (end - start) * 1000000 / $(getconf CLK_TCK) / (${requests:-0} > 0 ? requests : 1) )) $(echo "$out" | grep RESULT) $(echo "$out" | grep wrk_cpu_s) load=$(cut -d' ' -f1 /proc/loadavg)"
+kill "$pid"; wait "$pid" 2>/dev/null
+rm -rf "$dir"
