@@ -305,6 +305,40 @@ describe.skipIf(!onPostgres)("depot serve with two processes on PostgreSQL", () 
   });
 });
 
+describe("bad values stop start-up with one line and exit 2", () => {
+  test.each([
+    [
+      ["serve", "--processes", "0"],
+      {},
+      'depot serve: --processes: expected a number from 1 to 1024, got "0"',
+    ],
+    [
+      ["serve", "--processes", "two"],
+      {},
+      'depot serve: --processes: expected a number from 1 to 1024, got "two"',
+    ],
+    [
+      ["serve"],
+      { SERVE_PROCESSES: "0" },
+      "depot: invalid configuration: SERVE_PROCESSES: expected a number from 1 to 1024, got 0",
+    ],
+    [
+      ["serve"],
+      { SERVE_PROCESSES: "all" },
+      'depot: invalid configuration: SERVE_PROCESSES: expected a whole number, got "all"',
+    ],
+  ])("%p %p", async (args, env, line) => {
+    const dataDir = mkdtempSync(join(tmpdir(), "depot-processes-bad-"));
+    try {
+      const result = await depot(args, { DATA_DIR: dataDir, ...env });
+      expect(result.code).toBe(2);
+      expect(result.stderr.split("\n")[0]).toBe(line);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("on the embedded database", () => {
   test("SERVE_PROCESSES=2 serves with one process and says why at start", async () => {
     const own = mkdtempSync(join(tmpdir(), "depot-processes-embedded-"));
