@@ -75,10 +75,13 @@ describe("depot release --rollout --critical", () => {
   });
 
   test("a percentage that is not 0 to 100 is exit 2 before any request", async () => {
-    for (const bad of ["101", "-1", "ten", "2.5"]) {
-      const result = await cli(["release", "1.0.0", ...productArgs, `--rollout=${bad}`]);
+    const bads = ["101", "-1", "ten", "2.5"];
+    const results = await Promise.all(
+      bads.map((bad) => cli(["release", "1.0.0", ...productArgs, `--rollout=${bad}`])),
+    );
+    for (const [i, result] of results.entries()) {
       expect(result.code).toBe(2);
-      expect(result.stderr).toContain(`--rollout must be a whole number from 0 to 100, got "${bad}"`);
+      expect(result.stderr).toContain(`--rollout must be a whole number from 0 to 100, got "${bads[i]}"`);
     }
   });
 });
@@ -122,8 +125,9 @@ describe("depot rollout VERSION N [--at TIME]", () => {
       [["rollout", "2.0.0", "5", "--at", "2030-01-01 09:00"], "--at must be an ISO 8601 time with its zone"],
       [["rollout", "2.0.0", "5", "6"], 'unexpected argument "6"'],
     ];
-    for (const [args, message] of cases) {
-      const result = await cli([...args, ...productArgs]);
+    const results = await Promise.all(cases.map(([args]) => cli([...args, ...productArgs])));
+    for (const [i, [, message]] of cases.entries()) {
+      const result = results[i] ?? { code: -1, stderr: "" };
       expect({ code: result.code, message: result.stderr.includes(message) }).toEqual({
         code: 2,
         message: true,
