@@ -14,7 +14,8 @@ import { createProduct, createUser, tokenFor } from "./helpers/factories.ts";
  * real listening depot. Each is what the versions API then says, and again changes nothing.
  */
 
-setDefaultTimeout(60_000);
+// Each test spawns several CLI processes; on a loaded machine each takes seconds.
+setDefaultTimeout(180_000);
 
 const t: TestApp = await startTestApp({ jobs: "send" });
 const base = t.listen();
