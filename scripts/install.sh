@@ -90,8 +90,10 @@ if [ -z "$dir" ]; then
   if [ "$(id -u)" = 0 ]; then dir=/usr/local/bin; else dir="$HOME/.local/bin"; fi
 fi
 
+# source_name says where the binary comes from, the repository by name: the first line printed.
 if [ -n "$server" ]; then
   source_url="${server%/}"
+  source_name="the depot at $source_url"
 elif [ -n "$repo" ] || [ -n "$releases" ]; then
   if [ -z "$releases" ]; then
     if [ -n "$version" ]; then
@@ -99,6 +101,9 @@ elif [ -n "$repo" ] || [ -n "$releases" ]; then
     else
       releases="https://github.com/$repo/releases/latest/download"
     fi
+    source_name="the GitHub repository $repo, release ${version:-latest} (${releases})"
+  else
+    source_name="${releases%/}"
   fi
   source_url="${releases%/}"
 else
@@ -230,7 +235,7 @@ else
   binary_url="$source_url/$file"
   missing="(a release made without DEPOT_RELEASE_KEY_FILE is not signed)"
 fi
-echo "install.sh: fetching $file from $source_url"
+echo "install.sh: fetching $file from $source_name"
 download "$sums_url" "$work/SHA256SUMS" || fail "$sums_url could not be fetched $missing; nothing installed"
 download "$sums_url.minisig" "$work/SHA256SUMS.minisig" ||
   fail "$sums_url.minisig could not be fetched: the release is not signed $missing; nothing installed"

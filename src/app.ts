@@ -14,6 +14,7 @@ import { productLicenseRoutes, productLicenseSettingsRoutes } from "./features/l
 import { v1LicenseRoutes } from "./features/licenses/v1-routes.ts";
 import { machineKeyRoutes } from "./features/machines/key-routes.ts";
 import { ownMachineRoutes } from "./features/machines/own-routes.ts";
+import { productMachineRoutes } from "./features/machines/product-routes.ts";
 import { v1MachineRoutes } from "./features/machines/v1-routes.ts";
 import { notificationRoutes } from "./features/notifications/routes.ts";
 import { optionRoutes } from "./features/options/routes.ts";
@@ -146,6 +147,7 @@ export function buildApp(ctx: AppContext): AnyElysia {
     .use(machineKeyRoutes(ctx))
     .use(v1MachineRoutes(ctx))
     .use(productLicenseRoutes(ctx))
+    .use(productMachineRoutes(ctx))
     .use(productLicenseSettingsRoutes(ctx))
     .use(signingKeyRoutes(ctx))
     .use(notificationRoutes(ctx))

@@ -13,6 +13,7 @@ import { migrateCommand } from "./cli/migrate.ts";
 import { productCreateCommand } from "./cli/product-create.ts";
 import { publishCommand } from "./cli/publish.ts";
 import { releaseCommand } from "./cli/release.ts";
+import { rolloutCommand, unyankCommand, yankCommand } from "./cli/release-state.ts";
 import { restoreCommand } from "./cli/restore.ts";
 import { serveCommand } from "./cli/serve.ts";
 import { setupLinkCommand } from "./cli/setup-link.ts";
@@ -47,6 +48,9 @@ const commands: Command[] = [
   logoutCommand,
   publishCommand,
   releaseCommand,
+  rolloutCommand,
+  yankCommand,
+  unyankCommand,
   versionsCommand,
   downloadCommand,
 ];
@@ -68,7 +72,7 @@ function help(): string {
     "  depot --help | --version | <command> --help",
     "",
     "Configuration comes from the environment (PORT, DATABASE_URL, DATA_DIR, ...); see docs/reference/configuration.md.",
-    "publish, release, versions and download are clients of a depot server: --server or DEPOT_URL, --token or DEPOT_TOKEN,\nor what `depot login` stored.",
+    "publish, release, rollout, yank, unyank, versions and download are clients of a depot server: --server or DEPOT_URL, --token or DEPOT_TOKEN,\nor what `depot login` stored.",
   ].join("\n");
 }
 

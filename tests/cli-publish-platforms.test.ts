@@ -179,7 +179,7 @@ describe("a CI matrix: three runners, one draft, one release", () => {
     const twice = await cli(["release", "2.0.0", "--product", String(product.id)]);
     expect(twice.code).toBe(0);
     expect(twice.stdout).toBe(
-      `already released: version 2.0.0 (id ${released.version.id}, 4 files, channel stable)\n`,
+      `already released: version 2.0.0 (id ${released.version.id}, 4 files, channel stable, rollout 100%)\n`,
     );
 
     // Released: the runners' files are still success, a new file is refused.

@@ -108,7 +108,17 @@ describe("depot versions", () => {
     const table = await versions(["--product", String(productId), "--benefit", String(benefitId)]);
     expect(table.code).toBe(0);
     const [header, ...rows] = table.stdout.trimEnd().split("\n");
-    expect(header?.split(/ {2,}/)).toEqual(["ID", "VERSION", "BENEFIT", "FILE", "SIZE", "PUBLISHED"]);
+    expect(header?.split(/ {2,}/)).toEqual([
+      "ID",
+      "VERSION",
+      "BENEFIT",
+      "CHANNEL",
+      "STATUS",
+      "ROLLOUT",
+      "FILE",
+      "SIZE",
+      "RELEASED",
+    ]);
     expect(rows.map((row) => row.split(/ {2,}/))).toEqual(
       listed.map(
         (v: {
@@ -116,14 +126,17 @@ describe("depot versions", () => {
           version_number: string;
           benefit_name: string;
           file_name: string;
-          created_at: string;
+          published_at: string;
         }) => [
           String(v.id),
           v.version_number,
           v.benefit_name,
+          "stable",
+          "published",
+          "100%",
           v.file_name,
           "7 B",
-          v.created_at.replace(/\.\d+Z$/, "Z"),
+          v.published_at.replace(/\.\d+Z$/, "Z"),
         ],
       ),
     );

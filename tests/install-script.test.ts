@@ -287,7 +287,7 @@ describe("scripts/install.sh", () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(
       [
-        `install.sh: fetching depot-linux-arm64 from ${base}`,
+        `install.sh: fetching depot-linux-arm64 from the depot at ${base}`,
         "install.sh: SHA256SUMS is signed by the release key (minisign; timestamp:1795800000 file:SHA256SUMS depot 9.9.9)",
         `install.sh: installed ${dir}/depot (linux-arm64, sha256 ${sha256(arm)})`,
         `install.sh: ${dir} is not on your PATH`,
@@ -502,6 +502,38 @@ describe("scripts/install.sh", () => {
     const neither = await install(["--server", base, ...key, "--platform", "linux-arm64"], withNeither);
     expect(neither.code).toBe(1);
     expect(neither.stderr).toBe("install.sh: needs curl or wget\n");
+  }, 30_000);
+
+  test("--repo: the first line names the GitHub repository and the release it fetches from", async () => {
+    for (const [version, release, url] of [
+      ["v1.2.3", "v1.2.3", "https://github.com/acme/depot/releases/download/v1.2.3"],
+      [null, "latest", "https://github.com/acme/depot/releases/latest/download"],
+    ] as const) {
+      const versionArgs = version === null ? [] : ["--version", version];
+      const proc = Bun.spawn(
+        [
+          "sh",
+          SCRIPT,
+          "--repo",
+          "acme/depot",
+          ...versionArgs,
+          "--public-key",
+          publicKey,
+          "--platform",
+          "linux-x64",
+        ],
+        // Nothing leaves this machine: every https request goes to a proxy that is not there.
+        {
+          env: { PATH: systemPath.join(":"), HOME: root, https_proxy: "http://127.0.0.1:9" },
+          stdout: "pipe",
+        },
+      );
+      const [stdout, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
+      expect(code).toBe(1);
+      expect(stdout).toBe(
+        `install.sh: fetching depot-linux-x64 from the GitHub repository acme/depot, release ${release} (${url})\n`,
+      );
+    }
   }, 30_000);
 
   test("no source, an unknown platform or option, a key that is none: exit 1 with one line", async () => {

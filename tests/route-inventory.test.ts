@@ -859,6 +859,36 @@ const routes = (): GuardedRoute[] => [
     denied: hiddenFrom("customer", "stranger"),
     allowed: ownerAndAdmin(204),
   },
+  // A license's machines for its vendor (tests/product-machines.test.ts).
+  {
+    route: "GET /api/products/:product/licenses/:license/machines",
+    send: call("GET", () => `/api/products/${ids.product}/licenses/${license.id}/machines`),
+    denied: hiddenFrom("customer", "stranger"),
+    allowed: ownerAndAdmin(200),
+  },
+  {
+    route: "DELETE /api/products/:product/licenses/:license/machines/:machine",
+    send: call(
+      "DELETE",
+      async () => `/api/products/${ids.product}/licenses/${license.id}/machines/${await activatedMachine()}`,
+    ),
+    denied: hiddenFrom("customer", "stranger"),
+    allowed: ownerAndAdmin(204),
+  },
+  {
+    route: "POST /api/products/:product/licenses/:license/machines/offline",
+    send: call(
+      "POST",
+      () => `/api/products/${ids.product}/licenses/${license.id}/machines/offline`,
+      () => ({
+        request: Buffer.from(
+          JSON.stringify({ v: 1, key: license.key, fingerprint: `air-${++serial}` }),
+        ).toString("base64"),
+      }),
+    ),
+    denied: hiddenFrom("customer", "stranger"),
+    allowed: ownerAndAdmin(201),
+  },
   // Send a delivery again: the endpoint's owner only (tests/webhook-resend.test.ts).
   {
     route: "POST /api/webhooks/:id/deliveries/:delivery/resend",

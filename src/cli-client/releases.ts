@@ -1,4 +1,5 @@
 import type { ArtifactJson } from "../features/artifacts/json.ts";
+import type { ReleaseChange as ReleaseChangeSchema } from "../features/versions/schemas.ts";
 import { type DepotClient, readJson } from "./depot-client.ts";
 import type { Version } from "./versions.ts";
 
@@ -65,11 +66,22 @@ export function addArtifact(
   );
 }
 
-/** Releases a draft (`PATCH …/versions/{v}` `{status: "published"}`); the same request again changes nothing. */
-export function releaseVersion(client: DepotClient, productId: number, versionId: number): Promise<Version> {
+/** A change to a version's release state, as `PATCH …/versions/{v}` takes it (the server's own schema). */
+export type ReleaseChange = (typeof ReleaseChangeSchema)["static"];
+
+/**
+ * Changes a version's release state (`PATCH …/versions/{v}`): release a draft (`status: "published"`),
+ * yank or un-yank, mark critical, set the rollout. The same request again changes nothing.
+ */
+export function changeRelease(
+  client: DepotClient,
+  productId: number,
+  versionId: number,
+  change: ReleaseChange,
+): Promise<Version> {
   return client.request(
     `/api/products/${productId}/versions/${versionId}`,
-    { method: "PATCH", headers: JSON_HEADERS, body: JSON.stringify({ status: "published" }) },
+    { method: "PATCH", headers: JSON_HEADERS, body: JSON.stringify(change) },
     { read: async (response) => (await readJson<{ data: Version }>(response)).data },
   );
 }

@@ -1,6 +1,6 @@
 import type { DepotClient } from "../cli-client/depot-client.ts";
 import { Refused } from "../cli-client/failures.ts";
-import { type Artifact, addArtifact, publishVersion } from "../cli-client/releases.ts";
+import { type Artifact, addArtifact, changeRelease, publishVersion } from "../cli-client/releases.ts";
 import { FileDigests, uploadFile } from "../cli-client/tus-upload.ts";
 import { findVersionNamed, type Version, versionById } from "../cli-client/versions.ts";
 import { Progress } from "../progress.ts";
@@ -22,7 +22,7 @@ export const publishCommand: Command = {
   usage:
     "depot publish FILE... --product ID [--benefit ID] --version NAME --title T " +
     "(--changelog TEXT | --changelog-file PATH) [--format markdown|html] [--platform P] [--arch A] " +
-    `[--signature FILE] [--channel C] [--draft] [--chunk-size BYTES] ${CONNECTION_USAGE} [--json]`,
+    `[--signature FILE] [--channel C] [--draft] [--critical] [--chunk-size BYTES] ${CONNECTION_USAGE} [--json]`,
   details: [
     "Each file goes up through the server's resumable upload endpoint in requests of --chunk-size bytes",
     "(default 64 MiB), each checked by its SHA-256; after a dropped connection or a 5xx the upload goes on",
@@ -34,7 +34,8 @@ export const publishCommand: Command = {
     "the one FILE. --channel (stable, rc, beta, alpha, dev) overrides the one the version name implies.",
     "--draft publishes a draft: not shown to holders until `depot release`. When the version is already",
     "a draft (another CI runner made it), the files are added to it: run the same command on every",
-    "runner of a matrix with --draft, then `depot release NAME` once. Files the version already has are",
+    "runner of a matrix with --draft, then `depot release NAME` once. --critical marks the version critical",
+    "(update feeds tell apps to install it). Files the version already has are",
     "success without sending a byte (a re-run pipeline); another file under a released version is",
     "refused. The server is --server or DEPOT_URL, the token --token or DEPOT_TOKEN.",
     "Exit codes: 0 published, added or already there, 1 refused by the server, 2 usage, 3 network gave up.",
@@ -55,6 +56,7 @@ export const publishCommand: Command = {
     signature: { type: "string" },
     channel: { type: "string" },
     draft: { type: "boolean" },
+    critical: { type: "boolean" },
     "chunk-size": { type: "string" },
     json: { type: "boolean" },
     ...CONNECTION_OPTIONS,
@@ -97,7 +99,7 @@ export const publishCommand: Command = {
         });
         version = published.version;
         status = published.status === 201 ? (version.status === "draft" ? "drafted" : "published") : status;
-        results.push({ file: first.name, status: published.status === 201 ? "sent" : "already-there" });
+        results.push(await publisher.result(first, published.status === 201 ? "sent" : "already-there"));
         rest = others;
       } catch (error) {
         // Another runner of the matrix published the name first (422: the name has another file): add
@@ -116,7 +118,11 @@ export const publishCommand: Command = {
       if (result.status === "sent" && status === "already-published") status = "added";
     }
     const seconds = (performance.now() - startedAt) / 1000;
-    const final = rest.length > 0 ? await versionById(publisher.client, productId, version.id) : version;
+    let final = rest.length > 0 ? await versionById(publisher.client, productId, version.id) : version;
+    // Publishing takes no release fields: the mark is its own PATCH (the same again changes nothing).
+    if (values.critical === true && !final.critical) {
+      final = await changeRelease(publisher.client, productId, final.id, { critical: true });
+    }
     await publisher.checkStored(final, files);
     printResult(
       values.json === true,
@@ -130,6 +136,9 @@ export const publishCommand: Command = {
 interface FileResult {
   file: string;
   status: "sent" | "already-there";
+  /** The file's own size and SHA-256, as this machine read them. */
+  size: number;
+  sha256: string;
 }
 
 /** Uploads files and publishes or adds them, each once: what is already there is not sent again. */
@@ -189,7 +198,7 @@ class Publisher {
    */
   async add(productId: number, version: Version, file: PlannedFile, created: boolean): Promise<FileResult> {
     const sha256 = await this.digests(file).whole;
-    if (holds(version, sha256)) return { file: file.name, status: "already-there" };
+    if (holds(version, sha256)) return this.result(file, "already-there");
     if (!created && version.status !== "draft") {
       throw new Refused(
         `version ${version.version_number} already exists with another file (sha256 ${version.sha256}); ` +
@@ -202,7 +211,11 @@ class Publisher {
       platform: file.platform,
       arch: file.arch,
     });
-    return { file: file.name, status: status === 201 ? "sent" : "already-there" };
+    return this.result(file, status === 201 ? "sent" : "already-there");
+  }
+
+  async result(file: PlannedFile, status: FileResult["status"]): Promise<FileResult> {
+    return { file: file.name, status, size: file.size, sha256: await this.digests(file).whole };
   }
 
   /** Every file must be in the version as this machine has it: a server that stored other bytes is refused. */
@@ -232,12 +245,17 @@ const describeFiles = (version: Version) =>
     .join(", ");
 
 function summary(status: string, version: Version, results: FileResult[], seconds: number): string {
-  const base = `version ${version.version_number} (id ${version.id}, ${version.file_size} bytes, sha256 ${version.sha256})`;
-  const sent = results.filter((result) => result.status === "sent").map((result) => result.file);
+  const base = `version ${version.version_number} (id ${version.id}, ${version.file_size} bytes, sha256 ${version.sha256}${version.critical ? ", critical" : ""})`;
   const time = `in ${seconds.toFixed(1)}s`;
   const files = results.length > 1 ? ` with ${results.length} files` : "";
   if (status === "published") return `published ${base}${files} ${time}`;
   if (status === "drafted") return `published ${base} as a draft${files} ${time}`;
-  if (status === "added") return `added ${sent.join(", ")} to ${base} ${time}`;
+  if (status === "added") {
+    // Each file added with its own size and hash: the version's first file is another one.
+    const sent = results
+      .filter((result) => result.status === "sent")
+      .map((result) => `${result.file} (${result.size} bytes, sha256 ${result.sha256})`);
+    return `added ${sent.join(", ")} to version ${version.version_number} (id ${version.id}) ${time}`;
+  }
   return `already published: ${base}, nothing sent`;
 }

@@ -8,6 +8,8 @@ export const versionsCommand: Command = {
   usage: `depot versions --product ID [--benefit ID] [--json] ${CONNECTION_USAGE}`,
   details: [
     'Every page of the list, newest first: a table, or with --json {"versions":[…]} (the API\'s version objects).',
+    "The table shows each version's channel, status (draft, published, yanked; critical), rollout and when",
+    "it was released (first published; - for a draft).",
     "--benefit keeps only that benefit's versions (without it: the whole product's and every benefit's).",
     "The server is --server or DEPOT_URL, the token --token or DEPOT_TOKEN (docs/reference/cli.md, Client commands).",
   ].join("\n"),
@@ -35,14 +37,18 @@ export const versionsCommand: Command = {
 function table(versions: Version[]): string {
   if (versions.length === 0) return "No versions.";
   const rows = [
-    ["ID", "VERSION", "BENEFIT", "FILE", "SIZE", "PUBLISHED"],
+    ["ID", "VERSION", "BENEFIT", "CHANNEL", "STATUS", "ROLLOUT", "FILE", "SIZE", "RELEASED"],
     ...versions.map((v) => [
       String(v.id),
       v.version_number,
       v.benefit_name ?? "-",
+      v.channel,
+      v.status + (v.critical ? " critical" : ""),
+      `${v.rollout_percentage}%`,
       v.file_name,
       size(v.file_size),
-      v.created_at.replace(/\.\d+Z$/, "Z"),
+      // When holders were first offered it; a draft has not been.
+      v.published_at?.replace(/\.\d+Z$/, "Z") ?? "-",
     ]),
   ];
   const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => row[column]?.length ?? 0))) ?? [];

@@ -55,6 +55,9 @@ export async function exchangeOfflineRequest(
   licenseId: string,
   encoded: string,
 ) {
-  const activation = await activateOwnOffline(ctx, actor, licenseId, decodeOfflineRequest(encoded));
-  return withActivationStatus(activation, toOfflineFileJson(activation));
+  return offlineFileAnswer(await activateOwnOffline(ctx, actor, licenseId, decodeOfflineRequest(encoded)));
 }
+
+/** A dashboard's offline activation answered: the machine and its file, 201 when the machine is new. */
+export const offlineFileAnswer = (activation: Activation) =>
+  withActivationStatus(activation, toOfflineFileJson(activation));

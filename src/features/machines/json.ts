@@ -84,6 +84,27 @@ export const toDashboardMachinesJson = (rows: MachineRow[]): typeof DashboardMac
   data: rows.map(toDashboardMachineJson),
 });
 
+/** A product's license's machines for its vendor, with how long an offline activation's file may last. */
+export const ProductMachinesJson = t.Object({
+  data: t.Array(DashboardMachineJson),
+  license_file_ttl_max: t.Integer({
+    description:
+      "the longest a license file of this license lasts, in seconds: its ceiling (the license's " +
+      "machine_file_ttl_max, else its product's, else a week with max_machines), at most a year",
+  }),
+});
+
+export const toProductMachinesJson = ({
+  rows,
+  fileTtlMax,
+}: {
+  rows: MachineRow[];
+  fileTtlMax: number;
+}): typeof ProductMachinesJson.static => ({
+  data: rows.map(toDashboardMachineJson),
+  license_file_ttl_max: fileTtlMax,
+});
+
 const Nonce = t.Union([t.String(), t.Null()], {
   description: "the request's nonce, echoed (null: none sent)",
 });

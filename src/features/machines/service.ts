@@ -230,11 +230,24 @@ export interface OwnMachinePath {
 
 /** The owner frees a seat from the dashboard: deactivates one machine of their own license. */
 export async function deactivateOwnMachine(ctx: Pick<AppContext, "db">, actor: Actor, at: OwnMachinePath) {
-  const license = await ownLicense(ctx, actor, at.id);
-  if (!isUuid(at.machine)) throw new NotFound("Machine");
+  await deactivateMachineOf(ctx, await ownLicense(ctx, actor, at.id), at.machine, false);
+}
+
+/**
+ * Deactivates machine `machineId` of `license` (one the caller may act for), under the license's row
+ * lock: 404 when the license has no such machine, 409 MACHINE_FILE_VALID while its file holds the
+ * seat unless `force`d.
+ */
+export async function deactivateMachineOf(
+  ctx: Pick<AppContext, "db">,
+  license: License,
+  machineId: string,
+  force: boolean,
+) {
+  if (!isUuid(machineId)) throw new NotFound("Machine");
   await withTransaction(ctx, async (tx) => {
     await tx.db.select({ id: licenses.id }).from(licenses).where(eq(licenses.id, license.id)).for("update");
-    await deleteMachine(tx, license.id, at.machine.toLowerCase(), false);
+    await deleteMachine(tx, license.id, machineId.toLowerCase(), force);
   });
 }
 
@@ -278,11 +291,23 @@ export async function activateOwnOffline(
   licenseId: string,
   request: ActivationRequest,
 ): Promise<Activation> {
-  const license = await ownLicense(ctx, actor, licenseId);
+  return activateOfflineFor(ctx, await ownLicense(ctx, actor, licenseId), request);
+}
+
+/**
+ * An offline activation on `license` (one the caller may act for): the request must carry its key,
+ * and the file lasts `ttl` seconds (30 days when absent), cut to the license's ceiling.
+ */
+export function activateOfflineFor(
+  ctx: Pick<AppContext, "db" | "config" | "signing">,
+  license: License,
+  request: ActivationRequest,
+  ttl?: number,
+): Promise<Activation> {
   if (normaliseLicenseKey(request.key) !== license.key) {
     throw new Invalid({ request: ["The activation request is for another license."] });
   }
-  return activateMachine(ctx, { ...request, offline: true });
+  return activateMachine(ctx, { ...request, offline: true, ttl });
 }
 
 /** One of the user's own licenses, or the same 404 as a license that does not exist. */

@@ -1,6 +1,6 @@
 // The product's licenses: the key (with Copy), the owner, status, expiry and addresses in use, with
-// "IPs" to open the addresses, "Settings" to change the license's limits and "Revoke" (after a
-// confirm) per license.
+// "Machines" to see and free its machines (and activate one offline), "IPs" to open the addresses,
+// "Settings" to change the license's limits and expiry, and "Revoke" (after a confirm) per license.
 import { useState } from "preact/hooks";
 import { CopyField } from "../copy-field.tsx";
 import { formatDate } from "../dates.ts";
@@ -9,12 +9,15 @@ import { ShowMore } from "../show-more.tsx";
 import type { License } from "../wire.ts";
 import { EditLicense } from "./edit.tsx";
 import { LicenseIps } from "./ips.tsx";
+import { LicenseMachines } from "./machines.tsx";
 
 const STATUS_LABELS: Record<License["status"], string> = {
   active: "Active",
   expired: "Expired",
   revoked: "Revoked",
 };
+
+type Panel = "machines" | "ips" | "settings";
 
 interface Props {
   productId: string;
@@ -27,11 +30,11 @@ interface Props {
 }
 
 export function LicenseList({ productId, licenses, more, search, revoking, onRevoke, onChanged }: Props) {
-  /** One panel open at a time: a license's addresses or its settings. */
-  const [open, setOpen] = useState<{ id: string; panel: "ips" | "settings" } | null>(null);
-  const toggle = (id: string, panel: "ips" | "settings") =>
+  /** One panel open at a time: a license's machines, its addresses or its settings. */
+  const [open, setOpen] = useState<{ id: string; panel: Panel } | null>(null);
+  const toggle = (id: string, panel: Panel) =>
     setOpen(open?.id === id && open.panel === panel ? null : { id, panel });
-  const isOpen = (id: string, panel: "ips" | "settings") => open?.id === id && open.panel === panel;
+  const isOpen = (id: string, panel: Panel) => open?.id === id && open.panel === panel;
   if (licenses.length === 0) {
     return search ? (
       <p class="empty">
@@ -45,6 +48,7 @@ export function LicenseList({ productId, licenses, more, search, revoking, onRev
     <>
       <ul class="items">
         {licenses.map((license) => {
+          const machinesId = `license-machines-${license.id}`;
           const ipsId = `license-ips-${license.id}`;
           const settingsId = `license-settings-${license.id}`;
           const describedBy = `license-owner-${license.id}`;
@@ -83,6 +87,16 @@ export function LicenseList({ productId, licenses, more, search, revoking, onRev
                 <button
                   type="button"
                   class="secondary"
+                  aria-expanded={isOpen(license.id, "machines")}
+                  aria-controls={machinesId}
+                  aria-describedby={describedBy}
+                  onClick={() => toggle(license.id, "machines")}
+                >
+                  Machines
+                </button>
+                <button
+                  type="button"
+                  class="secondary"
                   aria-expanded={isOpen(license.id, "ips")}
                   aria-controls={ipsId}
                   aria-describedby={describedBy}
@@ -114,6 +128,14 @@ export function LicenseList({ productId, licenses, more, search, revoking, onRev
                   </button>
                 )}
               </div>
+              {isOpen(license.id, "machines") && (
+                <LicenseMachines
+                  id={machinesId}
+                  productId={productId}
+                  license={license}
+                  onChanged={onChanged}
+                />
+              )}
               {isOpen(license.id, "ips") && (
                 <LicenseIps id={ipsId} productId={productId} license={license} onChanged={onChanged} />
               )}
