@@ -51,6 +51,8 @@ export interface Config {
   readonly webhookAllowPrivate: boolean;
   readonly smtpUrl: string | null;
   readonly mailFrom: string;
+  /** The signing secret of the Stripe webhook endpoint (`whsec_…`); null: the endpoint answers 404. */
+  readonly stripeWebhookSecret: string | null;
   readonly logLevel: LogLevel;
   /** Bearer token for `GET /metrics` on the main port; null: not served there. */
   readonly metricsToken: string | null;
@@ -197,6 +199,7 @@ export function loadConfig(env: Env = process.env, inContainer = runsInContainer
     webhookAllowPrivate: boolean("WEBHOOK_ALLOW_PRIVATE", read("WEBHOOK_ALLOW_PRIVATE"), false),
     smtpUrl,
     mailFrom: read("MAIL_FROM") ?? "depot@localhost",
+    stripeWebhookSecret: read("STRIPE_WEBHOOK_SECRET") ?? null,
     logLevel: oneOf("LOG_LEVEL", read("LOG_LEVEL"), LOG_LEVELS, "info"),
     metricsToken: metricsToken(read("METRICS_TOKEN")),
     metricsPort: metricsPort(read("METRICS_PORT"), port),

@@ -1,3 +1,4 @@
+import { licenseKeyEmail } from "./features/licenses/jobs.ts";
 import { notificationEmail } from "./features/mail/jobs.ts";
 import { passwordLinkEmail } from "./features/password-links/jobs.ts";
 import { versionPublished, versionYanked } from "./features/versions/jobs.ts";
@@ -16,4 +17,5 @@ export const queues: QueueDefinition<any>[] = [
   notificationEmail,
   webhookDelivery,
   passwordLinkEmail,
+  licenseKeyEmail,
 ];

@@ -91,6 +91,12 @@ const PUBLIC = new Set([
   // Set-password links: the signed one-time token is the credential (tests/password-links.test.ts).
   "GET /api/auth/password-link",
   "POST /api/auth/set-password",
+  // Forgot password: anyone may ask, the answer never tells whether the address exists, and it is
+  // throttled (tests/forgot-password.test.ts).
+  "POST /api/auth/forgot-password",
+  // Stripe's webhook: its Stripe-Signature is the credential (tests/stripe.test.ts: 400 unsigned or
+  // badly signed, 404 while STRIPE_WEBHOOK_SECRET is unset).
+  "POST /api/integrations/stripe/webhook",
   // The page such a link opens, before its user can sign in (tests/browser/dashboard.browser.ts).
   "GET /set-password",
   // First run: the setup code is the credential, and all three answer 404 once any user exists
@@ -326,6 +332,28 @@ const routes = (): GuardedRoute[] => [
     ),
     denied: notAdmins,
     allowed: adminOnly(201),
+  },
+  {
+    route: "GET /api/integrations/stripe",
+    send: call("GET", () => "/api/integrations/stripe"),
+    denied: notAdmins,
+    allowed: adminOnly(200),
+  },
+  {
+    route: "PUT /api/integrations/stripe",
+    send: call(
+      "PUT",
+      () => "/api/integrations/stripe",
+      () => ({ prices: [] }),
+    ),
+    denied: notAdmins,
+    allowed: adminOnly(200),
+  },
+  {
+    route: "GET /api/integrations/stripe/events",
+    send: call("GET", () => "/api/integrations/stripe/events"),
+    denied: notAdmins,
+    allowed: adminOnly(200),
   },
   {
     route: "POST /api/admin/users/:user/password-link",

@@ -40,9 +40,22 @@ export async function validateForm<S extends TSchema>(
       throw error;
     },
   );
-  const errors = { ...shape, ...withoutFields(more, refused) };
+  const errors = inSchemaOrder(schema, { ...shape, ...withoutFields(more, refused) });
   if (Object.keys(errors).length > 0) throw new Invalid(errors);
   return value as Static<S>;
+}
+
+/**
+ * The fields in the order the schema lists them, as Laravel lists its rules: the 422's message names
+ * the first, whether the schema or a rule refused it (`ownerId` missing is a rule of a license).
+ */
+function inSchemaOrder(schema: TSchema, errors: FieldMessages): FieldMessages {
+  const order = Object.keys((schema as { properties?: object }).properties ?? {});
+  const rank = (field: string) => {
+    const index = order.indexOf(field.split(".")[0] ?? field);
+    return index === -1 ? order.length : index;
+  };
+  return Object.fromEntries(Object.entries(errors).sort(([a], [b]) => rank(a) - rank(b)));
 }
 
 const withoutFields = (errors: FieldMessages, fields: Set<string>): FieldMessages =>

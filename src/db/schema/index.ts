@@ -18,6 +18,7 @@ export * from "./sessions.ts";
 export * from "./setup-codes.ts";
 export * from "./sign-in-attempts.ts";
 export * from "./signing-keys.ts";
+export * from "./stripe.ts";
 export * from "./update-checks.ts";
 export * from "./uploads.ts";
 export * from "./users.ts";

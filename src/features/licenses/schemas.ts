@@ -2,8 +2,9 @@ import { t } from "elysia";
 import { Invalid } from "../../errors.ts";
 import { normaliseIp } from "../../http/client-ip.ts";
 import { PageQuery } from "../../http/pagination.ts";
-import { Int } from "../../validation/schemas.ts";
+import { Int, Text } from "../../validation/schemas.ts";
 import { Fingerprint } from "../machines/fingerprint.ts";
+import { EmailAddress } from "../users/schemas.ts";
 
 // What the license routes take in: bodies, queries and the addresses they name. What they answer is
 // in json.ts.
@@ -29,7 +30,21 @@ const MachineFileTtlMax = t.Union([Int(), t.Null()], {
 
 export const CreateLicenseBody = t.Object(
   {
-    ownerId: IdRef,
+    ownerId: t.Optional(IdRef),
+    ownerEmail: t.Optional(
+      t.String({
+        ...EmailAddress,
+        description:
+          "instead of ownerId: the buyer's address; an unknown one becomes a customer, e-mailed the key",
+      }),
+    ),
+    ownerName: t.Optional(
+      Text({
+        minLength: 1,
+        maxLength: 255,
+        description: "a new customer's name (default: the address's local part)",
+      }),
+    ),
     creatorId: IdRef,
     productId: IdRef,
     expires: t.Optional(Expires),
@@ -43,7 +58,10 @@ export const CreateLicenseBody = t.Object(
 );
 export type CreateLicenseInput = typeof CreateLicenseBody.static;
 
-export const UpdateLicenseBody = t.Partial(CreateLicenseBody, { additionalProperties: false });
+/** A change names the owner by id only: `ownerEmail` and `ownerName` are for a sale. */
+export const UpdateLicenseBody = t.Partial(t.Omit(CreateLicenseBody, ["ownerEmail", "ownerName"]), {
+  additionalProperties: false,
+});
 export type UpdateLicenseInput = typeof UpdateLicenseBody.static;
 
 export const LicenseListQuery = t.Object({

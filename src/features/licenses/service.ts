@@ -7,6 +7,7 @@ import {
   licenses,
   type Product,
   products,
+  type User,
   users,
 } from "../../db/schema/index.ts";
 import { withTransaction } from "../../db/transaction.ts";
@@ -14,7 +15,11 @@ import { FieldErrors, Forbidden, Invalid, NotFound } from "../../errors.ts";
 import { form } from "../../validation/form.ts";
 import { isUuid, toId } from "../../validation/ids.ts";
 import type { ApiKeyActor } from "../auth/actor.ts";
+import { findOrCreateCustomer } from "../customers/service.ts";
+import { linkFor } from "../password-links/service.ts";
+import { passwordFingerprint } from "../password-links/token.ts";
 import { ownsProduct } from "../products/service.ts";
+import { licenseKeyEmail } from "./jobs.ts";
 import { generateLicenseKey } from "./keys.ts";
 import {
   CreateLicenseBody,
@@ -47,19 +52,46 @@ function assertMayLicense(apiKey: ApiKeyActor, product: Pick<Product, "userId" |
   }
 }
 
+/** A new license for an owner named by id (`ownerId`), made by the API or the demo seed. */
 export async function createLicense(
   ctx: Pick<AppContext, "db" | "config">,
   apiKey: ApiKeyActor,
   input: CreateLicenseInput,
 ): Promise<License> {
+  const { userId, values } = await licenseValues(ctx, apiKey, input);
+  return insertLicense(ctx, { userId: userId as number, ...values });
+}
+
+/**
+ * A new license for a buyer named by address (`ownerEmail`): the user with that address, or a new
+ * customer who is e-mailed the key and a set-password link (when SMTP_URL is set). The customer, the
+ * license and the e-mail's job are one transaction.
+ */
+export async function sellLicense(
+  ctx: Pick<AppContext, "db" | "config" | "jobs" | "appKey">,
+  apiKey: ApiKeyActor,
+  input: CreateLicenseInput & { ownerEmail: string },
+): Promise<License> {
+  const { values } = await licenseValues(ctx, apiKey, input);
+  return withTransaction(ctx, async (tx) => {
+    const customer = await findOrCreateCustomer(tx, input.ownerEmail, input.ownerName);
+    const license = await insertLicense(tx, { userId: customer.user.id, ...values });
+    // Only a customer made by this sale is written to: a known address already has its ways in.
+    if (customer.created) await queueLicenseKeyEmail(tx, license, customer.user);
+    return license;
+  });
+}
+
+/** The columns of a license the API asked for, once the API key may make it (else 403). */
+async function licenseValues(ctx: Pick<AppContext, "db">, apiKey: ApiKeyActor, input: CreateLicenseInput) {
   const { fields, product } = await checkedFields(ctx, input);
+  assertOneOwner(input);
   const creatorId = fields.creatorId as number;
   if (apiKey.creatorId !== null && apiKey.creatorId !== creatorId) {
     throw new Forbidden("This API key may only create licenses for its own creator.");
   }
   if (product) assertMayLicense(apiKey, product);
-  return insertLicense(ctx, {
-    userId: fields.userId as number,
+  const values = {
     creatorId,
     productId: fields.productId as number,
     expires: fields.expires,
@@ -67,7 +99,36 @@ export async function createLicense(
     maxMachines: fields.maxMachines,
     ...withHeartbeats(fields, { floating: false, heartbeatSeconds: null }, API_NAMES),
     machineFileTtlMax: fields.machineFileTtlMax,
-  });
+  };
+  return { userId: fields.userId, values };
+}
+
+/**
+ * Queues the e-mail with `license`'s key to `owner`, in the caller's transaction, with a set-password
+ * link while the owner has no password. Nothing is queued without SMTP_URL.
+ */
+export async function queueLicenseKeyEmail(
+  ctx: Pick<AppContext, "db" | "config" | "jobs" | "appKey">,
+  license: License,
+  owner: Pick<User, "id" | "passwordHash">,
+): Promise<boolean> {
+  if (!ctx.config.smtpUrl) return false;
+  const link =
+    owner.passwordHash === null
+      ? { expires: linkFor(ctx, owner).expires, fingerprint: passwordFingerprint(owner.passwordHash) }
+      : null;
+  await ctx.jobs.sendInTransaction(ctx.db, licenseKeyEmail, { license_id: license.id, link });
+  return true;
+}
+
+/** `ownerId` or `ownerEmail`, exactly one of them (Laravel's required_without and prohibits). */
+function assertOneOwner(input: Pick<CreateLicenseInput, "ownerId" | "ownerEmail">) {
+  if (input.ownerId === undefined && input.ownerEmail === undefined) {
+    throw new Invalid({ ownerId: ["The ownerId field is required."] });
+  }
+  if (input.ownerId !== undefined && input.ownerEmail !== undefined) {
+    throw new Invalid({ ownerEmail: ["The ownerEmail field prohibits ownerId from being present."] });
+  }
 }
 
 /** The one place a license row is made (the API, a product's page): a fresh key, the default `maxIps`. */
@@ -386,7 +447,10 @@ async function checkedFields(
 }
 
 /** A new license: its fields, and owner, creator and product ids that name rows. */
-export const NewLicenseForm = form(CreateLicenseBody, (ctx, fields) => checkedFields(ctx, fields));
+export const NewLicenseForm = form(CreateLicenseBody, async (ctx, fields) => {
+  await checkedFields(ctx, fields);
+  assertOneOwner(fields);
+});
 
 /** A change to a license: any of its fields, each id naming a row. */
 export const LicenseChangeForm = form(UpdateLicenseBody, (ctx, fields) => checkedFields(ctx, fields));

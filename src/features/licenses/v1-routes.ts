@@ -26,6 +26,7 @@ import {
   listLicenses,
   NewLicenseForm,
   revokeLicense,
+  sellLicense,
   updateLicense,
 } from "./service.ts";
 
@@ -48,9 +49,24 @@ export const v1LicenseRoutes = (ctx: AppContext) =>
     .use(forms(ctx))
     .post(
       "",
-      async ({ body, apiKey, status }) => status(201, toLicenseJson(await createLicense(ctx, apiKey, body))),
+      async ({ body, apiKey, status }) => {
+        const { ownerEmail } = body;
+        const license =
+          ownerEmail === undefined
+            ? await createLicense(ctx, apiKey, body)
+            : await sellLicense(ctx, apiKey, { ...body, ownerEmail });
+        return status(201, toLicenseJson(license));
+      },
       {
-        ...licenseApi("Create a license", { 201: LicenseJson }),
+        ...licenseApi(
+          {
+            summary: "Create a license",
+            description:
+              "The owner is `ownerId`, or `ownerEmail` (+ `ownerName`): an address nobody has becomes a " +
+              "customer, who is e-mailed the key and a set-password link when SMTP_URL is set.",
+          },
+          { 201: LicenseJson },
+        ),
         ...input(NewLicenseForm),
       },
     )

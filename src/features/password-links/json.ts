@@ -22,3 +22,12 @@ export const toLinkData = ({ url, expiresAt, emailed }: PasswordLink) => ({
 export const toLinkInfoData = ({ user, expiresAt }: { user: User; expiresAt: Date }) => ({
   data: { email: user.email, expires_at: expiresAt.toISOString() },
 });
+
+export const ForgotPasswordJson = t.Object({
+  by_email: t.Boolean({
+    description:
+      "true: a link is on its way if the address has an account (SMTP_URL is set); false: depot sends no e-mail, an admin makes the link",
+  }),
+});
+
+export const toForgotPasswordData = (byEmail: boolean) => ({ data: { by_email: byEmail } });

@@ -11,3 +11,8 @@ export const SetPasswordBody = t.Object(
   },
   { additionalProperties: false },
 );
+
+export const ForgotPasswordBody = t.Object(
+  { email: t.String({ minLength: 1, maxLength: 255 }) },
+  { additionalProperties: false },
+);

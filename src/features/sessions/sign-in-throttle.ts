@@ -56,7 +56,7 @@ export const attemptSubject = (user: { id: number } | null, email: string): Atte
 export class SignInThrottle {
   constructor(
     private readonly db: Db,
-    private readonly scope: "sign-in" | "password",
+    private readonly scope: "sign-in" | "password" | "forgot-password",
   ) {}
 
   private keysOf(subject: AttemptSubject, ip: string | null) {

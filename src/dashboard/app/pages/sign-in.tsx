@@ -3,6 +3,7 @@ import { Field } from "../field.tsx";
 import { useForm } from "../form.ts";
 import { signIn } from "../session.ts";
 import type { User } from "../wire.ts";
+import { ForgotPassword } from "./forgot-password.tsx";
 import { PageHeading } from "./heading.tsx";
 
 interface Props {
@@ -66,6 +67,7 @@ export function SignIn({ notice, confirmation, onSignedIn }: Props) {
           {form.busy ? "Signing in…" : "Sign in"}
         </button>
       </form>
+      <ForgotPassword email={form.values.email} />
     </main>
   );
 }

@@ -1,0 +1,372 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { count, eq } from "drizzle-orm";
+import Stripe from "stripe";
+import { emailMatches } from "../src/db/email-key.ts";
+import { licenses, purchases, stripeEvents, users } from "../src/db/schema/index.ts";
+import { bearer, readJson, startTestApp, type TestApp } from "./helpers/app.ts";
+import { createOption, createProduct, createUser, tokenFor } from "./helpers/factories.ts";
+import { type Inbox, startInbox, until } from "./helpers/inbox.ts";
+
+/**
+ * Selling through Stripe Checkout (docs/stripe.md): events signed by `stripe`'s own test helper are
+ * sent to a listening server byte for byte, and the key reaches a real SMTP server on loopback.
+ */
+
+const SECRET = "whsec_test_depot_secret";
+const KEY = /^[0-9A-HJKMNP-TV-Z]{5}(-[0-9A-HJKMNP-TV-Z]{5}){4}$/;
+
+let t: TestApp;
+let base: string;
+let inbox: Inbox;
+let adminToken: string;
+let vendorToken: string;
+let product: { id: number; name: string };
+let option: { id: number };
+
+beforeAll(async () => {
+  inbox = await startInbox();
+  t = await startTestApp({
+    env: { SMTP_URL: `smtp://127.0.0.1:${inbox.port}`, STRIPE_WEBHOOK_SECRET: SECRET },
+    jobs: "workers",
+  });
+  base = t.listen();
+  adminToken = await tokenFor(t.ctx, await createUser(t.ctx, { role: "admin" }));
+  const vendor = await createUser(t.ctx, { role: "vendor" });
+  vendorToken = await tokenFor(t.ctx, vendor);
+  product = await createProduct(t.ctx, vendor);
+  option = await createOption(t.ctx, product);
+  const saved = await putSettings({
+    prices: [
+      { price_id: "price_pro", product_id: String(product.id), option_id: String(option.id) },
+      { price_id: "price_sub", product_id: String(product.id) },
+    ],
+  });
+  expect(saved.status).toBe(200);
+}, 60_000);
+afterAll(async () => {
+  await t.close();
+  await inbox.close();
+}, 15_000);
+
+const putSettings = (body: unknown, token = adminToken) =>
+  fetch(`${base}/api/integrations/stripe`, {
+    method: "PUT",
+    headers: { "content-type": "application/json", ...bearer(token) },
+    body: JSON.stringify(body),
+  });
+
+let sequence = 0;
+const eventId = () => `evt_test_${Date.now()}_${++sequence}`;
+
+/** Posts `event` as Stripe does: the exact bytes, signed with `secret` by stripe's own helper. */
+async function send(event: Record<string, unknown>, secret = SECRET, tamper?: (payload: string) => string) {
+  const payload = JSON.stringify(event, null, 2);
+  const header = await Stripe.webhooks.generateTestHeaderStringAsync({ payload, secret });
+  return fetch(`${base}/api/integrations/stripe/webhook`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "stripe-signature": header },
+    body: tamper ? tamper(payload) : payload,
+  });
+}
+
+function checkout(
+  email: string,
+  session: Record<string, unknown> = {},
+  priceId = "price_pro",
+): Record<string, unknown> {
+  return {
+    id: eventId(),
+    object: "event",
+    type: "checkout.session.completed",
+    data: {
+      object: {
+        id: `cs_test_${sequence}`,
+        object: "checkout.session",
+        mode: "payment",
+        payment_status: "paid",
+        payment_intent: `pi_test_${sequence}`,
+        customer_details: { email, name: "Stripe Buyer" },
+        currency: "usd",
+        amount_total: 4900,
+        line_items: {
+          object: "list",
+          data: [{ id: "li_1", quantity: 1, amount_total: 4900, currency: "usd", price: { id: priceId } }],
+        },
+        ...session,
+      },
+    },
+  };
+}
+
+const userByEmail = async (email: string) =>
+  (await t.ctx.db.select().from(users).where(emailMatches(users.email, email)))[0];
+const licensesOf = (userId: number) => t.ctx.db.select().from(licenses).where(eq(licenses.userId, userId));
+
+describe("checkout.session.completed", () => {
+  test("makes the customer, the purchase and the license, and e-mails the key", async () => {
+    const email = `stripe-${crypto.randomUUID().slice(0, 8)}@example.com`;
+    const event = checkout(email);
+    const response = await send(event);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toContain("application/json");
+    const receipt = await readJson(response);
+    expect(receipt).toMatchObject({ id: event.id, outcome: "processed", duplicate: false });
+    expect(receipt.message).toContain(email);
+
+    const buyer = await userByEmail(email);
+    expect(buyer?.name).toBe("Stripe Buyer");
+    const [license] = await licensesOf(buyer?.id ?? 0);
+    expect(license?.productId).toBe(product.id);
+    expect(license?.key).toMatch(KEY);
+    const [purchase] = await t.ctx.db
+      .select()
+      .from(purchases)
+      .where(eq(purchases.userId, buyer?.id ?? 0));
+    expect(purchase).toMatchObject({
+      productId: product.id,
+      optionId: option.id,
+      unitPrice: "49.00",
+      quantity: 1,
+    });
+
+    const { mail } = await until("the key e-mail", () =>
+      inbox.messages.find((m) => m.envelopeTo.includes(email)),
+    );
+    expect(mail.text).toContain(license?.key ?? "no key");
+    expect(mail.text).toContain("/set-password?token=");
+  }, 30_000);
+
+  test("the same event again changes nothing and says so", async () => {
+    const email = `again-${crypto.randomUUID().slice(0, 8)}@example.com`;
+    const event = checkout(email);
+    const [first, second] = await Promise.all([send(event), send(event)]);
+    const receipts = [await readJson(first), await readJson(second)];
+    expect(receipts.map((r) => r.duplicate).sort()).toEqual([false, true]);
+    expect(receipts.every((r) => r.outcome === "processed")).toBe(true);
+    const buyer = await userByEmail(email);
+    expect(await licensesOf(buyer?.id ?? 0)).toHaveLength(1);
+  }, 30_000);
+
+  test("a price without a product is a failed event that writes nothing, and is handled once mapped", async () => {
+    const email = `unmapped-${crypto.randomUUID().slice(0, 8)}@example.com`;
+    const event = checkout(email, {}, "price_later");
+    const failed = await readJson(await send(event));
+    expect(failed).toMatchObject({ outcome: "failed", duplicate: false });
+    expect(failed.message).toBe("No product is set for Stripe price price_later.");
+    expect(await userByEmail(email)).toBeUndefined();
+
+    const settings = await readJson(
+      await fetch(`${base}/api/integrations/stripe`, { headers: bearer(adminToken) }),
+    );
+    const prices = settings.data.prices.map((p: Record<string, unknown>) => ({
+      price_id: p.price_id,
+      product_id: String(p.product_id),
+      option_id: p.option_id === null ? null : String(p.option_id),
+    }));
+    expect(
+      (
+        await putSettings({
+          prices: [...prices, { price_id: "price_later", product_id: String(product.id) }],
+        })
+      ).status,
+    ).toBe(200);
+    const retried = await readJson(await send(event));
+    expect(retried).toMatchObject({ outcome: "processed", duplicate: false });
+    expect(await licensesOf((await userByEmail(email))?.id ?? 0)).toHaveLength(1);
+  }, 30_000);
+
+  test("an unpaid (asynchronous) checkout is ignored", async () => {
+    const email = `unpaid-${crypto.randomUUID().slice(0, 8)}@example.com`;
+    const receipt = await readJson(await send(checkout(email, { payment_status: "unpaid" })));
+    expect(receipt.outcome).toBe("ignored");
+    expect(await userByEmail(email)).toBeUndefined();
+  });
+});
+
+describe("renewals and revocations", () => {
+  test("invoice.paid extends a subscription's license; subscription.deleted revokes it", async () => {
+    const email = `sub-${crypto.randomUUID().slice(0, 8)}@example.com`;
+    const sold = checkout(
+      email,
+      { mode: "subscription", subscription: "sub_test_1", payment_intent: null },
+      "price_sub",
+    );
+    expect((await readJson(await send(sold))).outcome).toBe("processed");
+    const buyerId = (await userByEmail(email))?.id ?? 0;
+
+    const periodEnd = Math.floor(Date.now() / 1000) + 30 * 86_400;
+    const paid = await readJson(
+      await send({
+        id: eventId(),
+        type: "invoice.paid",
+        data: {
+          object: {
+            object: "invoice",
+            subscription: "sub_test_1",
+            lines: { data: [{ period: { start: periodEnd - 30 * 86_400, end: periodEnd } }] },
+          },
+        },
+      }),
+    );
+    expect(paid.outcome).toBe("processed");
+    const [renewed] = await licensesOf(buyerId);
+    expect(renewed?.expires?.getTime()).toBe((periodEnd + 3 * 86_400) * 1000);
+
+    const ended = await readJson(
+      await send({
+        id: eventId(),
+        type: "customer.subscription.deleted",
+        data: { object: { id: "sub_test_1" } },
+      }),
+    );
+    expect(ended.outcome).toBe("processed");
+    const [revoked] = await licensesOf(buyerId);
+    expect(revoked?.revokedAt).toBeInstanceOf(Date);
+  }, 30_000);
+
+  test("charge.refunded in full revokes; a partial refund does not", async () => {
+    const email = `refund-${crypto.randomUUID().slice(0, 8)}@example.com`;
+    const sold = checkout(email, { payment_intent: "pi_refund_1" });
+    expect((await readJson(await send(sold))).outcome).toBe("processed");
+    const buyerId = (await userByEmail(email))?.id ?? 0;
+    const refund = (refunded: boolean) =>
+      send({
+        id: eventId(),
+        type: "charge.refunded",
+        data: { object: { payment_intent: "pi_refund_1", refunded } },
+      });
+    expect((await readJson(await refund(false))).outcome).toBe("ignored");
+    expect((await licensesOf(buyerId))[0]?.revokedAt).toBeNull();
+    expect((await readJson(await refund(true))).outcome).toBe("processed");
+    expect((await licensesOf(buyerId))[0]?.revokedAt).toBeInstanceOf(Date);
+  }, 30_000);
+
+  test("an event depot does not handle is stored as ignored", async () => {
+    const receipt = await readJson(
+      await send({ id: eventId(), type: "customer.created", data: { object: {} } }),
+    );
+    expect(receipt).toMatchObject({ outcome: "ignored", message: "depot does nothing on customer.created." });
+  });
+});
+
+describe("signatures", () => {
+  test("a body changed after signing: 400, nothing stored", async () => {
+    const event = checkout(`tampered-${sequence}@example.com`);
+    const response = await send(event, SECRET, (payload) => payload.replace("4900", "1"));
+    expect(response.status).toBe(400);
+    expect(await readJson(response)).toEqual({
+      message: "The Stripe-Signature header does not verify for this body.",
+    });
+    const [stored] = await t.ctx.db
+      .select({ n: count() })
+      .from(stripeEvents)
+      .where(eq(stripeEvents.id, String(event.id)));
+    expect(stored?.n).toBe(0);
+  });
+
+  test("another secret: 400; no header: 400", async () => {
+    expect((await send(checkout("x@example.com"), "whsec_other")).status).toBe(400);
+    const unsigned = await fetch(`${base}/api/integrations/stripe/webhook`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{}",
+    });
+    expect(unsigned.status).toBe(400);
+    expect(await readJson(unsigned)).toEqual({ message: "The Stripe-Signature header is missing." });
+  });
+
+  test("the bytes are verified as sent: whitespace and key order are kept", async () => {
+    const event = checkout(`spaced-${crypto.randomUUID().slice(0, 8)}@example.com`);
+    // JSON.stringify(…, 2) above already sends indented JSON; a compact body verifies too.
+    const payload = JSON.stringify(event);
+    const header = await Stripe.webhooks.generateTestHeaderStringAsync({ payload, secret: SECRET });
+    const response = await fetch(`${base}/api/integrations/stripe/webhook`, {
+      method: "POST",
+      headers: { "content-type": "application/json; charset=utf-8", "stripe-signature": header },
+      body: payload,
+    });
+    expect(response.status).toBe(200);
+  });
+});
+
+describe("settings and the event list", () => {
+  test("the settings name the webhook's address and each price's product and option", async () => {
+    const response = await fetch(`${base}/api/integrations/stripe`, { headers: bearer(adminToken) });
+    expect(response.status).toBe(200);
+    const { data } = await readJson(response);
+    expect(data.webhook_url).toBe("http://depot.test/api/integrations/stripe/webhook");
+    expect(data.webhook_secret_set).toBe(true);
+    expect(data.prices[0]).toEqual({
+      price_id: "price_later",
+      product_id: product.id,
+      product_name: product.name,
+      option_id: null,
+      option_name: null,
+    });
+  });
+
+  test("bad mappings: 422 per field, nothing changed", async () => {
+    const response = await putSettings({
+      prices: [
+        { price_id: "price_a", product_id: "999999" },
+        { price_id: "price_b", product_id: String(product.id), option_id: "999999" },
+        { price_id: "price_b", product_id: String(product.id) },
+      ],
+    });
+    expect(response.status).toBe(422);
+    const { errors } = await readJson(response);
+    expect(Object.keys(errors).sort()).toEqual([
+      "prices.0.product_id",
+      "prices.1.option_id",
+      "prices.2.price_id",
+    ]);
+    const { data } = await readJson(
+      await fetch(`${base}/api/integrations/stripe`, { headers: bearer(adminToken) }),
+    );
+    expect(data.prices.map((p: { price_id: string }) => p.price_id)).toEqual([
+      "price_later",
+      "price_pro",
+      "price_sub",
+    ]);
+    expect((await putSettings({ prices: [{ price_id: "not a price", product_id: "1" }] })).status).toBe(422);
+  });
+
+  test("a vendor may not read or change them", async () => {
+    expect((await fetch(`${base}/api/integrations/stripe`, { headers: bearer(vendorToken) })).status).toBe(
+      403,
+    );
+    expect((await putSettings({ prices: [] }, vendorToken)).status).toBe(403);
+  });
+
+  test("every event is listed with its outcome, newest first", async () => {
+    const response = await fetch(`${base}/api/integrations/stripe/events?per_page=100`, {
+      headers: bearer(adminToken),
+    });
+    expect(response.status).toBe(200);
+    const page = await readJson(response);
+    const outcomes = new Set(page.data.map((e: { outcome: string }) => e.outcome));
+    expect([...outcomes].sort()).toEqual(["ignored", "processed"]);
+    expect(page.data[0]).toEqual({
+      id: expect.stringMatching(/^evt_test_/),
+      type: expect.any(String),
+      outcome: expect.any(String),
+      message: expect.any(String),
+      received_at: expect.stringMatching(/Z$/),
+      processed_at: expect.stringMatching(/Z$/),
+    });
+  });
+});
+
+test("without STRIPE_WEBHOOK_SECRET the webhook is a 404", async () => {
+  const off = await startTestApp();
+  try {
+    const response = await off.request("/api/integrations/stripe/webhook", {
+      method: "POST",
+      headers: { "content-type": "application/json", "stripe-signature": "t=1,v1=00" },
+      body: "{}",
+    });
+    expect(response.status).toBe(404);
+  } finally {
+    await off.close();
+  }
+}, 30_000);
