@@ -4,7 +4,7 @@ import { formatDate } from "../dates.ts";
 import { sessionDownloadHref } from "../links.ts";
 import { useLoad } from "../load.ts";
 import { Loaded } from "../loaded.tsx";
-import { platformName } from "../products/release-panel.tsx";
+import { platformName } from "../products/target-fields.tsx";
 import type { Version } from "../wire.ts";
 import { renderChangelog } from "./api.ts";
 import { browserPlatform, forPlatform } from "./platform.ts";

@@ -16,6 +16,7 @@ import { checkMayPublish, publishVersion } from "./api.ts";
 import { BenefitSelect } from "./benefit-select.tsx";
 import { ChangelogEditor } from "./changelog-editor.tsx";
 import { FileChoice } from "./file-choice.tsx";
+import { NO_TARGET, TargetFields, targetOfFile } from "./target-fields.tsx";
 
 interface Props {
   productId: number;
@@ -23,10 +24,21 @@ interface Props {
 }
 
 /** The form's inputs; `benefit_id` is a benefit's id, or "" for the whole product. */
-const EMPTY = { benefit_id: "", file: null as File | null, version_name: "", title: "", changelog: "" };
+const EMPTY = {
+  benefit_id: "",
+  file: null as File | null,
+  target: NO_TARGET,
+  version_name: "",
+  title: "",
+  changelog: "",
+};
 
 /** The 422's keys an input answers for, besides its own name. */
-const ERROR_KEYS = { file: ["file", "upload_id"], changelog: ["changelog", "changelog_format"] };
+const ERROR_KEYS = {
+  file: ["file", "upload_id"],
+  target: ["platform", "arch"],
+  changelog: ["changelog", "changelog_format"],
+};
 
 export function PublishForm({ productId, onPublished }: Props) {
   const form = useForm(EMPTY, { failure: "Publishing failed.", errorKeys: ERROR_KEYS });
@@ -45,6 +57,8 @@ export function PublishForm({ productId, onPublished }: Props) {
 
   const chooseFile = (chosen: File | null) => {
     form.set("file", chosen);
+    // What the name says, shown and changeable; sent as the file's platform and arch.
+    form.set("target", targetOfFile(chosen));
     // The bar showed the last file's upload.
     setProgress(null);
   };
@@ -73,13 +87,18 @@ export function PublishForm({ productId, onPublished }: Props) {
     setPublished(null);
     setCancelled(false);
     setProgress(null);
-    const { file, benefit_id, ...fields } = values;
+    const { file, benefit_id, target, ...fields } = values;
     let version: Version | null = null;
     await form.run(async () => {
       try {
         // Without a file the publish is still sent: the server's 422 then names every missing field.
         const id = file ? await uploaded(file) : null;
-        version = await publishVersion(productId, fields, id, benefit_id === "" ? null : Number(benefit_id));
+        version = await publishVersion(
+          productId,
+          { ...fields, ...target },
+          id,
+          benefit_id === "" ? null : Number(benefit_id),
+        );
       } catch (failure) {
         if (failure instanceof UploadCancelled) return setCancelled(true);
         // The upload itself was refused (expired, say): the next try sends the file afresh.
@@ -136,6 +155,14 @@ export function PublishForm({ productId, onPublished }: Props) {
         error={form.errorOf("file")}
         disabled={form.busy}
         onChoose={chooseFile}
+      />
+      <TargetFields
+        id="publish"
+        file={values.file}
+        value={values.target}
+        errors={{ platform: form.errorOf("platform"), arch: form.errorOf("arch") }}
+        disabled={form.busy}
+        onChange={(target) => form.set("target", target)}
       />
       <Field
         id="publish-version"
