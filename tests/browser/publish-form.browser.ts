@@ -229,6 +229,28 @@ test("choosing a file shows the platform its name says; the vendor changes it an
     expect(stored.map((a) => [a.fileName, a.platform, a.arch, a.platformInferred, a.archInferred])).toEqual([
       ["Acme-Notes-1.4.0-arm64.dmg", "darwin", "universal", false, false],
     ]);
+    expect(await page.locator(".notice.warning").count()).toBe(0);
+
+    // A name that is not semver is published, with the server's warning shown under the message.
+    await form.getByLabel("File", { exact: true }).setInputFiles({
+      name: "acme-notes-themes.zip",
+      mimeType: "application/zip",
+      buffer: Buffer.from("themes"),
+    });
+    expect(await hint.textContent()).toContain("every platform's updates offer it");
+    await form.getByLabel("Version", { exact: true }).fill("2024-spring");
+    await form.getByLabel("Title", { exact: true }).fill("Themes");
+    await form.getByLabel("Changelog", { exact: true }).fill("- themes");
+    await form.getByRole("button", { name: "Publish", exact: true }).click();
+    await page
+      .getByRole("status")
+      .filter({ hasText: "Version 2024-spring is published." })
+      .waitFor({ timeout: 20_000 });
+    expect(
+      await page.getByRole("alert").filter({ hasText: "no update feed will ever offer it" }).textContent(),
+    ).toBe(
+      "2024-spring is not a semantic version (like 1.2.0 or 2.0.0-beta.1): it can be listed and downloaded, but no update feed will ever offer it.",
+    );
     expect(w.problems).toEqual([]);
   } finally {
     await w.context.close();

@@ -12,7 +12,7 @@ import { useLoad } from "../load.ts";
 import { listOptions } from "../product-admin/api.ts";
 import { TusUpload, UploadCancelled } from "../uploads/tus.ts";
 import type { Version } from "../wire.ts";
-import { checkMayPublish, publishVersion } from "./api.ts";
+import { checkMayPublish, type Published, publishVersion } from "./api.ts";
 import { BenefitSelect } from "./benefit-select.tsx";
 import { ChangelogEditor } from "./changelog-editor.tsx";
 import { FileChoice } from "./file-choice.tsx";
@@ -47,7 +47,7 @@ export function PublishForm({ productId, onPublished }: Props) {
   // whole product as it always could, so that failure is not shown as one.
   const { loading: options } = useLoad(() => listOptions(productId).catch(() => []), "", [productId]);
   const [progress, setProgress] = useState<{ offset: number; size: number } | null>(null);
-  const [published, setPublished] = useState<Version | null>(null);
+  const [published, setPublished] = useState<Published | null>(null);
   const [cancelled, setCancelled] = useState(false);
   const [upload, setUpload] = useState<TusUpload | null>(null);
   /** The last finished upload: publishing the same file again names it instead of sending it again. */
@@ -88,12 +88,12 @@ export function PublishForm({ productId, onPublished }: Props) {
     setCancelled(false);
     setProgress(null);
     const { file, benefit_id, target, ...fields } = values;
-    let version: Version | null = null;
+    let outcome: Published | null = null;
     await form.run(async () => {
       try {
         // Without a file the publish is still sent: the server's 422 then names every missing field.
         const id = file ? await uploaded(file) : null;
-        version = await publishVersion(
+        outcome = await publishVersion(
           productId,
           { ...fields, ...target },
           id,
@@ -106,14 +106,14 @@ export function PublishForm({ productId, onPublished }: Props) {
         throw failure;
       }
     });
-    if (version === null) return;
-    const made: Version = version;
+    if (outcome === null) return;
+    const made: Published = outcome;
     form.reset();
     setProgress(null);
     finished.current = null;
     setGeneration((n) => n + 1);
     setPublished(made);
-    onPublished(made);
+    onPublished(made.version);
   };
 
   const percent = progress && progress.size > 0 ? Math.floor((progress.offset * 100) / progress.size) : 0;
@@ -124,16 +124,21 @@ export function PublishForm({ productId, onPublished }: Props) {
       <ErrorAlert message={form.summary} />
       {published && (
         <p class="notice success" role="status">
-          Version <bdi>{published.version_number}</bdi>
-          {published.benefit_name && (
+          Version <bdi>{published.version.version_number}</bdi>
+          {published.version.benefit_name && (
             <>
               {" of "}
-              <bdi>{published.benefit_name}</bdi>
+              <bdi>{published.version.benefit_name}</bdi>
             </>
           )}{" "}
           is published.
         </p>
       )}
+      {published?.warnings.map((warning) => (
+        <p key={warning} class="notice warning" role="alert">
+          {warning}
+        </p>
+      ))}
       {cancelled && (
         <p class="notice" role="status">
           The upload was cancelled; nothing was published.
