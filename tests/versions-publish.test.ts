@@ -228,6 +228,7 @@ function expectVersion(
         arch_inferred: true,
         platform_neutral: true,
         file_name: expected.file.name,
+        updaters_only: false,
         file_size: expected.file.bytes.byteLength,
         sha256: sha256(expected.file.bytes),
         sha512: createHash("sha512").update(expected.file.bytes).digest("base64"),

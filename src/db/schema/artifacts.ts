@@ -23,6 +23,11 @@ export const artifacts = pgTable(
     /** The request named no arch: depot read it from the file's name. */
     archInferred: boolean("arch_inferred").notNull().default(false),
     fileName: text("file_name").notNull(),
+    /**
+     * A file for updaters, not for people (electron's `-mac.zip`, Tauri's `.app.tar.gz`): the feeds
+     * offer it, the download pages and e-mails' links do not (features/artifacts/file-names.ts).
+     */
+    updatersOnly: boolean("updaters_only").notNull().default(false),
     fileSize: bigint("file_size", { mode: "number" }).notNull(),
     /** Hex SHA-256 of the file: the ETag, the Repr-Digest and the identical re-post check. */
     sha256: text("sha256").notNull(),

@@ -74,3 +74,14 @@ export function foreignKindsPattern(platform: Exclude<Platform, "any">): string 
     .map(([, pattern]) => pattern)
     .join("|");
 }
+
+/**
+ * What updaters download and people do not: electron-builder's `-mac.zip` (Squirrel.Mac's; people get
+ * the `.dmg`), Tauri's update bundles (`.app.tar.gz`, `.AppImage.tar.gz`, `.nsis.zip`, `.msi.zip`) and
+ * Squirrel.Windows' `.nupkg`. Blockmaps and `.sig`s are kept on their file, never files of their own.
+ * Also written for PostgreSQL's `~*` (the migration that marked the files stored before).
+ */
+export const UPDATERS_ONLY_PATTERN = String.raw`(-mac\.zip|\.app\.tar\.gz|\.appimage\.tar\.gz|\.(nsis|msi)\.zip|\.nupkg)$`;
+
+/** Whether a file of this name is for updaters only, unless its publisher says otherwise. */
+export const forUpdatersOnly = (fileName: string) => new RegExp(UPDATERS_ONLY_PATTERN, "i").test(fileName);

@@ -23,6 +23,10 @@ export const ArtifactJson = t.Object({
       "every platform's feed offers the file: it is stored under `any` and is no one platform's kind (a `.jar`, a `.zip` of scripts; an `.exe`, `.dmg` or `.deb` never is)",
   }),
   file_name: t.String(),
+  updaters_only: t.Boolean({
+    description:
+      "for updaters only (electron's `-mac.zip`, Tauri's `.app.tar.gz`): the feeds offer it, the download pages and e-mails' links do not",
+  }),
   file_size: Int(),
   sha256: t.String({ pattern: "^[0-9a-f]{64}$" }),
   sha512: t.Union([t.String({ description: "base64, as electron-updater checks it" }), t.Null()], {
@@ -44,6 +48,7 @@ export const toArtifactJson = (artifact: Artifact, productId: number, appUrl: st
   arch_inferred: artifact.archInferred,
   platform_neutral: artifact.platform === "any" && kindPlatform(artifact.fileName) === null,
   file_name: artifact.fileName,
+  updaters_only: artifact.updatersOnly,
   file_size: artifact.fileSize,
   sha256: artifact.sha256,
   sha512: artifact.sha512,

@@ -1,8 +1,9 @@
 import { asc, inArray } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { type Artifact, artifacts } from "../../db/schema/index.ts";
+import { isSet } from "../../validation/schemas.ts";
 import type { UploadedFile } from "../versions/upload.ts";
-import { targetOf } from "./file-names.ts";
+import { forUpdatersOnly, targetOf } from "./file-names.ts";
 import type { ArtifactUploadFields } from "./schemas.ts";
 
 /** Every artifact of the versions, each version's in the order they were added (the first one first). */
@@ -40,6 +41,8 @@ export function artifactValues(
     arch: fields.arch ?? inferred.arch,
     archInferred: fields.arch === undefined,
     fileName: file.fileName,
+    updatersOnly:
+      fields.updaters_only === undefined ? forUpdatersOnly(file.fileName) : isSet(fields.updaters_only),
     fileSize: file.size,
     sha256: file.sha256,
     sha512: file.sha512,

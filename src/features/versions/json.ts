@@ -5,7 +5,7 @@ import { dataOf } from "../../http/schemas.ts";
 import { Int } from "../../validation/schemas.ts";
 import { ArtifactJson, toArtifactJson } from "../artifacts/json.ts";
 import { renderChangelog } from "./changelog.ts";
-import { firstArtifact, type VersionRow } from "./rows.ts";
+import { peopleFile, type VersionRow } from "./rows.ts";
 import type { ChangelogPreview } from "./schemas.ts";
 import { parseSemver } from "./semver.ts";
 import { downloadUrl } from "./urls.ts";
@@ -41,19 +41,19 @@ export const VersionJson = t.Object({
   yank_reason: t.Union([t.String(), t.Null()]),
   published_at: t.Union([DateTime, t.Null()], { description: "null while a draft" }),
   artifacts: t.Array(ArtifactJson, {
-    description: "its files; the first is the one `file_name` and `download_url` describe",
+    description: "its files, the first added first; `file_name` and `download_url` describe the first one not for updaters only (else the first)",
   }),
   created_at: DateTime,
   updated_at: DateTime,
 });
 
 /**
- * A version as SPEC shows it (`product_id` a string, `file_name` and `download_url` those of its first
- * artifact), with its release fields and every artifact.
+ * A version as SPEC shows it (`product_id` a string, `file_name` and `download_url` those of the file
+ * people download, rows.ts `peopleFile`), with its release fields and every artifact.
  */
 export const toVersionJson = (row: VersionRow, appUrl: string) => {
   const { version, benefit } = row;
-  const first = firstArtifact(row);
+  const first = peopleFile(row);
   return {
     id: version.id,
     product_id: String(version.productId),
