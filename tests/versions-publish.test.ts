@@ -216,14 +216,19 @@ function expectVersion(
     rollout_schedule: null,
     yank_reason: null,
     published_at: expect.stringMatching(ISO),
-    // The sent file is the version's first (here only) artifact, for any platform.
+    // The sent file is the version's first (here only) artifact, for any platform: none was sent,
+    // and a plugin's `.jar` names none.
     artifacts: [
       {
         id: expect.any(Number),
         version_id: data.id,
         platform: "any",
         arch: "any",
+        platform_inferred: true,
+        arch_inferred: true,
+        platform_neutral: true,
         file_name: expected.file.name,
+        updaters_only: false,
         file_size: expected.file.bytes.byteLength,
         sha256: sha256(expected.file.bytes),
         sha512: createHash("sha512").update(expected.file.bytes).digest("base64"),

@@ -24,22 +24,26 @@ const versionsPath = (productId: number, benefitId: number | null) =>
 
 /**
  * Publishes a version from a finished upload (201; 200 when that name already has that file, so a
- * retry after a lost answer is the same version).
+ * retry after a lost answer is the same version), with the answer's warnings (a name that is not semver).
  */
 export function publishVersion(
   client: DepotClient,
   productId: number,
   benefitId: number | null,
   body: Record<string, unknown>,
-): Promise<{ status: number; version: Version }> {
+): Promise<{ status: number; version: Version; warnings: string[] }> {
   return client.request(
     versionsPath(productId, benefitId),
     { method: "POST", headers: JSON_HEADERS, body: JSON.stringify(body) },
     {
-      read: async (response) => ({
-        status: response.status,
-        version: (await readJson<{ data: Version }>(response)).data,
-      }),
+      read: async (response) => {
+        const answer = await readJson<{ data: Version; warnings?: Record<string, string[]> }>(response);
+        return {
+          status: response.status,
+          version: answer.data,
+          warnings: Object.values(answer.warnings ?? {}).flat(),
+        };
+      },
     },
   );
 }

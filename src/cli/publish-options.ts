@@ -1,17 +1,10 @@
 import { constants } from "node:fs";
 import { access, readFile, stat } from "node:fs/promises";
 import { basename } from "node:path";
-import {
-  ARCHES,
-  CHANNELS,
-  isArch,
-  isChannel,
-  isPlatform,
-  PLATFORMS,
-  targetOf,
-} from "../cli-client/targets.ts";
+import { ARCHES, CHANNELS, isArch, isChannel, isPlatform, PLATFORMS } from "../cli-client/targets.ts";
 import { DEFAULT_CHUNK_BYTES, type LocalFile } from "../cli-client/tus-upload.ts";
 import type { Arch, Platform, ReleaseChannel } from "../db/schema/release-enums.ts";
+import { targetOf } from "../features/artifacts/file-names.ts";
 import { UsageError } from "./command.ts";
 
 // What `depot publish` reads from its command line, each checked before the first request: a
@@ -29,7 +22,7 @@ export interface PlannedFile extends LocalFile {
 
 /**
  * The FILEs in the order they go up: each file's platform and architecture from --platform/--arch, or
- * else from its name (cli-client/targets.ts). A `X.sig` or `X.blockmap` goes after every other file, since
+ * else from its name (features/artifacts/file-names.ts, the table the server uses too). A `X.sig` or `X.blockmap` goes after every other file, since
  * the server attaches it to the version's file `X`, which must be there first.
  */
 export async function plannedFiles(values: Values): Promise<PlannedFile[]> {

@@ -3,6 +3,7 @@ import { Refused } from "../cli-client/failures.ts";
 import { type Artifact, addArtifact, changeRelease, publishVersion } from "../cli-client/releases.ts";
 import { FileDigests, uploadFile } from "../cli-client/tus-upload.ts";
 import { findVersionNamed, type Version, versionById } from "../cli-client/versions.ts";
+import { targetOf } from "../features/artifacts/file-names.ts";
 import { Progress } from "../progress.ts";
 import { type Command, optionalId, printResult, requireId, requireString } from "./command.ts";
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, tokenClient } from "./connection.ts";
@@ -87,6 +88,7 @@ export const publishCommand: Command = {
     let version = await findVersionNamed(publisher.client, productId, benefitId, fields.version_name);
     let status: "published" | "drafted" | "added" | "already-published" = "already-published";
     let uploadId: string | null = null;
+    let warnings: string[] = [];
     const results: FileResult[] = [];
     let rest = files;
     if (version === null) {
@@ -98,6 +100,7 @@ export const publishCommand: Command = {
           ...publisher.fileFields(first, uploadId, { omitAny: true }),
         });
         version = published.version;
+        warnings = published.warnings;
         status = published.status === 201 ? (version.status === "draft" ? "drafted" : "published") : status;
         results.push(await publisher.result(first, published.status === 201 ? "sent" : "already-there"));
         rest = others;
@@ -124,9 +127,18 @@ export const publishCommand: Command = {
       final = await changeRelease(publisher.client, productId, final.id, { critical: true });
     }
     await publisher.checkStored(final, files);
+    // On stderr, so a script reading the result line still reads one line; `--json` carries them too.
+    for (const warning of warnings) process.stderr.write(`warning: ${warning}\n`);
     printResult(
       values.json === true,
-      { status, upload_id: uploadId, seconds, version: final, files: results },
+      {
+        status,
+        upload_id: uploadId,
+        seconds,
+        version: final,
+        files: results,
+        ...(warnings.length > 0 ? { warnings } : {}),
+      },
       summary(status, final, results, seconds),
     );
     return 0;
@@ -179,14 +191,18 @@ class Publisher {
   }
 
   /**
-   * A file's fields in a publish or an artifact. `omitAny` leaves out a platform and arch of `any`, the
-   * publish's defaults, so that publishing a file of no particular platform is the request it always was.
+   * A file's fields in a publish or an artifact. `omitAny` leaves out a platform and arch of `any` that
+   * the server would read from the name too (the same table), so that publishing a file of no
+   * particular platform is the request it always was; an `any` given for a name that says otherwise
+   * (`--platform any` for an `.exe`) is sent.
    */
   fileFields(file: PlannedFile, uploadId: string, options: { omitAny?: boolean } = {}) {
+    const named = targetOf(file.name);
+    const omit = (given: string, read: string) => options.omitAny && given === "any" && read === "any";
     return {
       upload_id: uploadId,
-      ...(options.omitAny && file.platform === "any" ? {} : { platform: file.platform }),
-      ...(options.omitAny && file.arch === "any" ? {} : { arch: file.arch }),
+      ...(omit(file.platform, named.platform) ? {} : { platform: file.platform }),
+      ...(omit(file.arch, named.arch) ? {} : { arch: file.arch }),
       ...(this.signature === null ? {} : { signature: this.signature }),
     };
   }

@@ -24,6 +24,7 @@ import m21 from "../../drizzle/0021_machine_file_lifetimes.sql" with { type: "te
 import m22 from "../../drizzle/0022_setup_codes.sql" with { type: "text" };
 import m23 from "../../drizzle/0023_license_ip_count.sql" with { type: "text" };
 import m24 from "../../drizzle/0024_stripe.sql" with { type: "text" };
+import m25 from "../../drizzle/0025_artifact_inferred_updaters_only.sql" with { type: "text" };
 
 import type { Migration } from "./migrate.ts";
 
@@ -53,4 +54,5 @@ export const migrations: Migration[] = [
   { tag: "0022_setup_codes", createdAt: 1795823334058, sql: m22 },
   { tag: "0023_license_ip_count", createdAt: 1795829057394, sql: m23 },
   { tag: "0024_stripe", createdAt: 1795833043421, sql: m24 },
+  { tag: "0025_artifact_inferred_updaters_only", createdAt: 1795833259244, sql: m25 },
 ];

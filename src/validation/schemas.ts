@@ -54,3 +54,7 @@ export const Prose = (options?: StringOptions) => Type.String({ ...options, form
  */
 export const OneOf = <const V extends string>(values: readonly V[]) =>
   t.Union(values.map((value) => t.Literal(value))) as unknown as TUnion<TLiteral<V>[]>;
+
+/** A flag as a form sends it (`1`, `true`, …) or as JSON does (a boolean). */
+export const FormFlag = t.Union([t.Boolean(), OneOf(["0", "1", "true", "false"])]);
+export const isSet = (flag: boolean | string | undefined) => flag === true || flag === "1" || flag === "true";

@@ -6,7 +6,7 @@
 // right while the page was open is told so before a byte of the file goes up.
 import { expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { products, versions } from "../../src/db/schema/index.ts";
+import { artifacts, products, versions } from "../../src/db/schema/index.ts";
 import { fitsWidth, listeningDepot, offOrigin, openPage, signInAs } from "../helpers/browser.ts";
 import { createProduct, createRole, createUser, insertVersionRow } from "../helpers/factories.ts";
 import { userWithPassword } from "../helpers/sessions.ts";
@@ -174,6 +174,83 @@ test("a vendor who lost the product while its page was open is told so before th
     // What was typed stays; nothing was made.
     expect(await page.getByLabel("Title", { exact: true }).inputValue()).toBe("Too late");
     expect(await depot.ctx.db.select().from(versions).where(eq(versions.productId, product.id))).toEqual([]);
+    expect(w.problems).toEqual([]);
+  } finally {
+    await w.context.close();
+  }
+}, 60_000);
+
+test("choosing a file shows the platform its name says; the vendor changes it and that is what is stored", async () => {
+  const vendor = await userWithPassword(depot.ctx, PASSWORD, { role: "vendor" });
+  const product = await createProduct(depot.ctx, vendor, { name: "Acme Notes" });
+  const w = await openPage(depot.origin);
+  const { page } = w;
+  try {
+    await signInAs(page, depot.base, vendor.email, PASSWORD);
+    await page.goto(`${depot.base}/dashboard/products/${product.id}`, { waitUntil: "networkidle" });
+    await page.getByText("No versions yet.").waitFor({ timeout: 10_000 });
+    const form = page.locator("form").filter({ hasText: "Publish a version" });
+    const platform = form.getByLabel("Platform", { exact: true });
+    const arch = form.getByLabel("Architecture", { exact: true });
+    expect(await platform.inputValue()).toBe("any");
+
+    await form.getByLabel("File", { exact: true }).setInputFiles({
+      name: "Acme Notes Setup 1.4.0.exe",
+      mimeType: "application/octet-stream",
+      buffer: Buffer.from("windows installer"),
+    });
+    expect(await platform.inputValue()).toBe("windows");
+    expect(await arch.inputValue()).toBe("any");
+    const hint = form.locator("#publish-platform-hint");
+    expect(await hint.textContent()).toContain("Read from the file's name: Windows, any architecture.");
+    expect(await platform.getAttribute("aria-describedby")).toContain("publish-platform-hint");
+
+    // A Mac build: what the name says, and the vendor's own choice of arch.
+    await form.getByLabel("File", { exact: true }).setInputFiles({
+      name: "Acme-Notes-1.4.0-arm64.dmg",
+      mimeType: "application/octet-stream",
+      buffer: Buffer.from("mac disk image"),
+    });
+    expect([await platform.inputValue(), await arch.inputValue()]).toEqual(["darwin", "aarch64"]);
+    await arch.selectOption("universal");
+    await form.getByLabel("Version", { exact: true }).fill("1.4.0");
+    await form.getByLabel("Title", { exact: true }).fill("Notes");
+    await form.getByLabel("Changelog", { exact: true }).fill("- notes");
+    await form.getByRole("button", { name: "Publish", exact: true }).click();
+    await page
+      .getByRole("status")
+      .filter({ hasText: "Version 1.4.0 is published." })
+      .waitFor({ timeout: 20_000 });
+    const [row] = await depot.ctx.db.select().from(versions).where(eq(versions.productId, product.id));
+    const stored = await depot.ctx.db
+      .select()
+      .from(artifacts)
+      .where(eq(artifacts.versionId, row?.id ?? 0));
+    expect(stored.map((a) => [a.fileName, a.platform, a.arch, a.platformInferred, a.archInferred])).toEqual([
+      ["Acme-Notes-1.4.0-arm64.dmg", "darwin", "universal", false, false],
+    ]);
+    expect(await page.locator(".notice.warning").count()).toBe(0);
+
+    // A name that is not semver is published, with the server's warning shown under the message.
+    await form.getByLabel("File", { exact: true }).setInputFiles({
+      name: "acme-notes-themes.zip",
+      mimeType: "application/zip",
+      buffer: Buffer.from("themes"),
+    });
+    expect(await hint.textContent()).toContain("every platform's updates offer it");
+    await form.getByLabel("Version", { exact: true }).fill("2024-spring");
+    await form.getByLabel("Title", { exact: true }).fill("Themes");
+    await form.getByLabel("Changelog", { exact: true }).fill("- themes");
+    await form.getByRole("button", { name: "Publish", exact: true }).click();
+    await page
+      .getByRole("status")
+      .filter({ hasText: "Version 2024-spring is published." })
+      .waitFor({ timeout: 20_000 });
+    expect(
+      await page.getByRole("alert").filter({ hasText: "no update feed will ever offer it" }).textContent(),
+    ).toBe(
+      "2024-spring is not a semantic version (like 1.2.0 or 2.0.0-beta.1): it can be listed and downloaded, but no update feed will ever offer it.",
+    );
     expect(w.problems).toEqual([]);
   } finally {
     await w.context.close();

@@ -178,6 +178,13 @@ test("a holder is offered the file for their own platform first", async () => {
       { name: "Atlas-3.1.0.exe", bytes: Buffer.from("windows"), platform: "windows", arch: "x86_64" },
       { name: "Atlas-3.1.0.dmg", bytes: Buffer.from("mac"), platform: "darwin", arch: "universal" },
       { name: "Atlas-3.1.0.AppImage", bytes: Buffer.from("linux"), platform: "linux", arch: "x86_64" },
+      // Squirrel.Mac's zip is for the updater: no "Download for macOS" link of its own.
+      {
+        name: "Atlas-3.1.0-mac.zip",
+        bytes: Buffer.from("mac update"),
+        platform: "darwin",
+        arch: "universal",
+      },
     ],
   });
   await createPurchase(depot.ctx, customer, product);

@@ -85,7 +85,7 @@ export type ReleaseChange = Partial<
   Pick<Version, "status" | "yank_reason" | "critical" | "channel" | "rollout_percentage" | "rollout_schedule">
 >;
 /** The fields the publish form types; the file goes as a finished upload's id. */
-export type VersionFields = Pick<PublishFields, "version_name" | "title" | "changelog">;
+export type VersionFields = Pick<PublishFields, "version_name" | "title" | "changelog" | "platform" | "arch">;
 /** One product the reader holds, with its newest release and each benefit's. */
 export type Download = typeof DownloadJson.static;
 

@@ -1,4 +1,4 @@
-import { bigint, index, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { bigint, boolean, index, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { id, ref, timestamptz } from "./columns.ts";
 import { ARCHES, PLATFORMS } from "./release-enums.ts";
 import { versions } from "./versions.ts";
@@ -18,7 +18,16 @@ export const artifacts = pgTable(
       .references(() => versions.id, { onDelete: "cascade" }),
     platform: text("platform", { enum: PLATFORMS }).notNull(),
     arch: text("arch", { enum: ARCHES }).notNull(),
+    /** The request named no platform: depot read it from the file's name (features/artifacts/file-names.ts). */
+    platformInferred: boolean("platform_inferred").notNull().default(false),
+    /** The request named no arch: depot read it from the file's name. */
+    archInferred: boolean("arch_inferred").notNull().default(false),
     fileName: text("file_name").notNull(),
+    /**
+     * A file for updaters, not for people (electron's `-mac.zip`, Tauri's `.app.tar.gz`): the feeds
+     * offer it, the download pages and e-mails' links do not (features/artifacts/file-names.ts).
+     */
+    updatersOnly: boolean("updaters_only").notNull().default(false),
     fileSize: bigint("file_size", { mode: "number" }).notNull(),
     /** Hex SHA-256 of the file: the ETag, the Repr-Digest and the identical re-post check. */
     sha256: text("sha256").notNull(),

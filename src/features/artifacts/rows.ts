@@ -1,7 +1,9 @@
 import { asc, inArray } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { type Artifact, artifacts } from "../../db/schema/index.ts";
+import { isSet } from "../../validation/schemas.ts";
 import type { UploadedFile } from "../versions/upload.ts";
+import { forUpdatersOnly, targetOf } from "./file-names.ts";
 import type { ArtifactUploadFields } from "./schemas.ts";
 
 /** Every artifact of the versions, each version's in the order they were added (the first one first). */
@@ -22,24 +24,33 @@ export async function artifactsOf(
 
 /**
  * The columns of a version's file: the received file (where it is stored, its name, size, digests and
- * type) and what it was sent with (platform and arch, `any` when not said; its signature).
+ * type) and what it was sent with (its signature; its platform and arch, read from the file's name by
+ * the table `depot publish` uses when the request does not say them, `any` when the name does not
+ * either).
  */
-export const artifactValues = (
+export function artifactValues(
   versionId: number,
   fields: typeof ArtifactUploadFields.static,
   file: UploadedFile,
-) => ({
-  versionId,
-  platform: fields.platform ?? "any",
-  arch: fields.arch ?? "any",
-  fileName: file.fileName,
-  fileSize: file.size,
-  sha256: file.sha256,
-  sha512: file.sha512,
-  contentType: file.contentType,
-  storageKey: file.key,
-  signature: fields.signature ?? null,
-});
+) {
+  const inferred = targetOf(file.fileName);
+  return {
+    versionId,
+    platform: fields.platform ?? inferred.platform,
+    platformInferred: fields.platform === undefined,
+    arch: fields.arch ?? inferred.arch,
+    archInferred: fields.arch === undefined,
+    fileName: file.fileName,
+    updatersOnly:
+      fields.updaters_only === undefined ? forUpdatersOnly(file.fileName) : isSet(fields.updaters_only),
+    fileSize: file.size,
+    sha256: file.sha256,
+    sha512: file.sha512,
+    contentType: file.contentType,
+    storageKey: file.key,
+    signature: fields.signature ?? null,
+  };
+}
 
 /** Every file an artifact keeps in the release store: its own, and its blockmap if it has one. */
 export const storageKeysOf = (artifact: Pick<Artifact, "storageKey" | "blockmapStorageKey">): string[] =>

@@ -1,7 +1,7 @@
 import { t } from "elysia";
 import { ARCHES, PLATFORMS } from "../../db/schema/release-enums.ts";
 import { plainSchema } from "../../http/schemas.ts";
-import { OneOf } from "../../validation/schemas.ts";
+import { FormFlag, OneOf } from "../../validation/schemas.ts";
 
 /** Where a file runs; `any` (the default) for a file every platform takes. */
 export const PlatformField = OneOf(PLATFORMS);
@@ -10,11 +10,13 @@ export const ArchField = OneOf(ARCHES);
 /** A `.sig` file's text: a minisign signature (Tauri) or a base64 Ed25519 signature (Sparkle). */
 export const SignatureField = t.String({ minLength: 1, maxLength: 16_384 });
 
-/** What a file sent for a version says about itself: its platform, arch and signature. */
+/** What a file sent for a version says about itself: its platform, arch, signature, and who it is for. */
 export const ArtifactFields = {
   platform: t.Optional(PlatformField),
   arch: t.Optional(ArchField),
   signature: t.Optional(SignatureField),
+  /** For updaters only, left out of the download pages and links; absent: what the name says. */
+  updaters_only: t.Optional(FormFlag),
 };
 
 /** The fields sent with a file added to a version (multipart, or JSON beside `file` or `upload_id`). */

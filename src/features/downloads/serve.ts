@@ -10,7 +10,7 @@ import {
 import { mediaTypeOrDefault } from "../../http/media-type.ts";
 import { requestState } from "../../http/request-state.ts";
 import { headerBearer, sessionActor } from "../auth/guards.ts";
-import { firstArtifact, type VersionRow } from "../versions/rows.ts";
+import { peopleFile, type VersionRow } from "../versions/rows.ts";
 import { type DownloadCredentials, downloadableVersion } from "./access.ts";
 
 /** What a download route's handler hands on: the request, its bearer token, the response's headers. */
@@ -122,7 +122,7 @@ export async function serveDownload(
 const BLOCKMAP = ".blockmap";
 
 /**
- * The artifact `ids` names (none: the version's first) and whether its blockmap is asked for: by id
+ * The artifact `ids` names (none: the file for people, versions/rows.ts `peopleFile`) and whether its blockmap is asked for: by id
  * with `blockmap`, or by name, where `X.blockmap` names the blockmap of the artifact `X` unless an
  * artifact has that very name.
  */
@@ -133,7 +133,7 @@ function servedArtifact(
   const wanted = ids.artifact;
   if (wanted === undefined || typeof wanted === "number") {
     const artifact =
-      wanted === undefined ? firstArtifact(row) : row.artifacts.find((candidate) => candidate.id === wanted);
+      wanted === undefined ? peopleFile(row) : row.artifacts.find((candidate) => candidate.id === wanted);
     if (!artifact) throw new NotFound("Artifact");
     return { artifact, blockmap: ids.blockmap ?? false };
   }

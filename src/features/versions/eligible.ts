@@ -13,6 +13,7 @@ import {
   type Version,
   versions,
 } from "../../db/schema/index.ts";
+import { foreignKindsPattern, kindPlatform } from "../artifacts/file-names.ts";
 import { artifactsOf } from "../artifacts/rows.ts";
 import { channelsFor, parseSemver, type SemVer } from "./semver.ts";
 
@@ -45,7 +46,9 @@ export interface EligibleVersion {
  *    `stable` only stable; `dev` only dev; semver.ts `channelsFor`);
  *  - whose name is semver (a leading `v` allowed); any other name is never offered;
  *  - with at least one artifact for the platform and arch: an artifact of the same platform or of
- *    `any`, and of the same arch, `universal` or `any` (exact matches first in `artifacts`).
+ *    `any`, and of the same arch, `universal` or `any` (exact matches first in `artifacts`), and never
+ *    a file whose kind runs on another platform only (an `.exe` on macOS, a `.dmg` on Linux), whatever
+ *    platform it was stored under (artifacts/file-names.ts `kindPlatform`).
  * The staged rollout is NOT applied here: that is `newestEligible`, which needs the client's cohort.
  *
  * Reads the product's published versions of those channels in that order (the database sorts them
@@ -204,11 +207,17 @@ function publishedOfChannels(
  */
 const BY_PRECEDENCE = [sql`${versions.semverKey} COLLATE "C" DESC`, desc(versions.id)];
 
-/** `fitting`'s rule as a condition on an artifacts row: its platform or `any`; its arch, `universal` or `any`. */
+/**
+ * `fitting`'s rule as a condition on an artifacts row: its platform or `any`, and not another
+ * platform's kind of file; its arch, `universal` or `any`.
+ */
 function fitsInSql(filter: ReleaseFilter) {
   return (
     and(
       filter.platform === "any" ? undefined : inArray(artifacts.platform, [filter.platform, "any"]),
+      filter.platform === "any"
+        ? undefined
+        : sql`${artifacts.fileName} !~* ${foreignKindsPattern(filter.platform)}`,
       filter.arch === "any" ? undefined : inArray(artifacts.arch, [filter.arch, "universal", "any"]),
     ) ?? sql`true`
   );
@@ -243,10 +252,21 @@ export function inRollout(cohortKey: string, versionId: number, percentage: numb
   return (digest.readUInt32BE(0) / 2 ** 32) * 100 < percentage;
 }
 
+/** Whether the file's kind can run on the platform: an `.exe` only on Windows, a `.jar` anywhere. */
+const runsOn = (file: Artifact, platform: Platform) => (kindPlatform(file.fileName) ?? platform) === platform;
+
 /** The artifacts that fit the platform and arch, exact matches before `universal` before `any`. */
 function fitting(files: Artifact[], filter: ReleaseFilter): Artifact[] {
   const platformScore = (file: Artifact) =>
-    filter.platform === "any" || file.platform === filter.platform ? 0 : file.platform === "any" ? 1 : null;
+    filter.platform === "any"
+      ? 0
+      : !runsOn(file, filter.platform)
+        ? null
+        : file.platform === filter.platform
+          ? 0
+          : file.platform === "any"
+            ? 1
+            : null;
   const archScore = (file: Artifact) =>
     filter.arch === "any" || file.arch === filter.arch
       ? 0

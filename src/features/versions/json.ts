@@ -5,8 +5,9 @@ import { dataOf } from "../../http/schemas.ts";
 import { Int } from "../../validation/schemas.ts";
 import { ArtifactJson, toArtifactJson } from "../artifacts/json.ts";
 import { renderChangelog } from "./changelog.ts";
-import { firstArtifact, type VersionRow } from "./rows.ts";
+import { peopleFile, type VersionRow } from "./rows.ts";
 import type { ChangelogPreview } from "./schemas.ts";
+import { parseSemver } from "./semver.ts";
 import { downloadUrl } from "./urls.ts";
 
 const DateTime = t.String({ format: "date-time" });
@@ -40,19 +41,19 @@ export const VersionJson = t.Object({
   yank_reason: t.Union([t.String(), t.Null()]),
   published_at: t.Union([DateTime, t.Null()], { description: "null while a draft" }),
   artifacts: t.Array(ArtifactJson, {
-    description: "its files; the first is the one `file_name` and `download_url` describe",
+    description: "its files, the first added first; `file_name` and `download_url` describe the first one not for updaters only (else the first)",
   }),
   created_at: DateTime,
   updated_at: DateTime,
 });
 
 /**
- * A version as SPEC shows it (`product_id` a string, `file_name` and `download_url` those of its first
- * artifact), with its release fields and every artifact.
+ * A version as SPEC shows it (`product_id` a string, `file_name` and `download_url` those of the file
+ * people download, rows.ts `peopleFile`), with its release fields and every artifact.
  */
 export const toVersionJson = (row: VersionRow, appUrl: string) => {
   const { version, benefit } = row;
-  const first = firstArtifact(row);
+  const first = peopleFile(row);
   return {
     id: version.id,
     product_id: String(version.productId),
@@ -87,6 +88,40 @@ export const VersionPageJson = simplePageOf(VersionJson);
 export const toVersionData = (appUrl: string) => async (row: VersionRow | Promise<VersionRow>) => ({
   data: toVersionJson(await row, appUrl),
 });
+
+/**
+ * What a publish answer adds when the version was kept but something about it deserves the vendor's
+ * eye, in the shape of a 422's `errors` (by field, a list of sentences). Absent when there is nothing.
+ */
+export const PublishWarningsJson = t.Object(
+  { version_name: t.Optional(t.Array(t.String())) },
+  {
+    description:
+      "present only when there is something to say: `version_name` when the name is not semver, so no update feed ever offers the version",
+  },
+);
+
+/** The publish answer: the version, and its warnings when there are any. */
+export const PublishedVersionJson = t.Object({
+  data: VersionJson,
+  warnings: t.Optional(PublishWarningsJson),
+});
+
+/** The warnings of a published version: a name that is not semver is invisible to every update feed. */
+export function publishWarnings(versionName: string): typeof PublishWarningsJson.static | undefined {
+  if (parseSemver(versionName) !== null) return undefined;
+  return {
+    version_name: [
+      `${versionName} is not a semantic version (like 1.2.0 or 2.0.0-beta.1): it can be listed and downloaded, but no update feed will ever offer it.`,
+    ],
+  };
+}
+
+/** `{ data, warnings? }`, what the publish routes answer. */
+export const toPublishedVersionData = (appUrl: string) => async (row: VersionRow) => {
+  const warnings = publishWarnings(row.version.versionNumber);
+  return { data: toVersionJson(row, appUrl), ...(warnings ? { warnings } : {}) };
+};
 
 export const ChangelogHtmlJson = dataOf(t.Object({ html: t.String() }));
 

@@ -8,7 +8,14 @@ import { IdParam } from "../../validation/ids.ts";
 import type { Actor } from "../auth/actor.ts";
 import { bearerAuth } from "../auth/guards.ts";
 import { answerDownload, type DownloadRequest } from "../downloads/serve.ts";
-import { toVersionData, toVersionJson, VersionJson, VersionPageJson } from "./json.ts";
+import {
+  PublishedVersionJson,
+  toPublishedVersionData,
+  toVersionData,
+  toVersionJson,
+  VersionJson,
+  VersionPageJson,
+} from "./json.ts";
 import { changeRelease, ReleaseChangeForm } from "./release.ts";
 import { LatestQuery, PublishRequestBody, VersionListQuery } from "./schemas.ts";
 import { deleteVersion, latestVersion, listVersions, publishFrom, readVersion } from "./service.ts";
@@ -35,11 +42,12 @@ const PUBLISH_DOC = {
     "multipart/form-data (the file streams to the release store), or application/json with " +
     '`"file": {"filename", "content": "<base64 or data: URI>", "content_type"?}` or with ' +
     '`"upload_id"`, a finished resumable upload. ' +
-    "201 with the new version; 200 with the existing one for an identical re-post (same name, same file).",
+    "201 with the new version; 200 with the existing one for an identical re-post (same name, same file). " +
+    "`warnings.version_name` when the name is not semver: the version is kept, but no update feed offers it.",
   requestBody: PublishRequestBody,
 };
 const aVersion = { 200: dataOf(VersionJson) };
-const published = { ...aVersion, 201: dataOf(VersionJson) };
+const published = { 200: PublishedVersionJson, 201: PublishedVersionJson };
 const publishing = <P extends TSchema>(params: P, summary: string) => ({
   auth: true as const,
   params,
@@ -67,12 +75,13 @@ const ARTIFACT_FILE = "/versions/:version/artifacts/:artifact/download";
 /** Publishing and the versions API, at /api/products/{product}/…. */
 export const versionRoutes = (ctx: AppContext) => {
   const data = toVersionData(ctx.config.appUrl);
+  const publishedData = toPublishedVersionData(ctx.config.appUrl);
 
   /** 201 with the new version; 200 with the existing one an identical re-post names. */
   const publish = async ({ params, actor, request, set }: PublishRequest) => {
     const { row, created } = await publishFrom(ctx, actor, request, params);
     set.status = created ? 201 : 200;
-    return data(row);
+    return publishedData(row);
   };
 
   /** GET and HEAD of a version's file, or of one of its files (features/downloads/serve.ts). */

@@ -3,7 +3,7 @@ import { RELEASE_CHANNELS, VERSION_STATUSES } from "../../db/schema/release-enum
 import { PageQuery } from "../../http/pagination.ts";
 import { plainSchema } from "../../http/schemas.ts";
 import { QueryId } from "../../validation/ids.ts";
-import { Int, OneOf, Prose, Text } from "../../validation/schemas.ts";
+import { FormFlag, Int, OneOf, Prose, Text } from "../../validation/schemas.ts";
 import { ArtifactFields, Base64File } from "../artifacts/schemas.ts";
 
 const DateTime = t.String({ format: "date-time" });
@@ -14,10 +14,6 @@ export const LatestQuery = t.Object({
     QueryId("benefit", "the latest version of this benefit; absent or empty: of the whole product"),
   ),
 });
-
-/** A flag as a form sends it (`1`, `true`, …) or as JSON does (a boolean). */
-export const FormFlag = t.Union([t.Boolean(), OneOf(["0", "1", "true", "false"])]);
-export const isSet = (flag: boolean | string | undefined) => flag === true || flag === "1" || flag === "true";
 
 export const ChannelField = OneOf(RELEASE_CHANNELS);
 

@@ -14,6 +14,7 @@ import { errorFields } from "../../log-errors.ts";
 import type { PageRequest } from "../../page-request.ts";
 import { toId } from "../../validation/ids.ts";
 import { assertValid } from "../../validation/messages.ts";
+import { isSet } from "../../validation/schemas.ts";
 import { insertOnce } from "../artifacts/insert-once.ts";
 import { artifactsOf, artifactValues, storageKeysOf } from "../artifacts/rows.ts";
 import type { Actor } from "../auth/actor.ts";
@@ -24,7 +25,7 @@ import { uploadedFile } from "../uploads/service.ts";
 import { checkMarkdownLinks, sanitiseChangelog } from "./changelog.ts";
 import { versionPublished } from "./jobs.ts";
 import { firstArtifact, type VersionRow } from "./rows.ts";
-import { isSet, PublishFields } from "./schemas.ts";
+import { PublishFields } from "./schemas.ts";
 import { channelOfName } from "./semver.ts";
 import { receiveUpload, type Upload, type UploadedFile } from "./upload.ts";
 

@@ -4,7 +4,7 @@ import { formatDate } from "../dates.ts";
 import { sessionDownloadHref } from "../links.ts";
 import { useLoad } from "../load.ts";
 import { Loaded } from "../loaded.tsx";
-import { platformName } from "../products/release-panel.tsx";
+import { platformName } from "../products/target-fields.tsx";
 import type { Version } from "../wire.ts";
 import { renderChangelog } from "./api.ts";
 import { browserPlatform, forPlatform } from "./platform.ts";
@@ -57,6 +57,9 @@ function Changelog({ version }: { version: Version }) {
 export type HeadingLevel = 3 | 4 | 5;
 
 /** `level`: the heading under the product's h2 (a benefit's versions sit one level deeper). */
+/** The files people download: an updater's own (a `-mac.zip` beside the `.dmg`) is left to the feeds. */
+const forPeople = (artifacts: Version["artifacts"]) => artifacts.filter((artifact) => !artifact.updaters_only);
+
 export function VersionEntry({ version, level }: { version: Version; level: HeadingLevel }) {
   const Heading = `h${level}` as "h3";
   return (
@@ -68,9 +71,9 @@ export function VersionEntry({ version, level }: { version: Version; level: Head
         <time dateTime={version.created_at}>{formatDate(version.created_at)}</time> ·{" "}
         <bdi>{version.file_name}</bdi> · {formatSize(version.file_size)}
       </p>
-      {version.artifacts.length > 1 ? (
+      {forPeople(version.artifacts).length > 1 ? (
         <ul class="artifact-downloads">
-          {forPlatform(version.artifacts, browserPlatform()).map((artifact, index) => (
+          {forPlatform(forPeople(version.artifacts), browserPlatform()).map((artifact, index) => (
             <li key={artifact.id}>
               <a
                 class={index === 0 ? "download" : undefined}

@@ -98,22 +98,38 @@ export async function publishVersion(
   fields: VersionFields,
   uploadId: string | null,
   benefitId: number | null,
-): Promise<Version> {
+): Promise<Published> {
   const body = {
     ...fields,
     changelog_format: "markdown",
     ...(uploadId === null ? {} : { upload_id: uploadId }),
   };
+  const published = (answer: PublishedAnswer): Published => ({
+    version: answer.data,
+    warnings: Object.values(answer.warnings ?? {}).flat(),
+  });
   if (benefitId === null)
-    return (await post<{ data: Version }>(`/api/products/${productId}/versions`, body)).data;
+    return published(await post<PublishedAnswer>(`/api/products/${productId}/versions`, body));
   try {
-    return (await post<{ data: Version }>(`/api/products/${productId}/benefits/${benefitId}/versions`, body))
-      .data;
+    return published(
+      await post<PublishedAnswer>(`/api/products/${productId}/benefits/${benefitId}/versions`, body),
+    );
   } catch (failure) {
     if (failure instanceof ApiError && failure.status === 404)
       throw new ApiError(404, failure.message, { benefit_id: [failure.message] });
     throw failure;
   }
+}
+
+/** The publish answer: the version, and what the server warns of (a name no update feed offers). */
+interface PublishedAnswer {
+  data: Version;
+  warnings?: Record<string, string[]>;
+}
+
+export interface Published {
+  version: Version;
+  warnings: string[];
 }
 
 /** A Markdown changelog as depot renders it: sanitised HTML, safe to insert. */

@@ -12,10 +12,11 @@ import { useLoad } from "../load.ts";
 import { listOptions } from "../product-admin/api.ts";
 import { TusUpload, UploadCancelled } from "../uploads/tus.ts";
 import type { Version } from "../wire.ts";
-import { checkMayPublish, publishVersion } from "./api.ts";
+import { checkMayPublish, type Published, publishVersion } from "./api.ts";
 import { BenefitSelect } from "./benefit-select.tsx";
 import { ChangelogEditor } from "./changelog-editor.tsx";
 import { FileChoice } from "./file-choice.tsx";
+import { NO_TARGET, TargetFields, targetOfFile } from "./target-fields.tsx";
 
 interface Props {
   productId: number;
@@ -23,10 +24,21 @@ interface Props {
 }
 
 /** The form's inputs; `benefit_id` is a benefit's id, or "" for the whole product. */
-const EMPTY = { benefit_id: "", file: null as File | null, version_name: "", title: "", changelog: "" };
+const EMPTY = {
+  benefit_id: "",
+  file: null as File | null,
+  target: NO_TARGET,
+  version_name: "",
+  title: "",
+  changelog: "",
+};
 
 /** The 422's keys an input answers for, besides its own name. */
-const ERROR_KEYS = { file: ["file", "upload_id"], changelog: ["changelog", "changelog_format"] };
+const ERROR_KEYS = {
+  file: ["file", "upload_id"],
+  target: ["platform", "arch"],
+  changelog: ["changelog", "changelog_format"],
+};
 
 export function PublishForm({ productId, onPublished }: Props) {
   const form = useForm(EMPTY, { failure: "Publishing failed.", errorKeys: ERROR_KEYS });
@@ -35,7 +47,7 @@ export function PublishForm({ productId, onPublished }: Props) {
   // whole product as it always could, so that failure is not shown as one.
   const { loading: options } = useLoad(() => listOptions(productId).catch(() => []), "", [productId]);
   const [progress, setProgress] = useState<{ offset: number; size: number } | null>(null);
-  const [published, setPublished] = useState<Version | null>(null);
+  const [published, setPublished] = useState<Published | null>(null);
   const [cancelled, setCancelled] = useState(false);
   const [upload, setUpload] = useState<TusUpload | null>(null);
   /** The last finished upload: publishing the same file again names it instead of sending it again. */
@@ -45,6 +57,8 @@ export function PublishForm({ productId, onPublished }: Props) {
 
   const chooseFile = (chosen: File | null) => {
     form.set("file", chosen);
+    // What the name says, shown and changeable; sent as the file's platform and arch.
+    form.set("target", targetOfFile(chosen));
     // The bar showed the last file's upload.
     setProgress(null);
   };
@@ -73,13 +87,18 @@ export function PublishForm({ productId, onPublished }: Props) {
     setPublished(null);
     setCancelled(false);
     setProgress(null);
-    const { file, benefit_id, ...fields } = values;
-    let version: Version | null = null;
+    const { file, benefit_id, target, ...fields } = values;
+    let outcome: Published | null = null;
     await form.run(async () => {
       try {
         // Without a file the publish is still sent: the server's 422 then names every missing field.
         const id = file ? await uploaded(file) : null;
-        version = await publishVersion(productId, fields, id, benefit_id === "" ? null : Number(benefit_id));
+        outcome = await publishVersion(
+          productId,
+          { ...fields, ...target },
+          id,
+          benefit_id === "" ? null : Number(benefit_id),
+        );
       } catch (failure) {
         if (failure instanceof UploadCancelled) return setCancelled(true);
         // The upload itself was refused (expired, say): the next try sends the file afresh.
@@ -87,14 +106,14 @@ export function PublishForm({ productId, onPublished }: Props) {
         throw failure;
       }
     });
-    if (version === null) return;
-    const made: Version = version;
+    if (outcome === null) return;
+    const made: Published = outcome;
     form.reset();
     setProgress(null);
     finished.current = null;
     setGeneration((n) => n + 1);
     setPublished(made);
-    onPublished(made);
+    onPublished(made.version);
   };
 
   const percent = progress && progress.size > 0 ? Math.floor((progress.offset * 100) / progress.size) : 0;
@@ -105,16 +124,21 @@ export function PublishForm({ productId, onPublished }: Props) {
       <ErrorAlert message={form.summary} />
       {published && (
         <p class="notice success" role="status">
-          Version <bdi>{published.version_number}</bdi>
-          {published.benefit_name && (
+          Version <bdi>{published.version.version_number}</bdi>
+          {published.version.benefit_name && (
             <>
               {" of "}
-              <bdi>{published.benefit_name}</bdi>
+              <bdi>{published.version.benefit_name}</bdi>
             </>
           )}{" "}
           is published.
         </p>
       )}
+      {published?.warnings.map((warning) => (
+        <p key={warning} class="notice warning" role="alert">
+          {warning}
+        </p>
+      ))}
       {cancelled && (
         <p class="notice" role="status">
           The upload was cancelled; nothing was published.
@@ -136,6 +160,14 @@ export function PublishForm({ productId, onPublished }: Props) {
         error={form.errorOf("file")}
         disabled={form.busy}
         onChoose={chooseFile}
+      />
+      <TargetFields
+        id="publish"
+        file={values.file}
+        value={values.target}
+        errors={{ platform: form.errorOf("platform"), arch: form.errorOf("arch") }}
+        disabled={form.busy}
+        onChange={(target) => form.set("target", target)}
       />
       <Field
         id="publish-version"

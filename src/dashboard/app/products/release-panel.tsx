@@ -7,25 +7,14 @@ import { useState } from "preact/hooks";
 import { ApiError, messageOf } from "../api.ts";
 import { isolated } from "../bidi.ts";
 import { ErrorAlert } from "../error-alert.tsx";
-import { Field, SelectField } from "../field.tsx";
+import { Field } from "../field.tsx";
 import { formatBytes } from "../sizes.ts";
 import { TusUpload, UploadCancelled } from "../uploads/tus.ts";
-import type { Arch, Artifact, Platform, ReleaseChange, Version } from "../wire.ts";
+import type { Artifact, ReleaseChange, Version } from "../wire.ts";
 import { addArtifact, changeRelease, checkMayPublish, deleteArtifact } from "./api.ts";
 import { FileChoice } from "./file-choice.tsx";
 import { nextStep, nextStepText, RolloutSchedule } from "./rollout-schedule.tsx";
-
-const PLATFORMS = ["windows", "darwin", "linux", "any"] as const satisfies readonly Platform[];
-const ARCHES = ["x86_64", "aarch64", "i686", "armv7", "universal", "any"] as const satisfies readonly Arch[];
-const PLATFORM_NAMES: Record<Platform, string> = {
-  windows: "Windows",
-  darwin: "macOS",
-  linux: "Linux",
-  any: "Any platform",
-};
-
-export const platformName = (artifact: Pick<Artifact, "platform" | "arch">) =>
-  `${PLATFORM_NAMES[artifact.platform]}${artifact.arch === "any" ? "" : ` ${artifact.arch}`}`;
+import { NO_TARGET, platformName, TargetFields, targetOfFile } from "./target-fields.tsx";
 
 interface Props {
   productId: number;
@@ -236,8 +225,7 @@ function ArtifactForm({
   onAdded: () => void;
 }) {
   const [file, setFile] = useState<File | null>(null);
-  const [platform, setPlatform] = useState<Platform>("any");
-  const [arch, setArch] = useState<Arch>("any");
+  const [target, setTarget] = useState(NO_TARGET);
   const [busy, setBusy] = useState(false);
   const [errors, setErrors] = useState<Record<string, string[]>>({});
   const [message, setMessage] = useState<string | null>(null);
@@ -252,7 +240,7 @@ function ArtifactForm({
     try {
       await checkMayPublish(productId);
       const id = await new TusUpload(file, {}).done;
-      await addArtifact(productId, version.id, { upload_id: id, platform, arch });
+      await addArtifact(productId, version.id, { upload_id: id, ...target });
       setFile(null);
       setGeneration((n) => n + 1);
       onAdded();
@@ -277,36 +265,19 @@ function ArtifactForm({
         file={file}
         error={errorOf("file", "upload_id")}
         disabled={busy}
-        onChoose={setFile}
+        onChoose={(chosen) => {
+          setFile(chosen);
+          setTarget(targetOfFile(chosen));
+        }}
       />
-      <SelectField
-        id={`artifact-platform-${version.id}`}
-        label="Platform"
-        value={platform}
-        error={errorOf("platform")}
+      <TargetFields
+        id={`artifact-${version.id}`}
+        file={file}
+        value={target}
+        errors={{ platform: errorOf("platform"), arch: errorOf("arch") }}
         disabled={busy}
-        onChange={(event) => setPlatform(event.currentTarget.value as Platform)}
-      >
-        {PLATFORMS.map((value) => (
-          <option key={value} value={value}>
-            {PLATFORM_NAMES[value]}
-          </option>
-        ))}
-      </SelectField>
-      <SelectField
-        id={`artifact-arch-${version.id}`}
-        label="Architecture"
-        value={arch}
-        error={errorOf("arch")}
-        disabled={busy}
-        onChange={(event) => setArch(event.currentTarget.value as Arch)}
-      >
-        {ARCHES.map((value) => (
-          <option key={value} value={value}>
-            {value === "any" ? "Any" : value}
-          </option>
-        ))}
-      </SelectField>
+        onChange={setTarget}
+      />
       <button type="submit" disabled={busy}>
         {busy ? "Adding…" : "Add the file"}
       </button>

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { targetOf } from "../src/cli-client/targets.ts";
+import { targetOf } from "../src/features/artifacts/file-names.ts";
 
 /**
  * The platform and architecture `depot publish` infers from a file name when --platform and --arch
