@@ -25,7 +25,8 @@ export const licenses = pgTable(
       .references(() => products.id),
     /** Null: never expires. */
     expires: timestamptz("expires"),
-    maxIps: integer("max_ips").notNull(),
+    /** Null: no address limit (the default for a license with maxMachines: machines are its limit). */
+    maxIps: integer("max_ips"),
     /** Null: machines are optional and uncounted; else at most this many alive machines (machines.ts). */
     maxMachines: integer("max_machines"),
     /** A seat is a lease kept alive by heartbeats (true), or held until deactivated (false). */

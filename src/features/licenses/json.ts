@@ -23,7 +23,7 @@ export const LicenseJson = t.Object({
   creatorId: t.String(),
   productId: t.String(),
   expires: Expires,
-  maxIps: Int(),
+  maxIps: t.Union([Int(), t.Null()], { description: "null: no address limit" }),
   key: t.String(),
   createdAt: Timestamp,
   updatedAt: Timestamp,
@@ -112,7 +112,10 @@ export const ValidationResultJson = t.Object({
   ts: t.String({ format: "date-time", description: "server time of the check" }),
   nonce: t.Union([t.String(), t.Null()], { description: "the request's nonce, echoed" }),
   license: t.Union([LicenseJson, t.Null()]),
-  ips: t.Object({ count: Int(), max: Int() }),
+  ips: t.Object({
+    count: Int(),
+    max: t.Union([Int(), t.Null()], { description: "null: no address limit (0 for an unknown key)" }),
+  }),
   machines: t.Optional(
     t.Object(
       {
@@ -200,7 +203,7 @@ export const ProductLicenseJson = t.Object({
   expires: Expires,
   revoked: t.Boolean(),
   status: Status,
-  max_ips: Int(),
+  max_ips: t.Union([Int(), t.Null()], { description: "null: no address limit" }),
   ip_count: Int({ description: "addresses registered now" }),
   max_machines: t.Union([Int(), t.Null()], { description: "null: machines are uncounted" }),
   machine_count: Int({
@@ -274,7 +277,7 @@ export const OwnLicenseJson = t.Object({
   expires: Expires,
   revoked: t.Boolean(),
   status: Status,
-  max_ips: Int(),
+  max_ips: t.Union([Int(), t.Null()], { description: "null: no address limit" }),
   ips: t.Array(DashboardIpJson),
   ip_resets_left: Int({
     description: "self-service resets (DELETE /api/licenses/{id}/ips) left in the last 24 hours",

@@ -29,6 +29,7 @@ import {
 import {
   changeLicense,
   checkedExpires,
+  checkedMaxIps,
   checkedSettings,
   DEFAULT_FLOATING_HEARTBEAT_SECONDS,
   forgetLicenseIps,
@@ -222,6 +223,7 @@ function checkedFutureExpires(raw: string | null | undefined, errors: FieldError
 export const NewProductLicenseForm = form(CreateProductLicenseBody, async (_ctx, fields) => {
   const errors = new FieldErrors();
   checkedFutureExpires(fields.expires, errors);
+  if (fields.max_ips !== undefined) checkedMaxIps(fields.max_ips, errors, "max_ips");
   errors.throwIfAny();
 });
 

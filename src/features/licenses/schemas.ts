@@ -13,7 +13,11 @@ const IdRef = t.Union([t.String({ minLength: 1, maxLength: 32 }), Int()]);
 const Expires = t.Union([t.String({ maxLength: 64 }), t.Null()], {
   description: "ISO 8601 date-time; null or absent: never expires",
 });
-const MaxIps = Int({ minimum: 1, maximum: 10_000 });
+// Its range (1–10,000) is checked by the form's rules too: a union reports only "must be an integer".
+const MaxIps = t.Union([Int(), t.Null()], {
+  description:
+    "1–10,000 addresses at most; null: no address limit. Absent: null for a license with maxMachines, else LICENSE_DEFAULT_MAX_IPS",
+});
 // The machine settings' ranges are checked by the form's rules (service.ts), with messages that say them.
 const MaxMachines = t.Union([Int(), t.Null()], {
   description: "0–10,000 alive machines at most; null (the default): machines are optional and uncounted",

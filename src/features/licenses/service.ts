@@ -70,7 +70,11 @@ export async function createLicense(
   });
 }
 
-/** The one place a license row is made (the API, a product's page): a fresh key, the default `maxIps`. */
+/**
+ * The one place a license row is made (the API, a product's page): a fresh key, the default `maxIps`
+ * (none for a license that counts machines: its machines are its limit, and a laptop moves between
+ * addresses; else `LICENSE_DEFAULT_MAX_IPS`).
+ */
 export async function insertLicense(
   ctx: Pick<AppContext, "db" | "config">,
   fields: {
@@ -78,7 +82,7 @@ export async function insertLicense(
     creatorId: number;
     productId: number;
     expires?: Date | null;
-    maxIps?: number;
+    maxIps?: number | null;
     maxMachines?: number | null;
     floating?: boolean;
     heartbeatSeconds?: number | null;
@@ -94,7 +98,7 @@ export async function insertLicense(
       creatorId: fields.creatorId,
       productId: fields.productId,
       expires: fields.expires ?? null,
-      maxIps: fields.maxIps ?? ctx.config.licenseDefaultMaxIps,
+      maxIps: fields.maxIps !== undefined ? fields.maxIps : defaultMaxIps(ctx, fields.maxMachines),
       maxMachines: fields.maxMachines ?? null,
       floating: fields.floating ?? false,
       heartbeatSeconds: fields.heartbeatSeconds ?? null,
@@ -104,6 +108,9 @@ export async function insertLicense(
   if (!license) throw new Error("license insert returned nothing");
   return license;
 }
+
+const defaultMaxIps = (ctx: Pick<AppContext, "config">, maxMachines: number | null | undefined) =>
+  maxMachines === undefined || maxMachines === null ? ctx.config.licenseDefaultMaxIps : null;
 
 /**
  * The license with id `raw` if `scope` may act for it; anything else is the same 404 (one that cannot
@@ -173,7 +180,9 @@ export async function changeLicense(
     // The UPDATE holds the row lock until commit, so no validation registers an address meanwhile.
     const [license] = await tx.db.update(licenses).set(change).where(eq(licenses.id, current.id)).returning();
     if (!license) throw new NotFound("License");
-    if (change.maxIps !== undefined) await forgetLeastRecentIps(tx, license.id, license.maxIps);
+    if (change.maxIps !== undefined && license.maxIps !== null) {
+      await forgetLeastRecentIps(tx, license.id, license.maxIps);
+    }
     return license;
   });
 }
@@ -235,7 +244,7 @@ export interface CheckedFields {
   creatorId?: number;
   productId?: number;
   expires?: Date | null;
-  maxIps?: number;
+  maxIps?: number | null;
   maxMachines?: number | null;
   floating?: boolean;
   heartbeatSeconds?: number | null;
@@ -273,7 +282,7 @@ function withHeartbeats(
 /** A license's own settings, as the x-api-key PATCH names them: what a product's page may change too. */
 export interface LicenseSettingsInput {
   expires?: string | null;
-  maxIps?: number;
+  maxIps?: number | null;
   maxMachines?: number | null;
   floating?: boolean;
   heartbeatSeconds?: number | null;
@@ -302,8 +311,18 @@ export const fileTtlRangeMessage = (name: string) =>
 const heartbeatsRequired = (names: SettingNames) =>
   `The ${spoken(names.heartbeatSeconds)} field is required when the license is floating.`;
 
+/** An address limit: null (none) or 1–10,000; recorded on `errors` under `name` otherwise. */
+export function checkedMaxIps(value: number | null, errors: FieldErrors, name: string) {
+  if (value !== null && value < 1) errors.add(name, `The ${spoken(name)} field must be at least 1.`);
+  if (value !== null && value > 10_000) {
+    errors.add(name, `The ${spoken(name)} field must not be greater than 10000.`);
+  }
+  return value;
+}
+
 /**
- * The settings' rules, the same wherever a license is changed: `maxMachines` null or 0–10,000,
+ * The settings' rules, the same wherever a license is changed: `maxIps` null or 1–10,000,
+ * `maxMachines` null or 0–10,000,
  * `heartbeatSeconds` null or 10–86,400, not floating without heartbeats, `machineFileTtlMax` null or
  * 3,600–31,536,000 (a license file's own range), `expires` ISO 8601. Problems are recorded on
  * `errors` under each field's wire name.
@@ -315,7 +334,7 @@ export function checkedSettings(
 ): Pick<CheckedFields, keyof LicenseSettingsInput> {
   const fields: Pick<CheckedFields, keyof LicenseSettingsInput> = {};
   fields.expires = checkedExpires(input.expires, errors, names.expires);
-  if (input.maxIps !== undefined) fields.maxIps = input.maxIps;
+  if (input.maxIps !== undefined) fields.maxIps = checkedMaxIps(input.maxIps, errors, names.maxIps);
   if (input.maxMachines !== undefined) {
     if (input.maxMachines !== null && (input.maxMachines < 0 || input.maxMachines > 10_000)) {
       errors.add(names.maxMachines, `The ${spoken(names.maxMachines)} field must be between 0 and 10000.`);

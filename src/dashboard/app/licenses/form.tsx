@@ -64,7 +64,8 @@ export function NewLicenseForm({
         id={(name) => `license-${name}`}
         hints={{
           expires: "Optional: the license works until the end of this day (your time). Empty: never expires.",
-          max_ips: "Optional: how many addresses may use it at once (empty: depot's default).",
+          max_ips:
+            "Optional: how many addresses may use it at once (empty: no limit when machines are counted, else depot's default).",
           max_machines:
             "Optional: how many machines may be activated at once (empty: machines are not counted).",
           floating: "A machine keeps its seat only while it sends heartbeats (every 10 minutes).",
