@@ -23,6 +23,7 @@ import m20 from "../../drizzle/0020_uploads_user_index.sql" with { type: "text" 
 import m21 from "../../drizzle/0021_machine_file_lifetimes.sql" with { type: "text" };
 import m22 from "../../drizzle/0022_setup_codes.sql" with { type: "text" };
 import m23 from "../../drizzle/0023_license_max_ips_nullable.sql" with { type: "text" };
+import m24 from "../../drizzle/0024_license_policies.sql" with { type: "text" };
 
 import type { Migration } from "./migrate.ts";
 
@@ -51,4 +52,5 @@ export const migrations: Migration[] = [
   { tag: "0021_machine_file_lifetimes", createdAt: 1795815406977, sql: m21 },
   { tag: "0022_setup_codes", createdAt: 1795823334058, sql: m22 },
   { tag: "0023_license_max_ips_nullable", createdAt: 1795827972327, sql: m23 },
+  { tag: "0024_license_policies", createdAt: 1795829872473, sql: m24 },
 ];

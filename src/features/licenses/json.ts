@@ -36,6 +36,7 @@ export const LicenseJson = t.Object({
         "the longest a license file of this license lasts, in seconds; null: the product's default, else 7 days for a license with maxMachines",
     }),
   ),
+  policyId: t.Optional(t.String({ description: "the license policy it follows; absent: none" })),
 });
 export type LicenseJson = typeof LicenseJson.static;
 
@@ -62,6 +63,7 @@ export const toLicenseJson = (license: License): LicenseJson => ({
         machineFileTtlMax: license.machineFileTtlMax,
       }
     : {}),
+  ...(license.policyId === null ? {} : { policyId: String(license.policyId) }),
 });
 
 /** A license that counts machines, wants heartbeats from them or bounds its files' lifetime. */
@@ -214,6 +216,7 @@ export const ProductLicenseJson = t.Object({
   machine_file_ttl_max: t.Union([Int(), t.Null()], {
     description: "the longest a license file lasts, in seconds; null: the product's default",
   }),
+  policy_id: t.Union([Int(), t.Null()], { description: "the license policy it follows; null: none" }),
   created_at: Timestamp,
 });
 export type ProductLicenseJson = typeof ProductLicenseJson.static;
@@ -237,6 +240,7 @@ export const toProductLicenseJson = ({
   floating: license.floating,
   heartbeat_seconds: license.heartbeatSeconds,
   machine_file_ttl_max: license.machineFileTtlMax,
+  policy_id: license.policyId,
   created_at: license.createdAt.toISOString(),
 });
 

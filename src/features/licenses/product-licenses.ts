@@ -14,6 +14,7 @@ import {
 import { FieldErrors, Forbidden, Invalid, NotFound } from "../../errors.ts";
 import { type PageRequest, pageRequest } from "../../page-request.ts";
 import { form } from "../../validation/form.ts";
+import { bodyId } from "../../validation/ids.ts";
 import type { Actor } from "../auth/actor.ts";
 import { allows } from "../auth/permissions.ts";
 import { holdsSeatSql } from "../machines/seats.ts";
@@ -31,7 +32,6 @@ import {
   checkedExpires,
   checkedMaxIps,
   checkedSettings,
-  DEFAULT_FLOATING_HEARTBEAT_SECONDS,
   forgetLicenseIps,
   insertLicense,
   type LicenseScope,
@@ -251,9 +251,9 @@ export async function createProductLicense(
     maxIps: input.max_ips,
     maxMachines: input.max_machines,
     floating: input.floating,
-    heartbeatSeconds:
-      input.heartbeat_seconds ?? (input.floating ? DEFAULT_FLOATING_HEARTBEAT_SECONDS : undefined),
+    heartbeatSeconds: input.heartbeat_seconds,
     machineFileTtlMax: input.machine_file_ttl_max,
+    policyId: bodyId(input.policy, "policy"),
   });
   return { license, owner, ipCount: 0, machineCount: 0 };
 }

@@ -42,12 +42,21 @@ export const CreateLicenseBody = t.Object(
     floating: t.Optional(t.Boolean({ description: "a seat is a lease kept by heartbeats (default false)" })),
     heartbeatSeconds: t.Optional(HeartbeatSeconds),
     machineFileTtlMax: t.Optional(MachineFileTtlMax),
+    policy: t.Optional(
+      t.Union([IdRef, t.Null()], {
+        description:
+          "the id of one of the product's license policies: the license takes every setting it does not name " +
+          "from it, and follows the policy when it changes",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
 export type CreateLicenseInput = typeof CreateLicenseBody.static;
 
-export const UpdateLicenseBody = t.Partial(CreateLicenseBody, { additionalProperties: false });
+export const UpdateLicenseBody = t.Partial(t.Omit(CreateLicenseBody, ["policy"]), {
+  additionalProperties: false,
+});
 export type UpdateLicenseInput = typeof UpdateLicenseBody.static;
 
 export const LicenseListQuery = t.Object({
@@ -104,6 +113,13 @@ export const ProductLicenseListQuery = t.Object({
 export const CreateProductLicenseBody = t.Object(
   {
     owner_email: t.String({ minLength: 1, maxLength: 255, description: "an existing user's e-mail" }),
+    policy: t.Optional(
+      t.Union([IdRef, t.Null()], {
+        description:
+          "the id of one of the product's license policies: the settings not given here come from it, and " +
+          "follow it when it changes",
+      }),
+    ),
     expires: t.Optional(Expires),
     max_ips: t.Optional(MaxIps),
     max_machines: t.Optional(

@@ -1,9 +1,11 @@
-import { and, asc, eq, sql } from "drizzle-orm";
+import { and, asc, eq, type SQL, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import {
   type License,
   type LicenseIp,
+  type LicensePolicy,
   licenseIps,
+  licensePolicies,
   licenses,
   type Product,
   products,
@@ -12,7 +14,7 @@ import {
 import { withTransaction } from "../../db/transaction.ts";
 import { FieldErrors, Forbidden, Invalid, NotFound } from "../../errors.ts";
 import { form } from "../../validation/form.ts";
-import { isUuid, toId } from "../../validation/ids.ts";
+import { invalidId, isUuid, toId } from "../../validation/ids.ts";
 import type { ApiKeyActor } from "../auth/actor.ts";
 import { ownsProduct } from "../products/service.ts";
 import { generateLicenseKey } from "./keys.ts";
@@ -62,12 +64,60 @@ export async function createLicense(
     userId: fields.userId as number,
     creatorId,
     productId: fields.productId as number,
+    policyId: fields.policyId,
     expires: fields.expires,
     maxIps: fields.maxIps,
     maxMachines: fields.maxMachines,
-    ...withHeartbeats(fields, { floating: false, heartbeatSeconds: null }, API_NAMES),
+    floating: fields.floating,
+    heartbeatSeconds: fields.heartbeatSeconds,
     machineFileTtlMax: fields.machineFileTtlMax,
   });
+}
+
+/** What a new license is made of; the settings left undefined come from its policy, else the defaults. */
+export interface NewLicenseFields {
+  userId: number;
+  creatorId: number;
+  productId: number;
+  /** A policy of `productId` (else 422 on `policy`); null or absent: none. */
+  policyId?: number | null;
+  expires?: Date | null;
+  maxIps?: number | null;
+  maxMachines?: number | null;
+  floating?: boolean;
+  heartbeatSeconds?: number | null;
+  machineFileTtlMax?: number | null;
+}
+
+/** The settings a policy holds for its licenses, by their name on a license (and in `policy_overrides`). */
+export const POLICY_SETTINGS = [
+  "maxIps",
+  "maxMachines",
+  "floating",
+  "heartbeatSeconds",
+  "machineFileTtlMax",
+] as const;
+export type PolicySetting = (typeof POLICY_SETTINGS)[number];
+
+/** The settings `fields` names itself: a change to its policy leaves them alone. */
+const namedSettings = (fields: Partial<Record<PolicySetting, unknown>>) =>
+  POLICY_SETTINGS.filter((name) => fields[name] !== undefined);
+
+/**
+ * The settings a new license takes from `policy` (locked FOR SHARE by the caller's transaction, so a
+ * change to the policy waits for this license, then updates it too): each one the license does not
+ * name, and an expiry `durationSeconds` from now when it names none.
+ */
+function fromPolicy(fields: NewLicenseFields, policy: LicensePolicy | null): NewLicenseFields {
+  if (!policy) return fields;
+  const expires =
+    fields.expires !== undefined || policy.durationSeconds === null
+      ? fields.expires
+      : new Date(Date.now() + policy.durationSeconds * 1000);
+  const inherited = Object.fromEntries(
+    POLICY_SETTINGS.filter((name) => fields[name] === undefined).map((name) => [name, policy[name]]),
+  );
+  return { ...fields, ...inherited, expires };
 }
 
 /**
@@ -77,36 +127,46 @@ export async function createLicense(
  */
 export async function insertLicense(
   ctx: Pick<AppContext, "db" | "config">,
-  fields: {
-    userId: number;
-    creatorId: number;
-    productId: number;
-    expires?: Date | null;
-    maxIps?: number | null;
-    maxMachines?: number | null;
-    floating?: boolean;
-    heartbeatSeconds?: number | null;
-    machineFileTtlMax?: number | null;
-  },
+  given: NewLicenseFields,
 ): Promise<License> {
-  const [license] = await ctx.db
-    .insert(licenses)
-    .values({
-      id: Bun.randomUUIDv7(),
-      key: generateLicenseKey(),
-      userId: fields.userId,
-      creatorId: fields.creatorId,
-      productId: fields.productId,
-      expires: fields.expires ?? null,
-      maxIps: fields.maxIps !== undefined ? fields.maxIps : defaultMaxIps(ctx, fields.maxMachines),
-      maxMachines: fields.maxMachines ?? null,
-      floating: fields.floating ?? false,
-      heartbeatSeconds: fields.heartbeatSeconds ?? null,
-      machineFileTtlMax: fields.machineFileTtlMax ?? null,
-    })
-    .returning();
-  if (!license) throw new Error("license insert returned nothing");
-  return license;
+  return withTransaction(ctx, async (tx) => {
+    const policy = given.policyId ? await policyOfProduct(tx, given.policyId, given.productId) : null;
+    const fields = fromPolicy(given, policy);
+    const floating = fields.floating ?? false;
+    const heartbeatSeconds =
+      fields.heartbeatSeconds ?? (floating ? DEFAULT_FLOATING_HEARTBEAT_SECONDS : null);
+    const [license] = await tx.db
+      .insert(licenses)
+      .values({
+        id: Bun.randomUUIDv7(),
+        key: generateLicenseKey(),
+        userId: fields.userId,
+        creatorId: fields.creatorId,
+        productId: fields.productId,
+        policyId: policy?.id ?? null,
+        policyOverrides: policy ? namedSettings(given) : [],
+        expires: fields.expires ?? null,
+        maxIps: fields.maxIps !== undefined ? fields.maxIps : defaultMaxIps(ctx, fields.maxMachines),
+        maxMachines: fields.maxMachines ?? null,
+        floating,
+        heartbeatSeconds,
+        machineFileTtlMax: fields.machineFileTtlMax ?? null,
+      })
+      .returning();
+    if (!license) throw new Error("license insert returned nothing");
+    return license;
+  });
+}
+
+/** The policy `id` of product `productId`, held FOR SHARE until the transaction ends; else 422 on `policy`. */
+async function policyOfProduct(ctx: Pick<AppContext, "db">, id: number, productId: number) {
+  const [policy] = await ctx.db
+    .select()
+    .from(licensePolicies)
+    .where(and(eq(licensePolicies.id, id), eq(licensePolicies.productId, productId)))
+    .for("share");
+  if (!policy) throw invalidId("policy");
+  return policy;
 }
 
 const defaultMaxIps = (ctx: Pick<AppContext, "config">, maxMachines: number | null | undefined) =>
@@ -176,7 +236,11 @@ export async function changeLicense(
     const current = await findLicense(tx, scope, id);
     if (Object.keys(fields).length === 0) return current;
     authorize?.(current);
-    const change = { ...fields, ...withHeartbeats(fields, current, names) };
+    const change = {
+      ...fields,
+      ...withHeartbeats(fields, current, names),
+      ...overridesAfter(fields, current),
+    };
     // The UPDATE holds the row lock until commit, so no validation registers an address meanwhile.
     const [license] = await tx.db.update(licenses).set(change).where(eq(licenses.id, current.id)).returning();
     if (!license) throw new NotFound("License");
@@ -185,6 +249,31 @@ export async function changeLicense(
     }
     return license;
   });
+}
+
+/**
+ * What a change does to the license's policy: the settings it names become the license's own; a move
+ * to another product leaves the policy (a policy is one product's).
+ */
+function overridesAfter(
+  fields: CheckedFields,
+  current: License,
+): Partial<Pick<License, "policyId">> & {
+  policyOverrides?: SQL;
+} {
+  const moved = fields.productId !== undefined && fields.productId !== current.productId;
+  const named = namedSettings(fields);
+  return {
+    ...(moved ? { policyId: null } : {}),
+    ...(named.length === 0
+      ? {}
+      : {
+          policyOverrides: sql`ARRAY(SELECT DISTINCT unnest(${licenses.policyOverrides} || ARRAY[${sql.join(
+            named.map((name) => sql`${name}`),
+            sql`, `,
+          )}]::text[]) ORDER BY 1)`,
+        }),
+  };
 }
 
 async function forgetLeastRecentIps(ctx: Pick<AppContext, "db">, licenseId: string, keep: number) {
@@ -243,6 +332,7 @@ export interface CheckedFields {
   userId?: number;
   creatorId?: number;
   productId?: number;
+  policyId?: number;
   expires?: Date | null;
   maxIps?: number | null;
   maxMachines?: number | null;
@@ -371,12 +461,12 @@ type ProductOwners = Pick<Product, "id" | "userId" | "vendorId">;
  */
 async function checkedFields(
   ctx: Pick<AppContext, "db">,
-  input: UpdateLicenseInput,
+  input: UpdateLicenseInput & Pick<Partial<CreateLicenseInput>, "policy">,
 ): Promise<{ fields: CheckedFields; product: ProductOwners | null }> {
   const errors = new FieldErrors();
   const fields: CheckedFields = {};
   const reference = async <T>(
-    field: "ownerId" | "creatorId" | "productId",
+    field: "ownerId" | "creatorId" | "productId" | "policy",
     find: (id: number) => Promise<T | undefined>,
   ): Promise<T | undefined> => {
     const raw = input[field];
@@ -398,6 +488,15 @@ async function checkedFields(
     return row;
   });
   fields.productId = product?.id;
+  if (input.policy !== undefined && input.policy !== null && product) {
+    fields.policyId = await reference("policy", async (id) => {
+      const [row] = await ctx.db
+        .select({ id: licensePolicies.id })
+        .from(licensePolicies)
+        .where(and(eq(licensePolicies.id, id), eq(licensePolicies.productId, product.id)));
+      return row?.id;
+    });
+  }
   Object.assign(fields, checkedSettings(input, errors));
   errors.throwIfAny();
   const defined = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
