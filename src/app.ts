@@ -19,6 +19,7 @@ import { v1MachineRoutes } from "./features/machines/v1-routes.ts";
 import { notificationRoutes } from "./features/notifications/routes.ts";
 import { optionRoutes } from "./features/options/routes.ts";
 import { passwordLinkRoutes } from "./features/password-links/routes.ts";
+import { policyRoutes } from "./features/policies/routes.ts";
 import { publicProductRoutes } from "./features/products/public-routes.ts";
 import { productRoutes } from "./features/products/routes.ts";
 import { profileRoutes } from "./features/profile/routes.ts";
@@ -150,6 +151,7 @@ export function buildApp(ctx: AppContext): AnyElysia {
     .use(productLicenseRoutes(ctx))
     .use(productMachineRoutes(ctx))
     .use(productLicenseSettingsRoutes(ctx))
+    .use(policyRoutes(ctx))
     .use(signingKeyRoutes(ctx))
     .use(notificationRoutes(ctx))
     .use(webhookRoutes(ctx))

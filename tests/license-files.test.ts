@@ -27,7 +27,7 @@ interface License {
   userId: string;
   creatorId: string;
   productId: string;
-  maxIps: number;
+  maxIps: number | null;
   expires: string | null;
 }
 

@@ -26,7 +26,7 @@ type World = LicenseWorld;
 interface License {
   id: string;
   key: string;
-  maxIps: number;
+  maxIps: number | null;
   expires: string | null;
 }
 
@@ -195,6 +195,42 @@ describe("the codes, checked in order", () => {
     expect((await readJson(await validate({ key: two.key }))).detail).toBe(
       "This license is already in use from its maximum of 2 IP addresses.",
     );
+  });
+
+  test("maxIps null: no address limit, ips.max null, every address registered and listed", async () => {
+    const license = await newLicense({ maxIps: null });
+    expect(license.maxIps).toBeNull();
+    for (const ip of ["192.0.2.1", "192.0.2.2", "198.51.100.7"]) await registerIp(license, ip);
+    const body = await readJson(await validate({ key: license.key, productId: String(w.productA.id) }));
+    expect(body).toMatchObject({ valid: true, code: "VALID", ips: { count: 4, max: null } });
+    expect(body.license.maxIps).toBeNull();
+    expect((await registeredIps(t, license.id)).length).toBe(4);
+  });
+
+  test("a license created with maxMachines has no address limit unless it names one", async () => {
+    const machines = await newLicense({ maxMachines: 2 });
+    expect(machines.maxIps).toBeNull();
+    expect((await read(machines.id)).maxIps).toBeNull();
+    expect((await newLicense({ maxMachines: 2, maxIps: 3 })).maxIps).toBe(3);
+    // Without machines the default stays LICENSE_DEFAULT_MAX_IPS (1).
+    expect((await newLicense()).maxIps).toBe(1);
+    expect((await newLicense({ maxMachines: null })).maxIps).toBe(1);
+  });
+
+  test("PATCH maxIps null lifts the limit; a number brings it back and forgets the extra addresses", async () => {
+    const license = await newLicense({ maxIps: 1 });
+    await registerIp(license, "192.0.2.1");
+    const lifted = await api(`/api/v1/licenses/${license.id}`, "PATCH", { maxIps: null });
+    expect(lifted.status).toBe(200);
+    expect((await readJson(lifted)).maxIps).toBeNull();
+    await registerIp(license, "192.0.2.2");
+    expect(await registeredIps(t, license.id)).toEqual(["192.0.2.1", "192.0.2.2"]);
+    const limited = await readJson(await api(`/api/v1/licenses/${license.id}`, "PATCH", { maxIps: 1 }));
+    expect(limited.maxIps).toBe(1);
+    expect((await registeredIps(t, license.id)).length).toBe(1);
+    const bad = await api(`/api/v1/licenses/${license.id}`, "PATCH", { maxIps: 0 });
+    expect(bad.status).toBe(422);
+    expect(Object.keys((await readJson(bad)).errors)).toEqual(["maxIps"]);
   });
 
   test("VALID: the license, its address count and the nonce echoed", async () => {

@@ -745,7 +745,7 @@ describe("bad input", () => {
     ["maxIps: 0", { maxIps: 0 }, { maxIps: ["The maxIps field must be at least 1."] }],
     ["maxIps: 1.5", { maxIps: 1.5 }, { maxIps: ["The maxIps field must be an integer."] }],
     ["maxIps: '2'", { maxIps: "2" }, { maxIps: ["The maxIps field must be an integer."] }],
-    ["maxIps: null", { maxIps: null }, { maxIps: ["The maxIps field must be an integer."] }],
+    ["maxIps: 10001", { maxIps: 10_001 }, { maxIps: ["The maxIps field must not be greater than 10000."] }],
     ["an unknown field", { key: "MINE0-MINE0-MINE0-MINE0-MINE0" }, { key: ["The key field is prohibited."] }],
   ])("%s → 422 with the field's errors, and no license", async (_, fields, errors) => {
     const before = await licenseCount();

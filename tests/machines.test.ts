@@ -24,7 +24,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 interface License {
   id: string;
   key: string;
-  maxIps: number;
+  maxIps: number | null;
   maxMachines?: number | null;
   floating?: boolean;
   heartbeatSeconds?: number | null;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { artifacts, notifications, webhookDeliveries } from "../src/db/schema/index.ts";
+import { artifacts, licensePolicies, notifications, webhookDeliveries } from "../src/db/schema/index.ts";
 import { deleteApiKey } from "../src/features/api-keys/service.ts";
 import { createLicense } from "../src/features/licenses/service.ts";
 import { createWebhook } from "../src/features/webhooks/service.ts";
@@ -182,6 +182,15 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 // --- how to call routes ---------------------------------------------------------------------------
+
+/** A new license policy of the shared product, written straight to its table. */
+async function policyOfProduct() {
+  const [policy] = await t.ctx.db
+    .insert(licensePolicies)
+    .values({ productId: ids.product as number, name: `Policy ${crypto.randomUUID()}` })
+    .returning();
+  return policy?.id;
+}
 
 function call(method: string, path: () => string | Promise<string>, body?: () => unknown, scheme = "bearer") {
   return async (credential: string | undefined) => {
@@ -846,6 +855,47 @@ const routes = (): GuardedRoute[] => [
       );
       return `/api/products/${ids.product}/licenses/${made.id}`;
     }),
+    denied: hiddenFrom("customer", "stranger"),
+    allowed: ownerAndAdmin(204),
+  },
+  {
+    route: "GET /api/products/:product/license-policies",
+    send: call("GET", () => `/api/products/${ids.product}/license-policies`),
+    denied: hiddenFrom("customer", "stranger"),
+    allowed: ownerAndAdmin(200),
+  },
+  {
+    route: "POST /api/products/:product/license-policies",
+    send: call(
+      "POST",
+      () => `/api/products/${ids.product}/license-policies`,
+      () => ({ name: `Policy ${crypto.randomUUID()}` }),
+    ),
+    denied: hiddenFrom("customer", "stranger"),
+    allowed: ownerAndAdmin(201),
+  },
+  {
+    route: "GET /api/products/:product/license-policies/:policy",
+    send: call("GET", async () => `/api/products/${ids.product}/license-policies/${await policyOfProduct()}`),
+    denied: hiddenFrom("customer", "stranger"),
+    allowed: ownerAndAdmin(200),
+  },
+  {
+    route: "PATCH /api/products/:product/license-policies/:policy",
+    send: call(
+      "PATCH",
+      async () => `/api/products/${ids.product}/license-policies/${await policyOfProduct()}`,
+      () => ({ max_ips: 2 }),
+    ),
+    denied: hiddenFrom("customer", "stranger"),
+    allowed: ownerAndAdmin(200),
+  },
+  {
+    route: "DELETE /api/products/:product/license-policies/:policy",
+    send: call(
+      "DELETE",
+      async () => `/api/products/${ids.product}/license-policies/${await policyOfProduct()}`,
+    ),
     denied: hiddenFrom("customer", "stranger"),
     allowed: ownerAndAdmin(204),
   },

@@ -128,6 +128,7 @@ describe("POST /api/products/{product}/licenses", () => {
       floating: false,
       heartbeat_seconds: null,
       machine_file_ttl_max: null,
+      policy_id: null,
       created_at: expect.stringMatching(ISO),
     });
     const [row] = await t.ctx.db.select().from(licenses).where(eq(licenses.id, data.id));

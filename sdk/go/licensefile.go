@@ -46,7 +46,7 @@ type LicenseFile struct {
 	ProductID string
 	UserID    string
 	CreatorID string
-	MaxIPs    int
+	MaxIPs    *int // nil: no address limit
 	// LicenseExpires is the license's own expiry, nil for never.
 	LicenseExpires *time.Time
 	// Fingerprint and MachineID are set for a file bound to a machine.
@@ -226,7 +226,8 @@ func licenseFileOf(claims map[string]any) (*LicenseFile, error) {
 	}
 	if number, ok := claims["max_ips"].(json.Number); ok {
 		if value, err := number.Int64(); err == nil {
-			file.MaxIPs = int(value)
+			maxIPs := int(value)
+			file.MaxIPs = &maxIPs
 		}
 	}
 	if expires, ok := claims["expires"].(string); ok {

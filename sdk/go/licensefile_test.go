@@ -31,7 +31,7 @@ func TestVerifyLicenseFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	if file.Key != testKey || file.ProductID != testProduct || file.Fingerprint != "fp-1" || file.MachineID != "m-1" ||
-		!file.ExpiresAt.Equal(now.Add(30*24*time.Hour)) || !file.IssuedAt.Equal(now) || file.MaxIPs != 100 ||
+		!file.ExpiresAt.Equal(now.Add(30*24*time.Hour)) || !file.IssuedAt.Equal(now) || file.MaxIPs == nil || *file.MaxIPs != 100 ||
 		file.LicenseExpires != nil || file.Issuer != "https://licenses.example.com" || file.KeyID != testKid {
 		t.Fatalf("got %+v", file)
 	}

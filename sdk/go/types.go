@@ -9,7 +9,7 @@ type License struct {
 	CreatorID string     `json:"creatorId"`
 	ProductID string     `json:"productId"`
 	Expires   *time.Time `json:"expires"`
-	MaxIPs    int        `json:"maxIps"`
+	MaxIPs    *int       `json:"maxIps"` // nil: no address limit
 	Key       string     `json:"key"`
 	CreatedAt time.Time  `json:"createdAt"`
 	UpdatedAt time.Time  `json:"updatedAt"`

@@ -83,6 +83,24 @@ func TestValidateReturnsTheVerifiedAnswer(t *testing.T) {
 	}
 }
 
+func TestALicenseWithoutAnAddressLimitHasNilMaxIPs(t *testing.T) {
+	f := newFake(t)
+	f.setHandler(func(w http.ResponseWriter, r *http.Request, body map[string]any) {
+		answer := validAnswer(testKey, testProduct, nonceOf(r, body))
+		answer["license"].(map[string]any)["maxIps"] = nil
+		answer["ips"] = map[string]any{"count": 3, "max": nil}
+		f.reply(w, 200, answer, signature{})
+	})
+	c, _ := f.client(t)
+	validation, err := c.Validate(context.Background(), testKey, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !validation.Valid || validation.License.MaxIPs != nil || validation.IPs.Count != 3 || validation.IPs.Max != nil {
+		t.Fatalf("unexpected validation %+v", validation)
+	}
+}
+
 func TestEveryRequestSendsAFreshNonce(t *testing.T) {
 	f := newFake(t)
 	answering(f, testKey, testProduct, signature{})

@@ -25,6 +25,7 @@ import m22 from "../../drizzle/0022_setup_codes.sql" with { type: "text" };
 import m23 from "../../drizzle/0023_license_ip_count.sql" with { type: "text" };
 import m24 from "../../drizzle/0024_stripe.sql" with { type: "text" };
 import m25 from "../../drizzle/0025_artifact_inferred_updaters_only.sql" with { type: "text" };
+import m26 from "../../drizzle/0026_license_policies.sql" with { type: "text" };
 
 import type { Migration } from "./migrate.ts";
 
@@ -55,4 +56,5 @@ export const migrations: Migration[] = [
   { tag: "0023_license_ip_count", createdAt: 1795829057394, sql: m23 },
   { tag: "0024_stripe", createdAt: 1795833043421, sql: m24 },
   { tag: "0025_artifact_inferred_updaters_only", createdAt: 1795833259244, sql: m25 },
+  { tag: "0026_license_policies", createdAt: 1795833551188, sql: m26 },
 ];

@@ -22,7 +22,8 @@ export interface License {
   productId: string;
   /** ISO 8601, or null: never expires. */
   expires: string | null;
-  maxIps: number;
+  /** null: no address limit. */
+  maxIps: number | null;
   key: string;
   createdAt: string;
   updatedAt: string;
@@ -53,7 +54,8 @@ export interface Validation {
   detail: string;
   /** null for NOT_FOUND. */
   license: License | null;
-  ips?: { count: number; max: number };
+  /** max null: no address limit. */
+  ips?: { count: number; max: number | null };
   /** For a license with machines, or when a fingerprint was given. */
   machines?: { count: number; max: number | null };
   /** When a fingerprint was given: its machine, or null when it is not activated. */

@@ -19,6 +19,8 @@ import type { OfflineFileJson } from "../../features/machines/json.ts";
 import type { NotificationJson } from "../../features/notifications/json.ts";
 import type { OptionWithBenefitsJson } from "../../features/options/json.ts";
 import type { PasswordLinkInfoJson, PasswordLinkJson } from "../../features/password-links/json.ts";
+import type { PolicyJson } from "../../features/policies/json.ts";
+import type { CreatePolicyInput } from "../../features/policies/schemas.ts";
 import type { ProductAccessJson, ProductJson } from "../../features/products/json.ts";
 import type { UpdateProductInput } from "../../features/products/schemas.ts";
 import type { ChangePasswordInput } from "../../features/profile/schemas.ts";
@@ -103,6 +105,9 @@ export type PurchaseRequest = Partial<CreatePurchaseInput>;
 /** A license as the product's vendor manages it. */
 export type License = typeof ProductLicenseJson.static;
 export type NewLicense = CreateProductLicenseInput;
+/** A product's license policy: the settings the licenses made from it follow. */
+export type Policy = typeof PolicyJson.static;
+export type NewPolicy = CreatePolicyInput;
 /** What the vendor changes of an existing license: only the settings sent are changed. */
 export type LicenseChange = UpdateProductLicenseInput;
 /** An address a license was validated from. */

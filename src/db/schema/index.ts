@@ -3,6 +3,7 @@ export * from "./artifacts.ts";
 export * from "./currencies.ts";
 export * from "./license-ip-resets.ts";
 export * from "./license-ips.ts";
+export * from "./license-policies.ts";
 export * from "./licenses.ts";
 export * from "./machines.ts";
 export * from "./notifications.ts";

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { boolean, check, index, integer, pgTable, text, uuid } from "drizzle-orm/pg-core";
 import { ref, timestamps, timestamptz } from "./columns.ts";
+import { licensePolicies } from "./license-policies.ts";
 import { products } from "./products.ts";
 import { users } from "./users.ts";
 
@@ -25,7 +26,8 @@ export const licenses = pgTable(
       .references(() => products.id),
     /** Null: never expires. */
     expires: timestamptz("expires"),
-    maxIps: integer("max_ips").notNull(),
+    /** Null: no address limit (the default for a license with maxMachines: machines are its limit). */
+    maxIps: integer("max_ips"),
     /**
      * How many `license_ips` rows the license has, kept exact by a trigger on that table (migration
      * license_ip_count): each insert or delete of an address updates this row, so concurrent changes
@@ -43,6 +45,13 @@ export const licenses = pgTable(
      * (`products.machine_file_ttl_max`), else a week for a node-locked license (licenses/files.ts).
      */
     machineFileTtlMax: integer("machine_file_ttl_max"),
+    /** The policy it was made from (license-policies.ts); null: its numbers are all its own. */
+    policyId: ref("policy_id").references(() => licensePolicies.id, { onDelete: "set null" }),
+    /**
+     * The settings it names itself (`maxIps`, `maxMachines`, `floating`, `heartbeatSeconds`,
+     * `machineFileTtlMax`): a change to its policy leaves these alone and sets the others.
+     */
+    policyOverrides: text("policy_overrides").array().notNull().default(sql`'{}'::text[]`),
     revokedAt: timestamptz("revoked_at"),
     ...timestamps,
   },
@@ -51,6 +60,8 @@ export const licenses = pgTable(
     index("licenses_created_at_id_index").on(table.createdAt, table.id),
     index("licenses_creator_created_at_id_index").on(table.creatorId, table.createdAt, table.id),
     index("licenses_user_id_index").on(table.userId),
+    // A policy's change updates its licenses.
+    index("licenses_policy_id_index").on(table.policyId).where(sql`${table.policyId} IS NOT NULL`),
     // Holders of a product (notifications, downloads): its live licenses.
     index("licenses_product_holders_index")
       .on(table.productId, table.userId)

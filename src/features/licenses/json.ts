@@ -23,7 +23,7 @@ export const LicenseJson = t.Object({
   creatorId: t.String(),
   productId: t.String(),
   expires: Expires,
-  maxIps: Int(),
+  maxIps: t.Union([Int(), t.Null()], { description: "null: no address limit" }),
   key: t.String(),
   createdAt: Timestamp,
   updatedAt: Timestamp,
@@ -36,6 +36,7 @@ export const LicenseJson = t.Object({
         "the longest a license file of this license lasts, in seconds; null: the product's default, else 7 days for a license with maxMachines",
     }),
   ),
+  policyId: t.Optional(t.String({ description: "the license policy it follows; absent: none" })),
 });
 export type LicenseJson = typeof LicenseJson.static;
 
@@ -62,6 +63,7 @@ export const toLicenseJson = (license: License): LicenseJson => ({
         machineFileTtlMax: license.machineFileTtlMax,
       }
     : {}),
+  ...(license.policyId === null ? {} : { policyId: String(license.policyId) }),
 });
 
 /** A license that counts machines, wants heartbeats from them or bounds its files' lifetime. */
@@ -112,7 +114,10 @@ export const ValidationResultJson = t.Object({
   ts: t.String({ format: "date-time", description: "server time of the check" }),
   nonce: t.Union([t.String(), t.Null()], { description: "the request's nonce, echoed" }),
   license: t.Union([LicenseJson, t.Null()]),
-  ips: t.Object({ count: Int(), max: Int() }),
+  ips: t.Object({
+    count: Int(),
+    max: t.Union([Int(), t.Null()], { description: "null: no address limit (0 for an unknown key)" }),
+  }),
   machines: t.Optional(
     t.Object(
       {
@@ -200,7 +205,7 @@ export const ProductLicenseJson = t.Object({
   expires: Expires,
   revoked: t.Boolean(),
   status: Status,
-  max_ips: Int(),
+  max_ips: t.Union([Int(), t.Null()], { description: "null: no address limit" }),
   ip_count: Int({ description: "addresses registered now" }),
   max_machines: t.Union([Int(), t.Null()], { description: "null: machines are uncounted" }),
   machine_count: Int({
@@ -211,6 +216,7 @@ export const ProductLicenseJson = t.Object({
   machine_file_ttl_max: t.Union([Int(), t.Null()], {
     description: "the longest a license file lasts, in seconds; null: the product's default",
   }),
+  policy_id: t.Union([Int(), t.Null()], { description: "the license policy it follows; null: none" }),
   created_at: Timestamp,
 });
 export type ProductLicenseJson = typeof ProductLicenseJson.static;
@@ -234,6 +240,7 @@ export const toProductLicenseJson = ({
   floating: license.floating,
   heartbeat_seconds: license.heartbeatSeconds,
   machine_file_ttl_max: license.machineFileTtlMax,
+  policy_id: license.policyId,
   created_at: license.createdAt.toISOString(),
 });
 
@@ -274,7 +281,7 @@ export const OwnLicenseJson = t.Object({
   expires: Expires,
   revoked: t.Boolean(),
   status: Status,
-  max_ips: Int(),
+  max_ips: t.Union([Int(), t.Null()], { description: "null: no address limit" }),
   ips: t.Array(DashboardIpJson),
   ip_resets_left: Int({
     description: "self-service resets (DELETE /api/licenses/{id}/ips) left in the last 24 hours",

@@ -14,6 +14,7 @@ import {
 import { FieldErrors, Forbidden, Invalid, NotFound } from "../../errors.ts";
 import { type PageRequest, pageRequest } from "../../page-request.ts";
 import { form } from "../../validation/form.ts";
+import { bodyId } from "../../validation/ids.ts";
 import type { Actor } from "../auth/actor.ts";
 import { allows } from "../auth/permissions.ts";
 import { holdsSeatSql } from "../machines/seats.ts";
@@ -29,8 +30,8 @@ import {
 import {
   changeLicense,
   checkedExpires,
+  checkedMaxIps,
   checkedSettings,
-  DEFAULT_FLOATING_HEARTBEAT_SECONDS,
   forgetLicenseIps,
   insertLicense,
   type LicenseScope,
@@ -222,6 +223,7 @@ function checkedFutureExpires(raw: string | null | undefined, errors: FieldError
 export const NewProductLicenseForm = form(CreateProductLicenseBody, async (_ctx, fields) => {
   const errors = new FieldErrors();
   checkedFutureExpires(fields.expires, errors);
+  if (fields.max_ips !== undefined) checkedMaxIps(fields.max_ips, errors, "max_ips");
   errors.throwIfAny();
 });
 
@@ -249,9 +251,9 @@ export async function createProductLicense(
     maxIps: input.max_ips,
     maxMachines: input.max_machines,
     floating: input.floating,
-    heartbeatSeconds:
-      input.heartbeat_seconds ?? (input.floating ? DEFAULT_FLOATING_HEARTBEAT_SECONDS : undefined),
+    heartbeatSeconds: input.heartbeat_seconds,
     machineFileTtlMax: input.machine_file_ttl_max,
+    policyId: bodyId(input.policy, "policy"),
   });
   return { license, owner, ipCount: 0, machineCount: 0 };
 }

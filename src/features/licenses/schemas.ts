@@ -14,7 +14,11 @@ const IdRef = t.Union([t.String({ minLength: 1, maxLength: 32 }), Int()]);
 const Expires = t.Union([t.String({ maxLength: 64 }), t.Null()], {
   description: "ISO 8601 date-time; null or absent: never expires",
 });
-const MaxIps = Int({ minimum: 1, maximum: 10_000 });
+// Its range (1–10,000) is checked by the form's rules too: a union reports only "must be an integer".
+const MaxIps = t.Union([Int(), t.Null()], {
+  description:
+    "1–10,000 addresses at most; null: no address limit. Absent: null for a license with maxMachines, else LICENSE_DEFAULT_MAX_IPS",
+});
 // The machine settings' ranges are checked by the form's rules (service.ts), with messages that say them.
 const MaxMachines = t.Union([Int(), t.Null()], {
   description: "0–10,000 alive machines at most; null (the default): machines are optional and uncounted",
@@ -53,13 +57,20 @@ export const CreateLicenseBody = t.Object(
     floating: t.Optional(t.Boolean({ description: "a seat is a lease kept by heartbeats (default false)" })),
     heartbeatSeconds: t.Optional(HeartbeatSeconds),
     machineFileTtlMax: t.Optional(MachineFileTtlMax),
+    policy: t.Optional(
+      t.Union([IdRef, t.Null()], {
+        description:
+          "the id of one of the product's license policies: the license takes every setting it does not name " +
+          "from it, and follows the policy when it changes",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
 export type CreateLicenseInput = typeof CreateLicenseBody.static;
 
-/** A change names the owner by id only: `ownerEmail` and `ownerName` are for a sale. */
-export const UpdateLicenseBody = t.Partial(t.Omit(CreateLicenseBody, ["ownerEmail", "ownerName"]), {
+/** A change names the owner by id only: `ownerEmail` and `ownerName` are for a sale, `policy` for a new license. */
+export const UpdateLicenseBody = t.Partial(t.Omit(CreateLicenseBody, ["ownerEmail", "ownerName", "policy"]), {
   additionalProperties: false,
 });
 export type UpdateLicenseInput = typeof UpdateLicenseBody.static;
@@ -118,6 +129,13 @@ export const ProductLicenseListQuery = t.Object({
 export const CreateProductLicenseBody = t.Object(
   {
     owner_email: t.String({ minLength: 1, maxLength: 255, description: "an existing user's e-mail" }),
+    policy: t.Optional(
+      t.Union([IdRef, t.Null()], {
+        description:
+          "the id of one of the product's license policies: the settings not given here come from it, and " +
+          "follow it when it changes",
+      }),
+    ),
     expires: t.Optional(Expires),
     max_ips: t.Optional(MaxIps),
     max_machines: t.Optional(

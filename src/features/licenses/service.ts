@@ -1,9 +1,11 @@
-import { and, asc, eq, sql } from "drizzle-orm";
+import { and, asc, eq, type SQL, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import {
   type License,
   type LicenseIp,
+  type LicensePolicy,
   licenseIps,
+  licensePolicies,
   licenses,
   type Product,
   products,
@@ -13,7 +15,7 @@ import {
 import { withTransaction } from "../../db/transaction.ts";
 import { FieldErrors, Forbidden, Invalid, NotFound } from "../../errors.ts";
 import { form } from "../../validation/form.ts";
-import { isUuid, toId } from "../../validation/ids.ts";
+import { invalidId, isUuid, toId } from "../../validation/ids.ts";
 import type { ApiKeyActor } from "../auth/actor.ts";
 import { findOrCreateCustomer } from "../customers/service.ts";
 import { linkFor } from "../password-links/service.ts";
@@ -94,10 +96,12 @@ async function licenseValues(ctx: Pick<AppContext, "db">, apiKey: ApiKeyActor, i
   const values = {
     creatorId,
     productId: fields.productId as number,
+    policyId: fields.policyId,
     expires: fields.expires,
     maxIps: fields.maxIps,
     maxMachines: fields.maxMachines,
-    ...withHeartbeats(fields, { floating: false, heartbeatSeconds: null }, API_NAMES),
+    floating: fields.floating,
+    heartbeatSeconds: fields.heartbeatSeconds,
     machineFileTtlMax: fields.machineFileTtlMax,
   };
   return { userId: fields.userId, values };
@@ -131,40 +135,103 @@ function assertOneOwner(input: Pick<CreateLicenseInput, "ownerId" | "ownerEmail"
   }
 }
 
-/** The one place a license row is made (the API, a product's page): a fresh key, the default `maxIps`. */
+/** What a new license is made of; the settings left undefined come from its policy, else the defaults. */
+export interface NewLicenseFields {
+  userId: number;
+  creatorId: number;
+  productId: number;
+  /** A policy of `productId` (else 422 on `policy`); null or absent: none. */
+  policyId?: number | null;
+  expires?: Date | null;
+  maxIps?: number | null;
+  maxMachines?: number | null;
+  floating?: boolean;
+  heartbeatSeconds?: number | null;
+  machineFileTtlMax?: number | null;
+}
+
+/** The settings a policy holds for its licenses, by their name on a license (and in `policy_overrides`). */
+export const POLICY_SETTINGS = [
+  "maxIps",
+  "maxMachines",
+  "floating",
+  "heartbeatSeconds",
+  "machineFileTtlMax",
+] as const;
+export type PolicySetting = (typeof POLICY_SETTINGS)[number];
+
+/** The settings `fields` names itself: a change to its policy leaves them alone. */
+const namedSettings = (fields: Partial<Record<PolicySetting, unknown>>) =>
+  POLICY_SETTINGS.filter((name) => fields[name] !== undefined);
+
+/**
+ * The settings a new license takes from `policy` (locked FOR SHARE by the caller's transaction, so a
+ * change to the policy waits for this license, then updates it too): each one the license does not
+ * name, and an expiry `durationSeconds` from now when it names none.
+ */
+function fromPolicy(fields: NewLicenseFields, policy: LicensePolicy | null): NewLicenseFields {
+  if (!policy) return fields;
+  const expires =
+    fields.expires !== undefined || policy.durationSeconds === null
+      ? fields.expires
+      : new Date(Date.now() + policy.durationSeconds * 1000);
+  const inherited = Object.fromEntries(
+    POLICY_SETTINGS.filter((name) => fields[name] === undefined).map((name) => [name, policy[name]]),
+  );
+  return { ...fields, ...inherited, expires };
+}
+
+/**
+ * The one place a license row is made (the API, a product's page): a fresh key, the default `maxIps`
+ * (none for a license that counts machines: its machines are its limit, and a laptop moves between
+ * addresses; else `LICENSE_DEFAULT_MAX_IPS`).
+ */
 export async function insertLicense(
   ctx: Pick<AppContext, "db" | "config">,
-  fields: {
-    userId: number;
-    creatorId: number;
-    productId: number;
-    expires?: Date | null;
-    maxIps?: number;
-    maxMachines?: number | null;
-    floating?: boolean;
-    heartbeatSeconds?: number | null;
-    machineFileTtlMax?: number | null;
-  },
+  given: NewLicenseFields,
 ): Promise<License> {
-  const [license] = await ctx.db
-    .insert(licenses)
-    .values({
-      id: Bun.randomUUIDv7(),
-      key: generateLicenseKey(),
-      userId: fields.userId,
-      creatorId: fields.creatorId,
-      productId: fields.productId,
-      expires: fields.expires ?? null,
-      maxIps: fields.maxIps ?? ctx.config.licenseDefaultMaxIps,
-      maxMachines: fields.maxMachines ?? null,
-      floating: fields.floating ?? false,
-      heartbeatSeconds: fields.heartbeatSeconds ?? null,
-      machineFileTtlMax: fields.machineFileTtlMax ?? null,
-    })
-    .returning();
-  if (!license) throw new Error("license insert returned nothing");
-  return license;
+  return withTransaction(ctx, async (tx) => {
+    const policy = given.policyId ? await policyOfProduct(tx, given.policyId, given.productId) : null;
+    const fields = fromPolicy(given, policy);
+    const floating = fields.floating ?? false;
+    const heartbeatSeconds =
+      fields.heartbeatSeconds ?? (floating ? DEFAULT_FLOATING_HEARTBEAT_SECONDS : null);
+    const [license] = await tx.db
+      .insert(licenses)
+      .values({
+        id: Bun.randomUUIDv7(),
+        key: generateLicenseKey(),
+        userId: fields.userId,
+        creatorId: fields.creatorId,
+        productId: fields.productId,
+        policyId: policy?.id ?? null,
+        policyOverrides: policy ? namedSettings(given) : [],
+        expires: fields.expires ?? null,
+        maxIps: fields.maxIps !== undefined ? fields.maxIps : defaultMaxIps(ctx, fields.maxMachines),
+        maxMachines: fields.maxMachines ?? null,
+        floating,
+        heartbeatSeconds,
+        machineFileTtlMax: fields.machineFileTtlMax ?? null,
+      })
+      .returning();
+    if (!license) throw new Error("license insert returned nothing");
+    return license;
+  });
 }
+
+/** The policy `id` of product `productId`, held FOR SHARE until the transaction ends; else 422 on `policy`. */
+async function policyOfProduct(ctx: Pick<AppContext, "db">, id: number, productId: number) {
+  const [policy] = await ctx.db
+    .select()
+    .from(licensePolicies)
+    .where(and(eq(licensePolicies.id, id), eq(licensePolicies.productId, productId)))
+    .for("share");
+  if (!policy) throw invalidId("policy");
+  return policy;
+}
+
+const defaultMaxIps = (ctx: Pick<AppContext, "config">, maxMachines: number | null | undefined) =>
+  maxMachines === undefined || maxMachines === null ? ctx.config.licenseDefaultMaxIps : null;
 
 /**
  * The license with id `raw` if `scope` may act for it; anything else is the same 404 (one that cannot
@@ -230,13 +297,44 @@ export async function changeLicense(
     const current = await findLicense(tx, scope, id);
     if (Object.keys(fields).length === 0) return current;
     authorize?.(current);
-    const change = { ...fields, ...withHeartbeats(fields, current, names) };
+    const change = {
+      ...fields,
+      ...withHeartbeats(fields, current, names),
+      ...overridesAfter(fields, current),
+    };
     // The UPDATE holds the row lock until commit, so no validation registers an address meanwhile.
     const [license] = await tx.db.update(licenses).set(change).where(eq(licenses.id, current.id)).returning();
     if (!license) throw new NotFound("License");
-    if (change.maxIps !== undefined) await forgetLeastRecentIps(tx, license.id, license.maxIps);
+    if (change.maxIps !== undefined && license.maxIps !== null) {
+      await forgetLeastRecentIps(tx, license.id, license.maxIps);
+    }
     return license;
   });
+}
+
+/**
+ * What a change does to the license's policy: the settings it names become the license's own; a move
+ * to another product leaves the policy (a policy is one product's).
+ */
+function overridesAfter(
+  fields: CheckedFields,
+  current: License,
+): Partial<Pick<License, "policyId">> & {
+  policyOverrides?: SQL;
+} {
+  const moved = fields.productId !== undefined && fields.productId !== current.productId;
+  const named = namedSettings(fields);
+  return {
+    ...(moved ? { policyId: null } : {}),
+    ...(named.length === 0
+      ? {}
+      : {
+          policyOverrides: sql`ARRAY(SELECT DISTINCT unnest(${licenses.policyOverrides} || ARRAY[${sql.join(
+            named.map((name) => sql`${name}`),
+            sql`, `,
+          )}]::text[]) ORDER BY 1)`,
+        }),
+  };
 }
 
 async function forgetLeastRecentIps(ctx: Pick<AppContext, "db">, licenseId: string, keep: number) {
@@ -295,8 +393,9 @@ export interface CheckedFields {
   userId?: number;
   creatorId?: number;
   productId?: number;
+  policyId?: number;
   expires?: Date | null;
-  maxIps?: number;
+  maxIps?: number | null;
   maxMachines?: number | null;
   floating?: boolean;
   heartbeatSeconds?: number | null;
@@ -334,7 +433,7 @@ function withHeartbeats(
 /** A license's own settings, as the x-api-key PATCH names them: what a product's page may change too. */
 export interface LicenseSettingsInput {
   expires?: string | null;
-  maxIps?: number;
+  maxIps?: number | null;
   maxMachines?: number | null;
   floating?: boolean;
   heartbeatSeconds?: number | null;
@@ -363,8 +462,18 @@ export const fileTtlRangeMessage = (name: string) =>
 const heartbeatsRequired = (names: SettingNames) =>
   `The ${spoken(names.heartbeatSeconds)} field is required when the license is floating.`;
 
+/** An address limit: null (none) or 1–10,000; recorded on `errors` under `name` otherwise. */
+export function checkedMaxIps(value: number | null, errors: FieldErrors, name: string) {
+  if (value !== null && value < 1) errors.add(name, `The ${spoken(name)} field must be at least 1.`);
+  if (value !== null && value > 10_000) {
+    errors.add(name, `The ${spoken(name)} field must not be greater than 10000.`);
+  }
+  return value;
+}
+
 /**
- * The settings' rules, the same wherever a license is changed: `maxMachines` null or 0–10,000,
+ * The settings' rules, the same wherever a license is changed: `maxIps` null or 1–10,000,
+ * `maxMachines` null or 0–10,000,
  * `heartbeatSeconds` null or 10–86,400, not floating without heartbeats, `machineFileTtlMax` null or
  * 3,600–31,536,000 (a license file's own range), `expires` ISO 8601. Problems are recorded on
  * `errors` under each field's wire name.
@@ -376,7 +485,7 @@ export function checkedSettings(
 ): Pick<CheckedFields, keyof LicenseSettingsInput> {
   const fields: Pick<CheckedFields, keyof LicenseSettingsInput> = {};
   fields.expires = checkedExpires(input.expires, errors, names.expires);
-  if (input.maxIps !== undefined) fields.maxIps = input.maxIps;
+  if (input.maxIps !== undefined) fields.maxIps = checkedMaxIps(input.maxIps, errors, names.maxIps);
   if (input.maxMachines !== undefined) {
     if (input.maxMachines !== null && (input.maxMachines < 0 || input.maxMachines > 10_000)) {
       errors.add(names.maxMachines, `The ${spoken(names.maxMachines)} field must be between 0 and 10000.`);
@@ -413,12 +522,12 @@ type ProductOwners = Pick<Product, "id" | "userId" | "vendorId">;
  */
 async function checkedFields(
   ctx: Pick<AppContext, "db">,
-  input: UpdateLicenseInput,
+  input: UpdateLicenseInput & Pick<Partial<CreateLicenseInput>, "policy">,
 ): Promise<{ fields: CheckedFields; product: ProductOwners | null }> {
   const errors = new FieldErrors();
   const fields: CheckedFields = {};
   const reference = async <T>(
-    field: "ownerId" | "creatorId" | "productId",
+    field: "ownerId" | "creatorId" | "productId" | "policy",
     find: (id: number) => Promise<T | undefined>,
   ): Promise<T | undefined> => {
     const raw = input[field];
@@ -440,6 +549,15 @@ async function checkedFields(
     return row;
   });
   fields.productId = product?.id;
+  if (input.policy !== undefined && input.policy !== null && product) {
+    fields.policyId = await reference("policy", async (id) => {
+      const [row] = await ctx.db
+        .select({ id: licensePolicies.id })
+        .from(licensePolicies)
+        .where(and(eq(licensePolicies.id, id), eq(licensePolicies.productId, product.id)));
+      return row?.id;
+    });
+  }
   Object.assign(fields, checkedSettings(input, errors));
   errors.throwIfAny();
   const defined = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));

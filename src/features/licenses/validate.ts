@@ -37,6 +37,7 @@ const DETAIL: Record<Exclude<ValidationCode, "NOT_FOUND">, (license: License) =>
   FINGERPRINT_REQUIRED: () => "This license is bound to machines: a fingerprint is required.",
   NOT_ACTIVATED: () => NOT_ACTIVATED_DETAIL,
   HEARTBEAT_DEAD: () => "This machine missed its heartbeats; activate it again.",
+  // Never answered for a license without an address limit (maxIps null).
   TOO_MANY_IPS: (license) =>
     `This license is already in use from its maximum of ${license.maxIps} IP address${license.maxIps === 1 ? "" : "es"}.`,
   VALID: () => "This license is valid.",
@@ -65,7 +66,7 @@ export async function validateLicenseKey(
     ts: new Date().toISOString(),
     nonce: request.nonce ?? null,
     license: license ? toLicenseJson(license) : null,
-    ips: { count: ipCount, max: license?.maxIps ?? 0 },
+    ips: { count: ipCount, max: license ? license.maxIps : 0 },
     ...(machines === null || !license
       ? {}
       : {
@@ -141,7 +142,8 @@ async function touchIp(ctx: Pick<AppContext, "db">, licenseId: string, ip: strin
 }
 
 /**
- * Registers `ip` while fewer than `max_ips` are registered. The row lock is taken by its own statement
+ * Registers `ip` while fewer than `max_ips` are registered (always, for a license without a limit:
+ * its addresses are still listed). The row lock is taken by its own statement
  * first: under READ COMMITTED a count in the same statement would read a snapshot from before the wait.
  */
 function registerIp(ctx: Pick<AppContext, "db">, licenseId: string, ip: string) {
@@ -151,7 +153,8 @@ function registerIp(ctx: Pick<AppContext, "db">, licenseId: string, ip: string) 
       .from(licenses)
       .where(eq(licenses.id, licenseId))
       .for("update");
-    const maxIps = locked?.maxIps ?? 0;
+    if (!locked) return { registered: false, count: 0, maxIps: 0 };
+    const { maxIps } = locked;
     const [state] = await tx.db
       .select({
         count: sql<number>`count(*)::int`,
@@ -162,7 +165,7 @@ function registerIp(ctx: Pick<AppContext, "db">, licenseId: string, ip: string) 
     const count = state?.count ?? 0;
     // Another request registered this same address while we waited for the lock.
     if (state?.known) return { registered: true, count, maxIps };
-    if (count >= maxIps) return { registered: false, count, maxIps };
+    if (maxIps !== null && count >= maxIps) return { registered: false, count, maxIps };
     await tx.db.insert(licenseIps).values({ licenseId, ip });
     return { registered: true, count: count + 1, maxIps };
   });

@@ -32,7 +32,7 @@ const numberOrNull = (typed: string) => (typed.trim() === "" ? null : Number(typ
 export function EditLicense({ id, productId, license, onSaved }: Props) {
   const initial = {
     expires: dayOf(license.expires),
-    max_ips: String(license.max_ips),
+    max_ips: text(license.max_ips),
     max_machines: text(license.max_machines),
     floating: license.floating,
     heartbeat_seconds: text(license.heartbeat_seconds),
@@ -48,7 +48,7 @@ export function EditLicense({ id, productId, license, onSaved }: Props) {
       const { expires } = values;
       change.expires = !expires ? null : Number.isNaN(Date.parse(expires)) ? expires : endOfDay(expires);
     }
-    if (values.max_ips !== initial.max_ips) change.max_ips = Number(values.max_ips);
+    if (values.max_ips !== initial.max_ips) change.max_ips = numberOrNull(values.max_ips);
     if (values.max_machines !== initial.max_machines) change.max_machines = numberOrNull(values.max_machines);
     if (values.floating !== initial.floating) change.floating = values.floating;
     if (values.heartbeat_seconds !== initial.heartbeat_seconds)
@@ -75,7 +75,7 @@ export function EditLicense({ id, productId, license, onSaved }: Props) {
         id={field}
         hints={{
           expires: "The license works until the end of this day (your time). Empty: never expires.",
-          max_ips: "How many addresses may use it at once.",
+          max_ips: "How many addresses may use it at once. Empty: no address limit.",
           max_machines:
             "Empty: machines are not counted. Lowering it deactivates no machine: new ones wait for a free seat.",
           floating: "A machine keeps its seat only while it sends heartbeats.",

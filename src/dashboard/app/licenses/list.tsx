@@ -74,7 +74,9 @@ export function LicenseList({ productId, licenses, more, search, revoking, onRev
                 </dd>
                 <dt>IPs</dt>
                 <dd>
-                  {license.ip_count}/{license.max_ips}
+                  {license.max_ips === null
+                    ? `${license.ip_count} (no limit)`
+                    : `${license.ip_count}/${license.max_ips}`}
                 </dd>
                 <dt>Seats</dt>
                 <dd>

@@ -69,7 +69,8 @@ export function LicenseCard({ license, onChanged }: { license: OwnLicense; onCha
       </p>
       <CopyField id={`license-key-${license.id}`} label="License key" value={license.key} />
       <h3>
-        IP addresses in use: {license.ips.length} of {license.max_ips}
+        IP addresses in use: {license.ips.length}
+        {license.max_ips === null ? " (no limit)" : ` of ${license.max_ips}`}
       </h3>
       {license.ips.length === 0 ? (
         <p class="empty">None yet: an address is added when the license is validated from it.</p>

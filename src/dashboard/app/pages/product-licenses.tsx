@@ -12,6 +12,8 @@ import { useListing } from "../listing.ts";
 import { useLoad } from "../load.ts";
 import { Loaded } from "../loaded.tsx";
 import type { PageProps } from "../pages.ts";
+import { listPolicies } from "../policies/api.ts";
+import { NewPolicyForm, PolicyList } from "../policies/section.tsx";
 import { readManagedProduct } from "../products/api.ts";
 import type { License } from "../wire.ts";
 
@@ -50,6 +52,10 @@ function LicensesOfProduct({ productId }: { productId: string }) {
   const [created, setCreated] = useState<License | null>(null);
   const [revoking, setRevoking] = useState<string | null>(null);
   const [revokeError, setRevokeError] = useState<string | null>(null);
+  const policies = useLoad(() => listPolicies(productId), "The license policies could not be loaded.", [
+    productId,
+  ]);
+  const policyList = policies.loading.state === "loaded" ? policies.loading.data : [];
   const { loading, reload, more } = useListing(
     () => listLicenses(productId, search),
     "The licenses could not be loaded.",
@@ -91,12 +97,20 @@ function LicensesOfProduct({ productId }: { productId: string }) {
       ) : (
         <NewLicenseForm
           productId={productId}
+          policies={policyList}
           onCreated={(license) => {
             setCreated(license);
             void reload();
           }}
         />
       )}
+      <section aria-labelledby="policy-list-heading">
+        <h2 id="policy-list-heading">License policies</h2>
+        <Loaded loading={policies.loading} label="Loading policies…">
+          {(items) => <PolicyList policies={items} />}
+        </Loaded>
+        <NewPolicyForm productId={productId} onCreated={() => void policies.reload()} />
+      </section>
       <section aria-labelledby="license-list-heading" aria-busy={loading.state === "loading"}>
         <h2 id="license-list-heading">Licenses</h2>
         <form

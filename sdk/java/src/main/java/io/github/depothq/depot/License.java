@@ -7,6 +7,7 @@ import java.time.Instant;
  * false) on a license that does not use machines.
  *
  * @param expires null: it never expires
+ * @param maxIps null: no address limit
  * @param maxMachines null: machines are not counted
  */
 public record License(
@@ -16,7 +17,7 @@ public record License(
     String userId,
     String creatorId,
     Instant expires,
-    int maxIps,
+    Integer maxIps,
     Integer maxMachines,
     boolean floating,
     Integer heartbeatSeconds,
@@ -31,7 +32,7 @@ public record License(
         f.id("userId"),
         f.id("creatorId"),
         f.optInstant("expires"),
-        f.integer32("maxIps"),
+        f.optInt("maxIps"),
         f.optInt("maxMachines"),
         f.optBool("floating", false),
         f.optInt("heartbeatSeconds"),
