@@ -903,6 +903,22 @@ const routes = (): GuardedRoute[] => [
     allowed: adminOnly(200),
   },
   {
+    route: "PATCH /api/admin/roles/:role",
+    send: call(
+      "PATCH",
+      async () => `/api/admin/roles/${(await createRole(t.ctx, [])).id}`,
+      () => ({ permissions: ["users.view"] }),
+    ),
+    denied: notAdmins,
+    allowed: adminOnly(200),
+  },
+  {
+    route: "DELETE /api/admin/roles/:role",
+    send: call("DELETE", async () => `/api/admin/roles/${(await createRole(t.ctx, [])).id}`),
+    denied: notAdmins,
+    allowed: adminOnly(204),
+  },
+  {
     route: "GET /api/admin/api-keys",
     send: call("GET", () => "/api/admin/api-keys"),
     denied: notAdmins,
