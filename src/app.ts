@@ -27,6 +27,7 @@ import { sessionRoutes } from "./features/sessions/routes.ts";
 import { setupRoutes } from "./features/setup/routes.ts";
 import { setupIsOpen } from "./features/setup/service.ts";
 import { signingKeyRoutes } from "./features/signing/routes.ts";
+import { statsRoutes } from "./features/stats/routes.ts";
 import { ownTokenRoutes } from "./features/tokens/own-routes.ts";
 import { tokenRoutes } from "./features/tokens/routes.ts";
 import { updateRoutes } from "./features/updates/routes.ts";
@@ -146,6 +147,7 @@ export function buildApp(ctx: AppContext): AnyElysia {
     .use(v1MachineRoutes(ctx))
     .use(productLicenseRoutes(ctx))
     .use(productLicenseSettingsRoutes(ctx))
+    .use(statsRoutes(ctx))
     .use(signingKeyRoutes(ctx))
     .use(notificationRoutes(ctx))
     .use(webhookRoutes(ctx))

@@ -300,6 +300,19 @@ const routes = (): GuardedRoute[] => [
     denied: hiddenFrom("customer", "stranger"),
     allowed: ownerAndAdmin(200),
   },
+  // Usage per day (tests/stats.test.ts: a customer's own licenses of a listed product, CSV, 422s).
+  {
+    route: "GET /api/products/:product/stats",
+    send: call("GET", () => `/api/products/${ids.product}/stats`),
+    denied: hiddenFrom("customer", "stranger"),
+    allowed: ownerAndAdmin(200),
+  },
+  {
+    route: "GET /api/stats",
+    send: call("GET", () => "/api/stats"),
+    denied: notAdmins,
+    allowed: adminOnly(200),
+  },
   {
     route: "GET /api/purchases",
     send: call("GET", () => "/api/purchases"),

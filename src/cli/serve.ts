@@ -6,6 +6,7 @@ import { sweepDeadMachinesEvery } from "../features/machines/sweep.ts";
 import { sweepExpiredSessionsEvery } from "../features/sessions/sweep.ts";
 import { newSetupLink, setupIsOpen } from "../features/setup/service.ts";
 import { dropExpiredKeysEvery } from "../features/signing/sweep.ts";
+import { keepUsageEvery } from "../features/stats/sweep.ts";
 import { sweepOldUpdateChecksEvery } from "../features/updates/sweep.ts";
 import { sweepExpiredUploadsEvery } from "../features/uploads/sweep.ts";
 import { createLogger } from "../log.ts";
@@ -64,6 +65,7 @@ export const serveCommand: Command = {
     const stopDroppingKeys = dropExpiredKeysEvery(runtime);
     const stopSweepingMachines = sweepDeadMachinesEvery(runtime);
     const stopSweepingUpdateChecks = sweepOldUpdateChecksEvery(runtime);
+    const stopKeepingUsage = keepUsageEvery(runtime);
     // On the embedded database `depot backup` takes its snapshot through this process (docs/operators.md: Backups),
     // and the administrative commands (user:create, token:create…) run here (cli/admin-action.ts).
     const closeControlSocket = startControlSocket(runtime, runAdminCommand(runtime));
@@ -76,6 +78,7 @@ export const serveCommand: Command = {
     stopDroppingKeys();
     stopSweepingMachines();
     stopSweepingUpdateChecks();
+    stopKeepingUsage();
     metricsServer?.stop(true);
     closeControlSocket();
     const drained = server.stop(false);

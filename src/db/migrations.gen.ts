@@ -22,6 +22,7 @@ import m19 from "../../drizzle/0019_semver_key.sql" with { type: "text" };
 import m20 from "../../drizzle/0020_uploads_user_index.sql" with { type: "text" };
 import m21 from "../../drizzle/0021_machine_file_lifetimes.sql" with { type: "text" };
 import m22 from "../../drizzle/0022_setup_codes.sql" with { type: "text" };
+import m23 from "../../drizzle/0023_usage_stats.sql" with { type: "text" };
 
 import type { Migration } from "./migrate.ts";
 
@@ -49,4 +50,5 @@ export const migrations: Migration[] = [
   { tag: "0020_uploads_user_index", createdAt: 1795699702062, sql: m20 },
   { tag: "0021_machine_file_lifetimes", createdAt: 1795815406977, sql: m21 },
   { tag: "0022_setup_codes", createdAt: 1795823334058, sql: m22 },
+  { tag: "0023_usage_stats", createdAt: 1795827989040, sql: m23 },
 ];

@@ -47,7 +47,23 @@ export interface Activation extends MachineRow {
  * license file is still valid: seats.ts). A fingerprint already alive is refreshed (an activation is
  * also a heartbeat); a dead one is replaced by a new machine, which keeps its file's seat.
  */
-export function activateMachine(
+export async function activateMachine(
+  ctx: Pick<AppContext, "db" | "config" | "signing" | "usage">,
+  request: ActivationRequest,
+): Promise<Activation> {
+  const activation = await activateInTransaction(ctx, request);
+  // Counted once committed; a refreshed fingerprint is a heartbeat, not an activation.
+  if (activation.created) {
+    ctx.usage.add({
+      productId: activation.license.productId,
+      series: "activations",
+      licenseId: activation.license.id,
+    });
+  }
+  return activation;
+}
+
+function activateInTransaction(
   ctx: Pick<AppContext, "db" | "config" | "signing">,
   request: ActivationRequest,
 ): Promise<Activation> {
@@ -190,7 +206,7 @@ export type MachineCaller = { licenseKey: string } | { apiKey: ApiKeyActor };
  * key `force`s it, which frees the seat but revokes nothing: the file works offline until it expires.
  */
 export async function deactivateMachine(
-  ctx: Pick<AppContext, "db">,
+  ctx: Pick<AppContext, "db" | "usage">,
   caller: MachineCaller,
   id: string,
   force = false,
@@ -200,7 +216,7 @@ export async function deactivateMachine(
   }
   if (!isUuid(id)) throw new NotFound("Machine");
   const machineId = id.toLowerCase();
-  await withTransaction(ctx, async (tx) => {
+  const deactivated = await withTransaction(ctx, async (tx) => {
     const license = await lockLicenseOfMachine(tx, machineId);
     const allowed =
       license !== undefined &&
@@ -209,8 +225,14 @@ export async function deactivateMachine(
         : mayActFor(caller.apiKey, license));
     if (!license || !allowed) throw new NotFound("Machine");
     await deleteMachine(tx, license.id, machineId, force);
+    return license;
   });
+  countDeactivation(ctx, deactivated);
 }
+
+/** A deactivation, counted once committed. */
+const countDeactivation = (ctx: Pick<AppContext, "usage">, license: License) =>
+  ctx.usage.add({ productId: license.productId, series: "deactivations", licenseId: license.id });
 
 /** The license's machines, oldest first, alive or not, for a scope that may act for it. */
 export async function listMachines(ctx: Pick<AppContext, "db">, scope: LicenseScope, licenseId: string) {
@@ -229,13 +251,18 @@ export interface OwnMachinePath {
 }
 
 /** The owner frees a seat from the dashboard: deactivates one machine of their own license. */
-export async function deactivateOwnMachine(ctx: Pick<AppContext, "db">, actor: Actor, at: OwnMachinePath) {
+export async function deactivateOwnMachine(
+  ctx: Pick<AppContext, "db" | "usage">,
+  actor: Actor,
+  at: OwnMachinePath,
+) {
   const license = await ownLicense(ctx, actor, at.id);
   if (!isUuid(at.machine)) throw new NotFound("Machine");
   await withTransaction(ctx, async (tx) => {
     await tx.db.select({ id: licenses.id }).from(licenses).where(eq(licenses.id, license.id)).for("update");
     await deleteMachine(tx, license.id, at.machine.toLowerCase(), false);
   });
+  countDeactivation(ctx, license);
 }
 
 /**
@@ -273,7 +300,7 @@ async function deleteMachine(
  * file's default lifetime cut to the license's ceiling.
  */
 export async function activateOwnOffline(
-  ctx: Pick<AppContext, "db" | "config" | "signing">,
+  ctx: Pick<AppContext, "db" | "config" | "signing" | "usage">,
   actor: Actor,
   licenseId: string,
   request: ActivationRequest,
