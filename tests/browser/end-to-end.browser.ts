@@ -19,6 +19,7 @@ import {
   cookieOf,
   followNav,
   offOrigin,
+  openMenu,
   openPage,
   signInAs as signInThroughForm,
   type Watched,
@@ -63,6 +64,7 @@ test("a dashboard page opened without a session goes to sign-in, and back there 
     expect(new URL(w.page.url()).pathname).toBe("/dashboard/notifications");
 
     // Signing out on purpose, then in again: home, not the page signed out from.
+    await openMenu(w.page);
     await w.page.getByRole("button", { name: "Sign out" }).click();
     await w.page.getByRole("button", { name: "Sign in", exact: true }).waitFor({ timeout: 10_000 });
     expect(w.page.url()).toBe(`${base}/sign-in`);

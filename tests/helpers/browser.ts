@@ -145,3 +145,10 @@ export async function followNav(nav: Locator, name: string): Promise<void> {
   if ((await menu.isVisible()) && (await menu.getAttribute("aria-expanded")) !== "true") await menu.click();
   await nav.getByRole("link", { name, exact: true }).click();
 }
+
+/** Opens the sidebar's Menu on a phone (where Sign out and the links wait behind it); elsewhere nothing. */
+export async function openMenu(page: Page): Promise<void> {
+  const menu = page.getByRole("button", { name: "Menu", exact: true });
+  await menu.waitFor({ state: "attached", timeout: 10_000 });
+  if ((await menu.isVisible()) && (await menu.getAttribute("aria-expanded")) !== "true") await menu.click();
+}
