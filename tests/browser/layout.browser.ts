@@ -237,3 +237,67 @@ test("an admin edits a role (its error gone once the name changes) and deletes i
     }
   }
 }, 90_000);
+
+test("a vendor's Home: the overview's numbers are the stats API's, and the getting-started list ticks off", async () => {
+  const vendor = await userWithPassword(depot.ctx, PASSWORD, { role: "vendor" });
+  const vendorToken = await tokenFor(depot.ctx, vendor);
+  const product = await createProduct(depot.ctx, vendor, { name: "Gamma Tool" });
+  const buyer = await createUser(depot.ctx);
+  // Sold by an admin on the vendor's behalf: the vendor's first license all the same.
+  const adminToken = await tokenFor(depot.ctx, await createUser(depot.ctx, { role: "admin" }));
+  const sold = await fetch(
+    `${depot.base}/api/products/${product.id}/licenses`,
+    json({ owner_email: buyer.email }, { token: adminToken }),
+  );
+  const created = await readJson(sold);
+  expect({ status: sold.status, created }).toMatchObject({ status: 201 });
+  const validate = (key: string) =>
+    fetch(`${depot.base}/api/v1/licenses/validate`, json({ key, productId: String(product.id) }));
+  for (let i = 0; i < 3; i++) await validate(created.data.key);
+  await validate("NOT-A-KEY");
+  // Counts are written every few seconds: wait until the API has them.
+  let stats = { series: { validations: [] as { code: string; count: number }[] } };
+  for (let tries = 0; tries < 100; tries++) {
+    stats = await readJson(
+      await fetch(`${depot.base}/api/products/${product.id}/stats?series=validations`, {
+        headers: { authorization: `Bearer ${vendorToken}` },
+      }),
+    );
+    if (stats.series.validations.reduce((sum, row) => sum + row.count, 0) >= 4) break;
+    await Bun.sleep(200);
+  }
+  const byCode = Object.fromEntries(stats.series.validations.map((row) => [row.code, row.count]));
+  expect(byCode.VALID).toBe(3);
+
+  for (const viewport of [null, undefined]) {
+    const w = await openPage(depot.origin, viewport === null ? { viewport: null } : {});
+    try {
+      await signInAs(w.page, depot.base, vendor.email, PASSWORD);
+      const overview = w.page.getByRole("region", { name: "The last 30 days" });
+      await overview.waitFor({ timeout: 10_000 });
+      const tile = (name: string) =>
+        overview.locator(".stat-tiles div").filter({ hasText: name }).locator("dd");
+      expect(await tile("Validations").textContent()).toBe((4).toLocaleString());
+      expect(await tile("Products").textContent()).toBe("1");
+      const table = overview.getByRole("table", { name: "Validations per day by outcome" });
+      const headers = await table.getByRole("columnheader").allTextContents();
+      const cells = await table.locator("tbody tr").first().getByRole("cell").allTextContents();
+      const shown = Object.fromEntries(headers.slice(1).map((code, index) => [code, Number(cells[index])]));
+      expect(shown).toEqual(byCode);
+
+      const steps = w.page.getByRole("region", { name: "Getting started" });
+      expect(await steps.getByText("3 of 5 done").count()).toBe(1);
+      expect(await steps.locator("li.done").allTextContents()).toEqual([
+        "✓ Done: Get a product: an admin creates it for you",
+        "✓ Done: Make a token for your CI to publish with",
+        "✓ Done: Create a first license",
+      ]);
+      expect(await fitsWidth(w.page)).toBe(true);
+      await expectAccessible(w, `vendor home (${viewport === null ? "1,280" : "375"} px)`);
+      expect(offOrigin(w)).toEqual([]);
+      expect(w.problems).toEqual([]);
+    } finally {
+      await w.context.close();
+    }
+  }
+}, 90_000);
