@@ -29,6 +29,7 @@ import { sessionRoutes } from "./features/sessions/routes.ts";
 import { setupRoutes } from "./features/setup/routes.ts";
 import { setupIsOpen } from "./features/setup/service.ts";
 import { signingKeyRoutes } from "./features/signing/routes.ts";
+import { statsRoutes } from "./features/stats/routes.ts";
 import { stripeRoutes } from "./features/stripe/routes.ts";
 import { ownTokenRoutes } from "./features/tokens/own-routes.ts";
 import { tokenRoutes } from "./features/tokens/routes.ts";
@@ -152,6 +153,7 @@ export function buildApp(ctx: AppContext): AnyElysia {
     .use(productMachineRoutes(ctx))
     .use(productLicenseSettingsRoutes(ctx))
     .use(policyRoutes(ctx))
+    .use(statsRoutes(ctx))
     .use(signingKeyRoutes(ctx))
     .use(notificationRoutes(ctx))
     .use(webhookRoutes(ctx))

@@ -2,6 +2,7 @@ import type { Config } from "./config.ts";
 import type { Database, Db } from "./db/client.ts";
 import type { DownloadCounter } from "./features/downloads/counter.ts";
 import type { SigningKeyring } from "./features/signing/keyring.ts";
+import type { UsageCounter } from "./features/stats/usage-counter.ts";
 import type { UpdateCheckCounter } from "./features/updates/check-counter.ts";
 import type { JobRunner } from "./jobs/runner.ts";
 import type { Logger } from "./log.ts";
@@ -28,6 +29,8 @@ export interface AppContext {
   readonly downloads: DownloadCounter;
   /** Update feed requests per day, written to update_checks in batches. */
   readonly updateChecks: UpdateCheckCounter;
+  /** Validations, activations, deactivations and downloads per day, written to usage_days in batches. */
+  readonly usage: UsageCounter;
   /** Prometheus instruments; null when metrics are off (no METRICS_TOKEN, no METRICS_PORT): nothing is counted. */
   readonly metrics: Metrics | null;
 }

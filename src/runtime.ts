@@ -7,6 +7,7 @@ import { migrations } from "./db/migrations.gen.ts";
 import { prepareDirectories, privateDirectory } from "./directories.ts";
 import { DownloadCounter } from "./features/downloads/counter.ts";
 import { SigningKeyring } from "./features/signing/keyring.ts";
+import { UsageCounter } from "./features/stats/usage-counter.ts";
 import { UpdateCheckCounter } from "./features/updates/check-counter.ts";
 import { JobRunner } from "./jobs/runner.ts";
 import type { Logger } from "./log.ts";
@@ -69,6 +70,7 @@ export async function wire(config: Config, log: Logger, database: Database): Pro
   const jobs = new JobRunner(database, log, queues);
   const downloads = new DownloadCounter(database.db, log);
   const updateChecks = new UpdateCheckCounter(database.db, log);
+  const usage = new UsageCounter(database.db, log);
   const appKey = resolveAppKey(config);
   return {
     config,
@@ -83,12 +85,14 @@ export async function wire(config: Config, log: Logger, database: Database): Pro
       : new ReleaseStore(config.storageDir, log),
     downloads,
     updateChecks,
+    usage,
     metrics: metricsEnabled(config) ? new Metrics(jobs, database) : null,
     applied,
     async close() {
       try {
         await downloads.flush();
         await updateChecks.flush();
+        await usage.flush();
         await jobs.stop();
       } finally {
         await database.close();

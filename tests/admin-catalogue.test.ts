@@ -56,6 +56,86 @@ describe("POST /api/admin/roles", () => {
   });
 });
 
+describe("PATCH and DELETE /api/admin/roles/{role}", () => {
+  const change = (id: number | string, body: unknown) =>
+    t.request(`/api/admin/roles/${id}`, json(body, { token: adminToken, method: "PATCH" }));
+  const remove = (id: number | string) =>
+    t.request(`/api/admin/roles/${id}`, { method: "DELETE", headers: bearer(adminToken) });
+  const roleNamed = async (name: string) => {
+    const { data } = await readJson(await t.request("/api/admin/roles", { headers: bearer(adminToken) }));
+    return (data as { id: number; name: string; permissions: string[] }[]).find((role) => role.name === name);
+  };
+
+  test("a role is renamed and given other permissions; its users have them at once", async () => {
+    const created = await readJson(await post("/api/admin/roles", { name: "helpdesk", permissions: [] }));
+    const agentToken = await tokenFor(t.ctx, await createUser(t.ctx, { role: "helpdesk" }));
+    const someone = await createUser(t.ctx);
+    expect((await t.request(`/api/users/${someone.id}`, { headers: bearer(agentToken) })).status).toBe(403);
+
+    const response = await change(created.data.id, { name: "help-desk", permissions: ["users.view"] });
+    expect(response.status).toBe(200);
+    expect((await readJson(response)).data).toEqual({
+      id: created.data.id,
+      name: "help-desk",
+      permissions: ["users.view"],
+      created_at: created.data.created_at,
+      updated_at: expect.stringMatching(/Z$/),
+    });
+    expect((await t.request(`/api/users/${someone.id}`, { headers: bearer(agentToken) })).status).toBe(200);
+    // Only what is sent changes; its own name is no clash.
+    const same = await change(created.data.id, { name: "help-desk" });
+    expect((await readJson(same)).data.permissions).toEqual(["users.view"]);
+  });
+
+  test("a taken name or an unknown permission → 422; an unknown role → 404", async () => {
+    const created = await readJson(await post("/api/admin/roles", { name: "billing", permissions: [] }));
+    const taken = await change(created.data.id, { name: "vendor" });
+    expect(taken.status).toBe(422);
+    expect((await readJson(taken)).errors).toEqual({ name: ["The name has already been taken."] });
+    const bad = await change(created.data.id, { permissions: ["root"], colour: "red" });
+    expect(bad.status).toBe(422);
+    expect(Object.keys((await readJson(bad)).errors).sort()).toEqual(["colour", "permissions.0"]);
+    expect(await readJson(await change(999999, { name: "x" }))).toEqual({ message: "Role not found." });
+    expect((await remove("abc")).status).toBe(404);
+    expect((await roleNamed("billing"))?.permissions).toEqual([]);
+  });
+
+  test("the built-in roles are neither changed nor deleted (403)", async () => {
+    for (const name of ["admin", "vendor", "customer"]) {
+      const role = await roleNamed(name);
+      const changed = await change(role?.id ?? 0, { permissions: [] });
+      expect(changed.status).toBe(403);
+      expect((await readJson(changed)).message).toBe(
+        "The built-in roles admin, vendor and customer cannot be changed.",
+      );
+      expect((await remove(role?.id ?? 0)).status).toBe(403);
+      expect((await roleNamed(name))?.permissions).toEqual(role?.permissions ?? ["never"]);
+    }
+  });
+
+  test("a role is deleted once nobody has it (409 before)", async () => {
+    const created = await readJson(await post("/api/admin/roles", { name: "interns", permissions: [] }));
+    const intern = await createUser(t.ctx, { role: "interns" });
+    const refused = await remove(created.data.id);
+    expect(refused.status).toBe(409);
+    expect(await readJson(refused)).toEqual({
+      message: "1 user has this role: give them another role first.",
+    });
+    expect(await roleNamed("interns")).toBeDefined();
+
+    const moved = await t.request(
+      `/api/admin/users/${intern.id}`,
+      json({ role: "customer" }, { token: adminToken, method: "PATCH" }),
+    );
+    expect(moved.status).toBe(200);
+    const deleted = await remove(created.data.id);
+    expect(deleted.status).toBe(204);
+    expect(await deleted.text()).toBe("");
+    expect(await roleNamed("interns")).toBeUndefined();
+    expect((await remove(created.data.id)).status).toBe(404);
+  });
+});
+
 describe("options and benefits", () => {
   test("POST …/options → 201 {id, product_id, name, price}", async () => {
     const product = await createProduct(t.ctx, owner);

@@ -315,6 +315,19 @@ const routes = (): GuardedRoute[] => [
     denied: hiddenFrom("customer", "stranger"),
     allowed: ownerAndAdmin(200),
   },
+  // Usage per day (tests/stats.test.ts: a customer's own licenses of a listed product, CSV, 422s).
+  {
+    route: "GET /api/products/:product/stats",
+    send: call("GET", () => `/api/products/${ids.product}/stats`),
+    denied: hiddenFrom("customer", "stranger"),
+    allowed: ownerAndAdmin(200),
+  },
+  {
+    route: "GET /api/stats",
+    send: call("GET", () => "/api/stats"),
+    denied: notAdmins,
+    allowed: adminOnly(200),
+  },
   {
     route: "GET /api/purchases",
     send: call("GET", () => "/api/purchases"),
@@ -1009,6 +1022,22 @@ const routes = (): GuardedRoute[] => [
     send: call("GET", () => "/api/admin/roles"),
     denied: notAdmins,
     allowed: adminOnly(200),
+  },
+  {
+    route: "PATCH /api/admin/roles/:role",
+    send: call(
+      "PATCH",
+      async () => `/api/admin/roles/${(await createRole(t.ctx, [])).id}`,
+      () => ({ permissions: ["users.view"] }),
+    ),
+    denied: notAdmins,
+    allowed: adminOnly(200),
+  },
+  {
+    route: "DELETE /api/admin/roles/:role",
+    send: call("DELETE", async () => `/api/admin/roles/${(await createRole(t.ctx, [])).id}`),
+    denied: notAdmins,
+    allowed: adminOnly(204),
   },
   {
     route: "GET /api/admin/api-keys",

@@ -8,6 +8,7 @@ import { sweepDeadMachinesEvery } from "../features/machines/sweep.ts";
 import { sweepExpiredSessionsEvery } from "../features/sessions/sweep.ts";
 import { newSetupLink, setupIsOpen } from "../features/setup/service.ts";
 import { dropExpiredKeysEvery } from "../features/signing/sweep.ts";
+import { keepUsageEvery } from "../features/stats/sweep.ts";
 import { sweepOldUpdateChecksEvery } from "../features/updates/sweep.ts";
 import { sweepExpiredUploadsEvery } from "../features/uploads/sweep.ts";
 import { createLogger, type Logger } from "../log.ts";
@@ -143,6 +144,7 @@ async function startBackground(runtime: Runtime): Promise<() => void> {
     dropExpiredKeysEvery(runtime),
     sweepDeadMachinesEvery(runtime),
     sweepOldUpdateChecksEvery(runtime),
+    keepUsageEvery(runtime),
     // On the embedded database `depot backup` takes its snapshot through this process (docs/operators.md:
     // Backups), and the administrative commands (user:create, token:create…) run here (cli/admin-action.ts).
     startControlSocket(runtime, runAdminCommand(runtime)),

@@ -26,6 +26,7 @@ import m23 from "../../drizzle/0023_license_ip_count.sql" with { type: "text" };
 import m24 from "../../drizzle/0024_stripe.sql" with { type: "text" };
 import m25 from "../../drizzle/0025_artifact_inferred_updaters_only.sql" with { type: "text" };
 import m26 from "../../drizzle/0026_license_policies.sql" with { type: "text" };
+import m27 from "../../drizzle/0027_usage_stats.sql" with { type: "text" };
 
 import type { Migration } from "./migrate.ts";
 
@@ -57,4 +58,5 @@ export const migrations: Migration[] = [
   { tag: "0024_stripe", createdAt: 1795833043421, sql: m24 },
   { tag: "0025_artifact_inferred_updaters_only", createdAt: 1795833259244, sql: m25 },
   { tag: "0026_license_policies", createdAt: 1795833551188, sql: m26 },
+  { tag: "0027_usage_stats", createdAt: 1795833643953, sql: m27 },
 ];

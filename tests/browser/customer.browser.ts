@@ -10,7 +10,7 @@ import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { notifications } from "../../src/db/schema/index.ts";
 import { bearer, readJson } from "../helpers/app.ts";
-import { fitsWidth, listeningDepot, offOrigin, openPage, signInAs } from "../helpers/browser.ts";
+import { fitsWidth, followNav, listeningDepot, offOrigin, openPage, signInAs } from "../helpers/browser.ts";
 import { apiKeyFor, createProduct, createUser, tokenFor } from "../helpers/factories.ts";
 import { licenseThroughApi } from "../helpers/licenses.ts";
 import { sessionHeaders, signIn, userWithPassword } from "../helpers/sessions.ts";
@@ -96,14 +96,14 @@ test("a customer sees and copies their license, resets its IPs, downloads, marks
   const { page } = w;
   try {
     await signInAs(page, depot.base, customer.email, PASSWORD);
-    const nav = page.getByRole("navigation", { name: "Dashboard" });
-    await nav.waitFor({ timeout: 10_000 });
+    const nav = page.getByRole("navigation", { name: "Dashboard", includeHidden: true });
+    await nav.waitFor({ state: "attached", timeout: 10_000 });
     const badge = page.locator(".badge");
     await badge.waitFor({ timeout: 10_000 });
     expect(await badge.textContent()).toBe("2 unread notifications");
 
     // Licenses: the product, the key with Copy, its status, the address in use and the resets left.
-    await nav.getByRole("link", { name: "Licenses" }).click();
+    await followNav(nav, "Licenses");
     expect(new URL(page.url()).pathname).toBe("/dashboard/licenses");
     await page.getByRole("heading", { name: "Ultra Perms" }).waitFor({ timeout: 10_000 });
     const key = page.getByLabel("License key");
@@ -136,7 +136,7 @@ test("a customer sees and copies their license, resets its IPs, downloads, marks
     expect(await card.textContent()).not.toContain("203.0.113.9");
 
     // Downloads: the newest version with its changelog rendered on the server, sanitised.
-    await nav.getByRole("link", { name: "Downloads" }).click();
+    await followNav(nav, "Downloads");
     await page.getByRole("heading", { name: "Ultra Perms", level: 2 }).waitFor({ timeout: 10_000 });
     await page.getByRole("heading", { name: "Release 1.1.0 1.1.0", level: 3 }).waitFor();
     const changelog = page.locator(".changelog").first();
@@ -190,7 +190,7 @@ test("a customer sees and copies their license, resets its IPs, downloads, marks
     expect(await fitsWidth(page)).toBe(true);
 
     // Notifications: newest first, unread marked; marking one and then all updates the badge.
-    await nav.getByRole("link", { name: "Notifications" }).click();
+    await followNav(nav, "Notifications");
     await page.getByText("2 unread.").waitFor({ timeout: 10_000 });
     const items = page.locator(".notification");
     expect(await items.count()).toBe(2);
@@ -213,7 +213,7 @@ test("a customer sees and copies their license, resets its IPs, downloads, marks
     expect(await fitsWidth(page)).toBe(true);
 
     // Profile: a new name, saved and shown on every page from then on.
-    await nav.getByRole("link", { name: "Profile" }).click();
+    await followNav(nav, "Profile");
     const name = page.getByLabel("Name", { exact: true });
     await name.waitFor({ timeout: 10_000 });
     await name.fill("");
@@ -242,7 +242,7 @@ test("a customer sees and copies their license, resets its IPs, downloads, marks
     await page.getByText("Your password is changed.").waitFor({ timeout: 10_000 });
     expect(await fitsWidth(page)).toBe(true);
 
-    await nav.getByRole("link", { name: "Home" }).click();
+    await followNav(nav, "Home");
     await page.getByRole("heading", { name: "Welcome, Casey Renamed" }).waitFor({ timeout: 10_000 });
     // The new password signs in (signIn throws on anything but 200).
     expect((await signIn(depot.base, customer.email, "a brand new password")).response.status).toBe(200);
@@ -260,13 +260,13 @@ test("someone holding nothing sees the empty states, saying what to do next", as
   const { page } = w;
   try {
     await signInAs(page, depot.base, nobody.email, PASSWORD);
-    const nav = page.getByRole("navigation", { name: "Dashboard" });
-    await nav.waitFor({ timeout: 10_000 });
-    await nav.getByRole("link", { name: "Licenses" }).click();
+    const nav = page.getByRole("navigation", { name: "Dashboard", includeHidden: true });
+    await nav.waitFor({ state: "attached", timeout: 10_000 });
+    await followNav(nav, "Licenses");
     await page.getByText("You hold no licenses yet.").waitFor({ timeout: 10_000 });
-    await nav.getByRole("link", { name: "Downloads" }).click();
+    await followNav(nav, "Downloads");
     await page.getByText("Nothing to download yet").waitFor({ timeout: 10_000 });
-    await nav.getByRole("link", { name: "Notifications" }).click();
+    await followNav(nav, "Notifications");
     await page.getByText("No notifications yet.").waitFor({ timeout: 10_000 });
     expect(await fitsWidth(page)).toBe(true);
     expect(offOrigin(w)).toEqual([]);
@@ -304,8 +304,8 @@ test("a reset refused by the server (429) shows its message; loading states show
   const { page } = w;
   try {
     await signInAs(page, depot.base, customer.email, PASSWORD);
-    const nav = page.getByRole("navigation", { name: "Dashboard" });
-    await nav.waitFor({ timeout: 10_000 });
+    const nav = page.getByRole("navigation", { name: "Dashboard", includeHidden: true });
+    await nav.waitFor({ state: "attached", timeout: 10_000 });
 
     // The loading state while the list is on its way.
     let release: () => void = () => {};
@@ -320,7 +320,7 @@ test("a reset refused by the server (429) shows its message; loading states show
       },
       { times: 1 },
     );
-    await nav.getByRole("link", { name: "Licenses" }).click();
+    await followNav(nav, "Licenses");
     await page.getByText("Loading licenses…").waitFor({ timeout: 10_000 });
     release();
     await page.getByText("1 reset left today.").waitFor({ timeout: 10_000 });

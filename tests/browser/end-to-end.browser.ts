@@ -17,7 +17,9 @@ import { seriousViolations } from "../helpers/axe.ts";
 import {
   closeBrowser,
   cookieOf,
+  followNav,
   offOrigin,
+  openMenu,
   openPage,
   signInAs as signInThroughForm,
   type Watched,
@@ -50,18 +52,19 @@ test("a dashboard page opened without a session goes to sign-in, and back there 
   const customer = await userWithPassword(t.ctx, PASSWORD);
   const w = await openPage(origin);
   try {
-    await w.page.goto(`${base}/dashboard/tokens?from=mail`, { waitUntil: "networkidle" });
+    await w.page.goto(`${base}/dashboard/notifications?from=mail`, { waitUntil: "networkidle" });
     await w.page.getByRole("button", { name: "Sign in", exact: true }).waitFor({ timeout: 10_000 });
     const signInUrl = new URL(w.page.url());
     expect(signInUrl.pathname).toBe("/sign-in");
-    expect(signInUrl.searchParams.get("next")).toBe("/dashboard/tokens?from=mail");
+    expect(signInUrl.searchParams.get("next")).toBe("/dashboard/notifications?from=mail");
     await w.page.getByLabel("Email", { exact: true }).fill(customer.email);
     await w.page.getByLabel("Password", { exact: true }).fill(PASSWORD);
     await w.page.getByRole("button", { name: "Sign in", exact: true }).click();
-    await w.page.getByRole("heading", { name: "Personal access tokens" }).waitFor({ timeout: 10_000 });
-    expect(new URL(w.page.url()).pathname).toBe("/dashboard/tokens");
+    await w.page.getByRole("heading", { name: "Notifications", level: 1 }).waitFor({ timeout: 10_000 });
+    expect(new URL(w.page.url()).pathname).toBe("/dashboard/notifications");
 
     // Signing out on purpose, then in again: home, not the page signed out from.
+    await openMenu(w.page);
     await w.page.getByRole("button", { name: "Sign out" }).click();
     await w.page.getByRole("button", { name: "Sign in", exact: true }).waitFor({ timeout: 10_000 });
     expect(w.page.url()).toBe(`${base}/sign-in`);
@@ -154,10 +157,10 @@ test("admin, vendor and customer: a product made, a release published with progr
   await expectAccessible(a, "sign-in");
   await a.page.screenshot({ path: join(SCREENSHOTS, "sign-in.png") });
   await signInAs(a, admin.email);
-  const adminNav = a.page.getByRole("navigation", { name: "Dashboard" });
+  const adminNav = a.page.getByRole("navigation", { name: "Dashboard", includeHidden: true });
   await expectAccessible(a, "home");
 
-  await adminNav.getByRole("link", { name: "Users" }).click();
+  await followNav(adminNav, "Users");
   const newUser = a.page.getByRole("form", { name: "New user" });
   await newUser.getByLabel("Name", { exact: true }).fill("Vera Vendor");
   await newUser.getByLabel("Email", { exact: true }).fill(vendorEmail);
@@ -169,7 +172,7 @@ test("admin, vendor and customer: a product made, a release published with progr
   expect(setPasswordLink.pathname).toBe("/set-password");
   await expectAccessible(a, "users");
 
-  await adminNav.getByRole("link", { name: "Products" }).click();
+  await followNav(adminNav, "Products");
   await a.page.getByRole("link", { name: "New product" }).click();
   const newProduct = a.page.getByRole("form", { name: "New product" });
   await newProduct.getByLabel("Name", { exact: true }).fill("Ultra Perms");
@@ -210,9 +213,9 @@ test("admin, vendor and customer: a product made, a release published with progr
   await v.page.getByRole("button", { name: "Set password", exact: true }).click();
   await v.page.getByText("Your password is set. Sign in.").waitFor({ timeout: 10_000 });
   await signInAs(v, vendorEmail, VENDOR_PASSWORD);
-  const vendorNav = v.page.getByRole("navigation", { name: "Dashboard" });
+  const vendorNav = v.page.getByRole("navigation", { name: "Dashboard", includeHidden: true });
 
-  await vendorNav.getByRole("link", { name: "Tokens" }).click();
+  await followNav(vendorNav, "Tokens");
   await v.page.getByLabel("Name", { exact: true }).fill("CI publish");
   await v.page.getByRole("checkbox", { name: /versions\.publish/ }).check();
   await v.page.getByRole("button", { name: "Create token" }).click();
@@ -229,7 +232,7 @@ test("admin, vendor and customer: a product made, a release published with progr
   // Seen once: after Done and a reload, the secret is nowhere in the page.
   expect(await v.page.content()).not.toContain(token.split("|")[1]);
 
-  await vendorNav.getByRole("link", { name: "Products" }).click();
+  await followNav(vendorNav, "Products");
   await v.page.getByRole("link", { name: "Ultra Perms" }).click();
   await v.page.getByRole("heading", { name: "Ultra Perms", level: 1 }).waitFor({ timeout: 10_000 });
   await v.page.getByRole("navigation", { name: "Product" }).getByRole("link", { name: "Licenses" }).click();
@@ -301,11 +304,11 @@ test("admin, vendor and customer: a product made, a release published with progr
   const c = await openPage(origin, { viewport: LAPTOP });
   confirmAll(c);
   await signInAs(c, carla.email);
-  const customerNav = c.page.getByRole("navigation", { name: "Dashboard" });
+  const customerNav = c.page.getByRole("navigation", { name: "Dashboard", includeHidden: true });
   await c.page.locator(".badge").getByText("1", { exact: false }).waitFor({ timeout: 10_000 });
   expect(await c.page.locator(".badge").textContent()).toBe("1 unread notifications");
 
-  await customerNav.getByRole("link", { name: "Notifications" }).click();
+  await followNav(customerNav, "Notifications");
   const notification = c.page.locator(".notification").first();
   await notification.waitFor({ timeout: 10_000 });
   expect(await notification.textContent()).toContain("Ultra Perms 1.0.0");
@@ -317,12 +320,12 @@ test("admin, vendor and customer: a product made, a release published with progr
   expect(download.suggestedFilename()).toBe("ultra-perms-1.0.0.jar");
   expect(sha256(new Uint8Array(await Bun.file(await download.path()).arrayBuffer()))).toBe(sha256(file));
 
-  await customerNav.getByRole("link", { name: "Downloads" }).click();
+  await followNav(customerNav, "Downloads");
   await c.page.locator(".changelog h2").first().waitFor({ timeout: 10_000 });
   expect(await c.page.locator(".changelog h2").first().textContent()).toBe("Web editor");
   await expectAccessible(c, "downloads");
 
-  await customerNav.getByRole("link", { name: "Licenses" }).click();
+  await followNav(customerNav, "Licenses");
   await c.page.getByRole("heading", { name: "IP addresses in use: 1 of 2" }).waitFor({ timeout: 10_000 });
   expect(await c.page.getByLabel("License key").inputValue()).toBe(licenseKey);
   await expectAccessible(c, "licenses");
@@ -342,7 +345,7 @@ test("the pages the story does not pass through have no serious accessibility vi
     await w.page.emulateMedia({ colorScheme });
     try {
       await signInAs(w, admin.email);
-      const nav = w.page.getByRole("navigation", { name: "Dashboard" });
+      const nav = w.page.getByRole("navigation", { name: "Dashboard", includeHidden: true });
       for (const [link, heading] of [
         ["Purchases", "Purchases"],
         ["Products", "Products"],
@@ -355,7 +358,7 @@ test("the pages the story does not pass through have no serious accessibility vi
         ["Downloads", "Downloads"],
         ["Notifications", "Notifications"],
       ] as const) {
-        await nav.getByRole("link", { name: link, exact: true }).click();
+        await followNav(nav, link);
         await w.page.getByRole("heading", { name: heading, level: 1 }).waitFor({ timeout: 10_000 });
         // Past the loading state: the page's own content is what is checked.
         await w.page.waitForLoadState("networkidle");

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { isolated } from "../../src/dashboard/app/bidi.ts";
 import { bearer, readJson } from "../helpers/app.ts";
-import { openPage } from "../helpers/browser.ts";
+import { followNav, openPage } from "../helpers/browser.ts";
 import { unusedPort } from "../helpers/ports.ts";
 
 const MAIN = join(import.meta.dir, "../../src/main.ts");
@@ -75,11 +75,11 @@ test("from an empty directory: the setup link, the admin, a product and a token,
     await page.getByLabel("Email", { exact: true }).fill(ADMIN.email);
     await page.getByLabel("Password", { exact: true }).fill(ADMIN.password);
     await page.getByRole("button", { name: "Create admin and sign in" }).click();
-    const nav = page.getByRole("navigation", { name: "Dashboard" });
-    await nav.waitFor({ timeout: 10_000 });
+    const nav = page.getByRole("navigation", { name: "Dashboard", includeHidden: true });
+    await nav.waitFor({ state: "attached", timeout: 10_000 });
 
     // 2. A product the admin owns, and a token that can only publish.
-    await nav.getByRole("link", { name: "Products" }).click();
+    await followNav(nav, "Products");
     await page.getByRole("link", { name: "New product" }).click();
     const newProduct = page.getByRole("form", { name: "New product" });
     await newProduct.getByLabel("Name", { exact: true }).fill("First Product");
@@ -90,7 +90,7 @@ test("from an empty directory: the setup link, the admin, a product and a token,
     await page.waitForURL((url) => /^\/dashboard\/products\/\d+$/.test(url.pathname), { timeout: 10_000 });
     const productId = Number(new URL(page.url()).pathname.split("/").pop());
 
-    await nav.getByRole("link", { name: "Tokens" }).click();
+    await followNav(nav, "Tokens");
     await page.getByLabel("Name", { exact: true }).fill("CI publish");
     await page.getByRole("checkbox", { name: /versions\.publish/ }).check();
     await page.getByRole("button", { name: "Create token" }).click();

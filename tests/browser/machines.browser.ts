@@ -10,7 +10,7 @@ import { eq } from "drizzle-orm";
 import { createLocalJWKSet, type JSONWebKeySet, jwtVerify } from "jose";
 import { licenses, machines } from "../../src/db/schema/index.ts";
 import { readJson } from "../helpers/app.ts";
-import { fitsWidth, listeningDepot, offOrigin, openPage, signInAs } from "../helpers/browser.ts";
+import { fitsWidth, followNav, listeningDepot, offOrigin, openPage, signInAs } from "../helpers/browser.ts";
 import { apiKeyFor, createProduct, createUser } from "../helpers/factories.ts";
 import { licenseThroughApi } from "../helpers/licenses.ts";
 import { userWithPassword } from "../helpers/sessions.ts";
@@ -55,9 +55,9 @@ test("a customer deactivates a machine to free its seat, and activates an air-ga
   const { page } = w;
   try {
     await signInAs(page, depot.base, customer.email, PASSWORD);
-    const nav = page.getByRole("navigation", { name: "Dashboard" });
-    await nav.waitFor({ timeout: 10_000 });
-    await nav.getByRole("link", { name: "Licenses" }).click();
+    const nav = page.getByRole("navigation", { name: "Dashboard", includeHidden: true });
+    await nav.waitFor({ state: "attached", timeout: 10_000 });
+    await followNav(nav, "Licenses");
     await page.getByRole("heading", { name: "Studio Pro" }).waitFor({ timeout: 10_000 });
     await page.getByRole("heading", { name: "Machines in use: 2 of 2" }).waitFor({ timeout: 10_000 });
     const machineList = page.locator(".license-machines");

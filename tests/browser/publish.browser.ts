@@ -14,7 +14,7 @@ import { eq } from "drizzle-orm";
 import { isolated } from "../../src/dashboard/app/bidi.ts";
 import { purchaseBenefits } from "../../src/db/schema/index.ts";
 import { bearer, readJson, startTestApp } from "../helpers/app.ts";
-import { fitsWidth, listeningDepot, offOrigin, openPage, signInAs } from "../helpers/browser.ts";
+import { fitsWidth, followNav, listeningDepot, offOrigin, openPage, signInAs } from "../helpers/browser.ts";
 import { createBenefit, createOption, createProduct, createUser, tokenFor } from "../helpers/factories.ts";
 import { userWithPassword } from "../helpers/sessions.ts";
 
@@ -44,8 +44,8 @@ test("a vendor previews, publishes with progress, resumes a broken upload and de
     await signInAs(page, depot.base, vendor.email, PASSWORD);
 
     // Products: only the vendor's own, with its flag, each a link.
-    const nav = page.getByRole("navigation", { name: "Dashboard" });
-    await nav.getByRole("link", { name: "Products" }).click();
+    const nav = page.getByRole("navigation", { name: "Dashboard", includeHidden: true });
+    await followNav(nav, "Products");
     const link = page.getByRole("link", { name: "Auction House" });
     await link.waitFor({ timeout: 10_000 });
     expect(new URL(page.url()).pathname).toBe("/dashboard/products");
@@ -60,7 +60,9 @@ test("a vendor previews, publishes with progress, resumes a broken upload and de
     expect(new URL(page.url()).pathname).toBe(`/dashboard/products/${product.id}`);
     await page.getByText("No versions yet.").waitFor({ timeout: 10_000 });
     const productNav = page.getByRole("navigation", { name: "Product" });
-    expect(await productNav.getByRole("link").allTextContents()).toEqual(["Licenses"]);
+    expect(await productNav.getByRole("link", { includeHidden: true }).allTextContents()).toEqual([
+      "Licenses",
+    ]);
     expect(await productNav.getByRole("link", { name: "Licenses" }).getAttribute("href")).toBe(
       `/dashboard/products/${product.id}/licenses`,
     );
@@ -380,7 +382,10 @@ test("a vendor without products is told who makes them; an admin sees every prod
     await page.goto(`${depot.base}/dashboard/products/${disabled.id}`, { waitUntil: "networkidle" });
     await page.getByRole("heading", { name: "Zeppelin Races", level: 1 }).waitFor({ timeout: 10_000 });
     const productNav = page.getByRole("navigation", { name: "Product" });
-    expect(await productNav.getByRole("link").allTextContents()).toEqual(["Licenses", "Settings"]);
+    expect(await productNav.getByRole("link", { includeHidden: true }).allTextContents()).toEqual([
+      "Licenses",
+      "Settings",
+    ]);
     expect(await productNav.getByRole("link", { name: "Settings" }).getAttribute("href")).toBe(
       `/dashboard/products/${disabled.id}/settings`,
     );
@@ -416,7 +421,9 @@ test("a vendor publishes to a benefit from the Benefit select, and to the whole 
     await page.getByLabel("Email", { exact: true }).fill(vendor.email);
     await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
     await page.getByRole("button", { name: "Sign in", exact: true }).click();
-    await page.getByRole("navigation", { name: "Dashboard" }).waitFor({ timeout: 10_000 });
+    await page
+      .getByRole("navigation", { name: "Dashboard", includeHidden: true })
+      .waitFor({ state: "attached", timeout: 10_000 });
 
     // A product without benefits: the form as it was, no select.
     await page.goto(`${depot.base}/dashboard/products/${plain.id}`, { waitUntil: "networkidle" });

@@ -4,7 +4,7 @@
 import { beforeAll, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import { bearer, readJson } from "../helpers/app.ts";
-import { fitsWidth, listeningDepot, openPage } from "../helpers/browser.ts";
+import { fitsWidth, listeningDepot, openMenu, openPage } from "../helpers/browser.ts";
 import { createUser, tokenFor } from "../helpers/factories.ts";
 import { userWithPassword } from "../helpers/sessions.ts";
 
@@ -94,6 +94,7 @@ test("a real link: greeting, mismatch, the server's 422, set, then sign in with 
     await page.getByLabel("Email", { exact: true }).fill(user.email);
     await page.getByLabel("Password", { exact: true }).fill(NEW_PASSWORD);
     await signIn.click();
+    await openMenu(page);
     await page.getByRole("button", { name: "Sign out", exact: true }).waitFor({ timeout: 10_000 });
     expect(new URL(page.url()).pathname).toBe("/");
 

@@ -7,7 +7,7 @@ import { count } from "drizzle-orm";
 import { users } from "../../src/db/schema/index.ts";
 import { newSetupLink } from "../../src/features/setup/service.ts";
 import { seriousViolations } from "../helpers/axe.ts";
-import { fitsWidth, listeningDepot, offOrigin, openPage } from "../helpers/browser.ts";
+import { fitsWidth, listeningDepot, offOrigin, openMenu, openPage } from "../helpers/browser.ts";
 
 const depot = listeningDepot();
 const userCount = async () => (await depot.ctx.db.select({ n: count() }).from(users))[0]?.n;
@@ -45,6 +45,7 @@ test("the first admin is created through /setup, signed in, and /setup is gone",
     await page.getByLabel("Password", { exact: true }).fill("correct horse battery");
     await page.getByRole("button", { name: "Create admin and sign in" }).click();
     // Signed in at home, the code gone from the address bar.
+    await openMenu(page);
     await page.getByRole("button", { name: "Sign out", exact: true }).waitFor({ timeout: 10_000 });
     expect(new URL(page.url()).pathname).toBe("/");
     expect(new URL(page.url()).search).toBe("");

@@ -10,7 +10,7 @@ import type { Locator } from "playwright-core";
 import { isolated } from "../../src/dashboard/app/bidi.ts";
 import { roles, users } from "../../src/db/schema/index.ts";
 import { createToken } from "../../src/features/tokens/service.ts";
-import { fitsWidth, listeningDepot, offOrigin, openPage, signInAs } from "../helpers/browser.ts";
+import { fitsWidth, followNav, listeningDepot, offOrigin, openPage, signInAs } from "../helpers/browser.ts";
 import { createUser } from "../helpers/factories.ts";
 import { userWithPassword } from "../helpers/sessions.ts";
 
@@ -37,7 +37,7 @@ test("a list longer than a page: Show more adds the next page once, after a fail
   const { page } = w;
   try {
     await signInAs(page, depot.base, user.email, PASSWORD);
-    await page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name: "Tokens" }).click();
+    await followNav(page.getByRole("navigation", { name: "Dashboard", includeHidden: true }), "Tokens");
     const names = page.locator("ul.rows .row-name");
     const more = page.getByRole("button", { name: "Show more tokens" });
     await more.waitFor({ timeout: 10_000 });

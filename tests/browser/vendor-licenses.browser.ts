@@ -6,7 +6,7 @@
 // sends it again: the receiver hears it twice.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readJson } from "../helpers/app.ts";
-import { fitsWidth, listeningDepot, offOrigin, openPage, signInAs } from "../helpers/browser.ts";
+import { fitsWidth, followNav, listeningDepot, offOrigin, openPage, signInAs } from "../helpers/browser.ts";
 import { apiKeyFor, createProduct, createPurchase, createUser, tokenFor } from "../helpers/factories.ts";
 import { until } from "../helpers/inbox.ts";
 import { publishedVersion } from "../helpers/publish.ts";
@@ -145,8 +145,8 @@ test("a vendor manages a product's licenses and sends a webhook delivery again",
     expect((await readJson(revoked)).code).toBe("REVOKED");
 
     // Webhooks, from the navigation: the empty state, then a new endpoint and its secret, once.
-    const nav = page.getByRole("navigation", { name: "Dashboard" });
-    await nav.getByRole("link", { name: "Webhooks" }).click();
+    const nav = page.getByRole("navigation", { name: "Dashboard", includeHidden: true });
+    await followNav(nav, "Webhooks");
     await page.getByRole("heading", { name: "Webhooks", level: 1 }).waitFor({ timeout: 10_000 });
     await page.getByText("No endpoints yet.").waitFor({ timeout: 10_000 });
     const url = `http://127.0.0.1:${receiver.port}/depot`;

@@ -3,7 +3,7 @@
 // requested, loaded or complained about.
 import { afterAll, beforeAll } from "bun:test";
 import { existsSync } from "node:fs";
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { type Browser, type BrowserContext, chromium, type Locator, type Page } from "playwright-core";
 import type { Runtime } from "../../src/runtime.ts";
 import { startTestApp, type TestApp, type TestAppOptions } from "./app.ts";
 
@@ -96,7 +96,9 @@ export async function signInAs(page: Page, base: string, email: string, password
   await page.getByLabel("Email", { exact: true }).fill(email);
   await page.getByLabel("Password", { exact: true }).fill(password);
   await page.getByRole("button", { name: "Sign in", exact: true }).click();
-  await page.getByRole("navigation", { name: "Dashboard" }).waitFor({ timeout: 10_000 });
+  await page
+    .getByRole("navigation", { name: "Dashboard", includeHidden: true })
+    .waitFor({ state: "attached", timeout: 10_000 });
 }
 
 /** The listening depot of a browser test file; its fields are set once the file's beforeAll ran. */
@@ -132,4 +134,21 @@ export function listeningDepot(options: TestAppOptions = {}): Depot {
 export async function cookieOf(w: Watched): Promise<string> {
   const session = (await w.context.cookies()).find((cookie) => cookie.name === "depot_session");
   return `depot_session=${session?.value ?? ""}`;
+}
+
+/**
+ * Follows a link of the dashboard's sidebar (`nav`, its navigation "Dashboard"). On a phone the links
+ * are folded into the Menu button, which is opened first, as a person would.
+ */
+export async function followNav(nav: Locator, name: string): Promise<void> {
+  const menu = nav.page().getByRole("button", { name: "Menu", exact: true });
+  if ((await menu.isVisible()) && (await menu.getAttribute("aria-expanded")) !== "true") await menu.click();
+  await nav.getByRole("link", { name, exact: true }).click();
+}
+
+/** Opens the sidebar's Menu on a phone (where Sign out and the links wait behind it); elsewhere nothing. */
+export async function openMenu(page: Page): Promise<void> {
+  const menu = page.getByRole("button", { name: "Menu", exact: true });
+  await menu.waitFor({ state: "attached", timeout: 10_000 });
+  if ((await menu.isVisible()) && (await menu.getAttribute("aria-expanded")) !== "true") await menu.click();
 }

@@ -99,8 +99,10 @@ export function App() {
     navigate(SIGN_IN_PATH);
     setSession({ state: "signed-out" });
   };
-  for (const { path: pattern, page: Page } of PAGES) {
+  for (const { path: pattern, page: Page, shows } of PAGES) {
     const params = matchPath(pattern, path);
+    if (params && shows && !shows(session.user))
+      return <NotFound user={session.user} onSignedOut={signedOut} />;
     // Keyed by path: another product's page starts afresh rather than showing the last one's state.
     if (params)
       return (
@@ -113,5 +115,5 @@ export function App() {
         />
       );
   }
-  return <NotFound />;
+  return <NotFound user={session.user} onSignedOut={signedOut} />;
 }

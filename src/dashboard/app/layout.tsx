@@ -1,6 +1,6 @@
-// Every signed-in page: the top navigation, then the page's main content under its heading.
+// Every signed-in page: the sidebar, then the page's main content under its heading.
 import type { ComponentChildren } from "preact";
-import { TopNav } from "./nav.tsx";
+import { Sidebar } from "./nav.tsx";
 import { PageHeading } from "./pages/heading.tsx";
 import type { User } from "./wire.ts";
 
@@ -13,12 +13,12 @@ interface Props {
 
 export function Layout({ user, title, onSignedOut, children }: Props) {
   return (
-    <>
-      <TopNav user={user} onSignedOut={onSignedOut} />
+    <div class="shell">
+      <Sidebar user={user} onSignedOut={onSignedOut} />
       <main class="page">
         <PageHeading>{title}</PageHeading>
         {children}
       </main>
-    </>
+    </div>
   );
 }

@@ -1,8 +1,10 @@
-// The signed-in pages' top bar: where to go, how many notifications are unread, and Sign out.
+// The signed-in pages' sidebar: where to go (grouped by what the reader does), how many notifications
+// are unread, and Sign out. On a phone it folds into a Menu button.
 import type { ComponentChildren } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { messageOf } from "./api.ts";
 import { ErrorAlert } from "./error-alert.tsx";
+import { Logo } from "./logo.tsx";
 import { onNotificationsChanged, unreadBadge } from "./notifications.ts";
 import {
   API_KEYS_PATH,
@@ -14,33 +16,54 @@ import {
   PROFILE_PATH,
   PURCHASES_PATH,
   ROLES_PATH,
+  SOLD_LICENSES_PATH,
   TOKENS_PATH,
   USERS_PATH,
   WEBHOOKS_PATH,
 } from "./paths.ts";
 import { navigate, usePath } from "./router.ts";
-import { can, isAdmin, signOut } from "./session.ts";
+import { hasPermissions, isAdmin, seesPurchases, seesUsers, sells, signOut } from "./session.ts";
 import type { User } from "./wire.ts";
 
-/** The top bar's links in order; `shows` hides a link from whom the page has nothing for. */
-const LINKS: { href: string; label: string; shows?: (user: User) => boolean }[] = [
-  { href: HOME_PATH, label: "Home" },
-  { href: LICENSES_PATH, label: "Licenses" },
-  { href: DOWNLOADS_PATH, label: "Downloads" },
-  { href: NOTIFICATIONS_PATH, label: "Notifications" },
-  { href: PURCHASES_PATH, label: "Purchases" },
+interface NavItem {
+  href: string;
+  label: string;
+  /** Whom the page is for; left out: everyone signed in. Pages (pages.ts) refuse the others the same way. */
+  shows?: (user: User) => boolean;
+}
+
+/** The sidebar, grouped by what the reader does; a group with nothing for them is left out. */
+export const NAV_GROUPS: { label: string | null; items: NavItem[] }[] = [
+  { label: null, items: [{ href: HOME_PATH, label: "Home" }] },
   {
-    href: PRODUCTS_PATH,
-    label: "Products",
-    shows: (user) => can(user, "versions.publish") || can(user, "products.manage"),
+    label: "Sell",
+    items: [
+      { href: PRODUCTS_PATH, label: "Products", shows: sells },
+      { href: SOLD_LICENSES_PATH, label: "Licenses", shows: sells },
+      { href: PURCHASES_PATH, label: "Purchases", shows: seesPurchases },
+    ],
   },
-  // Everyone: a holder's endpoints hear of their products' versions as an owner's do.
-  { href: WEBHOOKS_PATH, label: "Webhooks" },
-  { href: USERS_PATH, label: "Users", shows: isAdmin },
-  { href: ROLES_PATH, label: "Roles", shows: isAdmin },
-  { href: API_KEYS_PATH, label: "API keys", shows: isAdmin },
-  { href: TOKENS_PATH, label: "Tokens" },
-  { href: PROFILE_PATH, label: "Profile" },
+  // A vendor's endpoints hear of their versions; a customer's would only hear of what Notifications shows.
+  { label: "Ship", items: [{ href: WEBHOOKS_PATH, label: "Webhooks", shows: sells }] },
+  {
+    label: "Admin",
+    items: [
+      { href: USERS_PATH, label: "Users", shows: seesUsers },
+      { href: ROLES_PATH, label: "Roles", shows: isAdmin },
+      { href: API_KEYS_PATH, label: "API keys", shows: isAdmin },
+    ],
+  },
+  {
+    label: "You",
+    items: [
+      // A seller's Licenses are the ones they sold (above); the ones they hold stay at this path.
+      { href: LICENSES_PATH, label: "Licenses", shows: (user) => !sells(user) },
+      { href: DOWNLOADS_PATH, label: "Downloads" },
+      { href: NOTIFICATIONS_PATH, label: "Notifications" },
+      { href: TOKENS_PATH, label: "Tokens", shows: hasPermissions },
+      { href: PROFILE_PATH, label: "Profile" },
+    ],
+  },
 ];
 
 /**
@@ -83,9 +106,13 @@ function UnreadBadge() {
   );
 }
 
-export function TopNav({ user, onSignedOut }: { user: User; onSignedOut: () => void }) {
+export function Sidebar({ user, onSignedOut }: { user: User; onSignedOut: () => void }) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  // The phone's menu: closed on every page, opened by its button (the sidebar shows it always on a wide screen).
+  const [open, setOpen] = useState(false);
+  const path = usePath();
+  useEffect(() => setOpen(false), [path]);
 
   const leave = async () => {
     setBusy(true);
@@ -99,23 +126,55 @@ export function TopNav({ user, onSignedOut }: { user: User; onSignedOut: () => v
     }
   };
 
+  const groups = NAV_GROUPS.map((group) => ({
+    ...group,
+    items: group.items.filter((item) => item.shows?.(user) ?? true),
+  })).filter((group) => group.items.length > 0);
+
   return (
-    <header class="topbar">
-      <span class="brand">depot</span>
-      <nav aria-label="Dashboard">
-        <ul>
-          {LINKS.filter((link) => link.shows?.(user) ?? true).map((link) => (
-            <li key={link.href}>
-              <NavLink href={link.href}>{link.label}</NavLink>
-            </li>
+    <header class={open ? "sidebar open" : "sidebar"}>
+      <div class="sidebar-top">
+        <span class="brand">
+          <Logo /> depot
+        </span>
+        <UnreadBadge />
+        <button
+          type="button"
+          class="secondary menu-button"
+          aria-expanded={open}
+          aria-controls="sidebar-menu"
+          onClick={() => setOpen(!open)}
+        >
+          Menu
+        </button>
+      </div>
+      <div id="sidebar-menu" class="sidebar-menu">
+        <nav aria-label="Dashboard">
+          {groups.map((group) => (
+            <div key={group.label ?? "home"} class="nav-group">
+              {group.label && (
+                <p class="nav-group-label" id={`nav-${group.label}`}>
+                  {group.label}
+                </p>
+              )}
+              <ul aria-labelledby={group.label ? `nav-${group.label}` : undefined}>
+                {group.items.map((link) => (
+                  <li key={link.href}>
+                    <NavLink href={link.href}>{link.label}</NavLink>
+                  </li>
+                ))}
+              </ul>
+            </div>
           ))}
-        </ul>
-      </nav>
-      <UnreadBadge />
-      <button type="button" class="secondary" onClick={leave} disabled={busy}>
-        Sign out
-      </button>
-      <ErrorAlert message={error} />
+        </nav>
+        <p class="signed-in-as">
+          <bdi>{user.name}</bdi> <span class="hint">({user.role.name})</span>
+        </p>
+        <button type="button" class="secondary" onClick={leave} disabled={busy}>
+          Sign out
+        </button>
+        <ErrorAlert message={error} />
+      </div>
     </header>
   );
 }

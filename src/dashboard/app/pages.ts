@@ -13,6 +13,7 @@ import { Products } from "./pages/products.tsx";
 import { Profile } from "./pages/profile.tsx";
 import { Purchases } from "./pages/purchases.tsx";
 import { Roles } from "./pages/roles.tsx";
+import { SoldLicenses } from "./pages/sold-licenses.tsx";
 import { Tokens } from "./pages/tokens.tsx";
 import { Users } from "./pages/users.tsx";
 import { Webhooks } from "./pages/webhooks.tsx";
@@ -30,10 +31,12 @@ import {
   PROFILE_PATH,
   PURCHASES_PATH,
   ROLES_PATH,
+  SOLD_LICENSES_PATH,
   TOKENS_PATH,
   USERS_PATH,
   WEBHOOKS_PATH,
 } from "./paths.ts";
+import { hasPermissions, isAdmin, seesPurchases, seesUsers, sells } from "./session.ts";
 import type { User } from "./wire.ts";
 
 export interface PageProps {
@@ -45,21 +48,33 @@ export interface PageProps {
   onUserChanged: (user: User) => void;
 }
 
-export const PAGES: { path: string; page: (props: PageProps) => JSX.Element }[] = [
+interface PageEntry {
+  path: string;
+  page: (props: PageProps) => JSX.Element;
+  /**
+   * Whom the page is for (the sidebar's rule for its link); anyone else gets "Page not found". The API
+   * still decides what they may read: this only keeps a role off pages it has no use for.
+   */
+  shows?: (user: User) => boolean;
+}
+
+export const PAGES: PageEntry[] = [
   { path: HOME_PATH, page: Home },
-  { path: TOKENS_PATH, page: Tokens },
+  { path: TOKENS_PATH, page: Tokens, shows: hasPermissions },
   { path: PROFILE_PATH, page: Profile },
   { path: LICENSES_PATH, page: MyLicenses },
+  { path: SOLD_LICENSES_PATH, page: SoldLicenses, shows: sells },
   { path: DOWNLOADS_PATH, page: Downloads },
   { path: NOTIFICATIONS_PATH, page: Notifications },
-  { path: PURCHASES_PATH, page: Purchases },
-  { path: WEBHOOKS_PATH, page: Webhooks },
-  { path: USERS_PATH, page: Users },
-  { path: ROLES_PATH, page: Roles },
-  { path: API_KEYS_PATH, page: ApiKeys },
-  { path: PRODUCTS_PATH, page: Products },
+  { path: PURCHASES_PATH, page: Purchases, shows: seesPurchases },
+  { path: WEBHOOKS_PATH, page: Webhooks, shows: sells },
+  { path: USERS_PATH, page: Users, shows: seesUsers },
+  { path: ROLES_PATH, page: Roles, shows: isAdmin },
+  { path: API_KEYS_PATH, page: ApiKeys, shows: isAdmin },
+  { path: PRODUCTS_PATH, page: Products, shows: sells },
   // Before PRODUCT_PATH: the first match wins, and "new" is not a product id.
-  { path: NEW_PRODUCT_PATH, page: NewProduct },
+  { path: NEW_PRODUCT_PATH, page: NewProduct, shows: isAdmin },
+  // A product's pages say "Product not found." themselves to whoever does not manage it.
   { path: PRODUCT_PATH, page: ProductPage },
   { path: PRODUCT_LICENSES_PATH, page: ProductLicenses },
   { path: PRODUCT_SETTINGS_PATH, page: ProductSettings },

@@ -45,3 +45,15 @@ export const can = (user: User, permission: string): boolean =>
 
 /** An admin: the role grants everything. */
 export const isAdmin = (user: User): boolean => user.role.permissions.includes("*");
+
+/** Sells and ships software: publishes versions, or manages products (the Sell and Ship pages). */
+export const sells = (user: User): boolean => can(user, "versions.publish") || can(user, "products.manage");
+
+/** Has some permission: a role with none (a customer) has no use for tokens of its own. */
+export const hasPermissions = (user: User): boolean => user.role.permissions.length > 0;
+
+/** Reads purchases beyond their own: a seller sees their products', `purchases.view` every one. */
+export const seesPurchases = (user: User): boolean => sells(user) || can(user, "purchases.view");
+
+/** Looks people up: admins, and roles with `users.view`. */
+export const seesUsers = (user: User): boolean => can(user, "users.view");

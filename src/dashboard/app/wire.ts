@@ -30,6 +30,7 @@ import type { RoleWithCountJson } from "../../features/roles/json.ts";
 import type { CreateRoleInput } from "../../features/roles/schemas.ts";
 import type { SessionJson } from "../../features/sessions/json.ts";
 import type { SetupInput } from "../../features/setup/schemas.ts";
+import type { StatsJson } from "../../features/stats/json.ts";
 import type { NewTokenJson, TokenJson } from "../../features/tokens/json.ts";
 import type { CreateTokenInput } from "../../features/tokens/schemas.ts";
 import type { UserJson } from "../../features/users/json.ts";
@@ -127,3 +128,7 @@ export type Webhook = typeof WebhookJson.static;
 export type NewWebhook = typeof NewWebhookJson.static;
 export type WebhookRequest = CreateWebhookInput;
 export type Delivery = typeof WebhookDeliveryJson.static;
+
+/** Daily usage (GET /api/stats, GET /api/products/{id}/stats). */
+export type Stats = StatsJson;
+export type ValidationRow = NonNullable<Stats["series"]["validations"]>[number];

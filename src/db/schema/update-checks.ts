@@ -4,9 +4,9 @@ import { products } from "./products.ts";
 
 /**
  * How many times a day updaters asked a product's feeds, by feed, channel, platform and the version
- * the client runs (where its feed says it: Tauri, Squirrel and the upgrade check do, electron-updater
- * and Sparkle do not; '' then). The dashboard draws version adoption from it. Counted in memory and
- * added in batches (features/updates/check-counter.ts), like downloads.
+ * the client runs (where it says it: Tauri, Squirrel and the upgrade check in the URL, Sparkle in its
+ * User-Agent, electron-updater in `x-app-version`; '' otherwise). Version adoption counts clients, not
+ * polls: update_clients. Counted in memory and added in batches (features/updates/check-counter.ts).
  */
 export const updateChecks = pgTable(
   "update_checks",

@@ -101,7 +101,7 @@ export async function serveDownload(
       : null;
   if (location !== null) {
     // The bucket serves the bytes (and Range); only a request for the whole file counts.
-    if (!request.headers.has("range") && !blockmap) ctx.downloads.add(product.id, row.version.id);
+    if (!request.headers.has("range") && !blockmap) countDownload(ctx, product.id, row.version, file);
     const response = new Response(null, { status: 302, headers: { location, "cache-control": "no-store" } });
     ctx.metrics?.download(response);
     return { response, userId };
@@ -114,7 +114,7 @@ export async function serveDownload(
     contentType,
   });
   // A blockmap is what an updater reads before a download, not one.
-  if (counts && isGet && !blockmap) ctx.downloads.add(product.id, row.version.id);
+  if (counts && isGet && !blockmap) countDownload(ctx, product.id, row.version, file);
   if (isGet) ctx.metrics?.download(response);
   return { response, userId };
 }
@@ -177,4 +177,15 @@ function refuseSubresource(request: Request): void {
   const destination = request.headers.get("sec-fetch-dest");
   if (destination === null || DOWNLOAD_DESTINATIONS.has(destination.trim().toLowerCase())) return;
   throw new Forbidden("A release file is only downloaded, never loaded as part of a page.");
+}
+
+/** A download: the version's and product's totals, and the day's count by version and file (usage_days). */
+function countDownload(
+  ctx: Pick<AppContext, "downloads" | "usage">,
+  productId: number,
+  version: { id: number; versionNumber: string },
+  file: { fileName: string },
+) {
+  ctx.downloads.add(productId, version.id);
+  ctx.usage.add({ productId, series: "downloads", version: version.versionNumber, detail: file.fileName });
 }

@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import type { AppContext } from "../../context.ts";
 import { answers } from "../../http/schemas.ts";
 import { signedAnswers } from "../signing/signed-answers.ts";
+import { countValidation } from "../stats/record.ts";
 import { checkoutAnswer } from "./files.ts";
 import { CheckoutResultJson, SIGNED, ValidationResultJson } from "./json.ts";
 import { addressToCheck } from "./key-access.ts";
@@ -22,6 +23,7 @@ export const licenseKeyRoutes = (ctx: AppContext) => {
     const { address, vouchingKey } = await addressToCheck(ctx, request, body.ip);
     const answer = await validateLicenseKey(ctx, { ...body, ip: address, vouchingKey });
     ctx.metrics?.validation(route, answer.code);
+    countValidation(ctx, body.productId, answer);
     return answer;
   };
   /** A key route's entry: every answer signed (and said so), and the refusals its clients were always told of. */

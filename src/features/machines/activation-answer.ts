@@ -38,7 +38,10 @@ const withActivationStatus = <T>(activation: Activation, answer: T) =>
  * POST /api/v1/licenses/activate: activates the machine the body names, and answers it (201 or 200);
  * its coded refusals echo the nonce as well.
  */
-export function activateAndAnswer(ctx: Pick<AppContext, "db" | "config" | "signing">, body: ActivateInput) {
+export function activateAndAnswer(
+  ctx: Pick<AppContext, "db" | "config" | "signing" | "usage">,
+  body: ActivateInput,
+) {
   return echoingNonce(body.nonce, async () => {
     const activation = await activateMachine(ctx, body);
     return withActivationStatus(activation, activationAnswer(activation, body.nonce));
@@ -50,7 +53,7 @@ export function activateAndAnswer(ctx: Pick<AppContext, "db" | "config" | "signi
  * activated from it like any other, and its machine-bound license file.
  */
 export async function exchangeOfflineRequest(
-  ctx: Pick<AppContext, "db" | "config" | "signing">,
+  ctx: Pick<AppContext, "db" | "config" | "signing" | "usage">,
   actor: Actor,
   licenseId: string,
   encoded: string,

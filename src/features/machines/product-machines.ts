@@ -42,7 +42,7 @@ export async function productLicenseMachines(
  * MACHINE_FILE_VALID) unless `force`d, which revokes nothing: the file works offline until it expires.
  */
 export async function deactivateProductMachine(
-  ctx: Pick<AppContext, "db">,
+  ctx: Pick<AppContext, "db" | "usage">,
   actor: Actor,
   at: ProductMachinePath,
   force: boolean,
@@ -55,7 +55,7 @@ export async function deactivateProductMachine(
  * license file, lasting `ttl` seconds (30 days when absent) cut to the license's ceiling.
  */
 export async function activateProductOffline(
-  ctx: Pick<AppContext, "db" | "config" | "signing">,
+  ctx: Pick<AppContext, "db" | "config" | "signing" | "usage">,
   actor: Actor,
   at: ProductLicensePath,
   body: { request: string; ttl?: number },

@@ -47,7 +47,23 @@ export interface Activation extends MachineRow {
  * license file is still valid: seats.ts). A fingerprint already alive is refreshed (an activation is
  * also a heartbeat); a dead one is replaced by a new machine, which keeps its file's seat.
  */
-export function activateMachine(
+export async function activateMachine(
+  ctx: Pick<AppContext, "db" | "config" | "signing" | "usage">,
+  request: ActivationRequest,
+): Promise<Activation> {
+  const activation = await activateInTransaction(ctx, request);
+  // Counted once committed; a refreshed fingerprint is a heartbeat, not an activation.
+  if (activation.created) {
+    ctx.usage.add({
+      productId: activation.license.productId,
+      series: "activations",
+      licenseId: activation.license.id,
+    });
+  }
+  return activation;
+}
+
+function activateInTransaction(
   ctx: Pick<AppContext, "db" | "config" | "signing">,
   request: ActivationRequest,
 ): Promise<Activation> {
@@ -190,7 +206,7 @@ export type MachineCaller = { licenseKey: string } | { apiKey: ApiKeyActor };
  * key `force`s it, which frees the seat but revokes nothing: the file works offline until it expires.
  */
 export async function deactivateMachine(
-  ctx: Pick<AppContext, "db">,
+  ctx: Pick<AppContext, "db" | "usage">,
   caller: MachineCaller,
   id: string,
   force = false,
@@ -200,7 +216,7 @@ export async function deactivateMachine(
   }
   if (!isUuid(id)) throw new NotFound("Machine");
   const machineId = id.toLowerCase();
-  await withTransaction(ctx, async (tx) => {
+  const deactivated = await withTransaction(ctx, async (tx) => {
     const license = await lockLicenseOfMachine(tx, machineId);
     const allowed =
       license !== undefined &&
@@ -209,8 +225,14 @@ export async function deactivateMachine(
         : mayActFor(caller.apiKey, license));
     if (!license || !allowed) throw new NotFound("Machine");
     await deleteMachine(tx, license.id, machineId, force);
+    return license;
   });
+  countDeactivation(ctx, deactivated);
 }
+
+/** A deactivation, counted once committed. */
+const countDeactivation = (ctx: Pick<AppContext, "usage">, license: License) =>
+  ctx.usage.add({ productId: license.productId, series: "deactivations", licenseId: license.id });
 
 /** The license's machines, oldest first, alive or not, for a scope that may act for it. */
 export async function listMachines(ctx: Pick<AppContext, "db">, scope: LicenseScope, licenseId: string) {
@@ -229,7 +251,11 @@ export interface OwnMachinePath {
 }
 
 /** The owner frees a seat from the dashboard: deactivates one machine of their own license. */
-export async function deactivateOwnMachine(ctx: Pick<AppContext, "db">, actor: Actor, at: OwnMachinePath) {
+export async function deactivateOwnMachine(
+  ctx: Pick<AppContext, "db" | "usage">,
+  actor: Actor,
+  at: OwnMachinePath,
+) {
   await deactivateMachineOf(ctx, await ownLicense(ctx, actor, at.id), at.machine, false);
 }
 
@@ -239,7 +265,7 @@ export async function deactivateOwnMachine(ctx: Pick<AppContext, "db">, actor: A
  * seat unless `force`d.
  */
 export async function deactivateMachineOf(
-  ctx: Pick<AppContext, "db">,
+  ctx: Pick<AppContext, "db" | "usage">,
   license: License,
   machineId: string,
   force: boolean,
@@ -249,6 +275,7 @@ export async function deactivateMachineOf(
     await tx.db.select({ id: licenses.id }).from(licenses).where(eq(licenses.id, license.id)).for("update");
     await deleteMachine(tx, license.id, machineId.toLowerCase(), force);
   });
+  countDeactivation(ctx, license);
 }
 
 /**
@@ -286,7 +313,7 @@ async function deleteMachine(
  * file's default lifetime cut to the license's ceiling.
  */
 export async function activateOwnOffline(
-  ctx: Pick<AppContext, "db" | "config" | "signing">,
+  ctx: Pick<AppContext, "db" | "config" | "signing" | "usage">,
   actor: Actor,
   licenseId: string,
   request: ActivationRequest,
@@ -299,7 +326,7 @@ export async function activateOwnOffline(
  * and the file lasts `ttl` seconds (30 days when absent), cut to the license's ceiling.
  */
 export function activateOfflineFor(
-  ctx: Pick<AppContext, "db" | "config" | "signing">,
+  ctx: Pick<AppContext, "db" | "config" | "signing" | "usage">,
   license: License,
   request: ActivationRequest,
   ttl?: number,

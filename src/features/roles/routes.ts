@@ -1,11 +1,14 @@
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
 import { forms, input } from "../../http/forms.ts";
-import { answers, dataOf } from "../../http/schemas.ts";
+import { answers, dataOf, noContent } from "../../http/schemas.ts";
+import { IdParam } from "../../validation/ids.ts";
 import { bearerAuth } from "../auth/guards.ts";
 import { RoleJson, toRoleJson } from "../users/json.ts";
 import { RoleWithCountJson, toRoleWithCountJson } from "./json.ts";
-import { createRole, listRoles, NewRoleForm } from "./service.ts";
+import { createRole, deleteRole, listRoles, NewRoleForm, RoleChangeForm, updateRole } from "./service.ts";
+
+const RoleParams = t.Object({ role: IdParam("Role") });
 
 /** The roles, for the admins. */
 export const roleRoutes = (ctx: AppContext) =>
@@ -22,4 +25,23 @@ export const roleRoutes = (ctx: AppContext) =>
       auth: "*",
       ...input(NewRoleForm),
       ...answers("Create a role with some of the named permissions", { 201: dataOf(RoleJson) }),
+    })
+    .patch(
+      "/:role",
+      async ({ params, body }) => ({ data: toRoleJson(await updateRole(ctx, params.role, body)) }),
+      {
+        auth: "*",
+        params: RoleParams,
+        ...input(RoleChangeForm),
+        ...answers(
+          "Rename a role or change its permissions (not admin, vendor or customer)",
+          { 200: dataOf(RoleJson) },
+          404,
+        ),
+      },
+    )
+    .delete("/:role", ({ params }) => noContent(deleteRole(ctx, params.role)), {
+      auth: "*",
+      params: RoleParams,
+      ...answers("Delete a role no user has (not admin, vendor or customer)", {}, 404, 409),
     });

@@ -12,3 +12,13 @@ export const CreateRoleBody = t.Object(
   { additionalProperties: false },
 );
 export type CreateRoleInput = typeof CreateRoleBody.static;
+
+/** A role's new name and/or permissions; what is left out stays. */
+export const UpdateRoleBody = t.Object(
+  {
+    name: t.Optional(CreateRoleBody.properties.name),
+    permissions: t.Optional(CreateRoleBody.properties.permissions),
+  },
+  { additionalProperties: false },
+);
+export type UpdateRoleInput = typeof UpdateRoleBody.static;

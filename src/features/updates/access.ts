@@ -9,6 +9,7 @@ import { answerDownload, type DownloadRequest } from "../downloads/serve.ts";
 import { liveLicense } from "../licenses/holders.ts";
 import { normaliseLicenseKey } from "../licenses/keys.ts";
 import { isListed } from "../products/service.ts";
+import { reportedVersion } from "./reported-version.ts";
 
 /**
  * Who may read a product's update feeds. Updaters send one credential on every request, the license
@@ -101,6 +102,8 @@ export function cohortKey(request: Request, access: FeedAccess, ip: string | nul
 export interface OpenFeed {
   access: FeedAccess;
   cohort: string;
+  /** The version the client says it runs outside the URL (reported-version.ts), or ''. */
+  reportedVersion: string;
 }
 
 /**
@@ -115,7 +118,11 @@ export async function openFeed(
   const access = await feedAccess(ctx, productId, licenseOf(request));
   const state = requestState(request);
   if (access.holderId !== null) state.who.user_id = access.holderId;
-  return { access, cohort: cohortKey(request, access, state.ip) };
+  return {
+    access,
+    cohort: cohortKey(request, access, state.ip),
+    reportedVersion: reportedVersion(request.headers),
+  };
 }
 
 /**

@@ -1,6 +1,6 @@
 import { and, inArray, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
-import { updateChecks, versions } from "../../db/schema/index.ts";
+import { products, updateChecks, updateClients, versions } from "../../db/schema/index.ts";
 import type { Logger } from "../../log.ts";
 import { errorFields } from "../../log-errors.ts";
 
@@ -14,6 +14,8 @@ export interface UpdateCheckKey {
   platform: string;
   /** '' when the feed does not say which version the client runs. */
   currentVersion: string;
+  /** The client's rollout cohort: with a version, it is counted once a day for adoption (update_clients). */
+  client?: string;
 }
 
 /**
@@ -23,6 +25,8 @@ export interface UpdateCheckKey {
 export const OTHER_VERSION = "(other)";
 
 type PendingRow = { key: UpdateCheckKey & { day: string }; count: number };
+/** A client seen on a day, and the version it reported last. */
+type ClientRow = { productId: number; day: string; client: string; currentVersion: string };
 
 /**
  * The most distinct rows one interval keeps. A client names its own current version, so a key holder
@@ -41,6 +45,7 @@ const ROWS_PER_STATEMENT = 1_000;
  */
 export class UpdateCheckCounter {
   readonly #pending = new Map<string, PendingRow>();
+  readonly #clients = new Map<string, ClientRow>();
   #timer: Timer | null = null;
   #dropped = 0;
 
@@ -50,8 +55,12 @@ export class UpdateCheckCounter {
     private readonly intervalMs = 5000,
   ) {}
 
-  add(key: UpdateCheckKey, now = new Date()): void {
-    this.#keep({ ...key, day: now.toISOString().slice(0, 10) }, 1);
+  add({ client, ...key }: UpdateCheckKey, now = new Date()): void {
+    const day = now.toISOString().slice(0, 10);
+    this.#keep({ ...key, day }, 1);
+    if (client !== undefined && key.currentVersion !== "") {
+      this.#keepClient({ productId: key.productId, day, client, currentVersion: key.currentVersion });
+    }
     if (!this.#timer) {
       this.#timer = setTimeout(() => void this.flush(), this.intervalMs);
       this.#timer.unref();
@@ -68,6 +77,35 @@ export class UpdateCheckCounter {
     this.#pending.set(id, { key, count: (pending?.count ?? 0) + count });
   }
 
+  #keepClient(row: ClientRow): void {
+    const id = JSON.stringify([row.productId, row.day, row.client]);
+    if (!this.#clients.has(id) && this.#clients.size >= MAX_PENDING) {
+      this.#dropped += 1;
+      return;
+    }
+    this.#clients.set(id, row);
+  }
+
+  /** The product's versions among `pairs` ("productId name"), in one query. */
+  async #knownVersions(named: { productId: number; currentVersion: string }[]): Promise<Set<string>> {
+    if (named.length === 0) return new Set();
+    return new Set(
+      (
+        await this.db
+          .select({ productId: versions.productId, name: versions.versionNumber })
+          .from(versions)
+          .where(
+            and(
+              inArray(versions.productId, [...new Set(named.map(({ productId }) => productId))]),
+              inArray(versions.versionNumber, [
+                ...new Set(named.map(({ currentVersion }) => currentVersion)),
+              ]),
+            ),
+          )
+      ).map(({ productId, name }) => `${productId} ${name}`),
+    );
+  }
+
   /**
    * The rows with every version the product does not have counted as OTHER_VERSION (one query for
    * the interval's names), added together where that makes two rows one.
@@ -75,19 +113,7 @@ export class UpdateCheckCounter {
   async #foldUnknownVersions(rows: PendingRow[]): Promise<PendingRow[]> {
     const named = rows.filter(({ key }) => key.currentVersion !== "");
     if (named.length === 0) return rows;
-    const known = new Set(
-      (
-        await this.db
-          .select({ productId: versions.productId, name: versions.versionNumber })
-          .from(versions)
-          .where(
-            and(
-              inArray(versions.productId, [...new Set(named.map(({ key }) => key.productId))]),
-              inArray(versions.versionNumber, [...new Set(named.map(({ key }) => key.currentVersion))]),
-            ),
-          )
-      ).map(({ productId, name }) => `${productId} ${name}`),
-    );
+    const known = await this.#knownVersions(named.map(({ key }) => key));
     const folded = new Map<string, PendingRow>();
     for (const { key, count } of rows) {
       const currentVersion =
@@ -122,6 +148,7 @@ export class UpdateCheckCounter {
       });
       this.#dropped = 0;
     }
+    await this.#writeClients();
     for (let start = 0; start < batch.length; start += ROWS_PER_STATEMENT) {
       const rows = batch.slice(start, start + ROWS_PER_STATEMENT);
       try {
@@ -146,7 +173,45 @@ export class UpdateCheckCounter {
       }
     }
   }
+
+  /**
+   * The clients seen since the last write, one row a client and day holding the version it reported
+   * last (unknown names as OTHER_VERSION). The cohort is stored hashed: it may be a license key.
+   */
+  async #writeClients(): Promise<void> {
+    const seen = [...this.#clients.values()];
+    this.#clients.clear();
+    if (seen.length === 0) return;
+    try {
+      const known = await this.#knownVersions(seen);
+      for (let start = 0; start < seen.length; start += ROWS_PER_STATEMENT) {
+        const rows = seen.slice(start, start + ROWS_PER_STATEMENT).map((row) => ({
+          product_id: row.productId,
+          day: row.day,
+          client: clientHash(row.client),
+          current_version: known.has(`${row.productId} ${row.currentVersion}`)
+            ? row.currentVersion
+            : OTHER_VERSION,
+        }));
+        // A product deleted meanwhile would break the foreign key: its rows are left out.
+        await this.db.execute(sql`
+          INSERT INTO ${updateClients} (product_id, day, client, current_version)
+          SELECT c.product_id, c.day, c.client, c.current_version
+          FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+            AS c(product_id bigint, day date, client text, current_version text)
+          WHERE EXISTS (SELECT 1 FROM ${products} p WHERE p.id = c.product_id)
+          ON CONFLICT (product_id, day, client) DO UPDATE SET current_version = excluded.current_version`);
+      }
+    } catch (error) {
+      // A client polls again: losing one interval's sightings costs nothing it will not report again.
+      this.log.warn("update clients not written", { rows: seen.length, error: errorFields(error) });
+    }
+  }
 }
+
+/** A cohort key, hashed: adoption needs only to tell clients apart. */
+const clientHash = (cohort: string) =>
+  new Bun.CryptoHasher("sha256").update(cohort).digest("hex").slice(0, 32);
 
 const rowId = (key: UpdateCheckKey & { day: string }) =>
   JSON.stringify([key.productId, key.day, key.feed, key.channel, key.platform, key.currentVersion]);

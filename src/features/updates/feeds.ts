@@ -60,7 +60,11 @@ function channelOf(value: string | undefined, errors: FieldErrors): ReleaseChann
 }
 
 /** electron-updater's `generic` provider: `{channel}{suffix}.yml`, as electron-builder writes it. */
-export async function electronFeed(ctx: Ctx, { access, cohort }: OpenFeed, fileName: string) {
+export async function electronFeed(
+  ctx: Ctx,
+  { access, cohort, reportedVersion }: OpenFeed,
+  fileName: string,
+) {
   const file = electronChannelFile(fileName);
   // electron-updater reports a 404 as a missing channel file, which is what an unknown name is.
   if (!file) throw new NotFound("Update channel file");
@@ -69,7 +73,8 @@ export async function electronFeed(ctx: Ctx, { access, cohort }: OpenFeed, fileN
     feed: "electron",
     channel: file.channel,
     platform: file.platform,
-    currentVersion: "",
+    currentVersion: reportedVersion,
+    client: cohort,
   });
   const offer = await offeredVersion(ctx, access, file, cohort);
   if (!offer) throw new NotFound("Update");
@@ -113,6 +118,7 @@ export async function tauriFeed(
     channel,
     platform: target.platform,
     currentVersion: input.current_version,
+    client: cohort,
   });
   const offer = await offeredVersion(ctx, access, { channel, platform: target.platform, arch }, cohort);
   if (!isNewer(offer, current)) return null;
@@ -154,6 +160,7 @@ export async function squirrelFeed(
     channel,
     platform: "darwin",
     currentVersion: input.current_version,
+    client: cohort,
   });
   const offer = await offeredVersion(ctx, access, { channel, platform: "darwin", arch }, cohort);
   if (!isNewer(offer, current)) return null;
@@ -181,13 +188,14 @@ const APPCAST_ITEMS = 20;
  * Sparkle 2's appcast: every channel at once (Sparkle offers an item with a `sparkle:channel` only to
  * apps that allow that channel), each version only if its rollout takes the client, newest first.
  */
-export async function sparkleFeed(ctx: Ctx, { access, cohort }: OpenFeed, feedUrl: string) {
+export async function sparkleFeed(ctx: Ctx, { access, cohort, reportedVersion }: OpenFeed, feedUrl: string) {
   ctx.updateChecks.add({
     productId: access.product.id,
     feed: "sparkle",
     channel: "",
     platform: "darwin",
-    currentVersion: "",
+    currentVersion: reportedVersion,
+    client: cohort,
   });
   const filter = { platform: "darwin", arch: "any", benefitId: null } as const;
   // `alpha` takes every channel but `dev`, which stands apart (semver.ts channelsFor).

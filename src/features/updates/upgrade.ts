@@ -36,6 +36,7 @@ export async function upgradeCheck(
     channel,
     platform,
     currentVersion: query.version,
+    client: cohort,
   });
   const offer = await offeredVersion(ctx, access, { channel, platform, arch }, cohort);
   const upgrade = isNewer(offer, current);

@@ -41,7 +41,8 @@ export const VersionJson = t.Object({
   yank_reason: t.Union([t.String(), t.Null()]),
   published_at: t.Union([DateTime, t.Null()], { description: "null while a draft" }),
   artifacts: t.Array(ArtifactJson, {
-    description: "its files, the first added first; `file_name` and `download_url` describe the first one not for updaters only (else the first)",
+    description:
+      "its files, the first added first; `file_name` and `download_url` describe the first one not for updaters only (else the first)",
   }),
   created_at: DateTime,
   updated_at: DateTime,

@@ -58,7 +58,8 @@ export type HeadingLevel = 3 | 4 | 5;
 
 /** `level`: the heading under the product's h2 (a benefit's versions sit one level deeper). */
 /** The files people download: an updater's own (a `-mac.zip` beside the `.dmg`) is left to the feeds. */
-const forPeople = (artifacts: Version["artifacts"]) => artifacts.filter((artifact) => !artifact.updaters_only);
+const forPeople = (artifacts: Version["artifacts"]) =>
+  artifacts.filter((artifact) => !artifact.updaters_only);
 
 export function VersionEntry({ version, level }: { version: Version; level: HeadingLevel }) {
   const Heading = `h${level}` as "h3";

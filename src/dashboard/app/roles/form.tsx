@@ -7,7 +7,7 @@ import { grantableAbilities } from "../tokens/abilities.ts";
 import type { User } from "../wire.ts";
 import { createRole } from "./api.ts";
 
-export function NewRoleForm({ user, onCreated }: { user: User; onCreated: () => void }) {
+export function NewRoleForm({ user, onCreated }: { user: User; onCreated: (name: string) => void }) {
   // An admin may grant every permission, so this is the whole list.
   const permissions = grantableAbilities(user);
   const form = useForm(
@@ -18,9 +18,10 @@ export function NewRoleForm({ user, onCreated }: { user: User; onCreated: () => 
 
   const submit = async (event: Event) => {
     event.preventDefault();
-    if (await form.run(() => createRole({ name: values.name.trim(), permissions: values.permissions }))) {
+    const name = values.name.trim();
+    if (await form.run(() => createRole({ name, permissions: values.permissions }))) {
       form.reset();
-      onCreated();
+      onCreated(name);
     }
   };
 

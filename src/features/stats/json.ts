@@ -1,0 +1,93 @@
+import { t } from "elysia";
+import type { StatSeries } from "./schemas.ts";
+
+const Day = t.String({ description: "YYYY-MM-DD (UTC)" });
+const ProductId = t.String({ description: "the product's id" });
+const Count = t.Integer({ minimum: 0 });
+
+/** One row of each series: a day, a product, what the series is counted by, and the count. */
+export const StatRowJson = {
+  validations: t.Object({ day: Day, product_id: ProductId, code: t.String(), count: Count }),
+  activations: t.Object({ day: Day, product_id: ProductId, count: Count }),
+  deactivations: t.Object({ day: Day, product_id: ProductId, count: Count }),
+  machines: t.Object({ day: Day, product_id: ProductId, count: Count }),
+  downloads: t.Object({
+    day: Day,
+    product_id: ProductId,
+    version: t.String(),
+    file: t.String(),
+    count: Count,
+  }),
+  polls: t.Object({
+    day: Day,
+    product_id: ProductId,
+    feed: t.String(),
+    channel: t.String(),
+    platform: t.String(),
+    version: t.String({ description: "the client's version; '' where it did not say, `(other)` unknown" }),
+    count: Count,
+  }),
+  adoption: t.Object({
+    day: Day,
+    product_id: ProductId,
+    version: t.String(),
+    clients: Count,
+    share: t.Number({ description: "clients ÷ the product's clients that day, 0–1, four decimals" }),
+  }),
+} satisfies Record<StatSeries, unknown>;
+
+export type StatRow<S extends StatSeries> = (typeof StatRowJson)[S]["static"];
+
+export const StatsJson = t.Object({
+  from: Day,
+  to: Day,
+  scope: t.Union([t.Literal("all"), t.Literal("product"), t.Literal("own_licenses")], {
+    description:
+      "`all`: every product (GET /api/stats); `product`: the whole product; `own_licenses`: only the " +
+      "caller's licenses of it (a customer: validations, activations, deactivations and machines; the " +
+      "other series are empty)",
+  }),
+  series: t.Object({
+    validations: t.Optional(t.Array(StatRowJson.validations)),
+    activations: t.Optional(t.Array(StatRowJson.activations)),
+    deactivations: t.Optional(t.Array(StatRowJson.deactivations)),
+    machines: t.Optional(t.Array(StatRowJson.machines)),
+    downloads: t.Optional(t.Array(StatRowJson.downloads)),
+    polls: t.Optional(t.Array(StatRowJson.polls)),
+    adoption: t.Optional(t.Array(StatRowJson.adoption)),
+  }),
+});
+export type StatsJson = typeof StatsJson.static;
+
+/** The CSV's columns: every series' fields, `series` first; a field a series does not have is empty. */
+export const CSV_COLUMNS = [
+  "series",
+  "day",
+  "product_id",
+  "code",
+  "version",
+  "file",
+  "feed",
+  "channel",
+  "platform",
+  "count",
+  "clients",
+  "share",
+] as const;
+
+const csvCell = (value: unknown) => {
+  const text = value === undefined ? "" : String(value);
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+};
+
+/** The same rows as the JSON, one table (RFC 4180, CRLF line ends), series by series. */
+export function toStatsCsv(stats: StatsJson): string {
+  const lines = [CSV_COLUMNS.join(",")];
+  for (const [series, rows] of Object.entries(stats.series)) {
+    for (const row of rows ?? []) {
+      const cells: Record<string, unknown> = { series, ...row };
+      lines.push(CSV_COLUMNS.map((column) => csvCell(cells[column])).join(","));
+    }
+  }
+  return `${lines.join("\r\n")}\r\n`;
+}

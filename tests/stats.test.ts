@@ -1,0 +1,221 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { sql } from "drizzle-orm";
+import { updateClients, usageDays } from "../src/db/schema/index.ts";
+import { deleteOldUsage } from "../src/features/stats/sweep.ts";
+import { bearer, readJson, startTestApp, type TestApp } from "./helpers/app.ts";
+import { testOnBothDatabases } from "./helpers/both-databases.ts";
+import { createUser, type LicenseWorld, licenseIn, licenseWorld, tokenFor } from "./helpers/factories.ts";
+
+/**
+ * The stats API (GET /api/stats, GET /api/products/{p}/stats): daily rollups written in batches off
+ * the request path, exact under concurrent validations, who sees which counts, CSV equal to JSON,
+ * 422 for a bad query, and the retention sweep.
+ */
+
+const today = () => new Date().toISOString().slice(0, 10);
+const daysAgo = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString().slice(0, 10);
+
+/** Validation needs the caller's address: it goes to a listening server. */
+const urls = new WeakMap<TestApp, string>();
+const validate = (t: TestApp, body: Record<string, unknown>) =>
+  fetch(`${urls.get(t) ?? (urls.set(t, t.listen()).get(t) as string)}/api/v1/licenses/validate`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+
+/** `n` validations of `body` at once; every one must answer 200. */
+async function validations(t: TestApp, n: number, body: Record<string, unknown>) {
+  const answers = await Promise.all(Array.from({ length: n }, () => validate(t, body)));
+  for (const answer of answers) expect(answer.status).toBe(200);
+}
+
+/** Concurrent validations of two licenses and of an unknown key, with flushes racing them. */
+async function concurrentValidations(t: TestApp) {
+  const w = await licenseWorld(t.ctx);
+  const vendor = await tokenFor(t.ctx, w.creatorA);
+  const first = await licenseIn(t, w);
+  const second = await licenseIn(t, w);
+  await Promise.all([
+    validations(t, 20, { key: first.key }),
+    validations(t, 12, { key: second.key, productId: String(w.productA.id) }),
+    validations(t, 7, { key: second.key, productId: String(w.productB.id) }),
+    validations(t, 5, { key: "NOPE-NOPE-NOPE-NOPE", productId: String(w.productA.id) }),
+    t.ctx.usage.flush(),
+    t.ctx.usage.flush(),
+  ]);
+  await t.ctx.usage.flush();
+  const answer = await t.request(`/api/products/${w.productA.id}/stats?series=validations`, {
+    headers: bearer(vendor),
+  });
+  expect(answer.status).toBe(200);
+  const product = String(w.productA.id);
+  expect((await readJson(answer)).series.validations).toEqual([
+    { day: today(), product_id: product, code: "NOT_FOUND", count: 5 },
+    { day: today(), product_id: product, code: "PRODUCT_MISMATCH", count: 7 },
+    { day: today(), product_id: product, code: "VALID", count: 32 },
+  ]);
+}
+
+describe("rollups under concurrent validations", () => {
+  testOnBothDatabases(concurrentValidations, { timeoutMs: 60_000 });
+});
+
+describe("GET /api/products/{p}/stats and GET /api/stats", () => {
+  let t: TestApp;
+  let w: LicenseWorld;
+  const tokens: Record<string, string> = {};
+  let holderLicense: { id: string; key: string };
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    w = await licenseWorld(t.ctx);
+    const admin = await createUser(t.ctx, { role: "admin" });
+    const otherCustomer = await createUser(t.ctx);
+    Object.assign(tokens, {
+      admin: await tokenFor(t.ctx, admin),
+      vendor: await tokenFor(t.ctx, w.creatorA),
+      otherVendor: await tokenFor(t.ctx, w.creatorB),
+      holder: await tokenFor(t.ctx, w.owner),
+      otherCustomer: await tokenFor(t.ctx, otherCustomer),
+    });
+    holderLicense = await licenseIn(t, w);
+    const othersLicense = await licenseIn(t, w, { ownerId: String(otherCustomer.id) });
+    await validations(t, 3, { key: holderLicense.key });
+    await validations(t, 5, { key: othersLicense.key });
+    await t.ctx.usage.flush();
+  });
+  afterAll(() => t.close());
+
+  const stats = (path: string, who: string) => t.request(path, { headers: bearer(tokens[who] ?? "") });
+
+  test("the product's vendor sees every license's counts, every series", async () => {
+    const answer = await stats(`/api/products/${w.productA.id}/stats`, "vendor");
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get("content-type")).toStartWith("application/json");
+    const body = await readJson(answer);
+    expect(body.scope).toBe("product");
+    expect(body.to).toBe(today());
+    expect(body.from).toBe(daysAgo(29));
+    expect(Object.keys(body.series)).toEqual([
+      "validations",
+      "activations",
+      "deactivations",
+      "machines",
+      "downloads",
+      "polls",
+      "adoption",
+    ]);
+    expect(body.series.validations).toEqual([
+      { day: today(), product_id: String(w.productA.id), code: "VALID", count: 8 },
+    ]);
+  });
+
+  test("a customer holding a license sees only their own licenses' counts", async () => {
+    const answer = await stats(`/api/products/${w.productA.id}/stats`, "holder");
+    expect(answer.status).toBe(200);
+    const body = await readJson(answer);
+    expect(body.scope).toBe("own_licenses");
+    expect(body.series.validations).toEqual([
+      { day: today(), product_id: String(w.productA.id), code: "VALID", count: 3 },
+    ]);
+    // Downloads, polls and adoption are not tied to a license: a customer sees none of them.
+    expect(body.series.downloads).toEqual([]);
+    expect(body.series.polls).toEqual([]);
+    expect(body.series.adoption).toEqual([]);
+  });
+
+  test("others are refused: 403 for a product they see but hold nothing of, 404 for none", async () => {
+    expect((await stats(`/api/products/${w.productA.id}/stats`, "otherVendor")).status).toBe(403);
+    const refused = await stats(`/api/products/${w.productB.id}/stats`, "holder");
+    expect(refused.status).toBe(403);
+    expect(await readJson(refused)).toEqual({ message: "This action is unauthorized." });
+    expect((await stats("/api/products/999999/stats", "vendor")).status).toBe(404);
+    expect((await t.request(`/api/products/${w.productA.id}/stats`)).status).toBe(401);
+  });
+
+  test("GET /api/stats: every product for admins, 403 for anyone else", async () => {
+    const answer = await stats("/api/stats?series=validations", "admin");
+    expect(answer.status).toBe(200);
+    const body = await readJson(answer);
+    expect(body.scope).toBe("all");
+    expect(body.series).toEqual({
+      validations: [{ day: today(), product_id: String(w.productA.id), code: "VALID", count: 8 }],
+    });
+    expect((await stats("/api/stats", "vendor")).status).toBe(403);
+    expect((await stats("/api/stats", "holder")).status).toBe(403);
+  });
+
+  test("?format=csv answers the same rows as the JSON", async () => {
+    const query = `from=${daysAgo(3)}&to=${today()}`;
+    const json = await readJson(await stats(`/api/stats?${query}`, "admin"));
+    const csv = await stats(`/api/stats?${query}&format=csv`, "admin");
+    expect(csv.status).toBe(200);
+    expect(csv.headers.get("content-type")).toBe("text/csv; charset=utf-8");
+    expect(csv.headers.get("content-disposition")).toBe(
+      `attachment; filename="depot-stats-${daysAgo(3)}-${today()}.csv"`,
+    );
+    const [header, ...lines] = (await csv.text()).trimEnd().split("\r\n");
+    const columns = (header ?? "").split(",");
+    const fromCsv: Record<string, Record<string, unknown>[]> = Object.fromEntries(
+      Object.keys(json.series).map((name) => [name, []]),
+    );
+    for (const line of lines) {
+      const cells = Object.fromEntries(line.split(",").map((cell, i) => [columns[i], cell]));
+      const rows = fromCsv[String(cells.series)];
+      const like = json.series[String(cells.series)][rows?.length ?? 0] ?? {};
+      rows?.push(
+        Object.fromEntries(
+          Object.entries(like).map(([field, value]) => [
+            field,
+            typeof value === "number" ? Number(cells[field]) : cells[field],
+          ]),
+        ),
+      );
+    }
+    expect(lines.length).toBeGreaterThan(0);
+    expect(fromCsv).toEqual(json.series);
+  });
+
+  test("a bad from, to, series or format is a 422 naming the field", async () => {
+    const cases: [string, string][] = [
+      ["from=2026-13-01", "from"],
+      ["from=2026-02-30", "from"],
+      ["to=yesterday", "to"],
+      [`from=${today()}&to=${daysAgo(1)}`, "from"],
+      [`from=2020-01-01&to=${today()}`, "from"],
+      ["series=validations,nope", "series"],
+      ["series=", "series"],
+      ["format=xml", "format"],
+    ];
+    for (const [query, field] of cases) {
+      const answer = await stats(`/api/products/${w.productA.id}/stats?${query}`, "vendor");
+      expect(answer.status).toBe(422);
+      const body = await readJson(answer);
+      expect(Object.keys(body.errors)).toEqual([field]);
+      expect(body.message).toBeString();
+    }
+  });
+
+  test("the sweep deletes usage older than STATS_RETENTION_DAYS and keeps the rest", async () => {
+    const retention = t.ctx.config.statsRetentionDays;
+    const product = w.productA.id;
+    await t.ctx.db.insert(usageDays).values([
+      { day: daysAgo(retention + 1), productId: product, series: "activations", count: 4 },
+      { day: daysAgo(retention - 1), productId: product, series: "activations", count: 2 },
+    ]);
+    await t.ctx.db.insert(updateClients).values([
+      { day: daysAgo(retention + 1), productId: product, client: "old", currentVersion: "1.0.0" },
+      { day: daysAgo(retention - 1), productId: product, client: "kept", currentVersion: "1.0.0" },
+    ]);
+    expect(await deleteOldUsage(t.ctx)).toBe(2);
+    const left = await t.ctx.db
+      .select({ day: usageDays.day })
+      .from(usageDays)
+      .where(sql`${usageDays.series} = 'activations'`);
+    expect(left).toEqual([{ day: daysAgo(retention - 1) }]);
+    expect(await t.ctx.db.select({ client: updateClients.client }).from(updateClients)).toEqual([
+      { client: "kept" },
+    ]);
+  });
+});
