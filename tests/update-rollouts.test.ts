@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
-import type { ReleaseChannel } from "../src/db/schema/index.ts";
+import { eq } from "drizzle-orm";
+import { type ReleaseChannel, versions } from "../src/db/schema/index.ts";
 import { createLicense } from "../src/features/licenses/service.ts";
+import { TTL_MS } from "../src/features/updates/feed-cache.ts";
 import { startTestApp, type TestApp } from "./helpers/app.ts";
 import { createProduct, createUser, tokenFor } from "./helpers/factories.ts";
 import { license, patchRelease, publishRelease } from "./helpers/releases.ts";
@@ -328,5 +330,34 @@ describe("a rollout schedule raises the rollout over time", () => {
       data: { rollout_percentage: number; rollout_schedule: unknown };
     };
     expect(data).toMatchObject({ rollout_percentage: 100, rollout_schedule: null });
+  });
+});
+
+describe("polls are answered from the process's cache of candidates (feed-cache.ts)", () => {
+  test("a row changed behind depot's back is not seen until the TTL; every change through depot at once", async () => {
+    const { product, release, offered } = await productWithHolder();
+    await release("1.0.0");
+    const newest = await release("1.1.0");
+    expect(await offered()).toBe("1.1.0");
+    // Written around depot (no feedChanged): the cached candidates answer.
+    await t.ctx.db.update(versions).set({ status: "yanked" }).where(eq(versions.id, newest.id));
+    expect(await offered()).toBe("1.1.0");
+    await t.ctx.db.update(versions).set({ status: "published" }).where(eq(versions.id, newest.id));
+    // Through the API: the next poll sees each change.
+    await patchRelease(base, ownerToken, product.id, newest.id, { status: "yanked", yank_reason: "broken" });
+    expect(await offered()).toBe("1.0.0");
+    await patchRelease(base, ownerToken, product.id, newest.id, { status: "published" });
+    expect(await offered()).toBe("1.1.0");
+    await patchRelease(base, ownerToken, product.id, newest.id, { rollout_percentage: 0 });
+    expect(await offered()).toBe("1.0.0");
+    await patchRelease(base, ownerToken, product.id, newest.id, { rollout_percentage: 100, channel: "beta" });
+    expect(await offered()).toBe("1.0.0");
+    expect(await offered("beta")).toBe("1.1.0");
+    await release("1.2.0");
+    expect(await offered()).toBe("1.2.0");
+    // A lost notification costs at most the TTL.
+    await t.ctx.db.update(versions).set({ status: "yanked" }).where(eq(versions.id, newest.id));
+    await Bun.sleep(TTL_MS + 100);
+    expect(await offered("beta")).toBe("1.2.0");
   });
 });

@@ -9,6 +9,7 @@ import { sweepExpiredSessionsEvery } from "../features/sessions/sweep.ts";
 import { newSetupLink, setupIsOpen } from "../features/setup/service.ts";
 import { dropExpiredKeysEvery } from "../features/signing/sweep.ts";
 import { keepUsageEvery } from "../features/stats/sweep.ts";
+import { FEED_CHANNEL, onFeedChange } from "../features/updates/feed-cache.ts";
 import { sweepOldUpdateChecksEvery } from "../features/updates/sweep.ts";
 import { sweepExpiredUploadsEvery } from "../features/uploads/sweep.ts";
 import { createLogger, type Logger } from "../log.ts";
@@ -98,6 +99,8 @@ async function serveHere(config: Config, log: Logger, role: ServeRole): Promise<
   const runsJobs = slot === null || slot === 0;
   const runtime = await openRuntime(config, log);
   await loadSigningKey(runtime);
+  // Every process drops a product's cached feed candidates when any process changes them (feed-cache.ts).
+  await runtime.database.listen(FEED_CHANNEL, onFeedChange(runtime.db));
   await runtime.jobs.start(runtime, { workers: role.workers && runsJobs });
   const server = await listen(runtime, slot !== null);
   // Under a parent, the parent serves METRICS_PORT with every process's sum.

@@ -46,6 +46,11 @@ export interface Database {
    * no timeouts: `fn` gets its one connection.
    */
   withoutStatementTimeout<T>(fn: (db: Db) => Promise<T>): Promise<T>;
+  /**
+   * Calls `onPayload` with every `NOTIFY channel` payload, on a connection of its own that postgres.js
+   * opens again (and listens again on) after a drop. The embedded database is one process: nothing to hear.
+   */
+  listen(channel: string, onPayload: (payload: string) => void): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -147,6 +152,9 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Databa
         await own.end({ timeout: 5 });
       }
     },
+    listen: async (channel, onPayload) => {
+      await client.listen(channel, onPayload);
+    },
     close: () => client.end({ timeout: 5 }),
   };
 }
@@ -205,6 +213,7 @@ export function wrapPglite(pglite: PGlite, onClose: () => void = () => {}, log?:
     },
     pool: () => null,
     withoutStatementTimeout: (fn) => fn(db),
+    listen: async () => {},
     close: async () => {
       try {
         await pglite.close();

@@ -6,6 +6,7 @@ import { Forbidden, Invalid, NotFound, validateAll } from "../../errors.ts";
 import { assertValid } from "../../validation/messages.ts";
 import type { Actor } from "../auth/actor.ts";
 import { findLiveProduct, findVisibleProduct } from "../products/service.ts";
+import { feedChanged } from "../updates/feed-cache.ts";
 import { consumeUpload } from "../uploads/service.ts";
 import { fileOf, mayPublish, removeFiles, requireFile } from "../versions/service.ts";
 import { receiveUpload, type Upload, type UploadedFile } from "../versions/upload.ts";
@@ -89,9 +90,12 @@ export async function addArtifact(
   const companion = companionOf(file.fileName);
   if (companion) {
     const owner = await ownerOf(ctx, target.version.id, companion.of, fields);
-    return companion.kind === "sig"
-      ? attachSignature(ctx, owner, file, received)
-      : attachBlockmap(ctx, owner, file, received);
+    const attached =
+      companion.kind === "sig"
+        ? await attachSignature(ctx, owner, file, received)
+        : await attachBlockmap(ctx, owner, file, received);
+    if (attached.created) await feedChanged(ctx, target.product.id);
+    return attached;
   }
   const values = artifactValues(target.version.id, fields, file);
   // Two runners may send the same file at once: the loser answers like a retry would.
@@ -101,6 +105,7 @@ export async function addArtifact(
     insert: async (tx) => {
       const [row] = await tx.db.insert(artifacts).values(values).returning();
       if (!row) throw new Error("artifact insert returned nothing");
+      await feedChanged(tx, target.product.id);
       return row;
     },
   });
@@ -276,6 +281,7 @@ export async function deleteArtifact(
       throw new Invalid({ artifact: ["A version keeps at least one file; delete the version instead."] });
     }
     await tx.db.delete(artifacts).where(eq(artifacts.id, artifact.id));
+    await feedChanged(tx, product.id);
     return storageKeysOf(artifact);
   });
   await removeFiles(ctx, keys);

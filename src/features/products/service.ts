@@ -9,6 +9,7 @@ import { form } from "../../validation/form.ts";
 import { invalidIdMessage, requiredBodyId, toId } from "../../validation/ids.ts";
 import type { Actor } from "../auth/actor.ts";
 import { allows } from "../auth/permissions.ts";
+import { feedChanged } from "../updates/feed-cache.ts";
 import {
   CreateProductBody,
   type CreateProductInput,
@@ -163,6 +164,7 @@ export async function deleteProduct(ctx: Pick<AppContext, "db">, id: number): Pr
     .where(and(eq(products.id, id), isNull(products.deletedAt)))
     .returning({ id: products.id });
   if (deleted.length === 0) throw new NotFound("Product");
+  await feedChanged(ctx, id);
 }
 
 async function findProductWithCount(ctx: Pick<AppContext, "db">, id: number) {

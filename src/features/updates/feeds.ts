@@ -3,7 +3,7 @@ import type { Artifact, ReleaseChannel } from "../../db/schema/index.ts";
 import { RELEASE_CHANNELS } from "../../db/schema/index.ts";
 import { FieldErrors, NotFound } from "../../errors.ts";
 import { renderChangelog } from "../versions/changelog.ts";
-import { effectiveRollout, eligibleVersions, inRollout } from "../versions/eligible.ts";
+import { effectiveRollout, inRollout } from "../versions/eligible.ts";
 import { compareSemver } from "../versions/semver.ts";
 import type { OpenFeed } from "./access.ts";
 import { appcastXml } from "./appcast.ts";
@@ -13,6 +13,7 @@ import type { SquirrelUpdateJson, TauriUpdateJson } from "./json.ts";
 import {
   clientVersion,
   currentVersion,
+  feedCandidates,
   isNewer,
   offeredVersion,
   pickArtifact,
@@ -197,14 +198,15 @@ export async function sparkleFeed(ctx: Ctx, { access, cohort, reportedVersion }:
     currentVersion: reportedVersion,
     client: cohort,
   });
-  const filter = { platform: "darwin", arch: "any", benefitId: null } as const;
+  const filter = { platform: "darwin", arch: "any" } as const;
   // `alpha` takes every channel but `dev`, which stands apart (semver.ts channelsFor).
   const [released, dev] = await Promise.all([
-    eligibleVersions(ctx, access.product.id, { ...filter, channel: "alpha" }),
-    eligibleVersions(ctx, access.product.id, { ...filter, channel: "dev" }),
+    feedCandidates(ctx, access.product.id, { ...filter, channel: "alpha" }),
+    feedCandidates(ctx, access.product.id, { ...filter, channel: "dev" }),
   ]);
+  const now = new Date();
   const offered = [...released, ...dev]
-    .filter(({ version }) => inRollout(cohort, version.id, effectiveRollout(version)))
+    .filter(({ version }) => inRollout(cohort, version.id, effectiveRollout(version, now)))
     .sort((a, b) => compareSemver(b.semver, a.semver) || b.version.id - a.version.id)
     .slice(0, APPCAST_ITEMS);
   return appcastXml({

@@ -1,9 +1,16 @@
 import type { AppContext } from "../../context.ts";
 import type { Arch, Artifact, Platform, ReleaseChannel, Version } from "../../db/schema/index.ts";
 import type { FieldErrors } from "../../errors.ts";
-import { type EligibleVersion, newestEligible } from "../versions/eligible.ts";
+import {
+  type EligibleVersion,
+  effectiveRollout,
+  eligibleVersions,
+  inRollout,
+  type ReleaseFilter,
+} from "../versions/eligible.ts";
 import { compareSemver, parseSemver, type SemVer } from "../versions/semver.ts";
 import type { FeedAccess } from "./access.ts";
+import { cached } from "./feed-cache.ts";
 
 /**
  * What every feed shares: the version a client is offered (features/versions/eligible.ts decides,
@@ -21,13 +28,33 @@ export interface UpdateFilter {
  * versions have feeds of their own in no updater), the newest eligible one whose rollout takes the
  * cohort. Null when nothing is.
  */
-export function offeredVersion(
+export async function offeredVersion(
   ctx: Pick<AppContext, "db">,
   access: FeedAccess,
   filter: UpdateFilter,
   cohort: string,
 ): Promise<EligibleVersion | null> {
-  return newestEligible(ctx, access.product.id, { ...filter, benefitId: null }, cohort);
+  // One instant for the whole decision: a rollout schedule's step is applied as its time comes.
+  const now = new Date();
+  const candidates = await feedCandidates(ctx, access.product.id, filter);
+  return (
+    candidates.find(({ version }) => inRollout(cohort, version.id, effectiveRollout(version, now))) ?? null
+  );
+}
+
+/**
+ * The product's own versions `filter` may be offered (eligible.ts), newest first, from the
+ * per-process cache (feed-cache.ts): every feed reads them through here, the rollout is applied per poll.
+ */
+export function feedCandidates(
+  ctx: Pick<AppContext, "db">,
+  productId: number,
+  filter: Omit<ReleaseFilter, "benefitId">,
+): Promise<EligibleVersion[]> {
+  const { channel, platform, arch } = filter;
+  return cached(ctx.db, productId, `${channel}:${platform}:${arch}`, () =>
+    eligibleVersions(ctx, productId, { channel, platform, arch, benefitId: null }),
+  );
 }
 
 /** The client's own version from a feed's URL or query; not semver: an error on `field` (a 422). */

@@ -89,7 +89,9 @@ export async function eligibleVersions(
  * is at 0 %). The cohort key is whatever identifies the client across polls (the feeds use
  * `x-user-staging-id`, else the license, else the address): the same key gets the same answer.
  *
- * Every updater poll comes here, so it reads less than `eligibleVersions` (same rule, same answer):
+ * The feeds no longer come here: they take the first of `eligibleVersions` that the cohort's rollout
+ * includes, from a per-process cache (features/updates/feed-cache.ts). This reads the database per
+ * call and less than `eligibleVersions` (same rule, same answer):
  * the names and rollouts of the newest eligible versions only, ordered by the database (a file that
  * fits is checked in SQL), then the full row and the files of the one offered, together. A product
  * with fifty releases costs two small queries, not fifty version rows and a hundred artifact rows

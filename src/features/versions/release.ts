@@ -6,6 +6,7 @@ import { Forbidden, Invalid, NotFound } from "../../errors.ts";
 import { form } from "../../validation/form.ts";
 import type { Actor } from "../auth/actor.ts";
 import { findVisibleProduct } from "../products/service.ts";
+import { feedChanged } from "../updates/feed-cache.ts";
 import { versionPublished, versionYanked } from "./jobs.ts";
 import type { VersionRow } from "./rows.ts";
 import { ReleaseChange } from "./schemas.ts";
@@ -49,6 +50,7 @@ export async function changeRelease(
     if (!current) throw new NotFound("Version");
     const next = nextState(current, change);
     await tx.db.update(versions).set(next).where(eq(versions.id, current.id));
+    await feedChanged(tx, product.id);
     if (current.status === "draft" && next.status === "published")
       await ctx.jobs.sendInTransaction(tx.db, versionPublished, { version_id: current.id });
     if (current.status !== "yanked" && next.status === "yanked")

@@ -21,6 +21,7 @@ import type { Actor } from "../auth/actor.ts";
 import { allows } from "../auth/permissions.ts";
 import { isHolder } from "../licenses/holders.ts";
 import { findLiveProduct, findVisibleProduct, ownsProduct } from "../products/service.ts";
+import { feedChanged } from "../updates/feed-cache.ts";
 import { uploadedFile } from "../uploads/service.ts";
 import { checkMarkdownLinks, sanitiseChangelog } from "./changelog.ts";
 import { versionPublished } from "./jobs.ts";
@@ -148,6 +149,7 @@ export async function publishVersion(
         .values(artifactValues(row.id, fields, file))
         .returning();
       if (!artifact) throw new Error("artifact insert returned nothing");
+      await feedChanged(tx, target.product.id);
       if (!draft) await ctx.jobs.sendInTransaction(tx.db, versionPublished, { version_id: row.id });
       return { version: row, benefit: benefit && pick(benefit), artifacts: [artifact] };
     },
@@ -385,6 +387,7 @@ export async function deleteVersion(
       .where(and(eq(versions.productId, product.id), eq(versions.id, ids.version)))
       .returning({ id: versions.id });
     if (deleted.length === 0) throw new NotFound("Version");
+    await feedChanged(tx, product.id);
     return files.flatMap(storageKeysOf);
   });
   await removeFiles(ctx, keys);
