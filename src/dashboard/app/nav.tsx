@@ -14,6 +14,7 @@ import {
   PROFILE_PATH,
   PURCHASES_PATH,
   ROLES_PATH,
+  STRIPE_PATH,
   TOKENS_PATH,
   USERS_PATH,
   WEBHOOKS_PATH,
@@ -39,6 +40,7 @@ const LINKS: { href: string; label: string; shows?: (user: User) => boolean }[] 
   { href: USERS_PATH, label: "Users", shows: isAdmin },
   { href: ROLES_PATH, label: "Roles", shows: isAdmin },
   { href: API_KEYS_PATH, label: "API keys", shows: isAdmin },
+  { href: STRIPE_PATH, label: "Stripe", shows: isAdmin },
   { href: TOKENS_PATH, label: "Tokens" },
   { href: PROFILE_PATH, label: "Profile" },
 ];

@@ -13,6 +13,7 @@ import { Products } from "./pages/products.tsx";
 import { Profile } from "./pages/profile.tsx";
 import { Purchases } from "./pages/purchases.tsx";
 import { Roles } from "./pages/roles.tsx";
+import { Stripe } from "./pages/stripe.tsx";
 import { Tokens } from "./pages/tokens.tsx";
 import { Users } from "./pages/users.tsx";
 import { Webhooks } from "./pages/webhooks.tsx";
@@ -30,6 +31,7 @@ import {
   PROFILE_PATH,
   PURCHASES_PATH,
   ROLES_PATH,
+  STRIPE_PATH,
   TOKENS_PATH,
   USERS_PATH,
   WEBHOOKS_PATH,
@@ -57,6 +59,7 @@ export const PAGES: { path: string; page: (props: PageProps) => JSX.Element }[] 
   { path: USERS_PATH, page: Users },
   { path: ROLES_PATH, page: Roles },
   { path: API_KEYS_PATH, page: ApiKeys },
+  { path: STRIPE_PATH, page: Stripe },
   { path: PRODUCTS_PATH, page: Products },
   // Before PRODUCT_PATH: the first match wins, and "new" is not a product id.
   { path: NEW_PRODUCT_PATH, page: NewProduct },

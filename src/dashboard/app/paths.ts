@@ -10,6 +10,7 @@ export const WEBHOOKS_PATH = "/dashboard/webhooks";
 export const USERS_PATH = "/dashboard/users";
 export const ROLES_PATH = "/dashboard/roles";
 export const API_KEYS_PATH = "/dashboard/api-keys";
+export const STRIPE_PATH = "/dashboard/stripe";
 
 export const PRODUCTS_PATH = "/dashboard/products";
 /** Must come before PRODUCT_PATH in PAGES, or "new" would be taken for a product id. */
