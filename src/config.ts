@@ -53,6 +53,10 @@ export interface Config {
   readonly mailFrom: string;
   /** The signing secret of the Stripe webhook endpoint (`whsec_…`); null: the endpoint answers 404. */
   readonly stripeWebhookSecret: string | null;
+  /** A Stripe API key (`sk_…`/`rk_…`) that may read Checkout Sessions: fetches a session's line items; null: not fetched. */
+  readonly stripeSecretKey: string | null;
+  /** Stripe's API (`https://api.stripe.com`); another only for tests, a fake API on loopback. */
+  readonly stripeApiUrl: string;
   readonly logLevel: LogLevel;
   /** Bearer token for `GET /metrics` on the main port; null: not served there. */
   readonly metricsToken: string | null;
@@ -200,6 +204,11 @@ export function loadConfig(env: Env = process.env, inContainer = runsInContainer
     smtpUrl,
     mailFrom: read("MAIL_FROM") ?? "depot@localhost",
     stripeWebhookSecret: read("STRIPE_WEBHOOK_SECRET") ?? null,
+    stripeSecretKey: read("STRIPE_SECRET_KEY") ?? null,
+    stripeApiUrl: url("STRIPE_API_URL", read("STRIPE_API_URL") ?? "https://api.stripe.com", [
+      "http:",
+      "https:",
+    ]),
     logLevel: oneOf("LOG_LEVEL", read("LOG_LEVEL"), LOG_LEVELS, "info"),
     metricsToken: metricsToken(read("METRICS_TOKEN")),
     metricsPort: metricsPort(read("METRICS_PORT"), port),

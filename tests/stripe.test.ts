@@ -15,6 +15,68 @@ import { type Inbox, startInbox, until } from "./helpers/inbox.ts";
 const SECRET = "whsec_test_depot_secret";
 const KEY = /^[0-9A-HJKMNP-TV-Z]{5}(-[0-9A-HJKMNP-TV-Z]{5}){4}$/;
 
+const API_KEY = "rk_test_depot_read_checkout";
+
+/**
+ * A fake of Stripe's API on loopback: answers `GET /v1/checkout/sessions/:id/line_items` with
+ * Stripe's JSON (a list, one price per item, `has_more` paging by `starting_after`), the items set in
+ * `sessionItems`; every request is kept in `apiCalls`.
+ */
+const sessionItems = new Map<string, { price: string; quantity: number; amount_total: number }[]>();
+const apiCalls: { path: string; authorization: string | null }[] = [];
+const fakeStripe = (request: Request) => {
+  const url = new URL(request.url);
+  apiCalls.push({ path: url.pathname + url.search, authorization: request.headers.get("authorization") });
+  const match = /^\/v1\/checkout\/sessions\/([^/]+)\/line_items$/.exec(url.pathname);
+  if (request.headers.get("authorization") !== `Bearer ${API_KEY}`) {
+    return Response.json(
+      { error: { type: "invalid_request_error", message: "Invalid API Key provided: rk_test_***" } },
+      { status: 401 },
+    );
+  }
+  const items = match ? sessionItems.get(decodeURIComponent(match[1] as string)) : undefined;
+  if (!match || !items) {
+    return Response.json(
+      {
+        error: {
+          type: "invalid_request_error",
+          code: "resource_missing",
+          message: "No such checkout.session",
+        },
+      },
+      { status: 404 },
+    );
+  }
+  const all = items.map((item, i) => ({
+    id: `li_${i}`,
+    object: "item",
+    amount_discount: 0,
+    amount_subtotal: item.amount_total,
+    amount_tax: 0,
+    amount_total: item.amount_total,
+    currency: "usd",
+    description: "Pro",
+    price: {
+      id: item.price,
+      object: "price",
+      currency: "usd",
+      unit_amount: item.amount_total / item.quantity,
+    },
+    quantity: item.quantity,
+  }));
+  // One item a page, so that depot must follow has_more.
+  const after = url.searchParams.get("starting_after");
+  const from = after === null ? 0 : all.findIndex((item) => item.id === after) + 1;
+  return Response.json({
+    object: "list",
+    data: all.slice(from, from + 1),
+    has_more: from + 1 < all.length,
+    url: url.pathname,
+  });
+};
+let stripeApi: ReturnType<typeof Bun.serve>;
+const stripeApiPort = () => stripeApi.port as number;
+
 let t: TestApp;
 let base: string;
 let inbox: Inbox;
@@ -25,8 +87,14 @@ let option: { id: number };
 
 beforeAll(async () => {
   inbox = await startInbox();
+  stripeApi = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: fakeStripe });
   t = await startTestApp({
-    env: { SMTP_URL: `smtp://127.0.0.1:${inbox.port}`, STRIPE_WEBHOOK_SECRET: SECRET },
+    env: {
+      SMTP_URL: `smtp://127.0.0.1:${inbox.port}`,
+      STRIPE_WEBHOOK_SECRET: SECRET,
+      STRIPE_SECRET_KEY: API_KEY,
+      STRIPE_API_URL: `http://127.0.0.1:${stripeApiPort()}`,
+    },
     jobs: "workers",
   });
   base = t.listen();
@@ -46,6 +114,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await t.close();
   await inbox.close();
+  stripeApi.stop(true);
 }, 15_000);
 
 const putSettings = (body: unknown, token = adminToken) =>
@@ -181,6 +250,92 @@ describe("checkout.session.completed", () => {
     expect(receipt.outcome).toBe("ignored");
     expect(await userByEmail(email)).toBeUndefined();
   });
+});
+
+describe("line items read from Stripe's API (a real event carries none)", () => {
+  /** A checkout event as Stripe sends it: no `line_items`. */
+  const bare = (email: string) => {
+    const event = checkout(email, { line_items: undefined });
+    const session = (event.data as { object: { id: string } }).object;
+    return { event, sessionId: session.id };
+  };
+
+  test("fetched with STRIPE_SECRET_KEY, every page, and sold", async () => {
+    const email = `fetched-${crypto.randomUUID().slice(0, 8)}@example.com`;
+    const { event, sessionId } = bare(email);
+    sessionItems.set(sessionId, [
+      { price: "price_pro", quantity: 2, amount_total: 9800 },
+      { price: "price_sub", quantity: 1, amount_total: 4900 },
+    ]);
+    apiCalls.length = 0;
+    const receipt = await readJson(await send(event));
+    expect(receipt).toMatchObject({ id: event.id, outcome: "processed", duplicate: false });
+    expect(apiCalls.map((call) => call.authorization)).toEqual([`Bearer ${API_KEY}`, `Bearer ${API_KEY}`]);
+    expect(apiCalls[0]?.path).toBe(`/v1/checkout/sessions/${sessionId}/line_items?limit=100`);
+    expect(apiCalls[1]?.path).toBe(
+      `/v1/checkout/sessions/${sessionId}/line_items?limit=100&starting_after=li_0`,
+    );
+    const buyer = await userByEmail(email);
+    expect(await licensesOf(buyer?.id ?? 0)).toHaveLength(2);
+    const bought = await t.ctx.db
+      .select()
+      .from(purchases)
+      .where(eq(purchases.userId, buyer?.id ?? 0));
+    expect(bought.map((p) => [p.optionId, p.quantity, p.unitPrice]).sort()).toEqual([
+      [null, 1, "49.00"],
+      [option.id, 2, "49.00"],
+    ]);
+  }, 30_000);
+
+  test("Stripe unreachable: failed, nothing written; sold when Stripe resends", async () => {
+    const email = `down-${crypto.randomUUID().slice(0, 8)}@example.com`;
+    const { event, sessionId } = bare(email);
+    sessionItems.set(sessionId, [{ price: "price_pro", quantity: 1, amount_total: 4900 }]);
+    const port = stripeApiPort();
+    stripeApi.stop(true);
+    try {
+      const failed = await readJson(await send(event));
+      expect(failed).toMatchObject({ outcome: "failed", duplicate: false });
+      expect(failed.message).toStartWith("Fetching the checkout session's line items from Stripe failed: ");
+      expect(await userByEmail(email)).toBeUndefined();
+    } finally {
+      stripeApi = Bun.serve({ hostname: "127.0.0.1", port, fetch: fakeStripe });
+    }
+    const retried = await readJson(await send(event));
+    expect(retried).toMatchObject({ outcome: "processed", duplicate: false });
+    expect(await licensesOf((await userByEmail(email))?.id ?? 0)).toHaveLength(1);
+  }, 30_000);
+
+  test("a session Stripe does not know: failed with Stripe's reason", async () => {
+    const email = `unknown-${crypto.randomUUID().slice(0, 8)}@example.com`;
+    const failed = await readJson(await send(bare(email).event));
+    expect(failed.outcome).toBe("failed");
+    expect(failed.message).toBe(
+      "Fetching the checkout session's line items from Stripe failed: No such checkout.session",
+    );
+    expect(await userByEmail(email)).toBeUndefined();
+  }, 30_000);
+
+  test("without STRIPE_SECRET_KEY: failed, saying which setting is missing", async () => {
+    const keyless = await startTestApp({ env: { STRIPE_WEBHOOK_SECRET: SECRET } });
+    try {
+      const payload = JSON.stringify(bare(`keyless-${crypto.randomUUID().slice(0, 8)}@example.com`).event);
+      const header = await Stripe.webhooks.generateTestHeaderStringAsync({ payload, secret: SECRET });
+      const response = await keyless.request("/api/integrations/stripe/webhook", {
+        method: "POST",
+        headers: { "content-type": "application/json", "stripe-signature": header },
+        body: payload,
+      });
+      expect(response.status).toBe(200);
+      const receipt = await readJson(response);
+      expect(receipt.outcome).toBe("failed");
+      expect(receipt.message).toBe(
+        "The checkout session carries no line items and STRIPE_SECRET_KEY is not set to fetch them from Stripe.",
+      );
+    } finally {
+      await keyless.close();
+    }
+  }, 30_000);
 });
 
 describe("renewals and revocations", () => {
@@ -345,7 +500,7 @@ describe("settings and the event list", () => {
     expect(response.status).toBe(200);
     const page = await readJson(response);
     const outcomes = new Set(page.data.map((e: { outcome: string }) => e.outcome));
-    expect([...outcomes].sort()).toEqual(["ignored", "processed"]);
+    expect([...outcomes].sort()).toEqual(["failed", "ignored", "processed"]);
     expect(page.data[0]).toEqual({
       id: expect.stringMatching(/^evt_test_/),
       type: expect.any(String),

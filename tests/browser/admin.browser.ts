@@ -64,6 +64,7 @@ test("an admin creates a vendor, their product, a purchase and an API key; the v
       "Users",
       "Roles",
       "API keys",
+      "Stripe",
       "Downloads",
       "Notifications",
       "Tokens",

@@ -17,6 +17,7 @@ import {
   PURCHASES_PATH,
   ROLES_PATH,
   SOLD_LICENSES_PATH,
+  STRIPE_PATH,
   TOKENS_PATH,
   USERS_PATH,
   WEBHOOKS_PATH,
@@ -51,6 +52,7 @@ export const NAV_GROUPS: { label: string | null; items: NavItem[] }[] = [
       { href: USERS_PATH, label: "Users", shows: seesUsers },
       { href: ROLES_PATH, label: "Roles", shows: isAdmin },
       { href: API_KEYS_PATH, label: "API keys", shows: isAdmin },
+      { href: STRIPE_PATH, label: "Stripe", shows: isAdmin },
     ],
   },
   {

@@ -14,6 +14,7 @@ import { Profile } from "./pages/profile.tsx";
 import { Purchases } from "./pages/purchases.tsx";
 import { Roles } from "./pages/roles.tsx";
 import { SoldLicenses } from "./pages/sold-licenses.tsx";
+import { Stripe } from "./pages/stripe.tsx";
 import { Tokens } from "./pages/tokens.tsx";
 import { Users } from "./pages/users.tsx";
 import { Webhooks } from "./pages/webhooks.tsx";
@@ -32,6 +33,7 @@ import {
   PURCHASES_PATH,
   ROLES_PATH,
   SOLD_LICENSES_PATH,
+  STRIPE_PATH,
   TOKENS_PATH,
   USERS_PATH,
   WEBHOOKS_PATH,
@@ -72,6 +74,7 @@ export const PAGES: PageEntry[] = [
   { path: ROLES_PATH, page: Roles, shows: isAdmin },
   { path: API_KEYS_PATH, page: ApiKeys, shows: isAdmin },
   { path: PRODUCTS_PATH, page: Products, shows: sells },
+  { path: STRIPE_PATH, page: Stripe, shows: isAdmin },
   // Before PRODUCT_PATH: the first match wins, and "new" is not a product id.
   { path: NEW_PRODUCT_PATH, page: NewProduct, shows: isAdmin },
   // A product's pages say "Product not found." themselves to whoever does not manage it.

@@ -12,6 +12,7 @@ export const ROLES_PATH = "/dashboard/roles";
 export const API_KEYS_PATH = "/dashboard/api-keys";
 /** The licenses of the products the reader sells (Sell → Licenses); LICENSES_PATH is the ones they hold. */
 export const SOLD_LICENSES_PATH = "/dashboard/sold-licenses";
+export const STRIPE_PATH = "/dashboard/stripe";
 
 export const PRODUCTS_PATH = "/dashboard/products";
 /** Must come before PRODUCT_PATH in PAGES, or "new" would be taken for a product id. */

@@ -16,6 +16,7 @@ import { withTransaction } from "../../db/transaction.ts";
 import { AppError, NotFound } from "../../errors.ts";
 import { findOrCreateCustomer } from "../customers/service.ts";
 import { insertLicense, queueLicenseKeyEmail } from "../licenses/service.ts";
+import { fetchLineItems } from "./line-items.ts";
 
 type StripeContext = Pick<AppContext, "db" | "config" | "jobs" | "appKey" | "log">;
 
@@ -128,9 +129,11 @@ interface LineItem {
   currency: string;
 }
 
-/** The session's line items, as an expanded `line_items` list carries them. */
-function lineItemsOf(session: Record<string, unknown>): LineItem[] {
-  const data = record(session.line_items).data;
+/** The session's line items, as an expanded `line_items` list (or Stripe's API) carries them. */
+function lineItemsOf(
+  session: Record<string, unknown>,
+  data: unknown = record(session.line_items).data,
+): LineItem[] {
   if (!Array.isArray(data)) return [];
   return data.flatMap((raw) => {
     const item = record(raw);
@@ -163,12 +166,20 @@ async function checkoutCompleted(
   const details = record(session.customer_details);
   const email = text(details.email) ?? text(session.customer_email);
   if (!email) return { outcome: "failed", message: "The checkout session has no customer e-mail." };
-  const items = lineItemsOf(session);
+  let items = lineItemsOf(session);
   if (items.length === 0) {
-    return {
-      outcome: "failed",
-      message: "The checkout session carries no line items (send the event with line_items expanded).",
-    };
+    // Stripe's own events never carry them: they are read from Stripe's API with STRIPE_SECRET_KEY.
+    const sessionId = text(session.id);
+    if (!sessionId) return { outcome: "failed", message: "The checkout session has no id." };
+    const fetched = await fetchLineItems(ctx.config, sessionId);
+    if ("problem" in fetched) return { outcome: "failed", message: fetched.problem };
+    items = lineItemsOf(session, fetched.items);
+    if (items.length === 0) {
+      return {
+        outcome: "failed",
+        message: `Stripe lists no priced line items for checkout session ${sessionId}.`,
+      };
+    }
   }
   const mapped = await ctx.db
     .select({ price: stripePrices, product: products })
