@@ -5,7 +5,9 @@
 // A runnable example is a ```console block: lines starting with `$ ` are commands (a line ending in
 // `\` goes on), every other line is the output the command must print (stdout and stderr together).
 // In the output `…` stands for any text within a line, and a line that is only `…` for any number of
-// lines; a command must exit 0 unless its output ends with `[exit N]`. Other code blocks are prose.
+// lines; a command must exit 0 unless its output ends with `[exit N]`. Other code blocks are prose,
+// but a shell block (```sh, ```bash, ```shell) that cannot run here says so on the line above it,
+// `<!-- not run: why -->`, with the why in the page's text too (see notRunShellBlocksOf).
 //
 // Each file runs on its own: a new empty directory, `depot serve` started there by this script as the
 // reader started it (on its defaults: http://localhost:8080, the embedded database in ./data), `depot`
@@ -48,6 +50,28 @@ export function commandsOf(markdown: string): Command[] {
     }
   }
   return commands;
+}
+
+/** The shell blocks (```sh, ```bash, ```shell) of a markdown file: each fence's line, and whether it
+ * is marked `<!-- not run: why -->` on the line above it. A page meant to run top to bottom has none
+ * unmarked: what it shows either runs as a console block or says why it cannot. */
+export function shellBlocksOf(markdown: string): { line: number; marked: boolean }[] {
+  const blocks: { line: number; marked: boolean }[] = [];
+  const lines = markdown.split("\n");
+  let inBlock = false;
+  for (let index = 0; index < lines.length; index++) {
+    const line = lines[index] ?? "";
+    if (!line.startsWith("```")) continue;
+    if (inBlock) {
+      inBlock = false;
+      continue;
+    }
+    inBlock = true;
+    if (["sh", "bash", "shell"].includes(line.slice(3).trim())) {
+      blocks.push({ line: index + 1, marked: /^<!-- not run: .+ -->$/.test(lines[index - 1]?.trim() ?? "") });
+    }
+  }
+  return blocks;
 }
 
 /** Whether the printed lines match the expected ones, where `…` is any text and a `…` line any lines. */
@@ -147,13 +171,14 @@ async function checkFile(binary: string, file: string, commands: Command[]): Pro
 const indent = (lines: string[]) => lines.map((line) => `    | ${line}`).join("\n");
 
 async function waitForHealth(url: string) {
-  for (let attempt = 0; attempt < 300; attempt++) {
+  // Generous: a busy CI machine may take a while to start it and migrate the embedded database.
+  for (let attempt = 0; attempt < 1200; attempt++) {
     try {
       if ((await fetch(`${url}/api/health`)).ok) return;
     } catch {}
     await Bun.sleep(100);
   }
-  throw new Error(`depot serve did not answer ${url}/api/health within 30 s`);
+  throw new Error(`depot serve did not answer ${url}/api/health within 120 s`);
 }
 
 /** Reads a stream up to each marker line, giving what came before it and the status after it. */
