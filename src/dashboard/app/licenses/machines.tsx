@@ -12,6 +12,7 @@ import { ErrorAlert } from "../error-alert.tsx";
 import { Field, TextAreaField } from "../field.tsx";
 import { useLoad } from "../load.ts";
 import { Loaded } from "../loaded.tsx";
+import { fileValidUntil, machineLabel, OfflineFileReady } from "../machine-files.tsx";
 import type { License, OfflineFile } from "../wire.ts";
 import { activateOffline, deactivateMachine, listMachines, type VendorMachine } from "./api.ts";
 
@@ -25,15 +26,6 @@ interface Props {
   onChanged: () => void;
 }
 
-const label = (machine: Pick<VendorMachine, "name" | "hostname" | "fingerprint">) =>
-  machine.name ?? machine.hostname ?? machine.fingerprint;
-
-/** Until when the machine's license file works offline; null when it has none still valid. */
-const fileValidUntil = (machine: VendorMachine) =>
-  machine.file_expires_at !== null && Date.parse(machine.file_expires_at) > Date.now()
-    ? machine.file_expires_at
-    : null;
-
 export function LicenseMachines({ id, productId, license, onChanged }: Props) {
   const { loading, reload } = useLoad(
     () => listMachines(productId, license.id),
@@ -45,7 +37,7 @@ export function LicenseMachines({ id, productId, license, onChanged }: Props) {
   const [held, setHeld] = useState<{ machine: VendorMachine; until: string } | null>(null);
 
   const deactivate = async (machine: VendorMachine, force: boolean) => {
-    if (!force && !confirm(`Deactivate ${isolated(label(machine))}? It frees its seat.`)) return;
+    if (!force && !confirm(`Deactivate ${isolated(machineLabel(machine))}? It frees its seat.`)) return;
     setBusy(machine.id);
     setError(null);
     setHeld(null);
@@ -69,7 +61,7 @@ export function LicenseMachines({ id, productId, license, onChanged }: Props) {
       {held && (
         <div role="alert" class="field-error">
           <p>
-            <bdi>{label(held.machine)}</bdi> keeps its seat: its license file is valid
+            <bdi>{machineLabel(held.machine)}</bdi> keeps its seat: its license file is valid
             {held.until ? (
               <>
                 {" "}
@@ -85,7 +77,7 @@ export function LicenseMachines({ id, productId, license, onChanged }: Props) {
             onClick={() => deactivate(held.machine, true)}
             disabled={busy !== null}
           >
-            Deactivate anyway<span class="visually-hidden"> {label(held.machine)}</span>
+            Deactivate anyway<span class="visually-hidden"> {machineLabel(held.machine)}</span>
           </button>{" "}
           <button type="button" class="secondary" onClick={() => setHeld(null)}>
             Keep it
@@ -102,7 +94,7 @@ export function LicenseMachines({ id, productId, license, onChanged }: Props) {
                 {machines.map((machine) => (
                   <li key={machine.id} class="row">
                     <div class="row-main">
-                      <bdi>{label(machine)}</bdi>{" "}
+                      <bdi>{machineLabel(machine)}</bdi>{" "}
                       <span class={`status status-${machine.alive ? "active" : "expired"}`}>
                         {machine.alive ? "Active" : "Not responding"}
                       </span>
@@ -132,7 +124,7 @@ export function LicenseMachines({ id, productId, license, onChanged }: Props) {
                       disabled={busy !== null}
                     >
                       {busy === machine.id ? "Deactivating…" : "Deactivate"}
-                      <span class="visually-hidden"> {label(machine)}</span>
+                      <span class="visually-hidden"> {machineLabel(machine)}</span>
                     </button>
                   </li>
                 ))}
@@ -246,33 +238,9 @@ function OfflineActivation({ id, productId, license, ceiling, onActivated }: Off
           <button type="submit" disabled={busy}>
             {busy ? "Activating…" : "Get license file"}
           </button>
-          {file && (
-            <p aria-live="polite">
-              <bdi>{label(file.machine)}</bdi> is activated.{" "}
-              <button type="button" class="secondary" onClick={() => save(file, license)}>
-                Download its license file
-              </button>{" "}
-              <span class="hint">
-                (valid until{" "}
-                <time dateTime={file.license_file_expires_at}>
-                  {formatDate(file.license_file_expires_at)}
-                </time>
-                )
-              </span>
-            </p>
-          )}
+          {file && <OfflineFileReady file={file} licenseId={license.id} />}
         </form>
       )}
     </div>
   );
-}
-
-/** Saves the file through a blob URL: same-origin, so the page's Content-Security-Policy allows it. */
-function save(file: OfflineFile, license: License) {
-  const url = URL.createObjectURL(new Blob([file.license_file], { type: "application/x-pem-file" }));
-  const link = document.createElement("a");
-  link.href = url;
-  link.download = `depot-license-${license.id}-${file.machine.id}.lic`;
-  link.click();
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
 }

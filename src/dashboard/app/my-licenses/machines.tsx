@@ -7,16 +7,9 @@ import { isolated } from "../bidi.ts";
 import { formatDate } from "../dates.ts";
 import { ErrorAlert } from "../error-alert.tsx";
 import { TextAreaField } from "../field.tsx";
+import { fileValidUntil, machineLabel, OfflineFileReady } from "../machine-files.tsx";
 import type { OfflineFile, OwnLicense, OwnMachine } from "../wire.ts";
 import { activateOffline, deactivateMachine } from "./api.ts";
-
-const label = (machine: OwnMachine) => machine.name ?? machine.hostname ?? machine.fingerprint;
-
-/** Until when the machine's license file works offline; null when it has none still valid. */
-const fileValidUntil = (machine: OwnMachine) =>
-  machine.file_expires_at !== null && Date.parse(machine.file_expires_at) > Date.now()
-    ? machine.file_expires_at
-    : null;
 
 /** A machine holds its seat while it answers, and while its license file is valid (docs/vendors.md). */
 const holdsSeat = (machine: OwnMachine) => machine.alive || fileValidUntil(machine) !== null;
@@ -36,7 +29,7 @@ export function LicenseMachines({
   const deactivate = async (machine: OwnMachine) => {
     if (
       !confirm(
-        `Deactivate ${isolated(label(machine))}? It frees its seat; the app there stops working until activated again.`,
+        `Deactivate ${isolated(machineLabel(machine))}? It frees its seat; the app there stops working until activated again.`,
       )
     )
       return;
@@ -64,7 +57,7 @@ export function LicenseMachines({
         <ul class="license-machines">
           {license.machines.map((machine) => (
             <li key={machine.id}>
-              <bdi>{label(machine)}</bdi>{" "}
+              <bdi>{machineLabel(machine)}</bdi>{" "}
               <span class={`status status-${machine.alive ? "active" : "expired"}`}>
                 {machine.alive ? "Active" : "Not responding"}
               </span>
@@ -92,7 +85,7 @@ export function LicenseMachines({
                 disabled={busy === machine.id}
               >
                 {busy === machine.id ? "Deactivating…" : "Deactivate"}
-                <span class="visually-hidden"> {label(machine)}</span>
+                <span class="visually-hidden"> {machineLabel(machine)}</span>
               </button>
             </li>
           ))}
@@ -154,33 +147,9 @@ function OfflineActivation({ license, onChanged }: { license: OwnLicense; onChan
           <button type="submit" disabled={busy}>
             {busy ? "Activating…" : "Get license file"}
           </button>
-          {file && (
-            <p aria-live="polite">
-              <bdi>{label(file.machine)}</bdi> is activated.{" "}
-              <button type="button" class="secondary" onClick={() => save(file, license)}>
-                Download its license file
-              </button>{" "}
-              <span class="hint">
-                (valid until{" "}
-                <time dateTime={file.license_file_expires_at}>
-                  {formatDate(file.license_file_expires_at)}
-                </time>
-                )
-              </span>
-            </p>
-          )}
+          {file && <OfflineFileReady file={file} licenseId={license.id} />}
         </form>
       )}
     </div>
   );
-}
-
-/** Saves the file through a blob URL: same-origin, so the page's Content-Security-Policy allows it. */
-function save(file: OfflineFile, license: OwnLicense) {
-  const url = URL.createObjectURL(new Blob([file.license_file], { type: "application/x-pem-file" }));
-  const link = document.createElement("a");
-  link.href = url;
-  link.download = `depot-license-${license.id}-${file.machine.id}.lic`;
-  link.click();
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
 }
