@@ -110,6 +110,7 @@ describe("PATCH /api/products/{product}/licenses/{license}", () => {
       floating: true,
       heartbeat_seconds: 120,
       machine_file_ttl_max: null,
+      policy_id: null,
       created_at: expect.stringMatching(ISO),
     });
     expect(await rowOf(license.id)).toMatchObject({ maxMachines: 3, floating: true, heartbeatSeconds: 120 });
@@ -230,7 +231,8 @@ describe("PATCH /api/products/{product}/licenses/{license}", () => {
     expect(response.headers.get("content-type")).toContain("application/json");
     const body = await readJson(response);
     expect(body).toEqual({
-      message: "The max ips field must be at least 1. (and 5 more errors)",
+      // The message names the first field's error, in the body's field order (as errors lists them).
+      message: "The expires field must be a valid ISO 8601 date-time. (and 5 more errors)",
       errors: {
         expires: ["The expires field must be a valid ISO 8601 date-time."],
         max_ips: ["The max ips field must be at least 1."],

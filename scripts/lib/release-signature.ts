@@ -15,7 +15,7 @@ import { readFileSync } from "node:fs";
 export class ReleaseKeyError extends Error {}
 
 export interface ReleaseKey {
-  /** The key id minisign prints (its 8 bytes, little-endian, in hex). */
+  /** The key id minisign prints: its 8 bytes, little-endian, in hex without leading zeros (`%PRIX64`). */
   readonly id: string;
   /** The public key as minisign writes it: the second line of a .pub file, `RW…`. */
   readonly publicKey: string;
@@ -61,7 +61,7 @@ export function readReleaseKey(path: string): ReleaseKey {
   const derived = Buffer.from(createPublicKey(privateKey).export({ format: "jwk" }).x ?? "", "base64url");
   if (!derived.equals(storedPublic)) throw new ReleaseKeyError(`${path} is damaged (its two halves differ)`);
   return {
-    id: Buffer.from(idBytes).reverse().toString("hex").toUpperCase(),
+    id: Buffer.from(idBytes).readBigUInt64LE().toString(16).toUpperCase(),
     idBytes,
     publicKey: Buffer.concat([Buffer.from("Ed"), idBytes, storedPublic]).toString("base64"),
     sign: (message) => signWith(privateKey, message),
