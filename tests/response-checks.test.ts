@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { openapi } from "@elysiajs/openapi";
 import { Elysia, t as types } from "elysia";
 import { errorRenderer } from "../src/http/error-renderer.ts";
@@ -8,7 +8,7 @@ import {
   skipResponseChecks,
 } from "../src/http/response-checks.ts";
 import { createLogger } from "../src/log.ts";
-import { readJson, startTestApp, type TestApp } from "./helpers/app.ts";
+import { readJson } from "./helpers/app.ts";
 
 /**
  * `serve` does not check its answers against the routes' response schemas; the test suite does, for
@@ -73,12 +73,6 @@ test("skipping the checks leaves the OpenAPI document as it was", async () => {
 });
 
 describe("depot's own app", () => {
-  let app: TestApp;
-  beforeAll(async () => {
-    app = await startTestApp();
-  });
-  afterAll(() => app.close());
-
   test("as `serve` builds it, every route's response schemas are unchecked and documented the same", async () => {
     // In a process of its own: the schemas are module constants shared with every app of a process.
     const script = `
@@ -110,7 +104,9 @@ describe("depot's own app", () => {
     const result = JSON.parse(lines[lines.length - 1] ?? "{}");
     expect(result.checked).toBe(0);
     expect(result.unchecked).toBeGreaterThan(100);
-    const here = await (await app.request("/docs/json")).json();
-    expect(JSON.parse(result.document)).toEqual(here);
+    // The document of record, as a fresh process serves it with checks on (openapi-operations.test.ts):
+    // not this process's, whose shared schemas the validators other test files compiled have changed.
+    const committed = await Bun.file(new URL("./openapi-document.json", import.meta.url)).json();
+    expect(JSON.parse(result.document)).toEqual(committed);
   }, 180_000);
 });

@@ -33,12 +33,15 @@ export const versionsCommand: Command = {
   },
 };
 
-/** One line per version under a header, columns padded to their widest cell. */
+/**
+ * One line per version under a header, columns padded to their widest cell. A field the server left
+ * out (not a depot, or an older one) shows as "-" rather than stopping the list.
+ */
 function table(versions: Version[]): string {
   if (versions.length === 0) return "No versions.";
   const rows = [
     ["ID", "VERSION", "BENEFIT", "CHANNEL", "STATUS", "ROLLOUT", "FILE", "SIZE", "RELEASED"],
-    ...versions.map((v) => [
+    ...versions.map((v): (string | undefined)[] => [
       String(v.id),
       v.version_number,
       v.benefit_name ?? "-",
@@ -51,8 +54,10 @@ function table(versions: Version[]): string {
       v.published_at?.replace(/\.\d+Z$/, "Z") ?? "-",
     ]),
   ];
-  const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => row[column]?.length ?? 0))) ?? [];
-  return rows
+  const cells = rows.map((row) => row.map((cell) => cell ?? "-"));
+  const widths =
+    cells[0]?.map((_, column) => Math.max(...cells.map((row) => row[column]?.length ?? 0))) ?? [];
+  return cells
     .map((row) =>
       row
         .map((cell, column) => cell.padEnd(widths[column] ?? 0))
