@@ -131,12 +131,18 @@ describe("the dashboard shell", () => {
     expect(compressed).toBeLessThan(FIRST_LOAD_JS_BUDGET);
   });
 
-  test("the script bundles nothing of the server but the two lists its forms offer (wire.ts names types)", async () => {
+  // The lists its forms offer, and the file-name table its publish form infers a platform with (the
+  // server's own, so the two never disagree); wire.ts names types only.
+  test("the script bundles nothing of the server but its forms' lists and the file-name table", async () => {
     const root = fileURLToPath(new URL("../", import.meta.url));
     const server = (await bundledSources())
       .map((path) => relative(root, path))
       .filter((path) => !path.includes("node_modules/") && !path.startsWith("src/dashboard/app/"));
-    expect(server.sort()).toEqual(["src/features/auth/permissions.ts", "src/features/webhooks/events.ts"]);
+    expect(server.sort()).toEqual([
+      "src/features/artifacts/file-names.ts",
+      "src/features/auth/permissions.ts",
+      "src/features/webhooks/events.ts",
+    ]);
   });
 
   test("client-side routes answer the same page; an unknown asset is a JSON 404", async () => {
