@@ -346,7 +346,7 @@ test("a vendor without products is told who makes them; an admin sees every prod
   const w = await openPage(depot.origin);
   try {
     await signInAs(w.page, depot.base, empty.email, PASSWORD);
-    await w.page.getByRole("link", { name: "Products" }).click();
+    await followNav(w.page.getByRole("navigation", { name: "Dashboard", includeHidden: true }), "Products");
     await w.page.getByText("No products yet — an admin creates them for you.").waitFor({ timeout: 10_000 });
     expect(await w.page.getByRole("link", { name: "New product" }).count()).toBe(0);
     expect(w.problems).toEqual([]);
@@ -358,7 +358,7 @@ test("a vendor without products is told who makes them; an admin sees every prod
   const { page } = a;
   try {
     await signInAs(page, depot.base, admin.email, PASSWORD);
-    await page.getByRole("link", { name: "Products" }).click();
+    await followNav(page.getByRole("navigation", { name: "Dashboard", includeHidden: true }), "Products");
     const row = page.locator("main li").filter({ hasText: "Zeppelin Races" });
     await row.waitFor({ timeout: 10_000 });
     expect(await row.locator(".label").allTextContents()).toEqual(["Disabled"]);
@@ -430,7 +430,10 @@ test("a vendor publishes to a benefit from the Benefit select, and to the whole 
     await page.getByText("No versions yet.").waitFor({ timeout: 10_000 });
     await page.getByRole("heading", { name: "Publish a version" }).waitFor();
     expect(await page.getByLabel("Benefit", { exact: true }).count()).toBe(0);
-    expect(await page.locator("select").count()).toBe(0);
+    // Its only selects are the file's platform and architecture.
+    expect(await page.locator("select").count()).toBe(2);
+    expect(await page.getByLabel("Platform", { exact: true }).count()).toBe(1);
+    expect(await page.getByLabel("Architecture", { exact: true }).count()).toBe(1);
 
     // A product with benefits: Whole product first and chosen, then each benefit with its option (each
     // name isolated, as plain text must be: tests/browser/bidi.browser.ts).

@@ -5,7 +5,15 @@
 import { expect, test } from "bun:test";
 import Stripe from "stripe";
 import { readJson } from "../helpers/app.ts";
-import { cookieOf, fitsWidth, listeningDepot, offOrigin, openPage, signInAs } from "../helpers/browser.ts";
+import {
+  cookieOf,
+  fitsWidth,
+  followNav,
+  listeningDepot,
+  offOrigin,
+  openPage,
+  signInAs,
+} from "../helpers/browser.ts";
 import { createProduct, createUser } from "../helpers/factories.ts";
 import { userWithPassword } from "../helpers/sessions.ts";
 
@@ -42,7 +50,7 @@ test("an admin maps a price, sees the events with their outcomes, and removes th
   const w = await openPage(depot.origin);
   try {
     await signInAs(w.page, depot.base, admin.email, PASSWORD);
-    await w.page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name: "Stripe" }).click();
+    await followNav(w.page.getByRole("navigation", { name: "Dashboard", includeHidden: true }), "Stripe");
     await w.page.waitForURL((url) => url.pathname === "/dashboard/stripe", { timeout: 10_000 });
     const webhook = w.page.getByLabel("Endpoint to add in Stripe");
     await webhook.waitFor({ timeout: 10_000 });
@@ -91,8 +99,9 @@ test("a vendor has no Stripe link", async () => {
   const w = await openPage(depot.origin);
   try {
     await signInAs(w.page, depot.base, vendor.email, PASSWORD);
-    const nav = w.page.getByRole("navigation", { name: "Dashboard" });
-    expect(await nav.getByRole("link", { name: "Stripe" }).count()).toBe(0);
+    const nav = w.page.getByRole("navigation", { name: "Dashboard", includeHidden: true });
+    await nav.getByRole("link", { name: "Products", includeHidden: true }).waitFor({ state: "attached" });
+    expect(await nav.getByRole("link", { name: "Stripe", includeHidden: true }).count()).toBe(0);
   } finally {
     await w.context.close();
   }
