@@ -17,8 +17,7 @@
 // the 2,000 per request, wrk's Lua) and the electron `latest.yml` poll (`Authorization: License`) —
 // `wrk -t2 -cN -dS --latency` drives each server. Reported per run: requests/s, p50 and p99, the CPU
 // share wrk took of the machine (its utime + stime over the run ÷ cores × seconds), and 2 ÷ 1.
-import { readFileSync, writeFileSync } from "node:fs";
-import { cpus } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { builtBinary, depotBinary } from "./lib/depot.ts";
@@ -26,6 +25,7 @@ import { machineLine } from "./lib/machine.ts";
 import type { BenchDatabase } from "./lib/postgres.ts";
 import { runMain } from "./lib/processes.ts";
 import { ReleaseBench } from "./lib/releases.ts";
+import { type WrkResult, wrk } from "./lib/wrk.ts";
 import { log, wholeNumber } from "./lib.ts";
 
 const { values: opts } = parseArgs({
@@ -71,46 +71,6 @@ async function seed(database: BenchDatabase, productId: number, userId: number):
   await sql.unsafe("VACUUM ANALYZE");
   await sql.end();
   return keys;
-}
-
-/** utime + stime of a process, in seconds (/proc/PID/stat; clock ticks of 1/100 s on Linux). */
-function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
-interface WrkResult {
-  rps: number;
-  p50: string;
-  p99: string;
-  errors: string;
-  wrkShare: number;
-}
-
-async function wrk(url: string, script: string): Promise<WrkResult> {
-  const proc = Bun.spawn(
-    ["wrk", "-t2", `-c${connections}`, `-d${duration}s`, "--latency", "-s", script, url],
-    { stdout: "pipe", stderr: "pipe" },
-  );
-  // Sampled just before it exits: the warm-up-free CPU of the whole run, its threads included.
-  let cpu = 0;
-  const sampler = setInterval(() => {
-    try {
-      cpu = cpuSeconds(proc.pid);
-    } catch {}
-  }, 200);
-  const text = await new Response(proc.stdout).text();
-  clearInterval(sampler);
-  await proc.exited;
-  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(text)?.[1] ?? 0);
-  const p50 = /\s50%\s+(\S+)/.exec(text)?.[1] ?? "?";
-  const p99 = /\s99%\s+(\S+)/.exec(text)?.[1] ?? "?";
-  const errors = [/Non-2xx or 3xx responses: (\d+)/, /Socket errors: ([^\n]+)/]
-    .map((re) => re.exec(text)?.[0])
-    .filter(Boolean)
-    .join("; ");
-  return { rps, p50, p99, errors, wrkShare: cpu / (cpus().length * duration) };
 }
 
 async function main(): Promise<number> {
@@ -171,7 +131,12 @@ end
     for (const { name, script, path } of paths) {
       const order = round % 2 === 1 ? ["1 process", "2 processes"] : ["2 processes", "1 process"];
       for (const server of order) {
-        const result = await wrk(`${servers[server as keyof typeof servers]}${path}`, script);
+        const result = await wrk({
+          url: `${servers[server as keyof typeof servers]}${path}`,
+          connections,
+          duration,
+          script,
+        });
         results.push({ round, path: name, server, result });
         log(
           `round ${round} ${name.padEnd(20)} ${server.padEnd(12)} ${result.rps.toFixed(0).padStart(6)} req/s` +

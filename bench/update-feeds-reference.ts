@@ -3,13 +3,18 @@
 // Authorization header, runs one postgres.js query for the license and one for the newest version
 // row with its file, and answers the same shapes depot does (electron's YAML, Tauri's JSON). No
 // framework, no logging, no channels, rollout or semver ordering: Bun's HTTP server and two round
-// trips to PostgreSQL.
+// trips to PostgreSQL. Its upgrade check (`/api/v1/products/:product/upgrade`) is the signing
+// reference of depot's: the same answer, signed as depot signs it (an RFC 9530 Content-Digest and an
+// Ed25519 RFC 9421 signature over "@status", "content-type" and "content-digest", made by depot's own
+// signResponseHeaders with a key generated at start).
 //
 //   DATABASE_URL=postgres://… PORT=… [POOL_MAX=10] bun bench/update-feeds-reference.ts
 //
 // The pool has depot's size (src/db/client.ts: max 10) and the same patched postgres.js.
 // GET /health answers 200 once it accepts connections.
+import { generateKeyPairSync, sign } from "node:crypto";
 import postgres from "postgres";
+import { signResponseHeaders } from "../src/features/signing/http-signature.ts";
 
 const databaseUrl = process.env.DATABASE_URL;
 if (!databaseUrl) {
@@ -49,6 +54,23 @@ async function newest(request: Request, productId: string, platform: string): Pr
     ORDER BY v.id DESC LIMIT 1`;
   if (!row) return Response.json({ message: "Update not found." }, { status: 404 });
   return row;
+}
+
+const { privateKey } = generateKeyPairSync("ed25519");
+const key = {
+  kid: "bench-reference",
+  sign: (data: Uint8Array | string) => sign(null, Buffer.from(data), privateKey),
+};
+
+/** A JSON answer signed as depot signs one. */
+function signedJson(value: unknown): Response {
+  const body = JSON.stringify(value);
+  const headers = {
+    "content-type": "application/json",
+    "cache-control": "no-store",
+    ...signResponseHeaders(key, 200, "application/json", body),
+  };
+  return new Response(body, { headers });
 }
 
 const fileUrl = (productId: string, row: Newest) =>
@@ -93,6 +115,38 @@ Bun.serve({
         },
         { headers: { "cache-control": "no-store" } },
       );
+    },
+    "/api/v1/products/:product/upgrade": async (request) => {
+      const query = new URL(request.url).searchParams;
+      const current = query.get("version") ?? "";
+      const platform = query.get("platform") ?? "windows";
+      const row = await newest(request, request.params.product, platform);
+      if (row instanceof Response) return row;
+      const upgrade = row.version_number !== current;
+      return signedJson({
+        upgrade,
+        current,
+        product_id: request.params.product,
+        platform,
+        arch: query.get("arch") ?? "any",
+        channel: "stable",
+        nonce: query.get("nonce"),
+        version: upgrade
+          ? {
+              version_number: row.version_number,
+              changelog: row.changelog,
+              published_at: row.created_at.toISOString(),
+              artifacts: [
+                {
+                  file_name: row.file_name,
+                  file_size: Number(row.file_size),
+                  sha512: row.sha512,
+                  url: fileUrl(request.params.product, row),
+                },
+              ],
+            }
+          : null,
+      });
     },
   },
 });

@@ -5,7 +5,7 @@
 //   --rounds N        rounds; each measures every feed on both servers, in alternating order (default 2)
 //   --duration S      measured seconds per run (default 15)
 //   --warmup S        unmeasured seconds before each run (default 3)
-//   --connections N   autocannon connections (default 64)
+//   --connections N   wrk connections (default 64; two wrk threads)
 //   --versions N      published versions of the product (default 50)
 //   --dir PATH        parent of the work directory (default the OS temp dir)
 //   --pg URL          PostgreSQL server, without a database name (default postgres://root@127.0.0.1:5432)
@@ -14,20 +14,22 @@
 // What it does: a database of its own (dropped at exit) migrated by depot, an admin, a product, a
 // license of the admin's for it, and N versions 1.0.0 … 1.(N-1).0, each with a Windows installer and a
 // signed Linux bundle (rows only: a poll reads no file). Two servers on that database, each with a pool
-// of 10: `depot serve --no-workers` (LOG_LEVEL info, its request log to a file) and
-// bench/update-feeds-reference.ts. Both must answer each feed with the newest version first. Then per
-// round, per feed — electron `latest.yml` and the Tauri check from 1.0.0, `Authorization: License` on
-// every request — autocannon (under node, its CPU apart) drives each server for the warm-up and the
-// measured seconds. Reported: requests/s, p50 and p99 latency per run, and depot ÷ reference.
+// of 10: `depot serve --no-workers` with one HTTP process (SERVE_PROCESSES=1: the reference is one;
+// LOG_LEVEL info, its request log to a file) and bench/update-feeds-reference.ts. Both must answer
+// each feed with the newest version first. Then per round, per feed — electron `latest.yml`, the
+// Tauri check and the signed upgrade check from 1.0.0, `Authorization: License` on every request —
+// `wrk -t2 -cN --latency` (Debian's, C) drives each server for the warm-up (discarded) and the
+// measured seconds. Reported: requests/s, p50 and p99 per run, wrk's own CPU share of the machine,
+// and depot ÷ reference.
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { builtBinary, depotBinary } from "./lib/depot.ts";
-import { autocannon, type LoadResult } from "./lib/load.ts";
 import { machineLine } from "./lib/machine.ts";
 import type { BenchDatabase } from "./lib/postgres.ts";
 import { runMain, startServer, textOf } from "./lib/processes.ts";
 import { ReleaseBench } from "./lib/releases.ts";
+import { type WrkResult, wrk } from "./lib/wrk.ts";
 import { log, wholeNumber } from "./lib.ts";
 
 const { values: opts } = parseArgs({
@@ -82,13 +84,21 @@ interface Feed {
 const FEEDS: Feed[] = [
   { name: "electron latest.yml", path: (p) => `/updates/${p}/electron/latest.yml` },
   { name: "Tauri check", path: (p) => `/updates/${p}/tauri/linux/x86_64/1.0.0` },
+  {
+    name: "signed upgrade check",
+    path: (p) => `/api/v1/products/${p}/upgrade?version=1.0.0&platform=windows`,
+  },
 ];
 
 async function main(): Promise<number> {
   if (!builtBinary(binary, "npm run build && bun bench/update-feeds.ts")) return 2;
   const bench = new ReleaseBench("feeds", opts, `depot_bench_feeds_${process.pid}`);
   const { workDir, database } = bench;
-  const { server: depot, productId, adminId } = await bench.start({ LOG_LEVEL: "info" });
+  const {
+    server: depot,
+    productId,
+    adminId,
+  } = await bench.start({ LOG_LEVEL: "info", SERVE_PROCESSES: "1" });
   await seed(database, productId, adminId);
   const reference = await startServer({
     what: "the reference",
@@ -117,35 +127,23 @@ async function main(): Promise<number> {
     }
   }
   log(machineLine());
-  const results: { round: number; feed: string; server: string; result: LoadResult }[] = [];
+  const results: { round: number; feed: string; server: string; result: WrkResult }[] = [];
   for (let round = 1; round <= rounds; round++) {
     for (const feed of FEEDS) {
       const order = round % 2 === 1 ? ["reference", "depot"] : ["depot", "reference"];
       for (const server of order) {
-        const result = await autocannon({
-          url: servers[server as keyof typeof servers],
-          connections,
-          warmup,
-          duration,
-          requests: [
-            {
-              method: "GET",
-              path: feed.path(productId),
-              headers: { authorization: `License ${LICENSE_KEY}` },
-            },
-          ],
-          dir: workDir,
-        });
-        if (result.non2xx > 0 || result.errors > 0) {
+        const url = `${servers[server as keyof typeof servers]}${feed.path(productId)}`;
+        const headers = { authorization: `License ${LICENSE_KEY}` };
+        if (warmup > 0) await wrk({ url, connections, duration: warmup, headers });
+        const result = await wrk({ url, connections, duration, headers });
+        // A timeout is the machine's (reported with the run); an error answer is a broken benchmark.
+        if (result.errors.includes("Non-2xx")) {
           const stderr = await textOf(join(workDir, server === "depot" ? "depot.err" : "reference.err"));
-          throw new Error(
-            `${server} ${feed.name}: ${result.non2xx} non-2xx, ${result.errors} errors ` +
-              `(${result.timeouts} timeouts) of ${result.total}; its stderr:\n${stderr.slice(-2000)}`,
-          );
+          throw new Error(`${server} ${feed.name}: ${result.errors}; its stderr:\n${stderr.slice(-2000)}`);
         }
         results.push({ round, feed: feed.name, server, result });
         log(
-          `round ${round} ${feed.name} ${server}: ${Math.round(result.rps)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms`,
+          `round ${round} ${feed.name} ${server}: ${Math.round(result.rps)} req/s, p50 ${result.p50}, p99 ${result.p99}, wrk ${(result.wrkShare * 100).toFixed(0)} % of the CPU${result.errors ? ` (${result.errors})` : ""}`,
         );
       }
     }
@@ -156,9 +154,9 @@ async function main(): Promise<number> {
     for (const feed of FEEDS) {
       const of = (server: string) =>
         results.find((r) => r.round === round && r.feed === feed.name && r.server === server)
-          ?.result as LoadResult;
+          ?.result as WrkResult;
       const [ref, dep] = [of("reference"), of("depot")];
-      const cell = (r: LoadResult) => `${Math.round(r.rps).toLocaleString("en")} (${r.p50} ms, ${r.p99} ms)`;
+      const cell = (r: WrkResult) => `${Math.round(r.rps).toLocaleString("en")} (${r.p50}, ${r.p99})`;
       console.log(
         `| ${round} | ${feed.name} | ${cell(ref)} | ${cell(dep)} | ${(dep.rps / ref.rps).toFixed(2)} |`,
       );

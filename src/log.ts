@@ -16,9 +16,11 @@ export interface Logger {
 }
 
 /**
- * Lines for stdout, written in one batch per turn of the event loop instead of one write each: a
- * busy server logs a line per request, and a write per line was a sizeable share of a cheap request's
- * CPU (bench/README.md). What is buffered is written before the process exits.
+ * Lines for stdout, written in one batch every few milliseconds instead of one write each: a busy
+ * server logs a line per request, and a write per line was a sizeable share of a cheap request's CPU
+ * (bench/README.md). A batch per turn of the event loop was not enough: Bun answers about one request
+ * per turn, so that still wrote once per request. What is buffered is written before the process
+ * exits; a process killed with SIGKILL loses at most the last few milliseconds of lines.
  */
 function stdoutLines(): (line: string) => void {
   const sink = Bun.stdout.writer();
@@ -32,10 +34,13 @@ function stdoutLines(): (line: string) => void {
     sink.write(`${line}\n`);
     if (!scheduled) {
       scheduled = true;
-      setImmediate(flush);
+      setTimeout(flush, FLUSH_AFTER_MS);
     }
   };
 }
+
+/** How long a log line may wait for others to share its write. */
+const FLUSH_AFTER_MS = 10;
 
 let stdout: ((line: string) => void) | undefined;
 

@@ -12,6 +12,10 @@
 # -c64 for WARM seconds (default 3, discarded) and DUR seconds (default 15), and prints one line: the
 # server process's CPU per request (utime+stime from /proc over the measured seconds), wrk's RESULT
 # line, wrk's own CPU seconds and the load average. Then stops the server.
+#
+# SCRAPE=1 turns metrics on (METRICS_TOKEN) and scrapes /metrics once a second during the measured
+# seconds, as bench/README.md "Metrics" compares it with the same server without: the line then ends
+# with how many scrapes answered 200.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 name=$1; port=$2; shift 3
@@ -21,15 +25,25 @@ export KEYS_FILE=$dir/keys.txt PRODUCT_ID=${PRODUCT_ID:-1}
 psql -Atq "$db" -c "SELECT key FROM licenses ORDER BY id LIMIT 2000" > "$KEYS_FILE"
 ( cd "$dir" && exec env DATABASE_URL="$db" PORT="$port" HOST=127.0.0.1 APP_URL="http://127.0.0.1:$port" \
   DATA_DIR="$dir" LOG_LEVEL="${LOG_LEVEL:-info}" APP_KEY=depot-bench-app-key-0123456789abcdef0123 \
+  ${SCRAPE:+METRICS_TOKEN=bench-metrics-token} \
   "$@" > /dev/null 2> "$dir/stderr" ) &
 pid=$!
 for _ in $(seq 1 150); do curl -sf -o /dev/null "http://127.0.0.1:$port${HEALTH:-/api/health}" && break; sleep 0.2; done
 psql -q "$db" -c "UPDATE license_ips SET last_seen_at = now()" > /dev/null
 wrk -t2 -c64 -d"${WARM:-3}s" -s "$here/validate.lua" "http://127.0.0.1:$port" > /dev/null
+scrapes=""
+if [ -n "${SCRAPE:-}" ]; then
+  ( for _ in $(seq 1 "${DUR:-15}"); do
+      curl -s -o /dev/null -w '%{http_code}\n' -H "Authorization: Bearer bench-metrics-token" "http://127.0.0.1:$port/metrics"
+      sleep 1
+    done > "$dir/scrapes" ) &
+  scraper=$!
+fi
 start=$(awk '{print $14 + $15}' "/proc/$pid/stat")
 out=$( { /usr/bin/time -f "wrk_cpu_s=%U+%S" wrk -t2 -c64 -d"${DUR:-15}s" -s "$here/validate.lua" "http://127.0.0.1:$port"; } 2>&1 )
 end=$(awk '{print $14 + $15}' "/proc/$pid/stat")
 requests=$(echo "$out" | grep -o 'requests=[0-9]*' | cut -d= -f2)
-echo "$name server_cpu_us_per_req=$(( (end - start) * 1000000 / $(getconf CLK_TCK) / (${requests:-0} > 0 ? requests : 1) )) $(echo "$out" | grep RESULT) $(echo "$out" | grep wrk_cpu_s) load=$(cut -d' ' -f1 /proc/loadavg)"
+if [ -n "${SCRAPE:-}" ]; then wait "$scraper"; scrapes=" scrapes_200=$(grep -c '^200$' "$dir/scrapes")"; fi
+echo "$name server_cpu_us_per_req=$(( (end - start) * 1000000 / $(getconf CLK_TCK) / (${requests:-0} > 0 ? requests : 1) )) $(echo "$out" | grep RESULT) $(echo "$out" | grep wrk_cpu_s) load=$(cut -d' ' -f1 /proc/loadavg)$scrapes"
 kill "$pid"; wait "$pid" 2>/dev/null
 rm -rf "$dir"

@@ -161,15 +161,38 @@ export class Metrics {
     });
   }
 
+  /**
+   * Each label set's series, looked up once: prom-client hashes a label object on every `inc` and
+   * `observe`, which was most of what counting cost a request (bench/README.md, "Metrics"). The sets
+   * are bounded (see the class comment), and so is this map.
+   */
+  readonly #requestSeries = new Map<
+    string,
+    { count: Counter.Internal; seconds: Histogram.Internal<"route" | "method" | "status"> }
+  >();
+  readonly #validationSeries = new Map<string, Counter.Internal>();
+
   /** `route` is Elysia's route pattern (`/api/v1/licenses/:id`), empty when no route matched. */
   request(route: string, method: string, status: number, seconds: number): void {
-    const labels = { route: route === "" ? UNMATCHED_ROUTE : route, method, status: String(status) };
-    this.#requests.inc(labels);
-    this.#requestSeconds.observe(labels, seconds);
+    const key = `${route} ${method} ${status}`;
+    let series = this.#requestSeries.get(key);
+    if (series === undefined) {
+      const labels = { route: route === "" ? UNMATCHED_ROUTE : route, method, status: String(status) };
+      series = { count: this.#requests.labels(labels), seconds: this.#requestSeconds.labels(labels) };
+      this.#requestSeries.set(key, series);
+    }
+    series.count.inc();
+    series.seconds.observe(seconds);
   }
 
   validation(endpoint: "validate" | "checkout", code: string): void {
-    this.#validations.inc({ endpoint, code });
+    const key = `${endpoint} ${code}`;
+    let series = this.#validationSeries.get(key);
+    if (series === undefined) {
+      series = this.#validations.labels({ endpoint, code });
+      this.#validationSeries.set(key, series);
+    }
+    series.inc();
   }
 
   upload(bytes: number): void {
