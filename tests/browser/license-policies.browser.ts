@@ -123,3 +123,56 @@ test("a vendor edits a policy (its license follows) and deletes it (the license 
   );
   expect(await licenseRow()).toMatchObject({ policyId: null, maxMachines: 5 });
 }, 60_000);
+
+test("a vendor moves a license to another policy from its Settings, and off it", async () => {
+  const vendor = await userWithPassword(depot.ctx, PASSWORD, { role: "vendor" });
+  const customer = await createUser(depot.ctx, { name: "Ezra Customer" });
+  const product = await createProduct(depot.ctx, vendor, { name: "Mover App" });
+  const policy = async (name: string, maxMachines: number, maxIps: number | null) => {
+    const [row] = await depot.ctx.db
+      .insert(licensePolicies)
+      .values({ productId: product.id, name, maxMachines, maxIps })
+      .returning();
+    if (!row) throw new Error("no policy");
+    return row;
+  };
+  const solo = await policy("Solo", 1, null);
+  const team = await policy("Team", 10, 4);
+  const license = await insertLicense(depot.ctx, {
+    userId: customer.id,
+    creatorId: vendor.id,
+    productId: product.id,
+    policyId: solo.id,
+  });
+  const licenseRow = async () =>
+    (await depot.ctx.db.select().from(licenses).where(eq(licenses.id, license.id)))[0];
+  const { page } = await openPage(depot.origin);
+  await signInAs(page, depot.base, vendor.email, PASSWORD);
+  await page.goto(`${depot.base}/dashboard/products/${product.id}/licenses`, { waitUntil: "networkidle" });
+  const item = page.locator(".item").filter({ hasText: customer.email });
+  await item.getByText("Solo", { exact: true }).waitFor({ timeout: 10_000 });
+
+  const settings = item.getByRole("form", { name: `Settings of the license of ${customer.email}` });
+  await item.getByRole("button", { name: "Settings" }).click();
+  const choice = settings.getByLabel("Policy", { exact: true });
+  expect(await choice.inputValue()).toBe(String(solo.id));
+  await choice.selectOption({ label: "Team" });
+  await settings.getByRole("button", { name: "Save settings" }).click();
+  await settings.waitFor({ state: "detached", timeout: 10_000 });
+  await item.getByText("Team", { exact: true }).waitFor({ timeout: 10_000 });
+  expect(await licenseRow()).toMatchObject({ policyId: team.id, maxMachines: 10, maxIps: 4 });
+  expect(await item.textContent()).toContain("0/10");
+
+  // None: the license keeps Team's numbers as its own.
+  await item.getByRole("button", { name: "Settings" }).click();
+  await settings.getByLabel("Policy", { exact: true }).selectOption({ label: "None: its own settings" });
+  await settings.getByRole("button", { name: "Save settings" }).click();
+  await settings.waitFor({ state: "detached", timeout: 10_000 });
+  await item.getByText("Team", { exact: true }).waitFor({ state: "detached", timeout: 10_000 });
+  expect(await licenseRow()).toMatchObject({
+    policyId: null,
+    policyOverrides: [],
+    maxMachines: 10,
+    maxIps: 4,
+  });
+}, 60_000);

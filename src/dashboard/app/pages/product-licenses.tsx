@@ -149,6 +149,7 @@ function LicensesOfProduct({ productId }: { productId: string }) {
             <LicenseList
               productId={productId}
               licenses={items}
+              policies={policyList}
               more={more}
               search={search}
               revoking={revoking}
