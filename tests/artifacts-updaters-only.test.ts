@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createLicense } from "../src/features/licenses/service.ts";
 import { bearer, readJson, startTestApp, type TestApp } from "./helpers/app.ts";
 import { createProduct, createUser, tokenFor } from "./helpers/factories.ts";
@@ -118,4 +118,101 @@ test("updaters_only overrides the name either way; a bad value is a 422 on the f
   });
   expect(refused.status).toBe(422);
   expect(Object.keys((await readJson(refused)).errors)).toEqual(["updaters_only"]);
+});
+
+describe("PATCH …/artifacts/{artifact} {updaters_only}: the mark corrected after the upload", () => {
+  const patch = (path: string, body: unknown, auth = token) =>
+    fetch(`${base}/api/products/${product.id}${path}`, {
+      method: "PATCH",
+      headers: { ...bearer(auth), "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+  const readVersion = async (id: number) =>
+    (
+      await readJson(
+        await fetch(`${base}/api/products/${product.id}/versions/${id}`, { headers: bearer(token) }),
+      )
+    ).data;
+
+  test("marked for updaters, the file leaves the version's download; unmarked, it is back", async () => {
+    const version = await post(
+      "/versions",
+      form("Tool-3.0.0.AppImage", "appimage bytes", {
+        version_name: "3.0.0",
+        title: "Tool",
+        changelog: "3.",
+      }),
+    );
+    const deb = await post(`/versions/${version.id}/artifacts`, form("tool_3.0.0_amd64.deb", "deb bytes"));
+    const appImage = version.artifacts[0];
+    expect(appImage.updaters_only).toBe(false);
+    expect((await readVersion(version.id)).file_name).toBe("Tool-3.0.0.AppImage");
+
+    const response = await patch(`/versions/${version.id}/artifacts/${appImage.id}`, { updaters_only: true });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toStartWith("application/json");
+    const { data } = await readJson(response);
+    expect(data).toMatchObject({
+      id: appImage.id,
+      version_id: version.id,
+      file_name: "Tool-3.0.0.AppImage",
+      updaters_only: true,
+      sha256: appImage.sha256,
+    });
+    const read = await readVersion(version.id);
+    expect(read.file_name).toBe(deb.file_name);
+    expect(await (await fetch(read.download_url, { headers: bearer(token) })).text()).toBe("deb bytes");
+
+    const back = await patch(`/versions/${version.id}/artifacts/${appImage.id}`, { updaters_only: false });
+    expect((await readJson(back)).data.updaters_only).toBe(false);
+    expect((await readVersion(version.id)).file_name).toBe("Tool-3.0.0.AppImage");
+  });
+
+  test("a bad body is a 422 per field; another version's file, or none, a 404; nothing changes", async () => {
+    const one = await post(
+      "/versions",
+      form("One-4.0.0.exe", "one", { version_name: "4.0.0", title: "One", changelog: "4." }),
+    );
+    const two = await post(
+      "/versions",
+      form("Two-5.0.0.exe", "two", { version_name: "5.0.0", title: "Two", changelog: "5." }),
+    );
+    const path = `/versions/${one.id}/artifacts/${one.artifacts[0].id}`;
+    const refusals: [unknown, Record<string, string[]>][] = [
+      [{}, { updaters_only: ["The updaters only field is required."] }],
+      [{ updaters_only: "yes" }, { updaters_only: ["The updaters only field must be true or false."] }],
+      [{ updaters_only: true, platform: "linux" }, { platform: ["The platform field is prohibited."] }],
+    ];
+    for (const [body, errors] of refusals) {
+      const refused = await patch(path, body);
+      expect(refused.status).toBe(422);
+      expect(refused.headers.get("content-type")).toStartWith("application/json");
+      expect((await readJson(refused)).errors).toEqual(errors);
+    }
+    const missing = await patch(`/versions/${one.id}/artifacts/999999`, { updaters_only: true });
+    expect(missing.status).toBe(404);
+    expect(await readJson(missing)).toEqual({ message: "Artifact not found." });
+    const elsewhere = await patch(`/versions/${two.id}/artifacts/${one.artifacts[0].id}`, {
+      updaters_only: true,
+    });
+    expect(elsewhere.status).toBe(404);
+    expect((await readVersion(one.id)).artifacts[0].updaters_only).toBe(false);
+  });
+
+  test("a customer, or a vendor of another product, may not; anonymous is 401", async () => {
+    const version = await post(
+      "/versions",
+      form("Mine-6.0.0.exe", "mine", { version_name: "6.0.0", title: "M", changelog: "6." }),
+    );
+    const path = `/versions/${version.id}/artifacts/${version.artifacts[0].id}`;
+    const other = await tokenFor(t.ctx, await createUser(t.ctx, { role: "vendor" }));
+    expect([403, 404]).toContain((await patch(path, { updaters_only: true }, other)).status);
+    const anonymous = await fetch(`${base}/api/products/${product.id}${path}`, {
+      method: "PATCH",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ updaters_only: true }),
+    });
+    expect(anonymous.status).toBe(401);
+    expect((await readVersion(version.id)).artifacts[0].updaters_only).toBe(false);
+  });
 });

@@ -314,3 +314,172 @@ test("the product's owner with a narrowed token, or a deleted product: no new po
   const product = await createProduct(t.ctx, w.creatorA);
   expect((await call(t, vendor, "GET", policies(product.id))).status).toBe(200);
 });
+
+describe("a license moved to another policy, or off one, by PATCH", () => {
+  const v1Patch = (id: string, body: unknown, key = w.globalKey) =>
+    t.request(`/api/v1/licenses/${id}`, {
+      method: "PATCH",
+      headers: { "content-type": "application/json", "x-api-key": key },
+      body: JSON.stringify(body),
+    });
+  const row = async (id: string) => (await t.ctx.db.select().from(licenses).where(eq(licenses.id, id)))[0];
+
+  test("PATCH /api/v1/licenses/{id} {policy}: what it did not name takes the new policy's values and follows it", async () => {
+    const desk = await newPolicy({ name: "Desk", max_machines: 2, max_ips: 3, duration_seconds: 86_400 });
+    const site = await newPolicy({
+      name: "Site",
+      max_machines: 8,
+      floating: true,
+      machine_file_ttl_max: 7200,
+    });
+    const license = await apiLicense({ policy: String(desk.id), maxIps: 5 });
+    // Addresses beyond the new policy's limit would be forgotten; this license names its own.
+    const response = await v1Patch(license.id, { policy: String(site.id) });
+    expect(response.status).toBe(200);
+    const body = await readJson(response);
+    expect(body).toMatchObject({
+      id: license.id,
+      policyId: String(site.id),
+      maxMachines: 8,
+      maxIps: 5,
+      expires: license.expires,
+    });
+    expect(await row(license.id)).toMatchObject({
+      policyId: site.id,
+      policyOverrides: ["maxIps"],
+      maxMachines: 8,
+      maxIps: 5,
+      floating: true,
+      heartbeatSeconds: 600,
+      machineFileTtlMax: 7200,
+    });
+    // It follows its new policy, not the old one.
+    expect((await call(t, vendor, "PATCH", `${policies()}/${site.id}`, { max_machines: 9 })).status).toBe(
+      200,
+    );
+    expect((await call(t, vendor, "PATCH", `${policies()}/${desk.id}`, { max_machines: 1 })).status).toBe(
+      200,
+    );
+    expect(await readLicense(license.id)).toMatchObject({ maxMachines: 9, maxIps: 5 });
+    expect(
+      (await readJson(await call(t, vendor, "GET", `${policies()}/${site.id}`))).data.license_count,
+    ).toBe(1);
+  });
+
+  test("{policy: null} detaches it: its values stay as its own, a change to the policy no longer reaches it", async () => {
+    const policy = await newPolicy({ name: "Leaving", max_machines: 4, floating: true });
+    const license = await apiLicense({ policy: String(policy.id) });
+    const response = await v1Patch(license.id, { policy: null });
+    expect(response.status).toBe(200);
+    const body = await readJson(response);
+    expect(body.policyId).toBeUndefined();
+    expect(body.maxMachines).toBe(4);
+    expect(await row(license.id)).toMatchObject({
+      policyId: null,
+      policyOverrides: [],
+      maxMachines: 4,
+      floating: true,
+      heartbeatSeconds: 600,
+    });
+    expect((await call(t, vendor, "PATCH", `${policies()}/${policy.id}`, { max_machines: 1 })).status).toBe(
+      200,
+    );
+    expect((await row(license.id))?.maxMachines).toBe(4);
+  });
+
+  test("settings named beside the policy are the license's own; a lower inherited max_ips forgets addresses", async () => {
+    const policy = await newPolicy({ name: "Narrow", max_machines: 2, max_ips: 1 });
+    const license = await apiLicense({ maxIps: 3 });
+    await t.ctx.db.insert(licenseIps).values([
+      { licenseId: license.id, ip: "198.51.100.1", lastSeenAt: new Date(Date.now() - 3000) },
+      { licenseId: license.id, ip: "198.51.100.2", lastSeenAt: new Date(Date.now() - 1000) },
+    ]);
+    const response = await v1Patch(license.id, { policy: policy.id, maxMachines: 6 });
+    expect(response.status).toBe(200);
+    expect(await row(license.id)).toMatchObject({
+      policyId: policy.id,
+      policyOverrides: ["maxMachines"],
+      maxMachines: 6,
+      maxIps: 1,
+    });
+    const kept = await t.ctx.db
+      .select({ ip: licenseIps.ip })
+      .from(licenseIps)
+      .where(eq(licenseIps.licenseId, license.id));
+    expect(kept.map((r) => r.ip)).toEqual(["198.51.100.2"]);
+  });
+
+  test("another product's policy, none, or not an id → 422 on policy; nothing changes", async () => {
+    const foreign = await newPolicy(
+      { name: "Theirs", max_machines: 1 },
+      t,
+      await tokenFor(t.ctx, w.creatorB),
+      w.productB.id,
+    );
+    const license = await apiLicense({ maxMachines: 3 });
+    const before = await row(license.id);
+    for (const policy of [String(foreign.id), 999_999, "abc"]) {
+      const response = await v1Patch(license.id, { policy, maxIps: 7 });
+      expect(response.status).toBe(422);
+      expect(response.headers.get("content-type")).toStartWith("application/json");
+      expect(await readJson(response)).toEqual({
+        message: "The selected policy is invalid.",
+        errors: { policy: ["The selected policy is invalid."] },
+      });
+    }
+    // Every field's failure at once.
+    const both = await v1Patch(license.id, { policy: "abc", maxIps: 0 });
+    expect(Object.keys((await readJson(both)).errors).sort()).toEqual(["maxIps", "policy"]);
+    expect(await row(license.id)).toEqual(before);
+  });
+
+  test("a change that moves the license to another product takes that product's policy only", async () => {
+    const mine = await newPolicy({ name: "Mine", max_machines: 2 });
+    const theirs = await newPolicy(
+      { name: "Over there", max_machines: 5 },
+      t,
+      await tokenFor(t.ctx, w.creatorB),
+      w.productB.id,
+    );
+    const license = await apiLicense({ policy: String(mine.id) });
+    const wrong = await v1Patch(license.id, { productId: String(w.productB.id), policy: String(mine.id) });
+    expect(wrong.status).toBe(422);
+    expect((await readJson(wrong)).errors).toEqual({ policy: ["The selected policy is invalid."] });
+    expect((await row(license.id))?.productId).toBe(w.productA.id);
+    const moved = await v1Patch(license.id, { productId: String(w.productB.id), policy: String(theirs.id) });
+    expect(moved.status).toBe(200);
+    expect(await readJson(moved)).toMatchObject({
+      productId: String(w.productB.id),
+      policyId: String(theirs.id),
+      maxMachines: 5,
+    });
+  });
+
+  test("PATCH /api/products/{p}/licenses/{l} {policy} (the dashboard's): the same rules, snake_case", async () => {
+    const first = await newPolicy({ name: "Page one", max_machines: 2 });
+    const second = await newPolicy({ name: "Page two", max_machines: 6, max_ips: 2 });
+    const license = await apiLicense({ policy: String(first.id) });
+    const path = `/api/products/${w.productA.id}/licenses/${license.id}`;
+    const moved = await call(t, vendor, "PATCH", path, { policy: second.id, max_machines: 3 });
+    expect(moved.status).toBe(200);
+    expect((await readJson(moved)).data).toMatchObject({
+      id: license.id,
+      policy_id: second.id,
+      max_machines: 3,
+      max_ips: 2,
+    });
+    expect((await row(license.id))?.policyOverrides).toEqual(["maxMachines"]);
+
+    const foreign = await newPolicy({ name: "Page B" }, t, await tokenFor(t.ctx, w.creatorB), w.productB.id);
+    for (const policy of [foreign.id, "x1"]) {
+      const refused = await call(t, vendor, "PATCH", path, { policy });
+      expect(refused.status).toBe(422);
+      expect((await readJson(refused)).errors).toEqual({ policy: ["The selected policy is invalid."] });
+    }
+    expect((await row(license.id))?.policyId).toBe(second.id);
+
+    const detached = await call(t, vendor, "PATCH", path, { policy: null });
+    expect(detached.status).toBe(200);
+    expect((await readJson(detached)).data).toMatchObject({ policy_id: null, max_machines: 3, max_ips: 2 });
+  });
+});

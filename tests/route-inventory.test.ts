@@ -600,6 +600,26 @@ const routes = (): GuardedRoute[] => [
     allowed: ownerAndAdmin(201),
   },
   {
+    route: "PATCH /api/products/:product/versions/:version/artifacts/:artifact",
+    send: call(
+      "PATCH",
+      async () => {
+        const { version, artifact } = await insertVersionRow(t.ctx, {
+          productId: ids.product ?? 0,
+          versionNumber: `0.${++serial}.0`,
+          title: "t",
+          changelog: "c",
+          changelogFormat: "markdown",
+          publishedBy: ids.vendor ?? 0,
+        });
+        return `/api/products/${ids.product}/versions/${version.id}/artifacts/${artifact.id}`;
+      },
+      () => ({ updaters_only: true }),
+    ),
+    denied: () => [...hiddenFrom("customer", "stranger")(), who("vendorWithoutPublish", 403, FORBIDDEN)],
+    allowed: ownerAndAdmin(200),
+  },
+  {
     route: "DELETE /api/products/:product/versions/:version/artifacts/:artifact",
     send: call("DELETE", async () => {
       // A version with a second file (its only one may not be deleted).

@@ -168,6 +168,57 @@ test("a vendor schedules a rollout in steps, sees the next one, is told of a bad
   }
 }, 90_000);
 
+test("a vendor marks a file for updaters only, and back: the version's file for people follows", async () => {
+  const vendor = await userWithPassword(depot.ctx, PASSWORD, { role: "vendor" });
+  const token = await tokenFor(depot.ctx, vendor);
+  const product = await createProduct(depot.ctx, vendor, { name: "Star Map" });
+  const version = await publishRelease(depot.base, token, product.id, {
+    name: "3.0.0",
+    files: [
+      { name: "StarMap-3.0.0.AppImage", bytes: Buffer.from("appimage"), platform: "linux", arch: "x86_64" },
+      { name: "starmap_3.0.0_amd64.deb", bytes: Buffer.from("deb"), platform: "linux", arch: "x86_64" },
+    ],
+  });
+  const stored = async (fileName: string) =>
+    (await depot.ctx.db.select().from(artifacts).where(eq(artifacts.versionId, version.id))).find(
+      (a) => a.fileName === fileName,
+    )?.updatersOnly;
+  const w = await openPage(depot.origin);
+  const { page } = w;
+  try {
+    await signInAs(page, depot.base, vendor.email, PASSWORD);
+    await page.goto(`${depot.base}/dashboard/products/${product.id}`, { waitUntil: "networkidle" });
+    const row = () => page.locator(".version").filter({ hasText: "3.0.0" });
+    const open = async () => {
+      const details = row().locator("details");
+      if ((await details.getAttribute("open")) === null) await details.locator("summary").click();
+    };
+    await row().getByText("StarMap-3.0.0.AppImage, ", { exact: false }).waitFor({ timeout: 10_000 });
+    await open();
+    const mark = () => row().getByRole("checkbox", { name: "Updaters only (StarMap-3.0.0.AppImage)" });
+    expect(await mark().isChecked()).toBe(false);
+    expect(
+      await row().getByRole("checkbox", { name: "Updaters only (starmap_3.0.0_amd64.deb)" }).isChecked(),
+    ).toBe(false);
+
+    // Marked: the row names the .deb as the version's file, the one people are handed.
+    await mark().check();
+    await row().getByText("starmap_3.0.0_amd64.deb, ", { exact: false }).waitFor({ timeout: 10_000 });
+    expect(await stored("StarMap-3.0.0.AppImage")).toBe(true);
+    await open();
+    expect(await mark().isChecked()).toBe(true);
+
+    // And back.
+    await mark().uncheck();
+    await row().getByText("StarMap-3.0.0.AppImage, ", { exact: false }).waitFor({ timeout: 10_000 });
+    expect(await stored("StarMap-3.0.0.AppImage")).toBe(false);
+    expect(await fitsWidth(page)).toBe(true);
+    expect(w.problems).toEqual([]);
+  } finally {
+    await w.context.close();
+  }
+}, 90_000);
+
 test("a holder is offered the file for their own platform first", async () => {
   const vendor = await userWithPassword(depot.ctx, PASSWORD, { role: "vendor" });
   const customer = await userWithPassword(depot.ctx, PASSWORD, { role: "customer" });

@@ -20,7 +20,7 @@ import type { NotificationJson } from "../../features/notifications/json.ts";
 import type { OptionWithBenefitsJson } from "../../features/options/json.ts";
 import type { PasswordLinkInfoJson, PasswordLinkJson } from "../../features/password-links/json.ts";
 import type { PolicyJson } from "../../features/policies/json.ts";
-import type { CreatePolicyInput } from "../../features/policies/schemas.ts";
+import type { CreatePolicyInput, UpdatePolicyInput } from "../../features/policies/schemas.ts";
 import type { ProductAccessJson, ProductJson } from "../../features/products/json.ts";
 import type { UpdateProductInput } from "../../features/products/schemas.ts";
 import type { ChangePasswordInput } from "../../features/profile/schemas.ts";
@@ -109,6 +109,8 @@ export type NewLicense = CreateProductLicenseInput;
 /** A product's license policy: the settings the licenses made from it follow. */
 export type Policy = typeof PolicyJson.static;
 export type NewPolicy = CreatePolicyInput;
+/** What the vendor changes of a policy: only the settings sent are changed. */
+export type PolicyChange = UpdatePolicyInput;
 /** What the vendor changes of an existing license: only the settings sent are changed. */
 export type LicenseChange = UpdateProductLicenseInput;
 /** An address a license was validated from. */

@@ -1,11 +1,12 @@
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
+import { forms, input } from "../../http/forms.ts";
 import { answers, dataOf, noContent } from "../../http/schemas.ts";
 import { IdParam } from "../../validation/ids.ts";
 import { bearerAuth } from "../auth/guards.ts";
 import { ArtifactJson, toArtifactJson } from "./json.ts";
 import { ArtifactRequestBody } from "./schemas.ts";
-import { addArtifactFrom, deleteArtifact } from "./service.ts";
+import { ArtifactChangeForm, addArtifactFrom, changeArtifact, deleteArtifact } from "./service.ts";
 
 const VersionParams = t.Object({ product: IdParam("Product"), version: IdParam("Version") });
 const ArtifactParams = t.Object({
@@ -26,10 +27,11 @@ const ADD_DOC = {
 };
 const added = { 200: dataOf(ArtifactJson), 201: dataOf(ArtifactJson) };
 
-/** A version's files: adding and deleting them (the publishers of its product). */
+/** A version's files: adding, marking and deleting them (the publishers of its product). */
 export const artifactRoutes = (ctx: AppContext) =>
   new Elysia({ prefix: "/api/products/:product/versions/:version/artifacts", tags: ["Versions"] })
     .use(bearerAuth(ctx))
+    .use(forms(ctx))
     .post(
       "",
       async ({ params, actor, request, status }) => {
@@ -40,6 +42,23 @@ export const artifactRoutes = (ctx: AppContext) =>
         auth: true,
         params: VersionParams,
         ...answers(ADD_DOC, added, 400, 404, 413, 415, 422, 503, 507),
+      },
+    )
+    .patch(
+      "/:artifact",
+      async ({ params, actor, body }) => {
+        const { artifact, product } = await changeArtifact(ctx, actor, params, body);
+        return { data: toArtifactJson(artifact, product.id, ctx.config.appUrl) };
+      },
+      {
+        auth: true,
+        params: ArtifactParams,
+        ...answers(
+          "Mark a file of a version for updaters only, or for people too (`updaters_only`)",
+          { 200: dataOf(ArtifactJson) },
+          404,
+        ),
+        ...input(ArtifactChangeForm),
       },
     )
     .delete("/:artifact", ({ params, actor }) => noContent(deleteArtifact(ctx, actor, params)), {

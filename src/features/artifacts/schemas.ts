@@ -51,3 +51,16 @@ export const ArtifactRequestBody = {
     },
   },
 };
+
+/** A change to a file already added: who it is for (the name's guess, or what the upload said, corrected). */
+export const ArtifactChangeBody = t.Object(
+  {
+    updaters_only: t.Boolean({
+      description:
+        "true: for updaters only, offered by the feeds but left out of the download pages and the version's " +
+        "download; false: for people too",
+    }),
+  },
+  { additionalProperties: false },
+);
+export type ArtifactChange = typeof ArtifactChangeBody.static;

@@ -3,6 +3,7 @@ import type { AppContext } from "../../context.ts";
 import { type Artifact, artifacts, type Product, type Version, versions } from "../../db/schema/index.ts";
 import { withTransaction } from "../../db/transaction.ts";
 import { Forbidden, Invalid, NotFound, validateAll } from "../../errors.ts";
+import { form } from "../../validation/form.ts";
 import { assertValid } from "../../validation/messages.ts";
 import type { Actor } from "../auth/actor.ts";
 import { findLiveProduct, findVisibleProduct } from "../products/service.ts";
@@ -12,7 +13,7 @@ import { fileOf, mayPublish, removeFiles, requireFile } from "../versions/servic
 import { receiveUpload, type Upload, type UploadedFile } from "../versions/upload.ts";
 import { insertOnce } from "./insert-once.ts";
 import { artifactValues, storageKeysOf } from "./rows.ts";
-import { ArtifactUploadFields } from "./schemas.ts";
+import { type ArtifactChange, ArtifactChangeBody, ArtifactUploadFields } from "./schemas.ts";
 
 /** The version a file is added to, checked before a byte of the body is read. */
 export interface ArtifactTarget {
@@ -285,4 +286,40 @@ export async function deleteArtifact(
     return storageKeysOf(artifact);
   });
   await removeFiles(ctx, keys);
+}
+
+/** A change to a file: its schema says it all. */
+export const ArtifactChangeForm = form(ArtifactChangeBody, async () => {});
+
+/**
+ * Marks a file of a version for updaters only, or for people too, for whoever may publish to the
+ * product (as editing the version: others who can see the product get 403, the rest 404). The file
+ * people are handed (the version's `file_name`, its download) is chosen afresh on every read.
+ */
+export async function changeArtifact(
+  ctx: Pick<AppContext, "db">,
+  actor: Actor,
+  ids: { product: number; version: number; artifact: number },
+  change: ArtifactChange,
+): Promise<{ artifact: Artifact; product: Product }> {
+  const product = await findVisibleProduct(ctx, actor, ids.product);
+  if (!mayPublish(actor, product)) throw new Forbidden();
+  const artifact = await withTransaction(ctx, async (tx) => {
+    const [version] = await tx.db
+      .select({ id: versions.id })
+      .from(versions)
+      .where(and(eq(versions.productId, product.id), eq(versions.id, ids.version)));
+    if (!version) throw new NotFound("Version");
+    const [row] = await tx.db
+      .update(artifacts)
+      .set({ updatersOnly: change.updaters_only })
+      .where(and(eq(artifacts.versionId, version.id), eq(artifacts.id, ids.artifact)))
+      .returning();
+    if (!row) throw new NotFound("Artifact");
+    // The feeds offer the file either way, but the signed upgrade check answers the version's JSON
+    // from the feed cache, and its file_name and download_url are the file for people.
+    await feedChanged(tx, product.id);
+    return row;
+  });
+  return { artifact, product };
 }

@@ -14,7 +14,7 @@ import {
 import { FieldErrors, Forbidden, Invalid, NotFound } from "../../errors.ts";
 import { type PageRequest, pageRequest } from "../../page-request.ts";
 import { form } from "../../validation/form.ts";
-import { bodyId } from "../../validation/ids.ts";
+import { bodyId, invalidIdMessage, toId } from "../../validation/ids.ts";
 import type { Actor } from "../auth/actor.ts";
 import { allows } from "../auth/permissions.ts";
 import { holdsSeatSql } from "../machines/seats.ts";
@@ -28,6 +28,7 @@ import {
   type UpdateProductLicenseInput,
 } from "./schemas.ts";
 import {
+  type CheckedFields,
   changeLicense,
   checkedExpires,
   checkedMaxIps,
@@ -288,13 +289,18 @@ function checkedChange(input: Partial<UpdateProductLicenseInput>, errors: FieldE
 export const ProductLicenseChangeForm = form(UpdateProductLicenseBody, async (_ctx, fields) => {
   const errors = new FieldErrors();
   checkedChange(fields, errors);
+  // Whether it is one of the license's product's is known once the license is read (changeLicense).
+  if (fields.policy !== undefined && fields.policy !== null && toId(fields.policy) === null) {
+    errors.add("policy", invalidIdMessage("policy"));
+  }
   errors.throwIfAny();
 });
 
 /**
- * Changes the settings of a license of a product `actor` may manage, as the x-api-key PATCH does
- * (lowering `max_ips` forgets the least recently seen addresses; lowering `max_machines` deactivates
- * no machine). Another product's license is a 404; a refusal writes nothing.
+ * Changes the settings or the policy of a license of a product `actor` may manage, as the x-api-key
+ * PATCH does (lowering `max_ips` forgets the least recently seen addresses; lowering `max_machines`
+ * deactivates no machine; another product's policy is a 422 on `policy`). Another product's license is
+ * a 404; a refusal writes nothing.
  */
 export async function updateProductLicense(
   ctx: Pick<AppContext, "db">,
@@ -304,8 +310,9 @@ export async function updateProductLicense(
 ): Promise<ProductLicenseRow> {
   const scope = await managedScope(ctx, actor, at.product);
   const errors = new FieldErrors();
-  const fields = checkedChange(input, errors);
+  const fields: CheckedFields = checkedChange(input, errors);
   errors.throwIfAny();
+  if (input.policy !== undefined) fields.policyId = bodyId(input.policy, "policy");
   const license = await changeLicense(ctx, scope, at.license, fields, PRODUCT_PAGE_NAMES);
   const [row] = await productLicenseRows(ctx).where(eq(licenses.id, license.id));
   if (!row) throw new NotFound("License");

@@ -84,7 +84,7 @@ export const productLicenseRoutes = (ctx: AppContext) =>
         toProductLicenseDataJson(await updateProductLicense(ctx, actor, params, body)),
       {
         ...productApi(
-          "Change any of a license's expires, max_ips, max_machines, floating and heartbeat_seconds " +
+          "Change any of a license's policy, expires, max_ips, max_machines, floating and heartbeat_seconds " +
             "(the license API's PATCH rules)",
           { 200: ProductLicenseDataJson },
         ),

@@ -69,10 +69,25 @@ export const CreateLicenseBody = t.Object(
 );
 export type CreateLicenseInput = typeof CreateLicenseBody.static;
 
-/** A change names the owner by id only: `ownerEmail` and `ownerName` are for a sale, `policy` for a new license. */
-export const UpdateLicenseBody = t.Partial(t.Omit(CreateLicenseBody, ["ownerEmail", "ownerName", "policy"]), {
-  additionalProperties: false,
+/**
+ * The license's policy named on a change: another one of its product's (the settings the license does
+ * not name itself take its values), or null (none: it keeps the values it has, as its own).
+ */
+const PolicyChange = t.Union([IdRef, t.Null()], {
+  description:
+    "the id of one of the license's product's policies (of the new product, when productId moves it): every " +
+    "setting the license has not named itself takes the policy's value and follows it; null: none, the " +
+    "license keeps the values it has as its own. The expiry is not changed",
 });
+
+/** A change names the owner by id only: `ownerEmail` and `ownerName` are for a sale. */
+export const UpdateLicenseBody = t.Partial(
+  t.Object({
+    ...t.Omit(CreateLicenseBody, ["ownerEmail", "ownerName", "policy"]).properties,
+    policy: PolicyChange,
+  }),
+  { additionalProperties: false },
+);
 export type UpdateLicenseInput = typeof UpdateLicenseBody.static;
 
 export const LicenseListQuery = t.Object({
@@ -158,11 +173,13 @@ export const CreateProductLicenseBody = t.Object(
 export type CreateProductLicenseInput = typeof CreateProductLicenseBody.static;
 
 /**
- * A change to a license from its product's page: the settings the x-api-key PATCH changes (with its
- * types and rules), in snake_case; who owns or made it and its product are not changed here.
+ * A change to a license from its product's page: the settings and the policy the x-api-key PATCH
+ * changes (with its types and rules), in snake_case; who owns or made it and its product are not
+ * changed here.
  */
 export const UpdateProductLicenseBody = t.Object(
   {
+    policy: t.Optional(PolicyChange),
     expires: t.Optional(Expires),
     max_ips: t.Optional(MaxIps),
     max_machines: t.Optional(MaxMachines),

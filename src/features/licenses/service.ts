@@ -15,7 +15,7 @@ import {
 import { withTransaction } from "../../db/transaction.ts";
 import { FieldErrors, Forbidden, Invalid, NotFound } from "../../errors.ts";
 import { form } from "../../validation/form.ts";
-import { invalidId, isUuid, toId } from "../../validation/ids.ts";
+import { invalidId, invalidIdMessage, isUuid, toId } from "../../validation/ids.ts";
 import type { ApiKeyActor } from "../auth/actor.ts";
 import { findOrCreateCustomer } from "../customers/service.ts";
 import { linkFor } from "../password-links/service.ts";
@@ -294,13 +294,16 @@ export async function changeLicense(
   authorize?: (current: License) => void,
 ): Promise<License> {
   return withTransaction(ctx, async (tx) => {
-    const current = await findLicense(tx, scope, id);
-    if (Object.keys(fields).length === 0) return current;
-    authorize?.(current);
+    const found = await findLicense(tx, scope, id);
+    if (Object.keys(fields).length === 0) return found;
+    authorize?.(found);
+    // A policy named is applied to the overrides as they are: the row is held from this read on.
+    const current = fields.policyId === undefined ? found : await lockedLicense(tx, found.id);
     const change = {
       ...fields,
       ...withHeartbeats(fields, current, names),
       ...overridesAfter(fields, current),
+      ...(fields.policyId === undefined ? {} : await policyChange(tx, fields, current)),
     };
     // The UPDATE holds the row lock until commit, so no validation registers an address meanwhile.
     const [license] = await tx.db.update(licenses).set(change).where(eq(licenses.id, current.id)).returning();
@@ -320,7 +323,7 @@ function overridesAfter(
   fields: CheckedFields,
   current: License,
 ): Partial<Pick<License, "policyId">> & {
-  policyOverrides?: SQL;
+  policyOverrides?: SQL | string[];
 } {
   const moved = fields.productId !== undefined && fields.productId !== current.productId;
   const named = namedSettings(fields);
@@ -335,6 +338,40 @@ function overridesAfter(
           )}]::text[]) ORDER BY 1)`,
         }),
   };
+}
+
+async function lockedLicense(ctx: Pick<AppContext, "db">, id: string): Promise<License> {
+  const [license] = await ctx.db.select().from(licenses).where(eq(licenses.id, id)).for("update");
+  if (!license) throw new NotFound("License");
+  return license;
+}
+
+/**
+ * What naming a policy on a change does. Null detaches the license: it keeps the values it has, as
+ * its own (as when its policy is deleted). A policy of the license's product (the new one, when the
+ * change moves it; else 422 on `policy`, held FOR SHARE as for a new license) gives it every setting
+ * it has not named itself, in `policy_overrides` or in this change, which it follows from now on. A
+ * floating license left without heartbeats gets the default interval. The expiry is not changed: a
+ * policy's duration is for licenses made from it.
+ */
+async function policyChange(ctx: Pick<AppContext, "db">, fields: CheckedFields, current: License) {
+  if (fields.policyId === null || fields.policyId === undefined) {
+    return { policyId: null, policyOverrides: [] as string[] };
+  }
+  const policy = await policyOfProduct(ctx, fields.policyId, fields.productId ?? current.productId);
+  const own = new Set<string>([...current.policyOverrides, ...namedSettings(fields)]);
+  const inherited: Partial<Pick<License, PolicySetting>> = Object.fromEntries(
+    POLICY_SETTINGS.filter((name) => !own.has(name)).map((name) => [name, policy[name]]),
+  );
+  const floating = fields.floating ?? inherited.floating ?? current.floating;
+  const heartbeat =
+    fields.heartbeatSeconds !== undefined
+      ? fields.heartbeatSeconds
+      : inherited.heartbeatSeconds !== undefined
+        ? inherited.heartbeatSeconds
+        : current.heartbeatSeconds;
+  if (floating && heartbeat === null) inherited.heartbeatSeconds = DEFAULT_FLOATING_HEARTBEAT_SECONDS;
+  return { ...inherited, policyId: policy.id, policyOverrides: [...own].sort() };
 }
 
 async function forgetLeastRecentIps(ctx: Pick<AppContext, "db">, licenseId: string, keep: number) {
@@ -393,7 +430,8 @@ export interface CheckedFields {
   userId?: number;
   creatorId?: number;
   productId?: number;
-  policyId?: number;
+  /** A policy named (null: none). On a change it is checked against the license's product by changeLicense. */
+  policyId?: number | null;
   expires?: Date | null;
   maxIps?: number | null;
   maxMachines?: number | null;
@@ -549,7 +587,12 @@ async function checkedFields(
     return row;
   });
   fields.productId = product?.id;
-  if (input.policy !== undefined && input.policy !== null && product) {
+  if (input.policy === null) fields.policyId = null;
+  else if (input.policy !== undefined && input.productId === undefined) {
+    // A change that keeps the license's product: changeLicense checks the policy against it.
+    fields.policyId = toId(input.policy) ?? undefined;
+    if (fields.policyId === undefined) errors.add("policy", invalidIdMessage("policy"));
+  } else if (input.policy !== undefined && product) {
     fields.policyId = await reference("policy", async (id) => {
       const [row] = await ctx.db
         .select({ id: licensePolicies.id })

@@ -93,7 +93,15 @@ export const v1LicenseRoutes = (ctx: AppContext) =>
       "/:id",
       async ({ params, body, apiKey }) => toLicenseJson(await updateLicense(ctx, apiKey, params.id, body)),
       {
-        ...licenseApi("Change any of ownerId, creatorId, productId, expires, maxIps", { 200: LicenseJson }),
+        ...licenseApi(
+          {
+            summary: "Change any of ownerId, creatorId, productId, expires, maxIps, policy",
+            description:
+              "`policy`: the settings the license has not named itself (at creation or by a change) take the " +
+              "policy's values and follow it; null detaches it, keeping its values as its own.",
+          },
+          { 200: LicenseJson },
+        ),
         params: LicenseParams,
         ...input(LicenseChangeForm),
       },

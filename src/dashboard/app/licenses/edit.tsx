@@ -1,9 +1,9 @@
-// An existing license's settings, opened under its row: expiry, address limit, machine seats,
-// floating and the heartbeat interval. Only what the vendor changed is sent, so an expiry left alone
+// An existing license's settings, opened under its row: its policy, expiry, address limit, machine
+// seats, floating and the heartbeat interval. Only what the vendor changed is sent, so an expiry left alone
 // keeps its exact time; a 422 shows beside the field it is about.
-import { Field } from "../field.tsx";
+import { Field, SelectField } from "../field.tsx";
 import { useForm } from "../form.ts";
-import type { License, LicenseChange } from "../wire.ts";
+import type { License, LicenseChange, Policy } from "../wire.ts";
 import { updateLicense } from "./api.ts";
 import { endOfDay } from "./form.tsx";
 import { LicenseSettingsFields } from "./settings-fields.tsx";
@@ -12,6 +12,8 @@ interface Props {
   id: string;
   productId: string;
   license: License;
+  /** The product's policies, to move the license to one (or off its own). */
+  policies: Policy[];
   /** Saved: the list shows the license as it is now. */
   onSaved: () => void;
 }
@@ -29,8 +31,9 @@ const text = (value: number | null) => (value === null ? "" : String(value));
 /** What typed text sends: empty is null (none), a number is sent as typed for the server to judge. */
 const numberOrNull = (typed: string) => (typed.trim() === "" ? null : Number(typed));
 
-export function EditLicense({ id, productId, license, onSaved }: Props) {
+export function EditLicense({ id, productId, license, policies, onSaved }: Props) {
   const initial = {
+    policy: license.policy_id === null ? "" : String(license.policy_id),
     expires: dayOf(license.expires),
     max_ips: text(license.max_ips),
     max_machines: text(license.max_machines),
@@ -43,6 +46,7 @@ export function EditLicense({ id, productId, license, onSaved }: Props) {
   const submit = async (event: Event) => {
     event.preventDefault();
     const change: LicenseChange = {};
+    if (values.policy !== initial.policy) change.policy = values.policy ? Number(values.policy) : null;
     if (values.expires !== initial.expires) {
       // Empty: never expires. An unreadable date is sent as typed, for the server to name it.
       const { expires } = values;
@@ -69,6 +73,25 @@ export function EditLicense({ id, productId, license, onSaved }: Props) {
         <p class="field-error" role="alert">
           {form.summary}
         </p>
+      )}
+      {(policies.length > 0 || license.policy_id !== null) && (
+        <SelectField
+          id={field("policy")}
+          label="Policy"
+          error={form.errorOf("policy")}
+          alert
+          name="policy"
+          value={values.policy}
+          onChange={(event) => form.set("policy", event.currentTarget.value)}
+          hint="The settings this license has not set itself take the policy's numbers and follow it; None keeps the numbers it has now, as its own."
+        >
+          <option value="">None: its own settings</option>
+          {policies.map((policy) => (
+            <option key={policy.id} value={String(policy.id)}>
+              {policy.name}
+            </option>
+          ))}
+        </SelectField>
       )}
       <LicenseSettingsFields
         form={form}

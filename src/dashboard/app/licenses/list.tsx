@@ -1,12 +1,12 @@
 // The product's licenses: the key (with Copy), the owner, status, expiry and addresses in use, with
 // "Machines" to see and free its machines (and activate one offline), "IPs" to open the addresses,
-// "Settings" to change the license's limits and expiry, and "Revoke" (after a confirm) per license.
+// "Settings" to change the license's policy, limits and expiry, and "Revoke" (after a confirm) per license.
 import { useState } from "preact/hooks";
 import { CopyField } from "../copy-field.tsx";
 import { formatDate } from "../dates.ts";
 import type { More } from "../listing.ts";
 import { ShowMore } from "../show-more.tsx";
-import type { License } from "../wire.ts";
+import type { License, Policy } from "../wire.ts";
 import { EditLicense } from "./edit.tsx";
 import { LicenseIps } from "./ips.tsx";
 import { LicenseMachines } from "./machines.tsx";
@@ -22,6 +22,8 @@ type Panel = "machines" | "ips" | "settings";
 interface Props {
   productId: string;
   licenses: License[];
+  /** The product's policies: each license's by name, and the ones its Settings may move it to. */
+  policies: Policy[];
   more: More;
   search: string;
   revoking: string | null;
@@ -29,7 +31,16 @@ interface Props {
   onChanged: () => void;
 }
 
-export function LicenseList({ productId, licenses, more, search, revoking, onRevoke, onChanged }: Props) {
+export function LicenseList({
+  productId,
+  licenses,
+  policies,
+  more,
+  search,
+  revoking,
+  onRevoke,
+  onChanged,
+}: Props) {
   /** One panel open at a time: a license's machines, its addresses or its settings. */
   const [open, setOpen] = useState<{ id: string; panel: Panel } | null>(null);
   const toggle = (id: string, panel: Panel) =>
@@ -60,6 +71,17 @@ export function LicenseList({ productId, licenses, more, search, revoking, onRev
                 <dd id={describedBy}>
                   <bdi>{license.owner.name}</bdi> <bdi class="hint">{license.owner.email}</bdi>
                 </dd>
+                {license.policy_id !== null && (
+                  <>
+                    <dt>Policy</dt>
+                    <dd>
+                      <bdi>
+                        {policies.find((policy) => policy.id === license.policy_id)?.name ??
+                          `#${license.policy_id}`}
+                      </bdi>
+                    </dd>
+                  </>
+                )}
                 <dt>Status</dt>
                 <dd>
                   <span class={`status status-${license.status}`}>{STATUS_LABELS[license.status]}</span>
@@ -146,6 +168,7 @@ export function LicenseList({ productId, licenses, more, search, revoking, onRev
                   id={settingsId}
                   productId={productId}
                   license={license}
+                  policies={policies}
                   onSaved={() => {
                     setOpen(null);
                     onChanged();

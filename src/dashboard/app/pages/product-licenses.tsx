@@ -107,7 +107,17 @@ function LicensesOfProduct({ productId }: { productId: string }) {
       <section aria-labelledby="policy-list-heading">
         <h2 id="policy-list-heading">License policies</h2>
         <Loaded loading={policies.loading} label="Loading policies…">
-          {(items) => <PolicyList policies={items} />}
+          {(items) => (
+            <PolicyList
+              productId={productId}
+              policies={items}
+              onChanged={() => {
+                // Its licenses follow a change, and keep their numbers when it goes.
+                void policies.reload();
+                void reload();
+              }}
+            />
+          )}
         </Loaded>
         <NewPolicyForm productId={productId} onCreated={() => void policies.reload()} />
       </section>
@@ -139,6 +149,7 @@ function LicensesOfProduct({ productId }: { productId: string }) {
             <LicenseList
               productId={productId}
               licenses={items}
+              policies={policyList}
               more={more}
               search={search}
               revoking={revoking}

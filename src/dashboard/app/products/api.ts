@@ -75,6 +75,17 @@ export async function addArtifact(
     .data;
 }
 
+/** Marks a file for updaters only (left out of the download pages), or for people too. */
+export async function markUpdatersOnly(
+  productId: number,
+  versionId: number,
+  artifactId: number,
+  updatersOnly: boolean,
+): Promise<Artifact> {
+  const path = `/api/products/${productId}/versions/${versionId}/artifacts/${artifactId}`;
+  return (await api<{ data: Artifact }>("PATCH", path, { updaters_only: updatersOnly })).data;
+}
+
 export async function deleteArtifact(
   productId: number,
   versionId: number,

@@ -1,9 +1,10 @@
 // What a publisher does with one version after publishing it: its files (one per platform and
-// architecture, with their checksums and signatures), another file added, and its release: a draft
+// architecture, with their checksums and signatures, each marked for updaters only or not), another
+// file added, and its release: a draft
 // released, the staged rollout set (a slider with its number, and steps that raise it over time), a
 // yank with its reason and its undo,
 // critical or not. Every change is the API's PATCH; its refusal is shown here, the rest stays as it was.
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { ApiError, messageOf } from "../api.ts";
 import { isolated } from "../bidi.ts";
 import { ErrorAlert } from "../error-alert.tsx";
@@ -11,7 +12,7 @@ import { Field } from "../field.tsx";
 import { formatBytes } from "../sizes.ts";
 import { TusUpload, UploadCancelled } from "../uploads/tus.ts";
 import type { Artifact, ReleaseChange, Version } from "../wire.ts";
-import { addArtifact, changeRelease, checkMayPublish, deleteArtifact } from "./api.ts";
+import { addArtifact, changeRelease, checkMayPublish, deleteArtifact, markUpdatersOnly } from "./api.ts";
 import { FileChoice } from "./file-choice.tsx";
 import { nextStep, nextStepText, RolloutSchedule } from "./rollout-schedule.tsx";
 import { NO_TARGET, platformName, TargetFields, targetOfFile } from "./target-fields.tsx";
@@ -72,6 +73,23 @@ export function ReleasePanel({ productId, version, onChanged }: Props) {
     setBusy(false);
   };
 
+  // A mark being sent shows as ticked (or not) until the version read again says what the file is.
+  const [marking, setMarking] = useState<Record<number, boolean>>({});
+  useEffect(() => setMarking({}), [version]);
+  const markFile = async (artifact: Artifact, updatersOnly: boolean) => {
+    setMarking((current) => ({ ...current, [artifact.id]: updatersOnly }));
+    setBusy(true);
+    setError(null);
+    try {
+      await markUpdatersOnly(productId, version.id, artifact.id, updatersOnly);
+      onChanged();
+    } catch (failure) {
+      setMarking(({ [artifact.id]: _, ...rest }) => rest);
+      setError(messageOf(failure, "Changing the file failed."));
+    }
+    setBusy(false);
+  };
+
   return (
     <div class="release-panel">
       <ErrorAlert message={error} />
@@ -99,6 +117,16 @@ export function ReleasePanel({ productId, version, onChanged }: Props) {
                 <a href={new URL(artifact.download_url, location.origin).pathname} download>
                   <bdi>{artifact.file_name}</bdi>
                 </a>
+                <label class="check-inline hint">
+                  <input
+                    type="checkbox"
+                    checked={marking[artifact.id] ?? artifact.updaters_only}
+                    disabled={busy}
+                    onChange={(event) => void markFile(artifact, event.currentTarget.checked)}
+                    aria-label={`Updaters only (${artifact.file_name})`}
+                  />{" "}
+                  Updaters only
+                </label>
               </td>
               <td>{formatBytes(artifact.file_size)}</td>
               <td>
