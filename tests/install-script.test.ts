@@ -82,9 +82,13 @@ function signAsBuildAll(keyName: string) {
 function pathWithout(label: string, ...without: string[]) {
   const bin = join(root, `bin-${label}`);
   mkdirSync(bin);
+  // The first of a name on the PATH wins, as for the shell. A set, not existsSync: a link whose
+  // target is missing (Debian's rust-clang without clang) does not "exist" but takes the name.
+  const linked = new Set<string>();
   for (const dir of systemPath.filter((entry) => existsSync(entry))) {
     for (const name of readdirSync(dir)) {
-      if (without.includes(name) || existsSync(join(bin, name))) continue;
+      if (without.includes(name) || linked.has(name)) continue;
+      linked.add(name);
       symlinkSync(join(dir, name), join(bin, name));
     }
   }

@@ -16,6 +16,9 @@
 # SCRAPE=1 turns metrics on (METRICS_TOKEN) and scrapes /metrics once a second during the measured
 # seconds, as bench/README.md "Metrics" compares it with the same server without: the line then ends
 # with how many scrapes answered 200.
+#
+# RUNS=N measures N times back to back on the same server (a line each): RUNS=5 DUR=60 is the
+# five-minute soak, its last minute compared with its first.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 name=$1; port=$2; shift 3
@@ -31,19 +34,21 @@ pid=$!
 for _ in $(seq 1 150); do curl -sf -o /dev/null "http://127.0.0.1:$port${HEALTH:-/api/health}" && break; sleep 0.2; done
 psql -q "$db" -c "UPDATE license_ips SET last_seen_at = now()" > /dev/null
 wrk -t2 -c64 -d"${WARM:-3}s" -s "$here/validate.lua" "http://127.0.0.1:$port" > /dev/null
-scrapes=""
-if [ -n "${SCRAPE:-}" ]; then
-  ( for _ in $(seq 1 "${DUR:-15}"); do
-      curl -s -o /dev/null -w '%{http_code}\n' -H "Authorization: Bearer bench-metrics-token" "http://127.0.0.1:$port/metrics"
-      sleep 1
-    done > "$dir/scrapes" ) &
-  scraper=$!
-fi
-start=$(awk '{print $14 + $15}' "/proc/$pid/stat")
-out=$( { /usr/bin/time -f "wrk_cpu_s=%U+%S" wrk -t2 -c64 -d"${DUR:-15}s" -s "$here/validate.lua" "http://127.0.0.1:$port"; } 2>&1 )
-end=$(awk '{print $14 + $15}' "/proc/$pid/stat")
-requests=$(echo "$out" | grep -o 'requests=[0-9]*' | cut -d= -f2)
-if [ -n "${SCRAPE:-}" ]; then wait "$scraper"; scrapes=" scrapes_200=$(grep -c '^200$' "$dir/scrapes")"; fi
-echo "$name server_cpu_us_per_req=$(( (end - start) * 1000000 / $(getconf CLK_TCK) / (${requests:-0} > 0 ? requests : 1) )) $(echo "$out" | grep RESULT) $(echo "$out" | grep wrk_cpu_s) load=$(cut -d' ' -f1 /proc/loadavg)$scrapes"
+for run in $(seq 1 "${RUNS:-1}"); do
+  scrapes=""
+  if [ -n "${SCRAPE:-}" ]; then
+    ( for _ in $(seq 1 "${DUR:-15}"); do
+        curl -s -o /dev/null -w '%{http_code}\n' -H "Authorization: Bearer bench-metrics-token" "http://127.0.0.1:$port/metrics"
+        sleep 1
+      done > "$dir/scrapes" ) &
+    scraper=$!
+  fi
+  start=$(awk '{print $14 + $15}' "/proc/$pid/stat")
+  out=$( { /usr/bin/time -f "wrk_cpu_s=%U+%S" wrk -t2 -c64 -d"${DUR:-15}s" -s "$here/validate.lua" "http://127.0.0.1:$port"; } 2>&1 )
+  end=$(awk '{print $14 + $15}' "/proc/$pid/stat")
+  requests=$(echo "$out" | grep -o 'requests=[0-9]*' | cut -d= -f2)
+  if [ -n "${SCRAPE:-}" ]; then wait "$scraper"; scrapes=" scrapes_200=$(grep -c '^200$' "$dir/scrapes")"; fi
+  echo "$name${RUNS:+ run $run} server_cpu_us_per_req=$(( (end - start) * 1000000 / $(getconf CLK_TCK) / (${requests:-0} > 0 ? requests : 1) )) $(echo "$out" | grep RESULT) $(echo "$out" | grep wrk_cpu_s) load=$(cut -d' ' -f1 /proc/loadavg)$scrapes"
+done
 kill "$pid"; wait "$pid" 2>/dev/null
 rm -rf "$dir"
