@@ -2,7 +2,8 @@
 // (versions, latest, licenses, validations in 7 days) sorted by a header and back; Ship → Versions with
 // a yanked version's reason; Ship → Rollouts with the live rollout's percentage and steps, linking to
 // its product; "New …" opening its form in a panel and Cancel closing it. A customer sees the yank and
-// its reason on Downloads and Notifications, and Versions and Rollouts are no pages for them.
+// its reason on Downloads and Notifications, and Versions and Rollouts are no pages for them; a form's
+// error goes once its field changes, and its success is a notice dismissed by hand.
 import { expect, test } from "bun:test";
 import { licenses, notifications, usageDays } from "../../src/db/schema/index.ts";
 import { fitsWidth, followNav, listeningDepot, offOrigin, openPage, signInAs } from "../helpers/browser.ts";
@@ -201,6 +202,26 @@ test("a customer sees a yanked version marked with its reason; Versions and Roll
     await first.waitFor({ timeout: 10_000 });
     expect(await first.locator(".yanked").count()).toBe(0);
     expect(await fitsWidth(page)).toBe(true);
+
+    // Profile: an error beside Name goes as soon as the name changes; the success is a notice that
+    // stays until dismissed.
+    await followNav(nav, "Profile");
+    const name = page.getByLabel("Name", { exact: true });
+    await name.fill("   ");
+    await page.getByRole("button", { name: "Save name" }).click();
+    const nameError = page.locator("#profile-name-error");
+    await nameError.waitFor({ timeout: 10_000 });
+    expect(await name.getAttribute("aria-invalid")).toBe("true");
+    await name.fill("Carla");
+    expect(await nameError.count()).toBe(0);
+    expect(await name.getAttribute("aria-invalid")).toBeNull();
+    await page.getByRole("button", { name: "Save name" }).click();
+    const saved = page.getByRole("status").filter({ hasText: "Your name is saved." });
+    await saved.waitFor({ timeout: 10_000 });
+    await Bun.sleep(500);
+    expect(await saved.isVisible()).toBe(true);
+    await saved.getByRole("button", { name: "Dismiss" }).click();
+    expect(await saved.count()).toBe(0);
 
     // Ship's pages are for sellers: no link, and "Page not found" by their address.
     expect(await nav.getByRole("link", { name: "Versions", includeHidden: true }).count()).toBe(0);
