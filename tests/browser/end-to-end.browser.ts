@@ -235,7 +235,7 @@ test("admin, vendor and customer: a product made, a release published with progr
   expect(await v.page.content()).not.toContain(token.split("|")[1]);
 
   await followNav(vendorNav, "Products");
-  await v.page.getByRole("link", { name: "Ultra Perms" }).click();
+  await v.page.getByRole("link", { name: "Ultra Perms", exact: true }).click();
   await v.page.getByRole("heading", { name: "Ultra Perms", level: 1 }).waitFor({ timeout: 10_000 });
   await v.page.getByRole("navigation", { name: "Product" }).getByRole("link", { name: "Licenses" }).click();
   await v.page.getByRole("button", { name: "New license" }).click();
