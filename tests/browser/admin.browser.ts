@@ -81,9 +81,9 @@ test("an admin creates a vendor, their product, a purchase and an API key; the v
     await page.getByRole("button", { name: "New user" }).click();
     const form = page.getByRole("form", { name: "New user" });
     await form.getByLabel("Name", { exact: true }).waitFor({ timeout: 10_000 });
-    expect(await form.getByLabel("Name", { exact: true }).evaluate((e) => e === document.activeElement)).toBe(
-      true,
-    );
+    expect(
+      await form.getByLabel("Name", { exact: true }).evaluate((e) => e.ownerDocument.activeElement === e),
+    ).toBe(true);
     await form.getByLabel("Name", { exact: true }).fill("Vera Vendor");
     await form.getByLabel("Email", { exact: true }).fill(customer.email.toUpperCase());
     await form.getByLabel("Role", { exact: true }).selectOption("vendor");

@@ -5,6 +5,7 @@
 // its reason on Downloads and Notifications, and Versions and Rollouts are no pages for them; a form's
 // error goes once its field changes, and its success is a notice dismissed by hand.
 import { expect, test } from "bun:test";
+import type { Locator } from "playwright-core";
 import { licenses, notifications, usageDays } from "../../src/db/schema/index.ts";
 import { fitsWidth, followNav, listeningDepot, offOrigin, openPage, signInAs } from "../helpers/browser.ts";
 import { createProduct, insertVersionRow } from "../helpers/factories.ts";
@@ -14,6 +15,14 @@ const PASSWORD = "correct horse battery";
 const depot = listeningDepot();
 const DAY = 86_400_000;
 const REASON = "Crashes on start";
+
+/** The text of each row's cells, trimmed. */
+async function cellsOf(rows: Locator): Promise<string[][]> {
+  const cells: string[][] = [];
+  for (let index = 0; index < (await rows.count()); index++)
+    cells.push((await rows.nth(index).locator("td").allTextContents()).map((text) => text.trim()));
+  return cells;
+}
 
 /** Two products of `vendor`: Alpha with three versions (one yanked, one rolling out), Bravo a draft. */
 async function world() {
@@ -92,10 +101,7 @@ test("a vendor's products, versions and rollouts are tables that sort; New endpo
     const products = page.getByRole("table", { name: "Your products" });
     await products.waitFor({ timeout: 10_000 });
     const rows = products.locator("tbody tr");
-    const cells = async () =>
-      (await rows.evaluateAll((trs) =>
-        trs.map((tr) => Array.from(tr.querySelectorAll("td")).map((td) => td.textContent?.trim() ?? "")),
-      )) as string[][];
+    const cells = () => cellsOf(rows);
     expect((await cells()).map((row) => row.slice(0, 5))).toEqual([
       ["Alpha", "3", "1.2.0", "1", "10"],
       ["Bravo", "1", "None yet", "3", "2"],
@@ -118,10 +124,7 @@ test("a vendor's products, versions and rollouts are tables that sort; New endpo
     const versions = page.getByRole("table", { name: "Versions of your products" });
     await versions.waitFor({ timeout: 10_000 });
     const versionRows = versions.locator("tbody tr");
-    const versionCells = async () =>
-      (await versionRows.evaluateAll((trs) =>
-        trs.map((tr) => Array.from(tr.querySelectorAll("td")).map((td) => td.textContent?.trim() ?? "")),
-      )) as string[][];
+    const versionCells = () => cellsOf(versionRows);
     const listed = await versionCells();
     expect(listed.map((row) => `${row[0]} ${row[1]} ${row[3]}`).sort()).toEqual([
       "Alpha 1.0.0 Published",
@@ -144,11 +147,7 @@ test("a vendor's products, versions and rollouts are tables that sort; New endpo
     await followNav(nav, "Rollouts");
     const rollouts = page.getByRole("table", { name: "Live rollouts" });
     await rollouts.waitFor({ timeout: 10_000 });
-    const rolloutRows = await rollouts
-      .locator("tbody tr")
-      .evaluateAll((trs) =>
-        trs.map((tr) => Array.from(tr.querySelectorAll("td")).map((td) => td.textContent?.trim() ?? "")),
-      );
+    const rolloutRows = await cellsOf(rollouts.locator("tbody tr"));
     expect(rolloutRows).toHaveLength(1);
     expect(rolloutRows[0]?.slice(0, 4)).toEqual(["Alpha", "1.2.0", "stable", "25 %"]);
     expect(rolloutRows[0]?.[4]).toMatch(/^50 % from /);
@@ -164,7 +163,9 @@ test("a vendor's products, versions and rollouts are tables that sort; New endpo
     await open.click();
     const form = page.getByRole("form", { name: "New endpoint" });
     await form.waitFor({ timeout: 10_000 });
-    expect(await form.getByLabel("URL").evaluate((input) => input === document.activeElement)).toBe(true);
+    expect(
+      await form.getByLabel("URL").evaluate((input) => input.ownerDocument.activeElement === input),
+    ).toBe(true);
     await page.getByRole("button", { name: "Cancel" }).click();
     await open.waitFor({ timeout: 10_000 });
     expect(await form.count()).toBe(0);
