@@ -15,7 +15,7 @@ import { YankedMark } from "../yanked.tsx";
 
 const STATUS_LABELS = { published: "Published", draft: "Draft", yanked: "Yanked" } as const;
 
-export function rolloutText({ version }: ShippedVersion): string {
+function rolloutText({ version }: ShippedVersion): string {
   if (version.status !== "published") return "—";
   const next = nextStep(version);
   return `${version.rollout_percentage} %${next ? `, then ${nextStepText(next)}` : ""}`;
