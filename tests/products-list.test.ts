@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { licenses, usageDays } from "../src/db/schema/index.ts";
 import { bearer, readJson, startTestApp, type TestApp } from "./helpers/app.ts";
-import { createProduct, createPurchase, createRole, createUser, tokenFor } from "./helpers/factories.ts";
+import {
+  createProduct,
+  createPurchase,
+  createRole,
+  createUser,
+  insertVersionRow,
+  tokenFor,
+} from "./helpers/factories.ts";
 import { signIn, userWithPassword } from "./helpers/sessions.ts";
 
 // GET /api/products over a real socket and database: who sees which products (hidden, disabled and
@@ -190,13 +198,14 @@ describe("GET /api/products: the answer", () => {
   });
 
   test("bad query values: one 422 naming each field", async () => {
-    const response = await list("?per_page=0&deleted=yes&page=x", tokens.admin);
+    const response = await list("?per_page=0&deleted=yes&page=x&counts=2", tokens.admin);
     expect(response.status).toBe(422);
     const body = await readJson(response);
     expect(body.errors).toEqual({
       page: ["The page field must be an integer of at least 1."],
       per_page: ["The per page field must be an integer between 1 and 100."],
       deleted: ["The deleted field must be 0 or 1."],
+      counts: ["The counts field must be 0 or 1."],
     });
     expect(typeof body.message).toBe("string");
     const nul = await list("?search=a%00b", tokens.admin);
@@ -207,5 +216,58 @@ describe("GET /api/products: the answer", () => {
     const long = await list(`?search=${"x".repeat(256)}`, tokens.admin);
     expect(long.status).toBe(422);
     expect(Object.keys((await readJson(long)).errors)).toEqual(["search"]);
+  });
+});
+
+describe("GET /api/products?counts=1: the dashboard table's counts", () => {
+  const day = (daysAgo: number) => new Date(Date.now() - daysAgo * 86_400_000).toISOString().slice(0, 10);
+
+  test("versions (drafts and yanks too), the latest published, licenses, validations of 7 days", async () => {
+    const owner = await createUser(t.ctx, { role: "vendor" });
+    const token = await tokenFor(t.ctx, owner);
+    const product = await createProduct(t.ctx, owner, { name: "Counted" });
+    await createProduct(t.ctx, owner, { name: "Counted Empty" });
+    const version = (versionNumber: string, status: "published" | "draft" | "yanked") =>
+      insertVersionRow(t.ctx, {
+        productId: product.id,
+        versionNumber,
+        title: versionNumber,
+        changelog: "",
+        changelogFormat: "markdown",
+        status,
+      });
+    await version("1.0.0", "published");
+    await version("1.1.0", "published");
+    await version("1.2.0", "yanked");
+    await version("2.0.0", "draft");
+    const holder = await createUser(t.ctx);
+    for (const key of ["COUNT-A", "COUNT-B"])
+      await t.ctx.db.insert(licenses).values({
+        id: crypto.randomUUID(),
+        key,
+        userId: holder.id,
+        creatorId: owner.id,
+        productId: product.id,
+      });
+    // Today and 6 days ago count; 7 days ago is outside; another series is not a validation.
+    await t.ctx.db.insert(usageDays).values([
+      { day: day(0), productId: product.id, series: "validations", detail: "VALID", count: 5 },
+      { day: day(0), productId: product.id, series: "validations", detail: "EXPIRED", count: 2 },
+      { day: day(6), productId: product.id, series: "validations", detail: "VALID", count: 3 },
+      { day: day(7), productId: product.id, series: "validations", detail: "VALID", count: 100 },
+      { day: day(0), productId: product.id, series: "activations", count: 9 },
+    ]);
+
+    const response = await list("?counts=1&search=counted", token);
+    expect(response.status).toBe(200);
+    const { data } = await readJson(response);
+    expect(data.map((p: { name: string }) => p.name)).toEqual(["Counted", "Counted Empty"]);
+    expect(data[0].counts).toEqual({ versions: 4, latest_version: "1.1.0", licenses: 2, validations_7d: 10 });
+    expect(data[1].counts).toEqual({ versions: 0, latest_version: null, licenses: 0, validations_7d: 0 });
+    // The rest of each item is the plain list's, which has no counts.
+    const plain = (await readJson(await list("?search=counted", token))).data;
+    expect(plain[0].counts).toBeUndefined();
+    expect(data.map(({ counts: _, ...rest }: { counts: unknown }) => rest)).toEqual(plain);
+    expect((await readJson(await list("?counts=0&search=counted", token))).data).toEqual(plain);
   });
 });

@@ -60,6 +60,8 @@ test("an admin creates a vendor, their product, a purchase and an API key; the v
       "Products",
       "Licenses",
       "Purchases",
+      "Versions",
+      "Rollouts",
       "Webhooks",
       "Users",
       "Roles",
@@ -75,7 +77,13 @@ test("an admin creates a vendor, their product, a purchase and an API key; the v
     await followNav(nav, "Users");
     await page.getByRole("heading", { name: "Users", level: 1 }).waitFor({ timeout: 10_000 });
     await page.getByText(admin.email).waitFor({ timeout: 10_000 });
+    // "New user" opens the form in its panel, the cursor in its first input.
+    await page.getByRole("button", { name: "New user" }).click();
     const form = page.getByRole("form", { name: "New user" });
+    await form.getByLabel("Name", { exact: true }).waitFor({ timeout: 10_000 });
+    expect(
+      await form.getByLabel("Name", { exact: true }).evaluate((e) => e.ownerDocument.activeElement === e),
+    ).toBe(true);
     await form.getByLabel("Name", { exact: true }).fill("Vera Vendor");
     await form.getByLabel("Email", { exact: true }).fill(customer.email.toUpperCase());
     await form.getByLabel("Role", { exact: true }).selectOption("vendor");
@@ -234,6 +242,7 @@ test("an admin creates a vendor, their product, a purchase and an API key; the v
     await followNav(nav, "API keys");
     await page.getByRole("heading", { name: "API keys", level: 1 }).waitFor({ timeout: 10_000 });
     await page.getByText("No API keys yet.").waitFor({ timeout: 10_000 });
+    await page.getByRole("button", { name: "New API key" }).click();
     const keyForm = page.getByRole("form", { name: "New API key" });
     await keyForm.getByLabel("Name", { exact: true }).fill("Storefront");
     await keyForm.getByRole("button", { name: "Create API key" }).click();
@@ -309,6 +318,8 @@ test("an admin creates a vendor, their product, a purchase and an API key; the v
       "Products",
       "Licenses",
       "Purchases",
+      "Versions",
+      "Rollouts",
       "Webhooks",
       "Downloads",
       "Notifications",

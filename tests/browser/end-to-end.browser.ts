@@ -161,6 +161,7 @@ test("admin, vendor and customer: a product made, a release published with progr
   await expectAccessible(a, "home");
 
   await followNav(adminNav, "Users");
+  await a.page.getByRole("button", { name: "New user" }).click();
   const newUser = a.page.getByRole("form", { name: "New user" });
   await newUser.getByLabel("Name", { exact: true }).fill("Vera Vendor");
   await newUser.getByLabel("Email", { exact: true }).fill(vendorEmail);
@@ -216,6 +217,7 @@ test("admin, vendor and customer: a product made, a release published with progr
   const vendorNav = v.page.getByRole("navigation", { name: "Dashboard", includeHidden: true });
 
   await followNav(vendorNav, "Tokens");
+  await v.page.getByRole("button", { name: "New token" }).click();
   await v.page.getByLabel("Name", { exact: true }).fill("CI publish");
   await v.page.getByRole("checkbox", { name: /versions\.publish/ }).check();
   await v.page.getByRole("button", { name: "Create token" }).click();
@@ -233,9 +235,10 @@ test("admin, vendor and customer: a product made, a release published with progr
   expect(await v.page.content()).not.toContain(token.split("|")[1]);
 
   await followNav(vendorNav, "Products");
-  await v.page.getByRole("link", { name: "Ultra Perms" }).click();
+  await v.page.getByRole("link", { name: "Ultra Perms", exact: true }).click();
   await v.page.getByRole("heading", { name: "Ultra Perms", level: 1 }).waitFor({ timeout: 10_000 });
   await v.page.getByRole("navigation", { name: "Product" }).getByRole("link", { name: "Licenses" }).click();
+  await v.page.getByRole("button", { name: "New license" }).click();
   await v.page.getByLabel("Owner email", { exact: true }).fill(carla.email);
   await v.page.getByLabel("Max IPs", { exact: true }).fill("2");
   await v.page.getByRole("button", { name: "Create license" }).click();
@@ -349,6 +352,8 @@ test("the pages the story does not pass through have no serious accessibility vi
       for (const [link, heading] of [
         ["Purchases", "Purchases"],
         ["Products", "Products"],
+        ["Versions", "Versions"],
+        ["Rollouts", "Rollouts"],
         ["Webhooks", "Webhooks"],
         ["Roles", "Roles"],
         ["API keys", "API keys"],

@@ -91,6 +91,7 @@ test("from an empty directory: the setup link, the admin, a product and a token,
     const productId = Number(new URL(page.url()).pathname.split("/").pop());
 
     await followNav(nav, "Tokens");
+    await page.getByRole("button", { name: "New token" }).click();
     await page.getByLabel("Name", { exact: true }).fill("CI publish");
     await page.getByRole("checkbox", { name: /versions\.publish/ }).check();
     await page.getByRole("button", { name: "Create token" }).click();

@@ -76,6 +76,8 @@ test("at 1,280 px the sidebar shows its groups without a menu; a vendor sees Sel
       "Products",
       "Licenses",
       "Purchases",
+      "Versions",
+      "Rollouts",
       "Webhooks",
       "Downloads",
       "Notifications",

@@ -24,6 +24,7 @@ test("a vendor makes a policy and a license from it", async () => {
   await page.getByText("No policies yet: every license has its own numbers.").waitFor({ timeout: 10_000 });
 
   // A bad number: the server's 422 beside its field, nothing made.
+  await page.getByRole("button", { name: "New policy" }).click();
   await page.getByLabel("Policy name", { exact: true }).fill("Laptop");
   await page.getByLabel("Policy max IPs", { exact: true }).fill("0");
   await page.getByRole("button", { name: "Create policy" }).click();
@@ -41,6 +42,7 @@ test("a vendor makes a policy and a license from it", async () => {
   expect(await listed.textContent()).toContain("machines 3, IPs no limit, lasts 365 days, 0 licenses");
 
   // The New license form offers it; the license takes its numbers.
+  await page.getByRole("button", { name: "New license" }).click();
   await page.getByLabel("Owner email", { exact: true }).fill(customer.email);
   await page.getByLabel("Policy", { exact: true }).selectOption({ label: "Laptop" });
   await page.getByRole("button", { name: "Create license" }).click();

@@ -133,7 +133,7 @@ test("another vendor's product is not found, page and licenses; a manager who ma
     expect(await m.page.getByRole("heading", { name: "Publish a version" }).count()).toBe(0);
     expect(await m.page.getByText("The product's publishers add them.").count()).toBe(0);
     await productNav.getByRole("link", { name: "Licenses" }).click();
-    await m.page.getByRole("button", { name: "Create license" }).waitFor({ timeout: 10_000 });
+    await m.page.getByRole("button", { name: "New license" }).waitFor({ timeout: 10_000 });
     expect(offOrigin(m)).toEqual([]);
     expect(m.problems).toEqual([]);
   } finally {

@@ -46,11 +46,12 @@ test("a vendor previews, publishes with progress, resumes a broken upload and de
     // Products: only the vendor's own, with its flag, each a link.
     const nav = page.getByRole("navigation", { name: "Dashboard", includeHidden: true });
     await followNav(nav, "Products");
-    const link = page.getByRole("link", { name: "Auction House" });
+    const link = page.getByRole("link", { name: "Auction House", exact: true });
     await link.waitFor({ timeout: 10_000 });
     expect(new URL(page.url()).pathname).toBe("/dashboard/products");
-    const rows = page.locator("main li");
-    expect(await rows.allTextContents()).toEqual(["Auction HouseHidden"]);
+    // A table: the name cell holds the link and its flags; the row's actions name the product too.
+    const names = page.locator("main tbody td:first-child");
+    expect(await names.allTextContents()).toEqual(["Auction House Hidden"]);
     expect(await page.getByRole("link", { name: "New product" }).count()).toBe(0);
     expect(await fitsWidth(page)).toBe(true);
 
@@ -359,11 +360,11 @@ test("a vendor without products is told who makes them; an admin sees every prod
   try {
     await signInAs(page, depot.base, admin.email, PASSWORD);
     await followNav(page.getByRole("navigation", { name: "Dashboard", includeHidden: true }), "Products");
-    const row = page.locator("main li").filter({ hasText: "Zeppelin Races" });
+    const row = page.locator("main tbody tr").filter({ hasText: "Zeppelin Races" });
     await row.waitFor({ timeout: 10_000 });
     expect(await row.locator(".label").allTextContents()).toEqual(["Disabled"]);
     // Everyone's products, the other vendors' hidden ones too.
-    expect(await page.getByRole("link", { name: "Furnace" }).count()).toBe(1);
+    expect(await page.getByRole("link", { name: "Furnace", exact: true }).count()).toBe(1);
     expect(await page.getByRole("link", { name: "New product" }).getAttribute("href")).toBe(
       "/dashboard/products/new",
     );
@@ -371,10 +372,14 @@ test("a vendor without products is told who makes them; an admin sees every prod
     // The search narrows the list (the API's ?search=).
     await page.getByLabel("Search by name", { exact: true }).fill("zeppelin");
     await page.getByRole("button", { name: "Search", exact: true }).click();
-    await page.getByRole("link", { name: "Furnace" }).waitFor({ state: "detached", timeout: 10_000 });
+    await page
+      .getByRole("link", { name: "Furnace", exact: true })
+      .waitFor({ state: "detached", timeout: 10_000 });
     // The list reloads (its loading line first), then shows the one match.
-    await page.getByRole("link", { name: "Zeppelin Races" }).waitFor({ timeout: 10_000 });
-    expect(await page.locator("main li").allTextContents()).toEqual(["Zeppelin RacesDisabled"]);
+    await page.getByRole("link", { name: "Zeppelin Races", exact: true }).waitFor({ timeout: 10_000 });
+    expect(await page.locator("main tbody td:first-child").allTextContents()).toEqual([
+      "Zeppelin Races Disabled",
+    ]);
     await page.getByLabel("Search by name", { exact: true }).fill("nothing like it");
     await page.getByRole("button", { name: "Search", exact: true }).click();
     await page.getByText("No products match “nothing like it”.").waitFor({ timeout: 10_000 });

@@ -135,6 +135,7 @@ test("the Owner and Creator selects offer every vendor, past the first page of t
     expect(await owner.inputValue()).toBe(String(last.id));
 
     await page.goto(`${depot.base}/dashboard/api-keys`, { waitUntil: "networkidle" });
+    await page.getByRole("button", { name: "New API key" }).click();
     const creator = page.getByLabel("Creator", { exact: true });
     await creator.waitFor({ timeout: 10_000 });
     expect(await creator.locator("option", { hasText: "Zoe Zeta" }).count()).toBe(1);

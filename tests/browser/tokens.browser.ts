@@ -59,6 +59,8 @@ test("a vendor creates a token, sees it once, uses it, revokes it; Profile signs
       "Products",
       "Licenses",
       "Purchases",
+      "Versions",
+      "Rollouts",
       "Webhooks",
       "Downloads",
       "Notifications",
@@ -95,6 +97,8 @@ test("a vendor creates a token, sees it once, uses it, revokes it; Profile signs
     ).toBe("page");
     expect(await fitsWidth(page)).toBe(true);
 
+    // "New token" opens the form in its panel.
+    await page.getByRole("button", { name: "New token" }).click();
     // Only the role's abilities are offered: a vendor has versions.publish alone.
     const abilities = page.getByRole("group", { name: "Abilities" }).getByRole("checkbox");
     expect(await abilities.count()).toBe(1);
@@ -147,7 +151,7 @@ test("a vendor creates a token, sees it once, uses it, revokes it; Profile signs
 
     // Done: the secret is gone from the page for good; the list shows the token and its last use.
     await page.getByRole("button", { name: "Done" }).click();
-    await page.getByRole("button", { name: "Create token" }).waitFor();
+    await page.getByRole("button", { name: "New token" }).waitFor();
     await page.reload({ waitUntil: "networkidle" });
     const row = page.getByRole("listitem").filter({ hasText: "CI publish" });
     await row.waitFor({ timeout: 10_000 });
@@ -222,6 +226,7 @@ test("where the browser offers no clipboard, Copy selects the token and says how
     // No unread notifications: no badge.
     expect(await page.locator(".badge").count()).toBe(0);
     await followNav(page.getByRole("navigation", { name: "Dashboard", includeHidden: true }), "Tokens");
+    await page.getByRole("button", { name: "New token" }).click();
     await page.getByLabel("Name", { exact: true }).fill("script");
     await page.getByRole("button", { name: "Create token" }).click();
     const shown = page.getByLabel("Your new token");

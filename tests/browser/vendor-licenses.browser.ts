@@ -66,6 +66,7 @@ test("a vendor manages a product's licenses and sends a webhook delivery again",
     expect(await fitsWidth(page)).toBe(true);
 
     // An unknown e-mail: the server's 422 beside the field.
+    await page.getByRole("button", { name: "New license" }).click();
     const owner = page.getByLabel("Owner email", { exact: true });
     await owner.fill("nobody@example.com");
     await page.getByRole("button", { name: "Create license" }).click();
@@ -150,6 +151,7 @@ test("a vendor manages a product's licenses and sends a webhook delivery again",
     await page.getByRole("heading", { name: "Webhooks", level: 1 }).waitFor({ timeout: 10_000 });
     await page.getByText("No endpoints yet.").waitFor({ timeout: 10_000 });
     const url = `http://127.0.0.1:${receiver.port}/depot`;
+    await page.getByRole("button", { name: "New endpoint" }).click();
     await page.getByLabel("URL", { exact: true }).fill(url);
     const published = page.getByRole("checkbox", { name: /version\.published/ });
     const yanked = page.getByRole("checkbox", { name: /version\.yanked/ });

@@ -16,10 +16,12 @@ import {
   PROFILE_PATH,
   PURCHASES_PATH,
   ROLES_PATH,
+  ROLLOUTS_PATH,
   SOLD_LICENSES_PATH,
   STRIPE_PATH,
   TOKENS_PATH,
   USERS_PATH,
+  VERSIONS_PATH,
   WEBHOOKS_PATH,
 } from "./paths.ts";
 import { navigate, usePath } from "./router.ts";
@@ -45,7 +47,14 @@ export const NAV_GROUPS: { label: string | null; items: NavItem[] }[] = [
     ],
   },
   // A vendor's endpoints hear of their versions; a customer's would only hear of what Notifications shows.
-  { label: "Ship", items: [{ href: WEBHOOKS_PATH, label: "Webhooks", shows: sells }] },
+  {
+    label: "Ship",
+    items: [
+      { href: VERSIONS_PATH, label: "Versions", shows: sells },
+      { href: ROLLOUTS_PATH, label: "Rollouts", shows: sells },
+      { href: WEBHOOKS_PATH, label: "Webhooks", shows: sells },
+    ],
+  },
   {
     label: "Admin",
     items: [

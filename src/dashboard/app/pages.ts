@@ -13,10 +13,12 @@ import { Products } from "./pages/products.tsx";
 import { Profile } from "./pages/profile.tsx";
 import { Purchases } from "./pages/purchases.tsx";
 import { Roles } from "./pages/roles.tsx";
+import { Rollouts } from "./pages/rollouts.tsx";
 import { SoldLicenses } from "./pages/sold-licenses.tsx";
 import { Stripe } from "./pages/stripe.tsx";
 import { Tokens } from "./pages/tokens.tsx";
 import { Users } from "./pages/users.tsx";
+import { Versions } from "./pages/versions.tsx";
 import { Webhooks } from "./pages/webhooks.tsx";
 import {
   API_KEYS_PATH,
@@ -32,10 +34,12 @@ import {
   PROFILE_PATH,
   PURCHASES_PATH,
   ROLES_PATH,
+  ROLLOUTS_PATH,
   SOLD_LICENSES_PATH,
   STRIPE_PATH,
   TOKENS_PATH,
   USERS_PATH,
+  VERSIONS_PATH,
   WEBHOOKS_PATH,
 } from "./paths.ts";
 import { hasPermissions, isAdmin, seesPurchases, seesUsers, sells } from "./session.ts";
@@ -70,6 +74,8 @@ export const PAGES: PageEntry[] = [
   { path: NOTIFICATIONS_PATH, page: Notifications },
   { path: PURCHASES_PATH, page: Purchases, shows: seesPurchases },
   { path: WEBHOOKS_PATH, page: Webhooks, shows: sells },
+  { path: VERSIONS_PATH, page: Versions, shows: sells },
+  { path: ROLLOUTS_PATH, page: Rollouts, shows: sells },
   { path: USERS_PATH, page: Users, shows: seesUsers },
   { path: ROLES_PATH, page: Roles, shows: isAdmin },
   { path: API_KEYS_PATH, page: ApiKeys, shows: isAdmin },

@@ -13,6 +13,9 @@ export const API_KEYS_PATH = "/dashboard/api-keys";
 /** The licenses of the products the reader sells (Sell → Licenses); LICENSES_PATH is the ones they hold. */
 export const SOLD_LICENSES_PATH = "/dashboard/sold-licenses";
 export const STRIPE_PATH = "/dashboard/stripe";
+/** Ship: the versions of every product the reader manages, and those being rolled out. */
+export const VERSIONS_PATH = "/dashboard/versions";
+export const ROLLOUTS_PATH = "/dashboard/rollouts";
 
 export const PRODUCTS_PATH = "/dashboard/products";
 /** Must come before PRODUCT_PATH in PAGES, or "new" would be taken for a product id. */

@@ -2,6 +2,7 @@ import { t } from "elysia";
 import type { Product } from "../../db/schema/index.ts";
 import { simplePageOf } from "../../http/pagination.ts";
 import { Int } from "../../validation/schemas.ts";
+import { ProductCountsJson } from "./product-counts.ts";
 import { orNull } from "./schemas.ts";
 
 const DateTime = t.String({ format: "date-time" });
@@ -44,6 +45,7 @@ export const ProductJson = t.Object({
   downloads: Count,
   purchases: Count,
   full_url: t.String(),
+  counts: t.Optional(ProductCountsJson),
 });
 
 /** The API's product: the row's booleans, counters and numeric become strings here and only here. */

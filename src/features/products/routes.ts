@@ -7,6 +7,7 @@ import { bearerAuth } from "../auth/guards.ts";
 import { productAccess } from "./access.ts";
 import { adminApi } from "./admin-api.ts";
 import { ProductAccessJson, ProductJson, ProductPageJson, toProductJson } from "./json.ts";
+import { productCounts } from "./product-counts.ts";
 import { ProductListQuery, ProductParams, UpdateProductBody } from "./schemas.ts";
 import {
   createProduct,
@@ -31,14 +32,25 @@ export const productRoutes = (ctx: AppContext) => {
       "/products",
       async ({ query, actor, request }) => {
         const [page, filters] = await productListRequest(query);
-        return simplePage((await listProducts(ctx, actor, filters, page)).map(json), page, request);
+        const rows = await listProducts(ctx, actor, filters, page);
+        if (!filters.withCounts) return simplePage(rows.map(json), page, request);
+        const counts = await productCounts(
+          ctx,
+          rows.map((row) => row.product.id),
+        );
+        return simplePage(
+          rows.map((row) => ({ ...json(row), counts: counts.get(row.product.id) })),
+          page,
+          request,
+        );
       },
       {
         auth: true,
         query: ProductListQuery,
         ...answers(
           "List products by name: all with products.manage (hidden and disabled too), else your own; " +
-            "?search= on the name, ?deleted=1 with soft-deleted ones",
+            "?search= on the name, ?deleted=1 with soft-deleted ones, ?counts=1 with each one's counts " +
+            "(versions, latest version, licenses, validations in 7 days)",
           { 200: ProductPageJson },
           422,
         ),

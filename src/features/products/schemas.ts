@@ -57,5 +57,11 @@ export const ProductListQuery = t.Object({
   deleted: t.Optional(
     t.String({ description: '"1" lists soft-deleted products too (default "0": only live ones)' }),
   ),
+  counts: t.Optional(
+    t.String({
+      description:
+        '"1" adds `counts` to each product: its versions, latest version, licenses and validations of the last 7 days',
+    }),
+  ),
 });
 export type ProductListQuery = typeof ProductListQuery.static;

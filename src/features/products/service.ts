@@ -68,17 +68,22 @@ export async function findLiveProduct(ctx: Pick<AppContext, "db">, id: number): 
 export interface ProductFilters {
   search: string | null;
   withDeleted: boolean;
+  /** `?counts=1`: each product with its ProductCounts (product-counts.ts). */
+  withCounts: boolean;
 }
 
 /** `?search=` and `?deleted=` as filters; `deleted` is "0" or "1" (empty counts as absent). */
 export function productFilters(query: ProductListQuery): ProductFilters {
   const deleted = query.deleted ?? "";
-  if (!["", "0", "1"].includes(deleted))
-    throw new Invalid({ deleted: ["The deleted field must be 0 or 1."] });
+  const counts = query.counts ?? "";
+  const errors: Record<string, string[]> = {};
+  if (!["", "0", "1"].includes(deleted)) errors.deleted = ["The deleted field must be 0 or 1."];
+  if (!["", "0", "1"].includes(counts)) errors.counts = ["The counts field must be 0 or 1."];
+  if (Object.keys(errors).length > 0) throw new Invalid(errors);
   const search = query.search?.trim() ?? "";
   // PostgreSQL text cannot hold a NUL: refused as the JSON bodies' strings are.
   if (search.includes("\0")) throw nulInvalid(["search"]);
-  return { search: search === "" ? null : search, withDeleted: deleted === "1" };
+  return { search: search === "" ? null : search, withDeleted: deleted === "1", withCounts: counts === "1" };
 }
 
 /** `GET /api/products`'s page and filters, checked together so that one 422 names every bad field. */

@@ -13,7 +13,9 @@ interface Props {
 
 export function ApiKeyList({ keys, more, revoking, onRevoke }: Props) {
   if (keys.length === 0) {
-    return <p class="empty">No API keys yet. Create one above for a storefront or a license server.</p>;
+    return (
+      <p class="empty">No API keys yet. Create one with New API key for a storefront or a license server.</p>
+    );
   }
   return (
     <>

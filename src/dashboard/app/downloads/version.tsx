@@ -6,6 +6,7 @@ import { useLoad } from "../load.ts";
 import { Loaded } from "../loaded.tsx";
 import { platformName } from "../products/target-fields.tsx";
 import type { Version } from "../wire.ts";
+import { YankedMark } from "../yanked.tsx";
 import { renderChangelog } from "./api.ts";
 import { browserPlatform, forPlatform } from "./platform.ts";
 
@@ -68,6 +69,11 @@ export function VersionEntry({ version, level }: { version: Version; level: Head
       <Heading class="version-title">
         <bdi>{version.title}</bdi> <bdi class="version-number">{version.version_number}</bdi>
       </Heading>
+      {version.status === "yanked" && (
+        <p>
+          <YankedMark version={version} />
+        </p>
+      )}
       <p class="hint">
         <time dateTime={version.created_at}>{formatDate(version.created_at)}</time> ·{" "}
         <bdi>{version.file_name}</bdi> · {formatSize(version.file_size)}

@@ -52,7 +52,7 @@ export function LicenseList({
         No license matches “<bdi>{search}</bdi>”. Search by the start of a key, or part of an e-mail or name.
       </p>
     ) : (
-      <p class="empty">No licenses yet. Create one above with the customer's e-mail.</p>
+      <p class="empty">No licenses yet. Create one with New license and the customer's e-mail.</p>
     );
   }
   return (

@@ -3,6 +3,7 @@
 import { formatDate } from "../dates.ts";
 import { sessionDownloadHref } from "../links.ts";
 import type { Notification } from "../wire.ts";
+import { YankedMark } from "../yanked.tsx";
 
 interface Props {
   notifications: Notification[];
@@ -36,9 +37,13 @@ export function NotificationList({ notifications, marking, onMarkRead }: Props) 
                 : <bdi>{data.title}</bdi>
               </span>
               <span class="hint">
-                {notification.type === "version.yanked"
-                  ? `Version withdrawn${data.yank_reason ? `: ${data.yank_reason}` : ""} `
-                  : "New version published "}
+                {notification.type === "version.yanked" ? (
+                  <>
+                    <YankedMark version={{ status: "yanked", yank_reason: data.yank_reason ?? null }} />{" "}
+                  </>
+                ) : (
+                  "New version published "
+                )}
                 <time dateTime={notification.created_at}>{formatDate(notification.created_at)}</time>
               </span>
             </div>

@@ -10,6 +10,7 @@ import { Layout } from "../layout.tsx";
 import { useListing } from "../listing.ts";
 import { useLoad } from "../load.ts";
 import { Loaded } from "../loaded.tsx";
+import { NewPanel } from "../new-panel.tsx";
 import type { PageProps } from "../pages.ts";
 import { productOwners } from "../users/api.ts";
 import type { ApiKey, NewApiKey } from "../wire.ts";
@@ -54,17 +55,21 @@ export function ApiKeys({ user, onSignedOut }: PageProps) {
           onDone={() => setCreated(null)}
         />
       ) : (
-        <Loaded loading={owners.loading} label="Loading the form…">
-          {(list) => (
-            <NewApiKeyForm
-              owners={list}
-              onCreated={(key) => {
-                setCreated(key);
-                void reload();
-              }}
-            />
+        <NewPanel label="New API key">
+          {() => (
+            <Loaded loading={owners.loading} label="Loading the form…">
+              {(list) => (
+                <NewApiKeyForm
+                  owners={list}
+                  onCreated={(key) => {
+                    setCreated(key);
+                    void reload();
+                  }}
+                />
+              )}
+            </Loaded>
           )}
-        </Loaded>
+        </NewPanel>
       )}
       <section aria-labelledby="api-key-list-heading" aria-busy={loading.state === "loading"}>
         <h2 id="api-key-list-heading">API keys</h2>

@@ -11,6 +11,7 @@ import { LicenseList } from "../licenses/list.tsx";
 import { useListing } from "../listing.ts";
 import { useLoad } from "../load.ts";
 import { Loaded } from "../loaded.tsx";
+import { NewPanel } from "../new-panel.tsx";
 import type { PageProps } from "../pages.ts";
 import { listPolicies } from "../policies/api.ts";
 import { NewPolicyForm, PolicyList } from "../policies/section.tsx";
@@ -95,17 +96,32 @@ function LicensesOfProduct({ productId }: { productId: string }) {
           onDone={() => setCreated(null)}
         />
       ) : (
-        <NewLicenseForm
-          productId={productId}
-          policies={policyList}
-          onCreated={(license) => {
-            setCreated(license);
-            void reload();
-          }}
-        />
+        <NewPanel label="New license">
+          {() => (
+            <NewLicenseForm
+              productId={productId}
+              policies={policyList}
+              onCreated={(license) => {
+                setCreated(license);
+                void reload();
+              }}
+            />
+          )}
+        </NewPanel>
       )}
       <section aria-labelledby="policy-list-heading">
         <h2 id="policy-list-heading">License policies</h2>
+        <NewPanel label="New policy">
+          {(close) => (
+            <NewPolicyForm
+              productId={productId}
+              onCreated={() => {
+                close();
+                void policies.reload();
+              }}
+            />
+          )}
+        </NewPanel>
         <Loaded loading={policies.loading} label="Loading policies…">
           {(items) => (
             <PolicyList
@@ -119,7 +135,6 @@ function LicensesOfProduct({ productId }: { productId: string }) {
             />
           )}
         </Loaded>
-        <NewPolicyForm productId={productId} onCreated={() => void policies.reload()} />
       </section>
       <section aria-labelledby="license-list-heading" aria-busy={loading.state === "loading"}>
         <h2 id="license-list-heading">Licenses</h2>

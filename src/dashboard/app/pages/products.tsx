@@ -56,6 +56,7 @@ export function Products({ user, onSignedOut }: PageProps) {
               listing={listing}
               more={more}
               search={search}
+              admin={admin}
               empty={
                 admin
                   ? "No products yet. Create the first with New product."

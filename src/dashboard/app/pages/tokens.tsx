@@ -6,6 +6,7 @@ import { ErrorAlert } from "../error-alert.tsx";
 import { Layout } from "../layout.tsx";
 import { useListing } from "../listing.ts";
 import { Loaded } from "../loaded.tsx";
+import { NewPanel } from "../new-panel.tsx";
 import type { PageProps } from "../pages.ts";
 import { listTokens, revokeToken } from "../tokens/api.ts";
 import { NewTokenForm } from "../tokens/form.tsx";
@@ -51,13 +52,17 @@ export function Tokens({ user, onSignedOut }: PageProps) {
           onDone={() => setCreated(null)}
         />
       ) : (
-        <NewTokenForm
-          user={user}
-          onCreated={(token) => {
-            setCreated(token);
-            void reload();
-          }}
-        />
+        <NewPanel label="New token">
+          {() => (
+            <NewTokenForm
+              user={user}
+              onCreated={(token) => {
+                setCreated(token);
+                void reload();
+              }}
+            />
+          )}
+        </NewPanel>
       )}
       <section aria-labelledby="token-list-heading" aria-busy={loading.state === "loading"}>
         <h2 id="token-list-heading">Your tokens</h2>

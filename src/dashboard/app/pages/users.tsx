@@ -4,18 +4,21 @@ import { Layout } from "../layout.tsx";
 import { useListing } from "../listing.ts";
 import { useLoad } from "../load.ts";
 import { Loaded } from "../loaded.tsx";
+import { NewPanel } from "../new-panel.tsx";
 import type { PageProps } from "../pages.ts";
 import { listRoles } from "../roles/api.ts";
 import { isAdmin } from "../session.ts";
 import { listUsers } from "../users/api.ts";
 import { UserList } from "../users/list.tsx";
-import { NewUser } from "../users/new-user.tsx";
+import { type Created, CreatedUser, NewUserForm } from "../users/new-user.tsx";
 import type { Role } from "../wire.ts";
 
 /** Admins manage users; users.view may look them up. Anyone else sees the API's refusal. */
 export function Users({ user, onSignedOut }: PageProps) {
   const admin = isAdmin(user);
   const [typed, setTyped] = useState("");
+  // The user just made and their set-password link, shown once in place of New user.
+  const [created, setCreated] = useState<Created | null>(null);
   const [search, setSearch] = useState("");
   const { loading, reload, more } = useListing(
     () => listUsers({ search }),
@@ -30,11 +33,28 @@ export function Users({ user, onSignedOut }: PageProps) {
 
   return (
     <Layout user={user} title="Users" onSignedOut={onSignedOut}>
-      {admin && (
-        <Loaded loading={roles.loading} label="Loading roles…">
-          {(list) => list && <NewUser roles={list} onCreated={() => void reload()} />}
-        </Loaded>
-      )}
+      {admin &&
+        (created ? (
+          <CreatedUser created={created} onDone={() => setCreated(null)} />
+        ) : (
+          <NewPanel label="New user">
+            {() => (
+              <Loaded loading={roles.loading} label="Loading roles…">
+                {(list) =>
+                  list && (
+                    <NewUserForm
+                      roles={list}
+                      onCreated={(result) => {
+                        setCreated(result);
+                        void reload();
+                      }}
+                    />
+                  )
+                }
+              </Loaded>
+            )}
+          </NewPanel>
+        ))}
       <section aria-labelledby="user-list-heading" aria-busy={loading.state === "loading"}>
         <h2 id="user-list-heading">Users</h2>
         <form

@@ -6,6 +6,7 @@ import { ErrorAlert } from "../error-alert.tsx";
 import { Layout } from "../layout.tsx";
 import { useLoad } from "../load.ts";
 import { Loaded } from "../loaded.tsx";
+import { NewPanel } from "../new-panel.tsx";
 import type { PageProps } from "../pages.ts";
 import { deleteWebhook, listWebhooks } from "../webhooks/api.ts";
 import { NewWebhookForm } from "../webhooks/form.tsx";
@@ -49,12 +50,16 @@ export function Webhooks({ user, onSignedOut }: PageProps) {
           onDone={() => setCreated(null)}
         />
       ) : (
-        <NewWebhookForm
-          onCreated={(webhook) => {
-            setCreated(webhook);
-            void reload();
-          }}
-        />
+        <NewPanel label="New endpoint">
+          {() => (
+            <NewWebhookForm
+              onCreated={(webhook) => {
+                setCreated(webhook);
+                void reload();
+              }}
+            />
+          )}
+        </NewPanel>
       )}
       <section aria-labelledby="webhook-list-heading" aria-busy={loading.state === "loading"}>
         <h2 id="webhook-list-heading">Your endpoints</h2>

@@ -2,6 +2,7 @@
 import { useState } from "preact/hooks";
 import { ErrorAlert } from "../error-alert.tsx";
 import { useForm } from "../form.ts";
+import { SuccessNotice } from "../notice.tsx";
 import type { Product } from "../wire.ts";
 import { updateProduct } from "./api.ts";
 import { ProductFields, type ProductValues, productInput } from "./fields.tsx";
@@ -41,9 +42,7 @@ export function ProductSettingsForm({
       <button type="submit" disabled={form.busy}>
         {form.busy ? "Saving…" : "Save changes"}
       </button>
-      <p class="hint" aria-live="polite">
-        {saved === form.values && "Saved."}
-      </p>
+      {saved === form.values && <SuccessNotice onDismiss={() => setSaved(null)}>Saved.</SuccessNotice>}
     </form>
   );
 }

@@ -12,9 +12,12 @@ import type {
   VersionFields,
 } from "../wire.ts";
 
-/** The products the reader manages, by name; those whose name holds `search` when given. */
+/**
+ * The products the reader manages, by name; those whose name holds `search` when given. With their
+ * counts (versions, latest, licenses, validations in 7 days) for the products table.
+ */
 export function listProducts(search: string): Promise<Listing<Product>> {
-  const query = new URLSearchParams();
+  const query = new URLSearchParams({ counts: "1" });
   if (search.trim()) query.set("search", search.trim());
   return listing(`/api/products?${query}`);
 }

@@ -9,6 +9,7 @@ import { ErrorAlert } from "../error-alert.tsx";
 import { Field } from "../field.tsx";
 import { useForm } from "../form.ts";
 import { useLoad } from "../load.ts";
+import { SuccessNotice } from "../notice.tsx";
 import { listOptions } from "../product-admin/api.ts";
 import { TusUpload, UploadCancelled } from "../uploads/tus.ts";
 import type { Version } from "../wire.ts";
@@ -48,6 +49,8 @@ export function PublishForm({ productId, onPublished }: Props) {
   const { loading: options } = useLoad(() => listOptions(productId).catch(() => []), "", [productId]);
   const [progress, setProgress] = useState<{ offset: number; size: number } | null>(null);
   const [published, setPublished] = useState<Published | null>(null);
+  // "Dismiss" closes the success notice; the version's warnings under it stay.
+  const [dismissed, setDismissed] = useState(false);
   const [cancelled, setCancelled] = useState(false);
   const [upload, setUpload] = useState<TusUpload | null>(null);
   /** The last finished upload: publishing the same file again names it instead of sending it again. */
@@ -113,6 +116,7 @@ export function PublishForm({ productId, onPublished }: Props) {
     finished.current = null;
     setGeneration((n) => n + 1);
     setPublished(made);
+    setDismissed(false);
     onPublished(made.version);
   };
 
@@ -122,8 +126,8 @@ export function PublishForm({ productId, onPublished }: Props) {
     <form key={generation} onSubmit={submit} aria-labelledby="publish-heading" class="panel" noValidate>
       <h2 id="publish-heading">Publish a version</h2>
       <ErrorAlert message={form.summary} />
-      {published && (
-        <p class="notice success" role="status">
+      {published && !dismissed && (
+        <SuccessNotice onDismiss={() => setDismissed(true)}>
           Version <bdi>{published.version.version_number}</bdi>
           {published.version.benefit_name && (
             <>
@@ -132,7 +136,7 @@ export function PublishForm({ productId, onPublished }: Props) {
             </>
           )}{" "}
           is published.
-        </p>
+        </SuccessNotice>
       )}
       {published?.warnings.map((warning) => (
         <p key={warning} class="notice warning" role="alert">

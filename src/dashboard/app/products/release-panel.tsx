@@ -12,6 +12,7 @@ import { Field } from "../field.tsx";
 import { formatBytes } from "../sizes.ts";
 import { TusUpload, UploadCancelled } from "../uploads/tus.ts";
 import type { Artifact, ReleaseChange, Version } from "../wire.ts";
+import { YankedMark } from "../yanked.tsx";
 import { addArtifact, changeRelease, checkMayPublish, deleteArtifact, markUpdatersOnly } from "./api.ts";
 import { FileChoice } from "./file-choice.tsx";
 import { nextStep, nextStepText, RolloutSchedule } from "./rollout-schedule.tsx";
@@ -24,14 +25,14 @@ interface Props {
   onChanged: () => void;
 }
 
-/** The badges a version's row carries: its channel, status, criticality and partial rollout. */
+/** The badges a version's row carries: its channel, status (a yank with its reason), criticality and partial rollout. */
 export function ReleaseBadges({ version }: { version: Version }) {
   const next = nextStep(version);
   return (
     <>
       {version.channel !== "stable" && <span class="badge">{version.channel}</span>}
       {version.status === "draft" && <span class="badge">Draft</span>}
-      {version.status === "yanked" && <span class="badge danger">Yanked</span>}
+      <YankedMark version={version} />
       {version.critical && <span class="badge">Critical</span>}
       {version.status === "published" && version.rollout_percentage < 100 && (
         <span class="badge">{`Rolled out to ${version.rollout_percentage} %`}</span>

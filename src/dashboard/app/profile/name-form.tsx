@@ -3,6 +3,7 @@ import { useState } from "preact/hooks";
 import { ErrorAlert } from "../error-alert.tsx";
 import { Field } from "../field.tsx";
 import { useForm } from "../form.ts";
+import { SuccessNotice } from "../notice.tsx";
 import type { User } from "../wire.ts";
 import { rename } from "./api.ts";
 
@@ -30,9 +31,7 @@ export function NameForm({ user, onSaved }: { user: User; onSaved: (user: User) 
         maxLength={255}
         autocomplete="name"
       />
-      <p aria-live="polite" class="hint">
-        {saved && "Your name is saved."}
-      </p>
+      {saved && <SuccessNotice onDismiss={() => setSaved(false)}>Your name is saved.</SuccessNotice>}
       <button type="submit" disabled={form.busy}>
         {form.busy ? "Saving…" : "Save name"}
       </button>

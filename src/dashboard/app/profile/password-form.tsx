@@ -5,6 +5,7 @@ import { ErrorAlert } from "../error-alert.tsx";
 import { Field } from "../field.tsx";
 import { useForm } from "../form.ts";
 import { NewPasswordFields } from "../new-password-fields.tsx";
+import { SuccessNotice } from "../notice.tsx";
 import type { User } from "../wire.ts";
 import { changePassword } from "./api.ts";
 
@@ -48,9 +49,11 @@ export function PasswordForm({ user }: { user: User }) {
         confirmation={form.input("password_confirmation")}
         confirmationName="password_confirmation"
       />
-      <p aria-live="polite" class="hint">
-        {changed && "Your password is changed. Your other browsers are signed out."}
-      </p>
+      {changed && (
+        <SuccessNotice onDismiss={() => setChanged(false)}>
+          Your password is changed. Your other browsers are signed out.
+        </SuccessNotice>
+      )}
       <button type="submit" disabled={form.busy}>
         {form.busy ? "Changing…" : "Change password"}
       </button>

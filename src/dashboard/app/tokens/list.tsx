@@ -13,7 +13,7 @@ interface Props {
 
 export function TokenList({ tokens, more, revoking, onRevoke }: Props) {
   if (tokens.length === 0) {
-    return <p class="empty">No tokens yet. Create one above for a CI job or a script.</p>;
+    return <p class="empty">No tokens yet. Create one with New token for a CI job or a script.</p>;
   }
   return (
     <>

@@ -1,6 +1,6 @@
-// Create a user (Name, Email, Role), then a set-password link for them, shown once. A 422 shows
-// beside its field; a link that could not be made is said, and the list's button makes another.
-import { useState } from "preact/hooks";
+// Create a user (Name, Email, Role), then a set-password link for them, shown once (the Users page shows
+// CreatedUser in place of its New user panel). A 422 shows beside its field; a link that could not be
+// made is said, and the list's button makes another.
 import { messageOf } from "../api.ts";
 import { CreatedPanel } from "../created-panel.tsx";
 import { Field } from "../field.tsx";
@@ -11,27 +11,13 @@ import type { PasswordLink, Role, User } from "../wire.ts";
 import { createPasswordLink, createUser } from "./api.ts";
 import { ShownLink } from "./link.tsx";
 
-interface Created {
+export interface Created {
   user: User;
   link: PasswordLink | null;
   linkError: string | null;
 }
 
-export function NewUser({ roles, onCreated }: { roles: Role[]; onCreated: () => void }) {
-  const [created, setCreated] = useState<Created | null>(null);
-  if (created) return <CreatedUser created={created} onDone={() => setCreated(null)} />;
-  return (
-    <NewUserForm
-      roles={roles}
-      onCreated={(result) => {
-        setCreated(result);
-        onCreated();
-      }}
-    />
-  );
-}
-
-function NewUserForm({ roles, onCreated }: { roles: Role[]; onCreated: (created: Created) => void }) {
+export function NewUserForm({ roles, onCreated }: { roles: Role[]; onCreated: (created: Created) => void }) {
   const form = useForm({ name: "", email: "", role: "customer" }, { failure: "Creating the user failed." });
   const { values } = form;
 
@@ -96,7 +82,7 @@ function NewUserForm({ roles, onCreated }: { roles: Role[]; onCreated: (created:
   );
 }
 
-function CreatedUser({ created, onDone }: { created: Created; onDone: () => void }) {
+export function CreatedUser({ created, onDone }: { created: Created; onDone: () => void }) {
   const { user, link, linkError } = created;
   return (
     <CreatedPanel

@@ -14,7 +14,9 @@ interface Props {
 export function WebhookList({ webhooks, deleting, onDelete }: Props) {
   const [open, setOpen] = useState<number | null>(null);
   if (webhooks.length === 0) {
-    return <p class="empty">No endpoints yet. Add one above to be told when a version is published.</p>;
+    return (
+      <p class="empty">No endpoints yet. Add one with New endpoint to be told when a version is published.</p>
+    );
   }
   return (
     <ul class="items">
