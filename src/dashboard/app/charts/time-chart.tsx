@@ -65,6 +65,7 @@ function drawOptions(element: HTMLElement, props: Props, width: number): uPlot.O
         label: props.series[index]?.label ?? "",
         stroke: colour(colourVar(index)),
         width: props.kind === "line" ? 2 : 0,
+        points: { show: false },
         ...(props.kind === "stacked" ? { fill: colour(colourVar(index)), paths: bars } : {}),
       })),
     ],

@@ -64,9 +64,9 @@ export function Rollouts({ rows, products }: { rows: RolloutRow[]; products: Pro
                       </NavLink>
                     </td>
                   )}
-                  <th scope="row">
+                  <td>
                     <bdi>{row.version}</bdi>
-                  </th>
+                  </td>
                   <td class="numeric">{formatShare(row.percentage / 100)}</td>
                   <td>
                     {scheduleOf(row).length === 0
