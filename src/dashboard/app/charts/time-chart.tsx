@@ -3,8 +3,10 @@
 // same numbers as a table: the chart is hidden from screen readers, the table is what they read
 // (and what anyone reads for exact values). Colours come from the stylesheet's --chart-N variables,
 // so light and dark follow the page; the chart is drawn again when the scheme changes.
+
 import { useEffect, useRef } from "preact/hooks";
 import uPlot from "uplot";
+import { ScrollBox } from "./scroll-box.tsx";
 import "uplot/dist/uPlot.min.css";
 import { type ChartSeries, formatCount, formatDay, formatShare, secondsOf } from "./numbers.ts";
 
@@ -135,7 +137,7 @@ export function TimeChart(props: Props) {
       </figcaption>
       <details class="chart-table">
         <summary>Show the numbers</summary>
-        <div class="table-scroll">
+        <ScrollBox label={caption}>
           <table>
             <caption class="visually-hidden">{caption}</caption>
             <thead>
@@ -173,7 +175,7 @@ export function TimeChart(props: Props) {
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollBox>
       </details>
     </figure>
   );

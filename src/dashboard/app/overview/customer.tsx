@@ -1,6 +1,8 @@
 // A customer's Home: the licenses they hold with the seats in use, and the newest version of each
 // product they may download. Read from their own lists (GET /api/licenses, GET /api/downloads).
+
 import { formatCount } from "../charts/numbers.ts";
+import { ScrollBox } from "../charts/scroll-box.tsx";
 import { formatDate } from "../dates.ts";
 import { listDownloads } from "../downloads/api.ts";
 import { allItems } from "../listing.ts";
@@ -40,7 +42,7 @@ function Newest({ downloads }: { downloads: Download[] }) {
       {rows.length === 0 ? (
         <p class="empty">Nothing to download yet.</p>
       ) : (
-        <div class="table-scroll">
+        <ScrollBox label="Newest versions for you">
           <table>
             <thead>
               <tr>
@@ -61,7 +63,7 @@ function Newest({ downloads }: { downloads: Download[] }) {
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollBox>
       )}
       <p>
         <NavLink href={DOWNLOADS_PATH}>Go to your downloads</NavLink>
@@ -101,7 +103,7 @@ export function CustomerOverview() {
               {licenses.length === 0 ? (
                 <p class="empty">You hold no licenses yet.</p>
               ) : (
-                <div class="table-scroll">
+                <ScrollBox label="Your licenses">
                   <table>
                     <thead>
                       <tr>
@@ -124,7 +126,7 @@ export function CustomerOverview() {
                       ))}
                     </tbody>
                   </table>
-                </div>
+                </ScrollBox>
               )}
               <p>
                 <NavLink href={LICENSES_PATH}>Manage your licenses and machines</NavLink>

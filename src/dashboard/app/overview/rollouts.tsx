@@ -1,7 +1,9 @@
 // Live rollouts (the stats API's `rollouts` series): each version offered to part of the clients,
 // its percentage, the steps still to come, how many clients took it and how many went back to an
 // older version. A table: it is the text, there is no chart to describe.
+
 import { formatCount, formatShare } from "../charts/numbers.ts";
+import { ScrollBox } from "../charts/scroll-box.tsx";
 import { NavLink } from "../nav.tsx";
 import { productPath } from "../paths.ts";
 import type { Product, Stats } from "../wire.ts";
@@ -36,7 +38,7 @@ export function Rollouts({ rows, products }: { rows: RolloutRow[]; products: Pro
           No version is being rolled out: every published version is offered to every client.
         </p>
       ) : (
-        <div class="table-scroll">
+        <ScrollBox label="Live rollouts">
           <table>
             <thead>
               <tr>
@@ -86,7 +88,7 @@ export function Rollouts({ rows, products }: { rows: RolloutRow[]; products: Pro
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollBox>
       )}
     </section>
   );

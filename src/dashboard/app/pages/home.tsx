@@ -45,12 +45,17 @@ function SellerUsage({ overview }: { overview: Overview }) {
         productId={productId}
         products={overview.products}
         extraTiles={
-          overview.counts && productId === null
-            ? [
-                { label: "Users", value: overview.counts.users },
-                { label: "Purchases", value: overview.counts.purchases },
+          productId !== null
+            ? []
+            : [
+                { label: "Products", value: overview.products.length },
+                ...(overview.counts
+                  ? [
+                      { label: "Users", value: overview.counts.users },
+                      { label: "Purchases", value: overview.counts.purchases },
+                    ]
+                  : []),
               ]
-            : []
         }
       />
     </section>
