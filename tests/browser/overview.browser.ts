@@ -271,7 +271,7 @@ test("a customer's Home: their license with its seats, and the newest version th
       page.getByRole("table").filter({ has: page.getByRole("columnheader", { name: "Seats in use" }) }),
     );
     expect(licenses.header).toEqual(["Product", "Status", "Seats in use", "Expires"]);
-    expect(await page.locator("tbody th").first().textContent()).toBe(world.products[0]?.name);
+    expect(await page.locator("tbody th").first().textContent()).toBe(world.products[0]?.name ?? "");
     expect(licenses.rows.map((row) => row.cells.slice(0, 2))).toEqual([
       ["Active", `${format.count(1)} of ${format.count(3)}`],
     ]);
