@@ -210,7 +210,7 @@ test("a vendor's Home: every chart's table holds the stats API's numbers, in the
       "Version",
       "Offered to",
       "Next steps",
-      "Clients on it",
+      "Clients that took it",
       "Went back",
     ]);
     expect(rollouts.rows.length).toBe(1);
@@ -320,7 +320,7 @@ test("a product's page: its charts, and beside the rollout slider the clients th
     await slider.waitFor({ timeout: 10_000 });
     const takeUp = page.locator(".rollout-take-up");
     expect(await takeUp.textContent()).toBe(
-      `${format.count(rollout.clients)} clients run this version (last 30 days). ` +
+      `${format.count(rollout.clients)} clients took this version in the last 30 days. ` +
         `${format.count(rollout.failed)} went back to an older version after taking it: check for a failed update.`,
     );
     await expectClean(w);

@@ -1,4 +1,4 @@
-// Beside a version's rollout slider: how many clients run it and whether any went back to an older
+// Beside a version's rollout slider: how many clients took it and whether any went back to an older
 // version (the stats API's `rollouts` series, which the product's page loads once and hands down
 // through this context, so the version list in between need not carry it).
 import { createContext } from "preact";
@@ -16,7 +16,7 @@ export function RolloutTakeUp({ version }: { version: Version }) {
   if (!row) return null;
   return (
     <p class="rollout-take-up" aria-live="polite">
-      {`${formatCount(row.clients)} ${row.clients === 1 ? "client runs" : "clients run"} this version (last 30 days). `}
+      {`${formatCount(row.clients)} ${row.clients === 1 ? "client" : "clients"} took this version in the last 30 days. `}
       {row.failed === 0 ? (
         "None went back to an older version."
       ) : (

@@ -49,7 +49,7 @@ export function Rollouts({ rows, products }: { rows: RolloutRow[]; products: Pro
                 </th>
                 <th scope="col">Next steps</th>
                 <th scope="col" class="numeric">
-                  Clients on it
+                  Clients that took it
                 </th>
                 <th scope="col" class="numeric">
                   Went back

@@ -34,7 +34,7 @@ function Adoption({ stats, product, days }: { stats: Stats; product: Product; da
   if (series.length === 0) return null;
   return (
     <TimeChart
-      caption={`${product.name}: share of clients per version (clients seen in the 7 days before each day)`}
+      caption={`${product.name}: share of clients per version (clients seen in the 7 days up to each day)`}
       days={days}
       series={series}
       kind="stacked"
