@@ -1,29 +1,15 @@
 // A depot with 90 days of usage for the dashboard's overview (tests/browser/overview.browser.ts,
 // scripts/screenshots.ts): an admin, a vendor with two products and three versions each (the newest of
 // one rolled out to a quarter of its clients, with a step to come), a customer holding a license with
-// a machine, and the daily rows the stats API reads, as the batch writers would have left them.
+// a machine, and 90 days of the rows the stats API reads (src/features/demo/usage.ts, as demo:seed).
 import type { AppContext } from "../../src/context.ts";
-import { updateChecks, updateClients, usageDays } from "../../src/db/schema/index.ts";
+import { seedUsage } from "../../src/features/demo/usage.ts";
 import { bearer, json, readJson } from "./app.ts";
 import { apiKeyFor, createProduct, tokenFor } from "./factories.ts";
 import { publishedVersion } from "./publish.ts";
 import { userWithPassword } from "./sessions.ts";
 
 export const USAGE_PASSWORD = "correct horse battery";
-export const USAGE_DAYS = 90;
-
-const dayAgo = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString().slice(0, 10);
-
-/** A small deterministic generator: the same numbers every run (mulberry32). */
-function numbers(seed: number) {
-  let state = seed;
-  return (below: number) => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return Math.floor((((t ^ (t >>> 14)) >>> 0) / 4294967296) * below);
-  };
-}
 
 export interface UsageWorld {
   admin: { email: string };
@@ -109,7 +95,18 @@ export async function usageWorld(
   if (activated.status >= 300)
     throw new Error(`activate answered ${activated.status}: ${await activated.text()}`);
 
-  await seedUsageRows(ctx, products);
+  await seedUsage(
+    ctx,
+    products.map((product, index) => ({
+      id: product.id,
+      name: product.name,
+      versions: ["1.0.0", "1.1.0", "1.2.0"],
+      scale: index === 0 ? 1 : 0.45,
+      clients: index === 0 ? 60 : 24,
+      // The first product's 1.2.0 is the rollout: some clients take it, two go back.
+      rollout: index === 0,
+    })),
+  );
   return {
     admin,
     vendor,
@@ -119,79 +116,6 @@ export async function usageWorld(
     adminToken: await tokenFor(ctx, admin),
     customerToken: await tokenFor(ctx, customer),
   };
-}
-
-/**
- * USAGE_DAYS of rows per product: validations by code, activations, alive machines, downloads by
- * version, update polls, and 60 update clients moving from 1.0.0 to 1.1.0 and, lately, 1.2.0 (two of
- * the first product's going back to 1.1.0 the day after).
- */
-async function seedUsageRows(ctx: Pick<AppContext, "db">, products: UsageWorld["products"]) {
-  const usage: (typeof usageDays.$inferInsert)[] = [];
-  const checks: (typeof updateChecks.$inferInsert)[] = [];
-  const clients: (typeof updateClients.$inferInsert)[] = [];
-  products.forEach((product, index) => {
-    const random = numbers(17 + index);
-    const scale = index === 0 ? 1 : 0.45;
-    for (let ago = USAGE_DAYS - 1; ago >= 0; ago--) {
-      const day = dayAgo(ago);
-      const growth = (USAGE_DAYS - ago) / USAGE_DAYS;
-      const row = (series: string, count: number, fields: Partial<typeof usageDays.$inferInsert> = {}) => {
-        if (count > 0) usage.push({ day, productId: product.id, series, count, ...fields });
-      };
-      row("validations", Math.round((120 + 180 * growth + random(40)) * scale), { detail: "VALID" });
-      row("validations", random(9), { detail: "EXPIRED" });
-      row("validations", random(5), { detail: "NOT_FOUND" });
-      row("validations", random(3), { detail: "MACHINE_LIMIT" });
-      row("activations", random(4));
-      row("machines", Math.round((30 + 50 * growth + random(6)) * scale));
-      for (const version of product.versions) {
-        const age = version.name === "1.0.0" ? 0 : version.name === "1.1.0" ? 45 : 80;
-        if (USAGE_DAYS - ago > age) {
-          row("downloads", random(Math.round(12 * scale) + 2), {
-            version: version.name,
-            detail: `${product.name.split(" ")[0]}-${version.name}.zip`,
-          });
-        }
-      }
-      checks.push({
-        day,
-        productId: product.id,
-        feed: "electron",
-        channel: "latest",
-        platform: "windows",
-        currentVersion: "",
-        checks: Math.round((200 + random(80)) * scale),
-      });
-    }
-    // Clients: each polls every few days; 1.1.0 from day 45, 1.2.0 (the rollout) in the last 10 days.
-    const count = index === 0 ? 60 : 24;
-    for (let client = 0; client < count; client++) {
-      const moves = 45 + random(30);
-      const takesNewest = index === 0 && client % 4 === 0;
-      for (let ago = USAGE_DAYS - 1; ago >= 0; ago -= 1 + random(4)) {
-        const lived = USAGE_DAYS - ago;
-        let version = lived >= moves ? "1.1.0" : "1.0.0";
-        if (takesNewest && ago < 10) version = "1.2.0";
-        // Two of those that took it went back the next time they polled.
-        if (takesNewest && client < 8 && ago < 4) version = "1.1.0";
-        clients.push({
-          day: dayAgo(ago),
-          productId: product.id,
-          client: `c${index}-${client}`,
-          currentVersion: version,
-        });
-      }
-    }
-  });
-  await ctx.db.insert(usageDays).values(usage);
-  await ctx.db.insert(updateChecks).values(checks);
-  for (let start = 0; start < clients.length; start += 1000) {
-    await ctx.db
-      .insert(updateClients)
-      .values(clients.slice(start, start + 1000))
-      .onConflictDoNothing();
-  }
 }
 
 /** The stats API's answer for a caller (a token). */
