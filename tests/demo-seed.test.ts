@@ -178,6 +178,35 @@ describe("depot demo:seed --json", () => {
       }
     }, 30_000);
 
+    test("90 days of usage: the stats API answers every product's days, the overview has something to show", async () => {
+      const from = new Date(Date.now() - 89 * 86_400_000).toISOString().slice(0, 10);
+      const response = await get(
+        `/api/stats?from=${from}&series=validations,machines,downloads,polls,adoption`,
+        demo.users.admin.token,
+      );
+      expect(response.status).toBe(200);
+      const { series } = await readJson(response);
+      const days = (rows: { day: string; product_id: string }[], product: { id: number }) =>
+        new Set(rows.filter((row) => row.product_id === String(product.id)).map((row) => row.day)).size;
+      for (const product of [n.ultra, n.chat, n.beta]) {
+        expect({ product: product.slug, days: days(series.validations, product) }).toEqual({
+          product: product.slug,
+          days: 90,
+        });
+        expect(days(series.machines, product)).toBe(90);
+        expect(days(series.polls, product)).toBe(90);
+        expect(days(series.adoption, product)).toBe(90);
+      }
+      expect(series.downloads.length).toBeGreaterThan(0);
+      // Clients moved from 1.0.0 to 1.1.0: on the last day 1.1.0 holds most of them.
+      const last = series.adoption.filter(
+        (row: { day: string; product_id: string }) =>
+          row.day === series.adoption.at(-1).day && row.product_id === String(n.ultra.id),
+      );
+      expect(last.map((row: { version: string }) => row.version)).toContain("1.1.0");
+      expect(last.reduce((sum: number, row: { share: number }) => sum + row.share, 0)).toBeCloseTo(1, 3);
+    });
+
     test("the admin reads every product, the hidden one too", async () => {
       const response = await get(`/api/products/${n.ultra.id}`, demo.users.admin.token);
       expect(response.status).toBe(200);

@@ -4,7 +4,16 @@ import { updateClients, usageDays } from "../src/db/schema/index.ts";
 import { deleteOldUsage } from "../src/features/stats/sweep.ts";
 import { bearer, readJson, startTestApp, type TestApp } from "./helpers/app.ts";
 import { testOnBothDatabases } from "./helpers/both-databases.ts";
-import { createUser, type LicenseWorld, licenseIn, licenseWorld, tokenFor } from "./helpers/factories.ts";
+import {
+  apiKeyFor,
+  createProduct,
+  createUser,
+  insertVersionRow,
+  type LicenseWorld,
+  licenseIn,
+  licenseWorld,
+  tokenFor,
+} from "./helpers/factories.ts";
 
 /**
  * The stats API (GET /api/stats, GET /api/products/{p}/stats): daily rollups written in batches off
@@ -105,6 +114,7 @@ describe("GET /api/products/{p}/stats and GET /api/stats", () => {
       "downloads",
       "polls",
       "adoption",
+      "rollouts",
     ]);
     expect(body.series.validations).toEqual([
       { day: today(), product_id: String(w.productA.id), code: "VALID", count: 8 },
@@ -217,5 +227,142 @@ describe("GET /api/products/{p}/stats and GET /api/stats", () => {
     expect(await t.ctx.db.select({ client: updateClients.client }).from(updateClients)).toEqual([
       { client: "kept" },
     ]);
+  });
+});
+
+describe("the rollouts series: live rollouts, the clients that took each, and those that went back", () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  test("a vendor sees each live rollout with its schedule, its clients and its failures", async () => {
+    const vendor = await createUser(t.ctx, { role: "vendor" });
+    const token = await tokenFor(t.ctx, vendor);
+    const product = await createProduct(t.ctx, vendor);
+    const other = await createProduct(t.ctx, vendor);
+    const tomorrow = new Date(Date.now() + 86_400_000).toISOString();
+    const yesterday = new Date(Date.now() - 86_400_000).toISOString();
+    const version = (versionNumber: string, fields: Record<string, unknown> = {}) =>
+      insertVersionRow(t.ctx, {
+        productId: product.id,
+        versionNumber,
+        title: versionNumber,
+        changelog: "",
+        changelogFormat: "markdown",
+        publishedAt: new Date(),
+        ...fields,
+      });
+    await version("1.0.0");
+    // Live: 20 % set, a step already past raised it to 30, one tomorrow takes it to 60.
+    const live = await version("1.1.0", {
+      rolloutPercentage: 20,
+      rolloutSchedule: [
+        { at: yesterday, percentage: 30 },
+        { at: tomorrow, percentage: 60 },
+      ],
+    });
+    // Not live: a draft at 10 %, and one whose schedule has already reached 100 %.
+    await version("1.2.0", { rolloutPercentage: 10, status: "draft", publishedAt: null });
+    await version("0.9.0", { rolloutPercentage: 5, rolloutSchedule: [{ at: yesterday, percentage: 100 }] });
+    const paused = await version("2.0.0-beta.1", { rolloutPercentage: 0, channel: "beta" });
+    const seen = (client: string, days: number, currentVersion: string, productId = product.id) => ({
+      client,
+      day: daysAgo(days),
+      productId,
+      currentVersion,
+    });
+    await t.ctx.db.insert(updateClients).values([
+      // took it and stayed
+      seen("a", 3, "1.0.0"),
+      seen("a", 2, "1.1.0"),
+      seen("a", 1, "1.1.0"),
+      // took it, then came back on 1.0.0: failed
+      seen("b", 2, "1.1.0"),
+      seen("b", 1, "1.0.0"),
+      // went on to a newer version: not a failure
+      seen("c", 3, "1.1.0"),
+      seen("c", 1, "2.0.0-beta.1"),
+      // never took it
+      seen("d", 1, "1.0.0"),
+      // another product's client under the same name and version: not counted
+      seen("a", 1, "1.1.0", other.id),
+      // took it before the range asked for: outside it
+      seen("e", 20, "1.1.0"),
+      seen("e", 19, "1.0.0"),
+    ]);
+
+    const answer = await t.request(
+      `/api/products/${product.id}/stats?series=rollouts&from=${daysAgo(6)}&to=${today()}`,
+      { headers: bearer(token) },
+    );
+    expect(answer.status).toBe(200);
+    const body = await readJson(answer);
+    expect(body.series).toEqual({
+      rollouts: [
+        {
+          product_id: String(product.id),
+          version_id: String(live.version.id),
+          version: "1.1.0",
+          percentage: 30,
+          schedule: `${tomorrow}=60`,
+          clients: 3,
+          failed: 1,
+        },
+        {
+          product_id: String(product.id),
+          version_id: String(paused.version.id),
+          version: "2.0.0-beta.1",
+          percentage: 0,
+          schedule: "",
+          clients: 1,
+          failed: 0,
+        },
+      ],
+    });
+
+    // The same rows in the CSV, empty cells where a rollout has no such field.
+    const csv = await t.request(
+      `/api/products/${product.id}/stats?series=rollouts&from=${daysAgo(6)}&to=${today()}&format=csv`,
+      { headers: bearer(token) },
+    );
+    const [header, ...lines] = (await csv.text()).trimEnd().split("\r\n");
+    const columns = (header ?? "").split(",");
+    const rows = lines.map((line) =>
+      Object.fromEntries(line.split(",").map((cell, i) => [columns[i], cell])),
+    );
+    expect(
+      rows.map((row) => [
+        row.series,
+        row.day,
+        row.version,
+        row.percentage,
+        row.schedule,
+        row.clients,
+        row.failed,
+      ]),
+    ).toEqual([
+      ["rollouts", "", "1.1.0", "30", `${tomorrow}=60`, "3", "1"],
+      ["rollouts", "", "2.0.0-beta.1", "0", "", "1", "0"],
+    ]);
+
+    // A customer of the product sees no rollouts (update polls are not recorded by license).
+    const holder = await createUser(t.ctx);
+    const apiKey = await apiKeyFor(t.ctx, null);
+    const created = await t.request("/api/v1/licenses", {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-key": apiKey.key },
+      body: JSON.stringify({
+        ownerId: String(holder.id),
+        creatorId: String(vendor.id),
+        productId: String(product.id),
+      }),
+    });
+    expect(created.status).toBe(201);
+    const own = await t.request(`/api/products/${product.id}/stats?series=rollouts`, {
+      headers: bearer(await tokenFor(t.ctx, holder)),
+    });
+    expect(await readJson(own)).toMatchObject({ scope: "own_licenses", series: { rollouts: [] } });
   });
 });

@@ -281,10 +281,12 @@ test("a vendor's Home: the overview's numbers are the stats API's, and the getti
         overview.locator(".stat-tiles div").filter({ hasText: name }).locator("dd");
       expect(await tile("Validations").textContent()).toBe((4).toLocaleString());
       expect(await tile("Products").textContent()).toBe("1");
+      // The chart's numbers are under "Show the numbers"; its last row is today, the last column the total.
+      await overview.getByText("Show the numbers").first().click();
       const table = overview.getByRole("table", { name: "Validations per day by outcome" });
-      const headers = await table.getByRole("columnheader").allTextContents();
-      const cells = await table.locator("tbody tr").first().getByRole("cell").allTextContents();
-      const shown = Object.fromEntries(headers.slice(1).map((code, index) => [code, Number(cells[index])]));
+      const headers = (await table.getByRole("columnheader").allTextContents()).slice(1, -1);
+      const cells = await table.locator("tbody tr").last().getByRole("cell").allTextContents();
+      const shown = Object.fromEntries(headers.map((code, index) => [code, Number(cells[index])]));
       expect(shown).toEqual(byCode);
 
       const steps = w.page.getByRole("region", { name: "Getting started" });

@@ -8,7 +8,7 @@ import { createUser } from "./factories.ts";
 export async function userWithPassword(
   ctx: Pick<AppContext, "db">,
   password: string,
-  overrides: { role?: string; email?: string } = {},
+  overrides: { role?: string; name?: string; email?: string } = {},
 ) {
   const user = await createUser(ctx, overrides);
   await setPassword(ctx, user.email, await hashPassword(password));

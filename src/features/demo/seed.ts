@@ -19,6 +19,7 @@ import type { CreateRoleInput } from "../roles/schemas.ts";
 import { createRole } from "../roles/service.ts";
 import { createToken } from "../tokens/service.ts";
 import { createUser } from "../users/service.ts";
+import { seedUsage } from "./usage.ts";
 
 // ---- The demo catalogue. Everything below is made through the same services the API uses. ----
 
@@ -320,6 +321,20 @@ async function seedCatalogue(ctx: Pick<AppContext, "db" | "config">): Promise<De
         product_id: license.productId,
       });
     }
+
+    // 90 days of usage, so the dashboard's overview shows something on a first run. The versions it
+    // names are those the README's tour publishes first; the demo itself publishes none.
+    await seedUsage(
+      tx,
+      products.map((product, index) => ({
+        id: product.id,
+        name: product.name,
+        versions: ["1.0.0", "1.1.0", "1.2.0"],
+        scale: [1, 0.5, 0.2][index] ?? 0.2,
+        clients: [60, 30, 12][index] ?? 12,
+        rollout: false,
+      })),
+    );
 
     const all = await createApiKey(tx, { name: "demo", creatorId: null });
     // Acts only for licenses Vera creates: what a vendor's shop integration would hold.

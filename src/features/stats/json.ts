@@ -34,6 +34,20 @@ export const StatRowJson = {
     clients: Count,
     share: t.Number({ description: "clients ÷ the product's clients that day, 0–1, four decimals" }),
   }),
+  rollouts: t.Object({
+    product_id: ProductId,
+    version_id: t.String({ description: "the version's id" }),
+    version: t.String(),
+    percentage: t.Integer({ minimum: 0, maximum: 100, description: "the rollout now, its schedule applied" }),
+    schedule: t.String({
+      description: "the steps still to come, `at=percentage` joined by `;` (ISO times), '' for none",
+    }),
+    clients: t.Integer({ minimum: 0, description: "clients that reported this version from `from` to `to`" }),
+    failed: t.Integer({
+      minimum: 0,
+      description: "of those, clients that later reported an older version of the product (a rollback)",
+    }),
+  }),
 } satisfies Record<StatSeries, unknown>;
 
 export type StatRow<S extends StatSeries> = (typeof StatRowJson)[S]["static"];
@@ -55,6 +69,7 @@ export const StatsJson = t.Object({
     downloads: t.Optional(t.Array(StatRowJson.downloads)),
     polls: t.Optional(t.Array(StatRowJson.polls)),
     adoption: t.Optional(t.Array(StatRowJson.adoption)),
+    rollouts: t.Optional(t.Array(StatRowJson.rollouts)),
   }),
 });
 export type StatsJson = typeof StatsJson.static;
@@ -64,6 +79,7 @@ export const CSV_COLUMNS = [
   "series",
   "day",
   "product_id",
+  "version_id",
   "code",
   "version",
   "file",
@@ -73,6 +89,9 @@ export const CSV_COLUMNS = [
   "count",
   "clients",
   "share",
+  "percentage",
+  "schedule",
+  "failed",
 ] as const;
 
 const csvCell = (value: unknown) => {

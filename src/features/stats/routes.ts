@@ -10,7 +10,8 @@ import { everyProductScope, productScope, readStats, type StatsScope, statsReque
 const SERIES =
   "Daily series (UTC days, only days with counts): validations by code, activations, deactivations, " +
   "alive machines, downloads by version and file, update polls by feed, channel, platform and " +
-  "version, and version adoption (distinct clients over 7 days). `?format=csv` answers the same rows " +
+  "version, version adoption (distinct clients over 7 days), and each live rollout with the clients " +
+  "that took it and those that went back. `?format=csv` answers the same rows " +
   "as one CSV table. 422 for a bad from, to, series or format.";
 const Csv = t.String({ description: "text/csv with ?format=csv" });
 

@@ -9,6 +9,7 @@ export const STAT_SERIES = [
   "downloads",
   "polls",
   "adoption",
+  "rollouts",
 ] as const;
 export type StatSeries = (typeof STAT_SERIES)[number];
 

@@ -2,12 +2,13 @@
 import { and, eq, gte, inArray, lte, type SQL, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { selectRows } from "../../db/rows.ts";
-import { licenses, updateChecks, updateClients, usageDays } from "../../db/schema/index.ts";
+import { licenses, updateChecks, updateClients, usageDays, versions } from "../../db/schema/index.ts";
 import { FieldErrors, Forbidden } from "../../errors.ts";
 import type { Actor } from "../auth/actor.ts";
 import { allows } from "../auth/permissions.ts";
 import { mayManageLicenses } from "../licenses/product-licenses.ts";
 import { findVisibleProduct } from "../products/service.ts";
+import { effectiveRollout } from "../versions/eligible.ts";
 import type { StatRow, StatsJson } from "./json.ts";
 import { STAT_SERIES, type StatSeries, type StatsQuery } from "./schemas.ts";
 
@@ -213,6 +214,7 @@ const READERS: { [S in StatSeries]: Reader<S> } = {
       count: row.checks,
     })),
   adoption: readAdoption,
+  rollouts: readRollouts,
 };
 
 /**
@@ -254,6 +256,85 @@ async function readAdoption(
       version: row.version,
       clients,
       share: Math.round((clients / all) * 10_000) / 10_000,
+    };
+  });
+}
+
+/**
+ * Live rollouts: published versions offered to fewer than every client now (their schedule applied),
+ * with the steps still to come, how many clients reported running each from `from` to `to`, and how
+ * many of those reported an older version of the product on a later day (they went back: a failed
+ * update or a reinstall). update_clients keeps a client's last version of each day, so a return
+ * within the day it updated is not seen.
+ */
+async function readRollouts(
+  ctx: Pick<AppContext, "db">,
+  scope: StatsScope,
+  request: StatsRequest,
+): Promise<StatRow<"rollouts">[]> {
+  const now = new Date();
+  const candidates = await ctx.db
+    .select({
+      id: versions.id,
+      productId: versions.productId,
+      versionNumber: versions.versionNumber,
+      rolloutPercentage: versions.rolloutPercentage,
+      rolloutSchedule: versions.rolloutSchedule,
+    })
+    .from(versions)
+    .where(
+      and(
+        eq(versions.status, "published"),
+        sql`(${versions.rolloutPercentage} < 100 OR ${versions.rolloutSchedule} IS NOT NULL)`,
+        scope.kind === "all" ? undefined : eq(versions.productId, scope.productId),
+      ),
+    )
+    .orderBy(versions.productId, versions.id);
+  const live = candidates.filter((version) => effectiveRollout(version, now) < 100);
+  if (live.length === 0) return [];
+  const ids = live.map((version) => version.id);
+  // Per live version: the clients that reported it, and those of them seen later on an older one
+  // (lower semver precedence; by publishing order where either name is not semver).
+  const counts = await selectRows<{ id: string; clients: string; failed: string }>(
+    ctx.db,
+    sql`
+    WITH took AS (
+      SELECT v.id, v.product_id, v.semver_key, c.client, min(c.day) AS first_day
+      FROM ${versions} v
+      JOIN ${updateClients} c ON c.product_id = v.product_id AND c.current_version = v.version_number
+      WHERE v.id IN (${sql.join(
+        ids.map((id) => sql`${id}`),
+        sql`, `,
+      )}) AND c.day BETWEEN ${request.from}::date AND ${request.to}::date
+      GROUP BY v.id, v.product_id, v.semver_key, c.client
+    )
+    SELECT t.id::text AS id, count(*)::bigint AS clients,
+      count(*) FILTER (WHERE EXISTS (
+        SELECT 1 FROM ${updateClients} b
+        JOIN ${versions} o ON o.product_id = b.product_id AND o.version_number = b.current_version
+        WHERE b.product_id = t.product_id AND b.client = t.client
+          AND b.day > t.first_day AND b.day <= ${request.to}::date
+          AND CASE WHEN o.semver_key IS NOT NULL AND t.semver_key IS NOT NULL
+                   THEN o.semver_key COLLATE "C" < t.semver_key COLLATE "C"
+                   ELSE o.id < t.id END
+      ))::bigint AS failed
+    FROM took t
+    GROUP BY t.id`,
+  );
+  const byId = new Map(counts.map((row) => [row.id, row]));
+  return live.map((version) => {
+    const count = byId.get(String(version.id));
+    return {
+      product_id: String(version.productId),
+      version_id: String(version.id),
+      version: version.versionNumber,
+      percentage: effectiveRollout(version, now),
+      schedule: (version.rolloutSchedule ?? [])
+        .filter((step) => Date.parse(step.at) > now.getTime())
+        .map((step) => `${new Date(step.at).toISOString()}=${step.percentage}`)
+        .join(";"),
+      clients: Number(count?.clients ?? 0),
+      failed: Number(count?.failed ?? 0),
     };
   });
 }

@@ -19,7 +19,7 @@ export function GettingStarted({ user, overview }: { user: User; overview: Overv
     { done: overview.hasVersion, text: "Publish a first version", href: PRODUCTS_PATH },
     { done: overview.hasLicense, text: "Create a first license", href: SOLD_LICENSES_PATH },
     {
-      done: overview.polls > 0,
+      done: (overview.stats.series.polls ?? []).length > 0,
       text: "Add the updater to your app (the guide's snippet for your framework)",
       href: "/docs",
     },

@@ -7,6 +7,8 @@ import { useListing } from "../listing.ts";
 import { useLoad } from "../load.ts";
 import { Loaded } from "../loaded.tsx";
 import { NavLink } from "../nav.tsx";
+import { latestOf } from "../overview/api.ts";
+import { ProductUsage } from "../overview/product-usage.tsx";
 import type { PageProps } from "../pages.ts";
 import { productPath } from "../paths.ts";
 import { deleteVersion, listVersions, readManagedProduct } from "../products/api.ts";
@@ -17,8 +19,9 @@ import { isAdmin } from "../session.ts";
 import type { Product, ProductAccess, User, Version } from "../wire.ts";
 
 /**
- * One product the user manages: its flags, links to its other pages, its versions and, for those who
- * may publish to it, Delete and the publish form. Any other product is "Product not found.".
+ * One product the user manages: its flags, links to its other pages, its usage charts, its versions
+ * (each live rollout with how many clients took it) and, for those who may publish to it, Delete and
+ * the publish form. Any other product is "Product not found.".
  */
 export function ProductPage({ user, params, onSignedOut }: PageProps) {
   const id = params.product ?? "";
@@ -81,24 +84,29 @@ function ProductDetails({ user, product, access }: { user: User; product: Produc
         <NavLink href={productPath(product.id, "/licenses")}>Licenses</NavLink>
         {mayChangeSettings && <NavLink href={productPath(product.id, "/settings")}>Settings</NavLink>}
       </nav>
-      <section aria-labelledby="versions-heading" aria-busy={loading.state === "loading"}>
-        <h2 id="versions-heading">Versions</h2>
-        <ErrorAlert message={deleteError} />
-        <Loaded loading={loading} label="Loading versions…">
-          {(listing) => (
-            <VersionList
-              productId={product.id}
-              listing={listing}
-              more={more}
-              mayDelete={mayPublish}
-              deleting={deleting}
-              onDelete={remove}
-              onChanged={() => void reload()}
-            />
-          )}
-        </Loaded>
-      </section>
-      {mayPublish && <PublishForm productId={product.id} onPublished={() => void reload()} />}
+      <ProductUsage
+        product={product}
+        latest={loading.state === "loaded" ? latestOf(loading.data.items) : undefined}
+      >
+        <section aria-labelledby="versions-heading" aria-busy={loading.state === "loading"}>
+          <h2 id="versions-heading">Versions</h2>
+          <ErrorAlert message={deleteError} />
+          <Loaded loading={loading} label="Loading versions…">
+            {(listing) => (
+              <VersionList
+                productId={product.id}
+                listing={listing}
+                more={more}
+                mayDelete={mayPublish}
+                deleting={deleting}
+                onDelete={remove}
+                onChanged={() => void reload()}
+              />
+            )}
+          </Loaded>
+        </section>
+        {mayPublish && <PublishForm productId={product.id} onPublished={() => void reload()} />}
+      </ProductUsage>
     </>
   );
 }

@@ -9,6 +9,7 @@ import { ApiError, messageOf } from "../api.ts";
 import { isolated } from "../bidi.ts";
 import { ErrorAlert } from "../error-alert.tsx";
 import { Field } from "../field.tsx";
+import { RolloutTakeUp } from "../overview/rollout-take-up.tsx";
 import { formatBytes } from "../sizes.ts";
 import { TusUpload, UploadCancelled } from "../uploads/tus.ts";
 import type { Artifact, ReleaseChange, Version } from "../wire.ts";
@@ -196,6 +197,7 @@ export function ReleasePanel({ productId, version, onChanged }: Props) {
                 Save rollout
               </button>
             </form>
+            <RolloutTakeUp version={version} />
             <RolloutSchedule version={version} busy={busy} onSave={change} />
             <form
               class="yank"
