@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { count, eq } from "drizzle-orm";
+import { count, eq, sql } from "drizzle-orm";
 import Stripe from "stripe";
 import { emailMatches } from "../src/db/email-key.ts";
 import { licenses, purchases, stripeEvents, users } from "../src/db/schema/index.ts";
+import { withTransaction } from "../src/db/transaction.ts";
 import { bearer, readJson, startTestApp, type TestApp } from "./helpers/app.ts";
 import { createOption, createProduct, createUser, tokenFor } from "./helpers/factories.ts";
 import { type Inbox, startInbox, until } from "./helpers/inbox.ts";
@@ -24,9 +25,22 @@ const API_KEY = "rk_test_depot_read_checkout";
  */
 const sessionItems = new Map<string, { price: string; quantity: number; amount_total: number }[]>();
 const apiCalls: { path: string; authorization: string | null }[] = [];
-const fakeStripe = (request: Request) => {
+/**
+ * What another connection could do to stripe_events while depot waited for Stripe: an exclusive lock
+ * on the table is refused at once (NOWAIT) while any transaction has written to it and is still open.
+ */
+const tableLocksWhileFetching: string[] = [];
+const fakeStripe = async (request: Request) => {
   const url = new URL(request.url);
   apiCalls.push({ path: url.pathname + url.search, authorization: request.headers.get("authorization") });
+  tableLocksWhileFetching.push(
+    await withTransaction(t.ctx, (tx) =>
+      tx.db.execute(sql`lock table stripe_events in exclusive mode nowait`),
+    ).then(
+      () => "free",
+      (error: Error) => `held: ${error.message}`,
+    ),
+  );
   const match = /^\/v1\/checkout\/sessions\/([^/]+)\/line_items$/.exec(url.pathname);
   if (request.headers.get("authorization") !== `Bearer ${API_KEY}`) {
     return Response.json(
@@ -268,9 +282,12 @@ describe("line items read from Stripe's API (a real event carries none)", () => 
       { price: "price_sub", quantity: 1, amount_total: 4900 },
     ]);
     apiCalls.length = 0;
+    tableLocksWhileFetching.length = 0;
     const receipt = await readJson(await send(event));
     expect(receipt).toMatchObject({ id: event.id, outcome: "processed", duplicate: false });
     expect(apiCalls.map((call) => call.authorization)).toEqual([`Bearer ${API_KEY}`, `Bearer ${API_KEY}`]);
+    // Stripe is read before the event's transaction begins: no write of depot's waits on Stripe.
+    expect(tableLocksWhileFetching).toEqual(["free", "free"]);
     expect(apiCalls[0]?.path).toBe(`/v1/checkout/sessions/${sessionId}/line_items?limit=100`);
     expect(apiCalls[1]?.path).toBe(
       `/v1/checkout/sessions/${sessionId}/line_items?limit=100&starting_after=li_0`,
@@ -287,23 +304,34 @@ describe("line items read from Stripe's API (a real event carries none)", () => 
     ]);
   }, 30_000);
 
-  test("Stripe unreachable: failed, nothing written; sold when Stripe resends", async () => {
+  test("Stripe unreachable: 503 so that Stripe resends, nothing written; sold when it does", async () => {
     const email = `down-${crypto.randomUUID().slice(0, 8)}@example.com`;
     const { event, sessionId } = bare(email);
     sessionItems.set(sessionId, [{ price: "price_pro", quantity: 1, amount_total: 4900 }]);
     const port = stripeApiPort();
     stripeApi.stop(true);
     try {
-      const failed = await readJson(await send(event));
-      expect(failed).toMatchObject({ outcome: "failed", duplicate: false });
-      expect(failed.message).toStartWith("Fetching the checkout session's line items from Stripe failed: ");
+      const response = await send(event);
+      expect(response.status).toBe(503);
+      expect(response.headers.get("retry-after")).toBe("60");
+      const body = await readJson(response);
+      expect(Object.keys(body)).toEqual(["message"]);
+      expect(body.message).toStartWith("Fetching the checkout session's line items from Stripe failed: ");
       expect(await userByEmail(email)).toBeUndefined();
+      // Listed for the vendor as failed, with why: not finished, so the resend is handled.
+      const [stored] = await t.ctx.db
+        .select()
+        .from(stripeEvents)
+        .where(eq(stripeEvents.id, event.id as string));
+      expect(stored).toMatchObject({ outcome: "failed", message: body.message });
     } finally {
       stripeApi = Bun.serve({ hostname: "127.0.0.1", port, fetch: fakeStripe });
     }
     const retried = await readJson(await send(event));
     expect(retried).toMatchObject({ outcome: "processed", duplicate: false });
     expect(await licensesOf((await userByEmail(email))?.id ?? 0)).toHaveLength(1);
+    const again = await readJson(await send(event));
+    expect(again).toMatchObject({ outcome: "processed", duplicate: true });
   }, 30_000);
 
   test("a session Stripe does not know: failed with Stripe's reason", async () => {
