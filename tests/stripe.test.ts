@@ -485,6 +485,8 @@ describe("settings and the event list", () => {
       product_name: product.name,
       option_id: null,
       option_name: null,
+      policy_id: null,
+      policy_name: null,
     });
   });
 
@@ -537,6 +539,107 @@ describe("settings and the event list", () => {
       received_at: expect.stringMatching(/Z$/),
       processed_at: expect.stringMatching(/Z$/),
     });
+  });
+});
+
+describe("a price mapped with a license policy", () => {
+  const createPolicy = async (productId: number, body: Record<string, unknown>) => {
+    const response = await fetch(`${base}/api/products/${productId}/license-policies`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...bearer(adminToken) },
+      body: JSON.stringify(body),
+    });
+    expect(response.status).toBe(201);
+    return (await readJson(response)).data as { id: number; name: string };
+  };
+  const currentPrices = async () =>
+    (await readJson(await fetch(`${base}/api/integrations/stripe`, { headers: bearer(adminToken) }))).data
+      .prices as {
+      price_id: string;
+      product_id: number;
+      option_id: number | null;
+      policy_id: number | null;
+    }[];
+  const asInput = (price: Awaited<ReturnType<typeof currentPrices>>[number]) => ({
+    price_id: price.price_id,
+    product_id: String(price.product_id),
+    option_id: price.option_id === null ? null : String(price.option_id),
+    policy_id: price.policy_id === null ? null : String(price.policy_id),
+  });
+
+  test("sells a license made from the policy, which it then follows", async () => {
+    const policy = await createPolicy(product.id, {
+      name: `Desktop ${crypto.randomUUID().slice(0, 6)}`,
+      max_machines: 3,
+      duration_seconds: 30 * 86_400,
+    });
+    const before = await currentPrices();
+    const saved = await putSettings({
+      prices: [
+        ...before.map(asInput),
+        { price_id: "price_policy", product_id: String(product.id), policy_id: String(policy.id) },
+      ],
+    });
+    expect(saved.status).toBe(200);
+    const mapped = (await readJson(saved)).data.prices.find(
+      (price: { price_id: string }) => price.price_id === "price_policy",
+    );
+    expect(mapped).toEqual({
+      price_id: "price_policy",
+      product_id: product.id,
+      product_name: product.name,
+      option_id: null,
+      option_name: null,
+      policy_id: policy.id,
+      policy_name: policy.name,
+    });
+
+    const email = `policy-${crypto.randomUUID().slice(0, 8)}@example.com`;
+    const sentAt = Date.now();
+    const receipt = await readJson(await send(checkout(email, {}, "price_policy")));
+    expect(receipt).toMatchObject({ outcome: "processed", duplicate: false });
+    const [license] = await licensesOf((await userByEmail(email))?.id ?? 0);
+    expect(license?.policyId).toBe(policy.id);
+    expect(license?.maxMachines).toBe(3);
+    expect(license?.maxIps).toBeNull();
+    const expires = license?.expires?.getTime() ?? 0;
+    expect(Math.abs(expires - (sentAt + 30 * 86_400_000))).toBeLessThan(60_000);
+
+    // The license follows its policy, as one made through the license API does.
+    const changed = await fetch(`${base}/api/products/${product.id}/license-policies/${policy.id}`, {
+      method: "PATCH",
+      headers: { "content-type": "application/json", ...bearer(adminToken) },
+      body: JSON.stringify({ max_machines: 5 }),
+    });
+    expect(changed.status).toBe(200);
+    const [followed] = await t.ctx.db
+      .select()
+      .from(licenses)
+      .where(eq(licenses.id, license?.id ?? ""));
+    expect(followed?.maxMachines).toBe(5);
+  }, 30_000);
+
+  test("a policy of another product, or none that exists: 422 on it, nothing changed", async () => {
+    const other = await createProduct(t.ctx, await createUser(t.ctx, { role: "vendor" }));
+    const foreign = await createPolicy(other.id, { name: "Elsewhere" });
+    const before = await currentPrices();
+    const response = await putSettings({
+      prices: [
+        { price_id: "price_foreign", product_id: String(product.id), policy_id: String(foreign.id) },
+        { price_id: "price_missing", product_id: String(product.id), policy_id: "999999" },
+      ],
+    });
+    expect(response.status).toBe(422);
+    expect((await readJson(response)).errors).toEqual({
+      "prices.0.policy_id": ["The policy is not one of the product's license policies."],
+      "prices.1.policy_id": ["The policy is not one of the product's license policies."],
+    });
+    const notAnId = await putSettings({
+      prices: [{ price_id: "price_bad", product_id: String(product.id), policy_id: "x" }],
+    });
+    expect(notAnId.status).toBe(422);
+    expect(Object.keys((await readJson(notAnId)).errors)).toEqual(["prices.0.policy_id"]);
+    expect(await currentPrices()).toEqual(before);
   });
 });
 

@@ -290,11 +290,13 @@ async function checkoutCompleted(
       })
       .returning({ id: purchases.id });
     if (!purchase) throw new Error("purchase insert returned nothing");
-    // The license is made by the product's seller, as one made from the product's page is.
+    // The license is made by the product's seller, as one made from the product's page is, from the
+    // price's policy when it names one (its numbers, its duration, and it follows the policy after).
     const license = await insertLicense(ctx, {
       userId: customer.user.id,
       creatorId: product.vendorId ?? product.userId,
       productId: product.id,
+      policyId: price.policyId,
     });
     await ctx.db.insert(stripeLicenses).values({
       licenseId: license.id,
