@@ -1,7 +1,13 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { commandsOf, matches, shellBlocksOf } from "../scripts/check-docs.ts";
+import {
+  commandsOf,
+  matches,
+  STARTS_ITS_OWN_SERVER,
+  shellBlocksOf,
+  startsItsOwnServer,
+} from "../scripts/check-docs.ts";
 
 // The docs' runnable examples are checked by scripts/check-docs.ts against the binary in CI; these
 // tests hold its reading of a page and its matching of output to what it must be.
@@ -49,6 +55,28 @@ describe("a page's shell blocks", () => {
       { line: 1, marked: false },
       { line: 5, marked: true },
     ]);
+  });
+});
+
+describe("a page that starts depot serve itself", () => {
+  test("says so on a line of its own; a mention in the text is not that line", () => {
+    expect(startsItsOwnServer(`# Page\n\n${STARTS_ITS_OWN_SERVER}\n\n\`\`\`console\n$ true\n\`\`\``)).toBe(
+      true,
+    );
+    expect(startsItsOwnServer(`It says \`${STARTS_ITS_OWN_SERVER}\` in its text.`)).toBe(false);
+    expect(startsItsOwnServer("```console\n$ depot serve &\n```")).toBe(false);
+  });
+
+  test("docs/stripe.md does, and runs from an empty directory to a key in an e-mail", () => {
+    const page = readFileSync(join(import.meta.dir, "..", "docs", "stripe.md"), "utf8");
+    expect(startsItsOwnServer(page)).toBe(true);
+    const commands = commandsOf(page).map((command) => command.text);
+    expect(commands[0]).toBe("mkdir shop && cd shop");
+    expect(
+      commands.some((text) => text.includes("STRIPE_WEBHOOK_SECRET=") && text.includes("depot serve")),
+    ).toBe(true);
+    expect(commands.some((text) => text.includes("/api/integrations/stripe/webhook"))).toBe(true);
+    expect(commands.some((text) => text.includes("mail/new"))).toBe(true);
   });
 });
 
