@@ -63,7 +63,8 @@ export function shellBlocksOf(markdown: string): { line: number; marked: boolean
   const lines = markdown.split("\n");
   let inBlock = false;
   for (let index = 0; index < lines.length; index++) {
-    const line = lines[index] ?? "";
+    // A fence indented under a list item is a block too (and, not being run, must be marked).
+    const line = (lines[index] ?? "").trimStart();
     if (!line.startsWith("```")) continue;
     if (inBlock) {
       inBlock = false;

@@ -50,10 +50,16 @@ describe("a page's shell blocks", () => {
       "```yaml",
       "not: shell",
       "```",
+      "- a list item with a block under it:",
+      "",
+      "  ```sh",
+      "  echo indented",
+      "  ```",
     ].join("\n");
     expect(shellBlocksOf(page)).toEqual([
       { line: 1, marked: false },
       { line: 5, marked: true },
+      { line: 17, marked: false },
     ]);
   });
 });
