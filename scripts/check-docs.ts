@@ -12,7 +12,10 @@
 // Each file runs on its own: a new empty directory, `depot serve` started there by this script as the
 // reader started it (on its defaults: http://localhost:8080, the embedded database in ./data), `depot`
 // on PATH, and one shell for all of the file's blocks in order, so a variable set in one block is
-// there in the next.
+// there in the next. A page that starts `depot serve` itself, with settings of its own (docs/stripe.md
+// does, with its webhook secret and a local SMTP server), says so on a line of its own,
+// `<!-- check-docs: the page starts depot serve -->`, and this script then starts none. Whatever the
+// page's commands leave running in the background is stopped when the page is done.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
@@ -60,7 +63,8 @@ export function shellBlocksOf(markdown: string): { line: number; marked: boolean
   const lines = markdown.split("\n");
   let inBlock = false;
   for (let index = 0; index < lines.length; index++) {
-    const line = lines[index] ?? "";
+    // A fence indented under a list item is a block too (and, not being run, must be marked).
+    const line = (lines[index] ?? "").trimStart();
     if (!line.startsWith("```")) continue;
     if (inBlock) {
       inBlock = false;
@@ -73,6 +77,12 @@ export function shellBlocksOf(markdown: string): { line: number; marked: boolean
   }
   return blocks;
 }
+
+/** The line by which a page says that it starts `depot serve` itself (see the header). */
+export const STARTS_ITS_OWN_SERVER = "<!-- check-docs: the page starts depot serve -->";
+
+export const startsItsOwnServer = (markdown: string) =>
+  markdown.split("\n").some((line) => line.trim() === STARTS_ITS_OWN_SERVER);
 
 /** Whether the printed lines match the expected ones, where `…` is any text and a `…` line any lines. */
 export function matches(expected: string[], actual: string[]): boolean {
@@ -103,7 +113,12 @@ async function checkPortFree() {
   }
 }
 
-async function checkFile(binary: string, file: string, commands: Command[]): Promise<string[]> {
+async function checkFile(
+  binary: string,
+  file: string,
+  commands: Command[],
+  ownServer: boolean,
+): Promise<string[]> {
   const home = mkdtempSync(join(tmpdir(), "depot-docs-"));
   const bin = join(home, ".bin");
   mkdirSync(bin);
@@ -118,22 +133,21 @@ async function checkFile(binary: string, file: string, commands: Command[]): Pro
     DEPOT_URL: url,
   };
   // Its log goes to files beside the reader's: a pipe nobody reads would stop it once full.
-  const server = Bun.spawn([binary, "serve"], {
-    cwd: home,
-    env,
-    stdout: Bun.file(join(home, ".serve.log")),
-    stderr: Bun.file(join(home, ".serve.err")),
-  });
+  const server = ownServer
+    ? null
+    : Bun.spawn([binary, "serve"], {
+        cwd: home,
+        env,
+        stdout: Bun.file(join(home, ".serve.log")),
+        stderr: Bun.file(join(home, ".serve.err")),
+      });
   const failures: string[] = [];
+  // The shell leads a process group of its own (setsid), which holds whatever its commands start in
+  // the background (a depot serve, an SMTP server): all of it is stopped at the end, pass or fail.
+  let shell: ReturnType<typeof spawnShell> | null = null;
   try {
-    await waitForHealth(url);
-    const shell = Bun.spawn(["bash", "--noprofile", "--norc"], {
-      cwd: home,
-      env,
-      stdin: "pipe",
-      stdout: "pipe",
-      stderr: "pipe",
-    });
+    if (server) await waitForHealth(url);
+    shell = spawnShell(home, env);
     const output = outputReader(shell.stdout);
     for (const command of commands) {
       const marker = `__depot_docs_${crypto.randomUUID()}__`;
@@ -157,15 +171,60 @@ async function checkFile(binary: string, file: string, commands: Command[]): Pro
       }
     }
     shell.stdin.end();
-    shell.kill();
   } catch (error) {
     failures.push(`${relative(root, file)}: ${(error as Error).message}`);
   } finally {
-    server.kill();
-    await server.exited;
+    if (shell) await stopGroup(shell);
+    server?.kill();
+    await server?.exited;
+    if (ownServer) await waitForPortFree();
     rmSync(home, { recursive: true, force: true });
   }
   return failures;
+}
+
+function spawnShell(home: string, env: Record<string, string>) {
+  return Bun.spawn(["setsid", "bash", "--noprofile", "--norc"], {
+    cwd: home,
+    env,
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+}
+
+/** Stops the shell and everything it started: TERM to its process group, KILL after 10 s. */
+async function stopGroup(shell: ReturnType<typeof spawnShell>) {
+  const signal = (name: NodeJS.Signals) => {
+    try {
+      process.kill(-shell.pid, name);
+    } catch {} // the group is gone already
+  };
+  signal("SIGTERM");
+  const stopped = await Promise.race([shell.exited.then(() => true), Bun.sleep(10_000).then(() => false)]);
+  if (!stopped) signal("SIGKILL");
+  // A background depot serve outlives bash by its shutdown: wait for the group to be empty.
+  for (let attempt = 0; attempt < 100; attempt++) {
+    try {
+      process.kill(-shell.pid, 0);
+    } catch {
+      return;
+    }
+    await Bun.sleep(100);
+  }
+  signal("SIGKILL");
+}
+
+/** A page's own depot serve is gone once its port is free again, for the next page. */
+async function waitForPortFree() {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    try {
+      await checkPortFree();
+      return;
+    } catch {
+      await Bun.sleep(100);
+    }
+  }
 }
 
 const indent = (lines: string[]) => lines.map((line) => `    | ${line}`).join("\n");
@@ -219,10 +278,11 @@ if (import.meta.main) {
   let checked = 0;
   const failures: string[] = [];
   for (const file of files) {
-    const commands = commandsOf(readFileSync(file, "utf8"));
+    const markdown = readFileSync(file, "utf8");
+    const commands = commandsOf(markdown);
     if (!commands.length) continue;
     checked += commands.length;
-    const failed = await checkFile(resolve(binary), file, commands);
+    const failed = await checkFile(resolve(binary), file, commands, startsItsOwnServer(markdown));
     console.log(`${failed.length ? "FAIL" : "ok  "} ${relative(root, file)} (${commands.length} commands)`);
     failures.push(...failed);
   }

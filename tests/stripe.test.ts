@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { count, eq } from "drizzle-orm";
+import { count, eq, sql } from "drizzle-orm";
 import Stripe from "stripe";
 import { emailMatches } from "../src/db/email-key.ts";
 import { licenses, purchases, stripeEvents, users } from "../src/db/schema/index.ts";
+import { withTransaction } from "../src/db/transaction.ts";
 import { bearer, readJson, startTestApp, type TestApp } from "./helpers/app.ts";
 import { createOption, createProduct, createUser, tokenFor } from "./helpers/factories.ts";
 import { type Inbox, startInbox, until } from "./helpers/inbox.ts";
@@ -24,9 +25,22 @@ const API_KEY = "rk_test_depot_read_checkout";
  */
 const sessionItems = new Map<string, { price: string; quantity: number; amount_total: number }[]>();
 const apiCalls: { path: string; authorization: string | null }[] = [];
-const fakeStripe = (request: Request) => {
+/**
+ * What another connection could do to stripe_events while depot waited for Stripe: an exclusive lock
+ * on the table is refused at once (NOWAIT) while any transaction has written to it and is still open.
+ */
+const tableLocksWhileFetching: string[] = [];
+const fakeStripe = async (request: Request) => {
   const url = new URL(request.url);
   apiCalls.push({ path: url.pathname + url.search, authorization: request.headers.get("authorization") });
+  tableLocksWhileFetching.push(
+    await withTransaction(t.ctx, (tx) =>
+      tx.db.execute(sql`lock table stripe_events in exclusive mode nowait`),
+    ).then(
+      () => "free",
+      (error: Error) => `held: ${error.message}`,
+    ),
+  );
   const match = /^\/v1\/checkout\/sessions\/([^/]+)\/line_items$/.exec(url.pathname);
   if (request.headers.get("authorization") !== `Bearer ${API_KEY}`) {
     return Response.json(
@@ -268,9 +282,12 @@ describe("line items read from Stripe's API (a real event carries none)", () => 
       { price: "price_sub", quantity: 1, amount_total: 4900 },
     ]);
     apiCalls.length = 0;
+    tableLocksWhileFetching.length = 0;
     const receipt = await readJson(await send(event));
     expect(receipt).toMatchObject({ id: event.id, outcome: "processed", duplicate: false });
     expect(apiCalls.map((call) => call.authorization)).toEqual([`Bearer ${API_KEY}`, `Bearer ${API_KEY}`]);
+    // Stripe is read before the event's transaction begins: no write of depot's waits on Stripe.
+    expect(tableLocksWhileFetching).toEqual(["free", "free"]);
     expect(apiCalls[0]?.path).toBe(`/v1/checkout/sessions/${sessionId}/line_items?limit=100`);
     expect(apiCalls[1]?.path).toBe(
       `/v1/checkout/sessions/${sessionId}/line_items?limit=100&starting_after=li_0`,
@@ -287,23 +304,34 @@ describe("line items read from Stripe's API (a real event carries none)", () => 
     ]);
   }, 30_000);
 
-  test("Stripe unreachable: failed, nothing written; sold when Stripe resends", async () => {
+  test("Stripe unreachable: 503 so that Stripe resends, nothing written; sold when it does", async () => {
     const email = `down-${crypto.randomUUID().slice(0, 8)}@example.com`;
     const { event, sessionId } = bare(email);
     sessionItems.set(sessionId, [{ price: "price_pro", quantity: 1, amount_total: 4900 }]);
     const port = stripeApiPort();
     stripeApi.stop(true);
     try {
-      const failed = await readJson(await send(event));
-      expect(failed).toMatchObject({ outcome: "failed", duplicate: false });
-      expect(failed.message).toStartWith("Fetching the checkout session's line items from Stripe failed: ");
+      const response = await send(event);
+      expect(response.status).toBe(503);
+      expect(response.headers.get("retry-after")).toBe("60");
+      const body = await readJson(response);
+      expect(Object.keys(body)).toEqual(["message"]);
+      expect(body.message).toStartWith("Fetching the checkout session's line items from Stripe failed: ");
       expect(await userByEmail(email)).toBeUndefined();
+      // Listed for the vendor as failed, with why: not finished, so the resend is handled.
+      const [stored] = await t.ctx.db
+        .select()
+        .from(stripeEvents)
+        .where(eq(stripeEvents.id, event.id as string));
+      expect(stored).toMatchObject({ outcome: "failed", message: body.message });
     } finally {
       stripeApi = Bun.serve({ hostname: "127.0.0.1", port, fetch: fakeStripe });
     }
     const retried = await readJson(await send(event));
     expect(retried).toMatchObject({ outcome: "processed", duplicate: false });
     expect(await licensesOf((await userByEmail(email))?.id ?? 0)).toHaveLength(1);
+    const again = await readJson(await send(event));
+    expect(again).toMatchObject({ outcome: "processed", duplicate: true });
   }, 30_000);
 
   test("a session Stripe does not know: failed with Stripe's reason", async () => {
@@ -457,6 +485,8 @@ describe("settings and the event list", () => {
       product_name: product.name,
       option_id: null,
       option_name: null,
+      policy_id: null,
+      policy_name: null,
     });
   });
 
@@ -509,6 +539,107 @@ describe("settings and the event list", () => {
       received_at: expect.stringMatching(/Z$/),
       processed_at: expect.stringMatching(/Z$/),
     });
+  });
+});
+
+describe("a price mapped with a license policy", () => {
+  const createPolicy = async (productId: number, body: Record<string, unknown>) => {
+    const response = await fetch(`${base}/api/products/${productId}/license-policies`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...bearer(adminToken) },
+      body: JSON.stringify(body),
+    });
+    expect(response.status).toBe(201);
+    return (await readJson(response)).data as { id: number; name: string };
+  };
+  const currentPrices = async () =>
+    (await readJson(await fetch(`${base}/api/integrations/stripe`, { headers: bearer(adminToken) }))).data
+      .prices as {
+      price_id: string;
+      product_id: number;
+      option_id: number | null;
+      policy_id: number | null;
+    }[];
+  const asInput = (price: Awaited<ReturnType<typeof currentPrices>>[number]) => ({
+    price_id: price.price_id,
+    product_id: String(price.product_id),
+    option_id: price.option_id === null ? null : String(price.option_id),
+    policy_id: price.policy_id === null ? null : String(price.policy_id),
+  });
+
+  test("sells a license made from the policy, which it then follows", async () => {
+    const policy = await createPolicy(product.id, {
+      name: `Desktop ${crypto.randomUUID().slice(0, 6)}`,
+      max_machines: 3,
+      duration_seconds: 30 * 86_400,
+    });
+    const before = await currentPrices();
+    const saved = await putSettings({
+      prices: [
+        ...before.map(asInput),
+        { price_id: "price_policy", product_id: String(product.id), policy_id: String(policy.id) },
+      ],
+    });
+    expect(saved.status).toBe(200);
+    const mapped = (await readJson(saved)).data.prices.find(
+      (price: { price_id: string }) => price.price_id === "price_policy",
+    );
+    expect(mapped).toEqual({
+      price_id: "price_policy",
+      product_id: product.id,
+      product_name: product.name,
+      option_id: null,
+      option_name: null,
+      policy_id: policy.id,
+      policy_name: policy.name,
+    });
+
+    const email = `policy-${crypto.randomUUID().slice(0, 8)}@example.com`;
+    const sentAt = Date.now();
+    const receipt = await readJson(await send(checkout(email, {}, "price_policy")));
+    expect(receipt).toMatchObject({ outcome: "processed", duplicate: false });
+    const [license] = await licensesOf((await userByEmail(email))?.id ?? 0);
+    expect(license?.policyId).toBe(policy.id);
+    expect(license?.maxMachines).toBe(3);
+    expect(license?.maxIps).toBeNull();
+    const expires = license?.expires?.getTime() ?? 0;
+    expect(Math.abs(expires - (sentAt + 30 * 86_400_000))).toBeLessThan(60_000);
+
+    // The license follows its policy, as one made through the license API does.
+    const changed = await fetch(`${base}/api/products/${product.id}/license-policies/${policy.id}`, {
+      method: "PATCH",
+      headers: { "content-type": "application/json", ...bearer(adminToken) },
+      body: JSON.stringify({ max_machines: 5 }),
+    });
+    expect(changed.status).toBe(200);
+    const [followed] = await t.ctx.db
+      .select()
+      .from(licenses)
+      .where(eq(licenses.id, license?.id ?? ""));
+    expect(followed?.maxMachines).toBe(5);
+  }, 30_000);
+
+  test("a policy of another product, or none that exists: 422 on it, nothing changed", async () => {
+    const other = await createProduct(t.ctx, await createUser(t.ctx, { role: "vendor" }));
+    const foreign = await createPolicy(other.id, { name: "Elsewhere" });
+    const before = await currentPrices();
+    const response = await putSettings({
+      prices: [
+        { price_id: "price_foreign", product_id: String(product.id), policy_id: String(foreign.id) },
+        { price_id: "price_missing", product_id: String(product.id), policy_id: "999999" },
+      ],
+    });
+    expect(response.status).toBe(422);
+    expect((await readJson(response)).errors).toEqual({
+      "prices.0.policy_id": ["The policy is not one of the product's license policies."],
+      "prices.1.policy_id": ["The policy is not one of the product's license policies."],
+    });
+    const notAnId = await putSettings({
+      prices: [{ price_id: "price_bad", product_id: String(product.id), policy_id: "x" }],
+    });
+    expect(notAnId.status).toBe(422);
+    expect(Object.keys((await readJson(notAnId)).errors)).toEqual(["prices.0.policy_id"]);
+    expect(await currentPrices()).toEqual(before);
   });
 });
 

@@ -27,6 +27,7 @@ import m24 from "../../drizzle/0024_stripe.sql" with { type: "text" };
 import m25 from "../../drizzle/0025_artifact_inferred_updaters_only.sql" with { type: "text" };
 import m26 from "../../drizzle/0026_license_policies.sql" with { type: "text" };
 import m27 from "../../drizzle/0027_usage_stats.sql" with { type: "text" };
+import m28 from "../../drizzle/0028_stripe_price_policy.sql" with { type: "text" };
 
 import type { Migration } from "./migrate.ts";
 
@@ -59,4 +60,5 @@ export const migrations: Migration[] = [
   { tag: "0025_artifact_inferred_updaters_only", createdAt: 1795833259244, sql: m25 },
   { tag: "0026_license_policies", createdAt: 1795833551188, sql: m26 },
   { tag: "0027_usage_stats", createdAt: 1795833643953, sql: m27 },
+  { tag: "0028_stripe_price_policy", createdAt: 1795839981311, sql: m28 },
 ];

@@ -1,9 +1,12 @@
 // The Stripe page in a real browser at a phone's width, against the real API: an admin opens it from
 // the navigation, sees the webhook's address, maps a price (a product that does not exist first: the
-// 422 beside its field), sees an event sent to the webhook with its outcome, and removes the price.
+// 422 beside its field; then another product's license policy: the 422 beside the policy's field),
+// sees an event sent to the webhook with its outcome, and removes the price.
 // A vendor has no link to it. The harness is tests/helpers/browser.ts.
 import { expect, test } from "bun:test";
+import { eq } from "drizzle-orm";
 import Stripe from "stripe";
+import { licensePolicies, licenses } from "../../src/db/schema/index.ts";
 import { readJson } from "../helpers/app.ts";
 import {
   cookieOf,
@@ -47,6 +50,14 @@ async function sendEvent(priceId: string) {
 test("an admin maps a price, sees the events with their outcomes, and removes the price", async () => {
   const admin = await userWithPassword(depot.ctx, PASSWORD, { role: "admin" });
   const product = await createProduct(depot.ctx, await createUser(depot.ctx, { role: "vendor" }));
+  const other = await createProduct(depot.ctx, await createUser(depot.ctx, { role: "vendor" }));
+  const [policy, foreign] = await depot.ctx.db
+    .insert(licensePolicies)
+    .values([
+      { productId: product.id, name: "Desktop", maxMachines: 3 },
+      { productId: other.id, name: "Elsewhere" },
+    ])
+    .returning();
   const w = await openPage(depot.origin);
   try {
     await signInAs(w.page, depot.base, admin.email, PASSWORD);
@@ -67,9 +78,18 @@ test("an admin maps a price, sees the events with their outcomes, and removes th
     await w.page.locator('#stripe-product-id[aria-invalid="true"]').waitFor({ timeout: 10_000 });
     expect(await productField.getAttribute("aria-invalid")).toBe("true");
 
+    // Another product's policy: refused beside the policy's field.
     await productField.fill(String(product.id));
+    const policyField = w.page.getByLabel("License policy id (optional)");
+    await policyField.fill(String(foreign?.id));
+    await w.page.getByRole("button", { name: "Save price" }).click();
+    await w.page.locator('#stripe-policy-id[aria-invalid="true"]').waitFor({ timeout: 10_000 });
+    await w.page.getByText("The policy is not one of the product's license policies.").waitFor();
+
+    await policyField.fill(String(policy?.id));
     await w.page.getByRole("button", { name: "Save price" }).click();
     await w.page.getByRole("button", { name: "Remove price_browser" }).waitFor({ timeout: 10_000 });
+    await w.page.getByText(`${product.name} · policy Desktop`).waitFor();
     expect(await w.page.getByLabel("Stripe price id").inputValue()).toBe("");
 
     // A sale of the mapped price and one of a price nobody mapped: both listed with their outcomes.
@@ -79,6 +99,11 @@ test("an admin maps a price, sees the events with their outcomes, and removes th
     await w.page.getByText("No product is set for Stripe price price_nobody.").waitFor({ timeout: 10_000 });
     await w.page.getByText("checkout.session.completed · processed").waitFor();
     await w.page.getByText("checkout.session.completed · failed").waitFor();
+    const [sold] = await depot.ctx.db
+      .select()
+      .from(licenses)
+      .where(eq(licenses.policyId, policy?.id ?? 0));
+    expect(sold?.maxMachines).toBe(3);
 
     await w.page.getByRole("button", { name: "Remove price_browser" }).click();
     await w.page.getByText("No price is mapped yet").waitFor({ timeout: 10_000 });

@@ -1,5 +1,6 @@
 import { foreignKey, index, pgTable, text, uuid } from "drizzle-orm/pg-core";
 import { id, ref, timestamps, timestamptz } from "./columns.ts";
+import { licensePolicies } from "./license-policies.ts";
 import { licenses } from "./licenses.ts";
 import { productOptions } from "./product-options.ts";
 import { products } from "./products.ts";
@@ -7,7 +8,8 @@ import { purchases } from "./purchases.ts";
 
 /**
  * What a Stripe price sells: a product and, optionally, one of its options (the purchase records it,
- * so a benefit tied to the option is held). Set by an admin in the dashboard.
+ * so a benefit tied to the option is held) and one of its license policies (the license sold is made
+ * from it). Set by an admin in the dashboard.
  */
 export const stripePrices = pgTable(
   "stripe_prices",
@@ -19,6 +21,8 @@ export const stripePrices = pgTable(
       .notNull()
       .references(() => products.id, { onDelete: "cascade" }),
     optionId: ref("option_id"),
+    /** A policy of the product (checked when the mapping is saved); a deleted policy leaves none. */
+    policyId: ref("policy_id").references(() => licensePolicies.id, { onDelete: "set null" }),
     ...timestamps,
   },
   (table) => [

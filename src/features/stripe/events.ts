@@ -67,11 +67,31 @@ interface Outcome {
 }
 
 /**
- * Handles one verified event in one transaction with its record: a redelivery of an event already
- * processed or ignored changes nothing (two at once: the second waits on the first's row); a failed
- * one is handled again. An unexpected error rolls everything back and answers 500, so Stripe retries.
+ * Stripe's API could not be reached (or was overloaded) while an event was handled: 503, so that
+ * Stripe sends the event again; the event is stored as `failed` with the reason, which a redelivery
+ * handles again.
  */
-export function handleStripeEvent(ctx: StripeContext, event: IncomingEvent): Promise<ReceivedEvent> {
+export class StripeUnreachable extends AppError {
+  constructor(problem: string) {
+    super(503, problem, { "retry-after": "60" });
+  }
+}
+
+/**
+ * Handles one verified event: what it needs from Stripe's API is read first, outside any transaction
+ * (no row is locked while Stripe answers), then everything is written in one transaction with the
+ * event's record. A redelivery of an event already processed or ignored changes nothing (two at
+ * once: the second waits on the first's row); a failed one is handled again. Stripe out of reach is
+ * a 503 and an unexpected error a 500 (everything rolled back), so Stripe retries.
+ */
+export async function handleStripeEvent(ctx: StripeContext, event: IncomingEvent): Promise<ReceivedEvent> {
+  const [known] = await ctx.db.select().from(stripeEvents).where(eq(stripeEvents.id, event.id));
+  if (known && known.outcome !== "failed") return { event: known, duplicate: true };
+  const checkout = isCheckout(event) ? await prepareCheckout(ctx, event.data.object) : null;
+  if (checkout && "transient" in checkout) {
+    await recordUnfinished(ctx, event, checkout.problem);
+    throw new StripeUnreachable(checkout.problem);
+  }
   return withTransaction(ctx, async (tx) => {
     const [claimed] = await tx.db
       .insert(stripeEvents)
@@ -87,7 +107,9 @@ export function handleStripeEvent(ctx: StripeContext, event: IncomingEvent): Pro
       if (!stored) throw new Error(`stripe event ${event.id} vanished`);
       return { event: stored, duplicate: true };
     }
-    const result = await apply(tx, event);
+    const result = checkout
+      ? await checkoutCompleted(tx, event.id, event.data.object, checkout)
+      : await apply(tx, event);
     const [stored] = await tx.db
       .update(stripeEvents)
       .set({ ...result, processedAt: sql`now()` })
@@ -98,12 +120,24 @@ export function handleStripeEvent(ctx: StripeContext, event: IncomingEvent): Pro
   });
 }
 
+/** An event Stripe will send again is listed as failed, with why, unless another delivery finished it. */
+async function recordUnfinished(ctx: StripeContext, event: IncomingEvent, problem: string) {
+  await ctx.db
+    .insert(stripeEvents)
+    .values({ id: event.id, type: event.type, outcome: "failed", message: problem })
+    .onConflictDoUpdate({
+      target: stripeEvents.id,
+      set: { message: problem, processedAt: sql`now()`, updatedAt: sql`now()` },
+      setWhere: eq(stripeEvents.outcome, "failed"),
+    });
+}
+
+const isCheckout = (event: IncomingEvent) =>
+  event.type === "checkout.session.completed" || event.type === "checkout.session.async_payment_succeeded";
+
 function apply(ctx: StripeContext, event: IncomingEvent): Promise<Outcome> {
   const object = event.data.object;
   switch (event.type) {
-    case "checkout.session.completed":
-    case "checkout.session.async_payment_succeeded":
-      return checkoutCompleted(ctx, event.id, object);
     case "invoice.paid":
       return invoicePaid(ctx, object);
     case "charge.refunded":
@@ -146,6 +180,47 @@ function lineItemsOf(
   });
 }
 
+/** What a checkout sells, read before the transaction: an outcome already (unpaid, no e-mail, no items), or the buyer and the items. */
+type PreparedCheckout = Outcome | { problem: string; transient: true } | { email: string; items: LineItem[] };
+
+/**
+ * A checkout's buyer and line items, with no write: the items from the event, else from Stripe's API
+ * (the only network call an event makes, so it happens here, outside the event's transaction).
+ */
+async function prepareCheckout(
+  ctx: StripeContext,
+  session: Record<string, unknown>,
+): Promise<PreparedCheckout> {
+  if (session.payment_status === "unpaid") {
+    return {
+      outcome: "ignored",
+      message: "The payment has not arrived yet (async_payment_succeeded will follow).",
+    };
+  }
+  const details = record(session.customer_details);
+  const email = text(details.email) ?? text(session.customer_email);
+  if (!email) return { outcome: "failed", message: "The checkout session has no customer e-mail." };
+  const items = lineItemsOf(session);
+  if (items.length > 0) return { email, items };
+  // Stripe's own events never carry them: they are read from Stripe's API with STRIPE_SECRET_KEY.
+  const sessionId = text(session.id);
+  if (!sessionId) return { outcome: "failed", message: "The checkout session has no id." };
+  const fetched = await fetchLineItems(ctx.config, sessionId);
+  if ("problem" in fetched) {
+    return fetched.transient
+      ? { problem: fetched.problem, transient: true }
+      : { outcome: "failed", message: fetched.problem };
+  }
+  const listed = lineItemsOf(session, fetched.items);
+  if (listed.length === 0) {
+    return {
+      outcome: "failed",
+      message: `Stripe lists no priced line items for checkout session ${sessionId}.`,
+    };
+  }
+  return { email, items: listed };
+}
+
 /**
  * A paid checkout: per line item, the buyer (the session's customer e-mail, made a customer if
  * unknown), a purchase of the mapped product and option, and a license, whose key is e-mailed. A
@@ -156,31 +231,11 @@ async function checkoutCompleted(
   ctx: StripeContext,
   eventId: string,
   session: Record<string, unknown>,
+  prepared: Exclude<PreparedCheckout, { transient: true }>,
 ): Promise<Outcome> {
-  if (session.payment_status === "unpaid") {
-    return {
-      outcome: "ignored",
-      message: "The payment has not arrived yet (async_payment_succeeded will follow).",
-    };
-  }
+  if ("outcome" in prepared) return prepared;
+  const { email, items } = prepared;
   const details = record(session.customer_details);
-  const email = text(details.email) ?? text(session.customer_email);
-  if (!email) return { outcome: "failed", message: "The checkout session has no customer e-mail." };
-  let items = lineItemsOf(session);
-  if (items.length === 0) {
-    // Stripe's own events never carry them: they are read from Stripe's API with STRIPE_SECRET_KEY.
-    const sessionId = text(session.id);
-    if (!sessionId) return { outcome: "failed", message: "The checkout session has no id." };
-    const fetched = await fetchLineItems(ctx.config, sessionId);
-    if ("problem" in fetched) return { outcome: "failed", message: fetched.problem };
-    items = lineItemsOf(session, fetched.items);
-    if (items.length === 0) {
-      return {
-        outcome: "failed",
-        message: `Stripe lists no priced line items for checkout session ${sessionId}.`,
-      };
-    }
-  }
   const mapped = await ctx.db
     .select({ price: stripePrices, product: products })
     .from(stripePrices)
@@ -235,11 +290,13 @@ async function checkoutCompleted(
       })
       .returning({ id: purchases.id });
     if (!purchase) throw new Error("purchase insert returned nothing");
-    // The license is made by the product's seller, as one made from the product's page is.
+    // The license is made by the product's seller, as one made from the product's page is, from the
+    // price's policy when it names one (its numbers, its duration, and it follows the policy after).
     const license = await insertLicense(ctx, {
       userId: customer.user.id,
       creatorId: product.vendorId ?? product.userId,
       productId: product.id,
+      policyId: price.policyId,
     });
     await ctx.db.insert(stripeLicenses).values({
       licenseId: license.id,

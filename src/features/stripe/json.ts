@@ -10,6 +10,8 @@ export const StripePriceJson = t.Object({
   product_name: t.String(),
   option_id: t.Union([Int(), t.Null()]),
   option_name: t.Union([t.String(), t.Null()]),
+  policy_id: t.Union([Int(), t.Null()], { description: "the license policy the license sold is made from" }),
+  policy_name: t.Union([t.String(), t.Null()]),
 });
 
 export const StripeSettingsJson = t.Object({
@@ -27,6 +29,8 @@ export const toStripeSettingsJson = (settings: StripeSettings): typeof StripeSet
     product_name: price.productName,
     option_id: price.optionId,
     option_name: price.optionName,
+    policy_id: price.policyId,
+    policy_name: price.policyName,
   })),
 });
 

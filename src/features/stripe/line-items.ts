@@ -1,11 +1,15 @@
 import Stripe from "stripe";
 import type { Config } from "../../config.ts";
 
-/** Stripe's answer in time or not at all: the event's row is locked while depot waits. */
+/** Stripe's answer in time or not at all: Stripe waits for the webhook's answer only so long. */
 const STRIPE_API_TIMEOUT_MS = 10_000;
 
-/** Line items as Stripe's API lists them (the shape an expanded `line_items` has), or why there are none. */
-export type FetchedLineItems = { items: unknown[] } | { problem: string };
+/**
+ * Line items as Stripe's API lists them (the shape an expanded `line_items` has), or why there are
+ * none: `transient` when Stripe could not be reached or was overloaded (sending the event again later
+ * will do), not when the key or the session is wrong (it will not).
+ */
+export type FetchedLineItems = { items: unknown[] } | { problem: string; transient: boolean };
 
 /**
  * A checkout session's line items, read from Stripe's API (`GET /v1/checkout/sessions/:id/line_items`,
@@ -20,6 +24,7 @@ export async function fetchLineItems(
     return {
       problem:
         "The checkout session carries no line items and STRIPE_SECRET_KEY is not set to fetch them from Stripe.",
+      transient: false,
     };
   }
   const api = new URL(config.stripeApiUrl);
@@ -39,6 +44,10 @@ export async function fetchLineItems(
     return { items };
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
-    return { problem: `Fetching the checkout session's line items from Stripe failed: ${why}` };
+    const transient =
+      error instanceof Stripe.errors.StripeConnectionError ||
+      error instanceof Stripe.errors.StripeRateLimitError ||
+      (error instanceof Stripe.errors.StripeError && (error.statusCode ?? 0) >= 500);
+    return { problem: `Fetching the checkout session's line items from Stripe failed: ${why}`, transient };
   }
 }

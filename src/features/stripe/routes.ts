@@ -51,7 +51,8 @@ export const stripeRoutes = (ctx: AppContext) =>
               "`checkout.session.completed` sells (customer, purchase, license, e-mail); `invoice.paid` " +
               "extends a subscription's licenses; `charge.refunded` and `customer.subscription.deleted` " +
               "revoke them. Each event id is handled once. 400 when the signature does not verify; 404 " +
-              "when STRIPE_WEBHOOK_SECRET is not set.",
+              "when STRIPE_WEBHOOK_SECRET is not set; 503 when Stripe's API (for a session's line items) " +
+              "cannot be reached, so that Stripe sends the event again.",
             requestBody: {
               required: true,
               content: { "application/json": { schema: { type: "object", description: "a Stripe event" } } },
@@ -61,6 +62,7 @@ export const stripeRoutes = (ctx: AppContext) =>
           400,
           404,
           413,
+          503,
         ),
       },
     )

@@ -11,6 +11,11 @@ const PriceMapping = t.Object(
     }),
     product_id: IdString,
     option_id: t.Optional(t.Union([IdString, t.Null()], { description: "the option the purchase records" })),
+    policy_id: t.Optional(
+      t.Union([IdString, t.Null()], {
+        description: "a license policy of the product: the license sold is made from it",
+      }),
+    ),
   },
   { additionalProperties: false },
 );

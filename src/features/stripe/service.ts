@@ -1,6 +1,12 @@
 import { and, asc, desc, eq, isNull } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
-import { productOptions, products, stripeEvents, stripePrices } from "../../db/schema/index.ts";
+import {
+  licensePolicies,
+  productOptions,
+  products,
+  stripeEvents,
+  stripePrices,
+} from "../../db/schema/index.ts";
 import { withTransaction } from "../../db/transaction.ts";
 import { FieldErrors } from "../../errors.ts";
 import type { PageRequest } from "../../page-request.ts";
@@ -20,6 +26,8 @@ export interface StripeSettings {
     productName: string;
     optionId: number | null;
     optionName: string | null;
+    policyId: number | null;
+    policyName: string | null;
   }[];
 }
 
@@ -32,10 +40,13 @@ export async function readStripeSettings(ctx: Pick<AppContext, "db" | "config">)
       productName: products.name,
       optionId: stripePrices.optionId,
       optionName: productOptions.name,
+      policyId: stripePrices.policyId,
+      policyName: licensePolicies.name,
     })
     .from(stripePrices)
     .innerJoin(products, eq(products.id, stripePrices.productId))
     .leftJoin(productOptions, eq(productOptions.id, stripePrices.optionId))
+    .leftJoin(licensePolicies, eq(licensePolicies.id, stripePrices.policyId))
     .orderBy(asc(stripePrices.priceId));
   return {
     webhookUrl: `${ctx.config.appUrl}${STRIPE_WEBHOOK_PATH}`,
@@ -44,11 +55,14 @@ export async function readStripeSettings(ctx: Pick<AppContext, "db" | "config">)
   };
 }
 
-/** Each price once, each naming a live product and (if any) one of its options; every problem in one 422. */
+/**
+ * Each price once, each naming a live product and (if any) one of its options and one of its license
+ * policies; every problem in one 422.
+ */
 async function checkPrices(ctx: Pick<AppContext, "db">, input: Partial<StripeSettingsInput>) {
   const errors = new FieldErrors();
   const seen = new Set<string>();
-  const rows: { priceId: string; productId: number; optionId: number | null }[] = [];
+  const rows: { priceId: string; productId: number; optionId: number | null; policyId: number | null }[] = [];
   for (const [i, price] of (input.prices ?? []).entries()) {
     if (seen.has(price.price_id)) errors.add(`prices.${i}.price_id`, "The price id is set twice.");
     seen.add(price.price_id);
@@ -75,13 +89,25 @@ async function checkPrices(ctx: Pick<AppContext, "db">, input: Partial<StripeSet
               .where(and(eq(productOptions.id, optionId), eq(productOptions.productId, product.id)));
       if (!option) errors.add(`prices.${i}.option_id`, invalidIdMessage("option_id"));
     }
-    rows.push({ priceId: price.price_id, productId: product.id, optionId });
+    const policyId = price.policy_id === undefined || price.policy_id === null ? null : toId(price.policy_id);
+    if (price.policy_id !== undefined && price.policy_id !== null) {
+      const [policy] =
+        policyId === null
+          ? []
+          : await ctx.db
+              .select({ id: licensePolicies.id })
+              .from(licensePolicies)
+              .where(and(eq(licensePolicies.id, policyId), eq(licensePolicies.productId, product.id)));
+      if (!policy)
+        errors.add(`prices.${i}.policy_id`, "The policy is not one of the product's license policies.");
+    }
+    rows.push({ priceId: price.price_id, productId: product.id, optionId, policyId });
   }
   errors.throwIfAny();
   return rows;
 }
 
-/** The price mapping, checked: each price once, a live product, an option of that product. */
+/** The price mapping, checked: each price once, a live product, an option and a policy of that product. */
 export const StripeSettingsForm = form(StripeSettingsBody, (ctx, fields) => checkPrices(ctx, fields));
 
 /** Replaces the whole price mapping with `input`'s, in one transaction. */

@@ -1,5 +1,6 @@
 // Selling through Stripe (admins): the webhook's address to give Stripe, which depot product (and
-// option) each Stripe price sells, and the events received with what came of each.
+// option, and the license policy its license is made from) each Stripe price sells, and the events
+// received with what came of each.
 import { useState } from "preact/hooks";
 import { messageOf } from "../api.ts";
 import { CopyField } from "../copy-field.tsx";
@@ -58,13 +59,14 @@ function Settings({
   const current = settings.prices.map(toPriceInput);
   const index = current.length;
   const form = useForm(
-    { price_id: "", product_id: "", option_id: "" },
+    { price_id: "", product_id: "", option_id: "", policy_id: "" },
     {
       failure: "Saving the price failed.",
       errorKeys: {
         price_id: [`prices.${index}.price_id`],
         product_id: [`prices.${index}.product_id`],
         option_id: [`prices.${index}.option_id`],
+        policy_id: [`prices.${index}.policy_id`],
       },
     },
   );
@@ -76,6 +78,7 @@ function Settings({
       price_id: values.price_id.trim(),
       product_id: values.product_id.trim(),
       option_id: values.option_id.trim() === "" ? null : values.option_id.trim(),
+      policy_id: values.policy_id.trim() === "" ? null : values.policy_id.trim(),
     };
     if (await form.run(async () => onSaved(await saveStripePrices([...current, added])))) form.reset();
   };
@@ -117,6 +120,7 @@ function Settings({
                   <span class="hint" dir="auto">
                     {price.product_name}
                     {price.option_name === null ? "" : ` · ${price.option_name}`}
+                    {price.policy_name === null ? "" : ` · policy ${price.policy_name}`}
                   </span>
                 </div>
                 <button
@@ -165,6 +169,15 @@ function Settings({
           alert
           inputMode="numeric"
           autocomplete="off"
+        />
+        <Field
+          id="stripe-policy-id"
+          label="License policy id (optional)"
+          {...form.input("policy_id")}
+          alert
+          inputMode="numeric"
+          autocomplete="off"
+          hint="A policy of the product (its licenses page lists them): the license sold is made from it."
         />
       </FormPanel>
     </>

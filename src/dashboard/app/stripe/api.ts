@@ -1,4 +1,4 @@
-// Selling through Stripe, for admins: the webhook's address, the price → product/option mapping
+// Selling through Stripe, for admins: the webhook's address, the price → product/option/policy mapping
 // (replaced whole by a PUT) and the events received with what came of each.
 import { api, get } from "../api.ts";
 
@@ -8,6 +8,8 @@ export interface StripePrice {
   product_name: string;
   option_id: number | null;
   option_name: string | null;
+  policy_id: number | null;
+  policy_name: string | null;
 }
 
 export interface StripeSettings {
@@ -25,17 +27,19 @@ export interface StripeEvent {
   processed_at: string | null;
 }
 
-/** A mapping row as the PUT takes it: ids as strings, an option or none. */
+/** A mapping row as the PUT takes it: ids as strings, an option or none, a license policy or none. */
 export interface PriceInput {
   price_id: string;
   product_id: string;
   option_id: string | null;
+  policy_id: string | null;
 }
 
 export const toPriceInput = (price: StripePrice): PriceInput => ({
   price_id: price.price_id,
   product_id: String(price.product_id),
   option_id: price.option_id === null ? null : String(price.option_id),
+  policy_id: price.policy_id === null ? null : String(price.policy_id),
 });
 
 export async function readStripeSettings(): Promise<StripeSettings> {

@@ -1,0 +1,2 @@
+ALTER TABLE "stripe_prices" ADD COLUMN "policy_id" bigint;--> statement-breakpoint
+ALTER TABLE "stripe_prices" ADD CONSTRAINT "stripe_prices_policy_id_license_policies_id_fk" FOREIGN KEY ("policy_id") REFERENCES "public"."license_policies"("id") ON DELETE set null ON UPDATE no action;
