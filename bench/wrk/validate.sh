@@ -26,7 +26,7 @@ db=${DATABASE_URL:-postgres://root@127.0.0.1:5432/depot_bench_validate}
 dir=$(mktemp -d)
 export KEYS_FILE=$dir/keys.txt PRODUCT_ID=${PRODUCT_ID:-1}
 psql -Atq "$db" -c "SELECT key FROM licenses ORDER BY id LIMIT 2000" > "$KEYS_FILE"
-( cd "$dir" && exec env DATABASE_URL="$db" PORT="$port" HOST=127.0.0.1 APP_URL="http://127.0.0.1:$port" \
+( exec env DATABASE_URL="$db" PORT="$port" HOST=127.0.0.1 APP_URL="http://127.0.0.1:$port" \
   DATA_DIR="$dir" LOG_LEVEL="${LOG_LEVEL:-info}" APP_KEY=depot-bench-app-key-0123456789abcdef0123 \
   ${SCRAPE:+METRICS_TOKEN=bench-metrics-token} \
   "$@" > /dev/null 2> "$dir/stderr" ) &

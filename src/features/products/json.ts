@@ -2,7 +2,6 @@ import { t } from "elysia";
 import type { Product } from "../../db/schema/index.ts";
 import { simplePageOf } from "../../http/pagination.ts";
 import { Int } from "../../validation/schemas.ts";
-import { ProductCountsJson } from "./product-counts.ts";
 import { orNull } from "./schemas.ts";
 
 const DateTime = t.String({ format: "date-time" });
@@ -10,6 +9,24 @@ const Flag = t.String({ enum: ["0", "1"], description: '"0" or "1"' });
 const Count = t.String({ pattern: "^\\d+$", description: "a count, as a decimal string" });
 
 const flag = (value: boolean) => (value ? "1" : "0");
+
+/** What the dashboard's product table shows beside each product (product-counts.ts). */
+export const ProductCountsJson = t.Object(
+  {
+    versions: Int({ description: "every version, drafts and yanked ones too" }),
+    latest_version: t.Union([t.String(), t.Null()], {
+      description: "the newest published version of the whole product (as /versions/latest); null: none",
+    }),
+    licenses: Int({ description: "every license of the product, revoked and expired ones too" }),
+    validations_7d: Int({
+      description:
+        "license validations of today and the 6 days before (UTC), every outcome, from the daily usage " +
+        "rollups (written in batches: the last seconds may not be counted yet)",
+    }),
+  },
+  { description: "only with ?counts=1" },
+);
+export type ProductCounts = typeof ProductCountsJson.static;
 
 /** A stored image reference → an absolute URL: absolute URLs stay, paths live under `$APP_URL/storage/`. */
 export const imageUrl = (ref: string, appUrl: string) =>

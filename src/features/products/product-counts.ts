@@ -2,27 +2,9 @@
 // versions, its latest, its licenses and its validations of the last 7 days. Asked for only by the
 // table, so the plain list (and the legacy clients reading it) pays nothing for them.
 import { inArray, sql } from "drizzle-orm";
-import { t } from "elysia";
 import type { AppContext } from "../../context.ts";
 import { products } from "../../db/schema/index.ts";
-import { Int } from "../../validation/schemas.ts";
-
-export const ProductCountsJson = t.Object(
-  {
-    versions: Int({ description: "every version, drafts and yanked ones too" }),
-    latest_version: t.Union([t.String(), t.Null()], {
-      description: "the newest published version of the whole product (as /versions/latest); null: none",
-    }),
-    licenses: Int({ description: "every license of the product, revoked and expired ones too" }),
-    validations_7d: Int({
-      description:
-        "license validations of today and the 6 days before (UTC), every outcome, from the daily usage " +
-        "rollups (written in batches: the last seconds may not be counted yet)",
-    }),
-  },
-  { description: "only with ?counts=1" },
-);
-export type ProductCounts = typeof ProductCountsJson.static;
+import type { ProductCounts } from "./json.ts";
 
 const DAY_MS = 86_400_000;
 
