@@ -197,7 +197,7 @@ export function loadConfig(env: Env = process.env, inContainer = runsInContainer
       max: 8760,
     }),
     statsRetentionDays: integer("STATS_RETENTION_DAYS", read("STATS_RETENTION_DAYS"), 400, {
-      min: 1,
+      min: 0,
       max: 36_500,
     }),
     webhookAllowPrivate: boolean("WEBHOOK_ALLOW_PRIVATE", read("WEBHOOK_ALLOW_PRIVATE"), false),

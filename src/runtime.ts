@@ -69,8 +69,9 @@ export async function wire(config: Config, log: Logger, database: Database): Pro
   if (applied.length > 0) log.info("migrations applied", { migrations: applied });
   const jobs = new JobRunner(database, log, queues);
   const downloads = new DownloadCounter(database.db, log);
-  const updateChecks = new UpdateCheckCounter(database.db, log);
-  const usage = new UsageCounter(database.db, log);
+  const counting = config.statsRetentionDays > 0;
+  const updateChecks = new UpdateCheckCounter(database.db, log, counting);
+  const usage = new UsageCounter(database.db, log, counting);
   const appKey = resolveAppKey(config);
   return {
     config,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
-import { updateClients, usageDays } from "../src/db/schema/index.ts";
+import { updateChecks, updateClients, usageDays } from "../src/db/schema/index.ts";
 import { deleteOldUsage } from "../src/features/stats/sweep.ts";
 import { bearer, readJson, startTestApp, type TestApp } from "./helpers/app.ts";
 import { testOnBothDatabases } from "./helpers/both-databases.ts";
@@ -227,6 +227,45 @@ describe("GET /api/products/{p}/stats and GET /api/stats", () => {
     expect(await t.ctx.db.select({ client: updateClients.client }).from(updateClients)).toEqual([
       { client: "kept" },
     ]);
+  });
+});
+
+describe("STATS_RETENTION_DAYS=0: no usage is counted", () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ env: { STATS_RETENTION_DAYS: "0" } });
+  });
+  afterAll(() => t.close());
+
+  test("validations and update polls leave no rows, and any range answers empty series", async () => {
+    const w = await licenseWorld(t.ctx);
+    const vendor = await tokenFor(t.ctx, w.creatorA);
+    const license = await licenseIn(t, w);
+    await validations(t, 4, { key: license.key });
+    await insertVersionRow(t.ctx, {
+      productId: w.productA.id,
+      versionNumber: "1.0.0",
+      title: "1.0.0",
+      changelog: "",
+      changelogFormat: "markdown",
+      publishedAt: new Date(),
+    });
+    const poll = await t.request(`/api/v1/products/${w.productA.id}/upgrade?version=0.9.0`, {
+      headers: { authorization: `License ${license.key}`, "x-app-version": "0.9.0" },
+    });
+    expect(poll.status).toBe(200);
+    await t.ctx.usage.flush();
+    await t.ctx.updateChecks.flush();
+    expect(await t.ctx.db.select().from(usageDays)).toEqual([]);
+    expect(await t.ctx.db.select().from(updateClients)).toEqual([]);
+    expect(await t.ctx.db.select().from(updateChecks)).toEqual([]);
+    const answer = await t.request(`/api/products/${w.productA.id}/stats?from=2020-01-01`, {
+      headers: bearer(vendor),
+    });
+    expect(answer.status).toBe(200);
+    const body = await readJson(answer);
+    expect(body.from).toBe("2020-01-01");
+    for (const rows of Object.values(body.series as Record<string, unknown[]>)) expect(rows).toEqual([]);
   });
 });
 

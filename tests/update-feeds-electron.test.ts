@@ -370,7 +370,7 @@ describe("the files a feed points at", () => {
 describe("feed requests are counted per day", () => {
   test("a client's invented versions fold into one row; the product's own versions are counted by name", async () => {
     const { lines, log } = recordingLogger("warn");
-    const counter = new UpdateCheckCounter(t.ctx.db, log, 60_000);
+    const counter = new UpdateCheckCounter(t.ctx.db, log, true, 60_000);
     const poll = (currentVersion: string) =>
       counter.add({
         productId: product.id,
@@ -398,7 +398,7 @@ describe("feed requests are counted per day", () => {
 
   test("past 10,000 distinct rows in one interval the rest are dropped, and the drop logged", async () => {
     const { lines, log } = recordingLogger("warn");
-    const counter = new UpdateCheckCounter(t.ctx.db, log, 60_000);
+    const counter = new UpdateCheckCounter(t.ctx.db, log, true, 60_000);
     for (let i = 0; i <= 10_000; i++) {
       counter.add({
         productId: product.id,

@@ -80,7 +80,8 @@ export function statsRequest(query: StatsQuery, maxDays: number, now = new Date(
   const from = query.from ?? addDays(isDay(to) ? to : dayOf(now), -29);
   if (!isDay(from)) errors.add("from", "The from field must be a date, YYYY-MM-DD.");
   else if (isDay(to) && from > to) errors.add("from", "The from field must be a day before or equal to to.");
-  else if (isDay(to) && from < addDays(to, -(maxDays - 1))) {
+  // STATS_RETENTION_DAYS=0 keeps nothing: any range answers empty series.
+  else if (isDay(to) && maxDays > 0 && from < addDays(to, -(maxDays - 1))) {
     errors.add("from", `The from field may be at most ${maxDays} days before to (STATS_RETENTION_DAYS).`);
   }
   const names = query.series === undefined ? [...STAT_SERIES] : query.series.split(",").map((s) => s.trim());

@@ -48,7 +48,7 @@ export async function recordAliveMachines(ctx: Pick<AppContext, "db">, now = new
 /** Records alive machines and sweeps old usage now and then every hour; returns the function that stops it. */
 export function keepUsageEvery(ctx: Pick<AppContext, "db" | "config" | "log">) {
   return everyInterval(ctx.log, EVERY_MS, "usage not kept", async () => {
-    await recordAliveMachines(ctx);
+    if (ctx.config.statsRetentionDays > 0) await recordAliveMachines(ctx);
     const removed = await deleteOldUsage(ctx);
     if (removed > 0) ctx.log.info("old usage removed", { rows: removed });
   });

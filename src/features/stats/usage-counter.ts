@@ -50,13 +50,16 @@ export class UsageCounter {
   #timer: Timer | null = null;
   #dropped = 0;
 
+  /** `counting` false (STATS_RETENTION_DAYS=0): nothing is kept, so nothing is counted. */
   constructor(
     private readonly db: Db,
     private readonly log: Logger,
+    private readonly counting = true,
     private readonly intervalMs = 5000,
   ) {}
 
   add(key: UsageKey, now = new Date()): void {
+    if (!this.counting) return;
     this.#keep(
       {
         day: now.toISOString().slice(0, 10),

@@ -49,13 +49,16 @@ export class UpdateCheckCounter {
   #timer: Timer | null = null;
   #dropped = 0;
 
+  /** `counting` false (STATS_RETENTION_DAYS=0): nothing is kept, so nothing is counted. */
   constructor(
     private readonly db: Db,
     private readonly log: Logger,
+    private readonly counting = true,
     private readonly intervalMs = 5000,
   ) {}
 
   add({ client, ...key }: UpdateCheckKey, now = new Date()): void {
+    if (!this.counting) return;
     const day = now.toISOString().slice(0, 10);
     this.#keep({ ...key, day }, 1);
     if (client !== undefined && key.currentVersion !== "") {

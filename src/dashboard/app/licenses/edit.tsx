@@ -1,11 +1,12 @@
 // An existing license's settings, opened under its row: its policy, expiry, address limit, machine
 // seats, floating and the heartbeat interval. Only what the vendor changed is sent, so an expiry left alone
 // keeps its exact time; a 422 shows beside the field it is about.
-import { Field, SelectField } from "../field.tsx";
+import { Field } from "../field.tsx";
 import { useForm } from "../form.ts";
 import type { License, LicenseChange, Policy } from "../wire.ts";
 import { updateLicense } from "./api.ts";
 import { endOfDay } from "./form.tsx";
+import { PolicySelect } from "./policy-select.tsx";
 import { LicenseSettingsFields } from "./settings-fields.tsx";
 
 interface Props {
@@ -75,23 +76,14 @@ export function EditLicense({ id, productId, license, policies, onSaved }: Props
         </p>
       )}
       {(policies.length > 0 || license.policy_id !== null) && (
-        <SelectField
+        <PolicySelect
           id={field("policy")}
-          label="Policy"
-          error={form.errorOf("policy")}
-          alert
-          name="policy"
+          policies={policies}
           value={values.policy}
-          onChange={(event) => form.set("policy", event.currentTarget.value)}
+          error={form.errorOf("policy")}
+          onChange={(value) => form.set("policy", value)}
           hint="The settings this license has not set itself take the policy's numbers and follow it; None keeps the numbers it has now, as its own."
-        >
-          <option value="">None: its own settings</option>
-          {policies.map((policy) => (
-            <option key={policy.id} value={String(policy.id)}>
-              {policy.name}
-            </option>
-          ))}
-        </SelectField>
+        />
       )}
       <LicenseSettingsFields
         form={form}

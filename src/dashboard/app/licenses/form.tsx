@@ -1,11 +1,12 @@
 // A new license for a customer by e-mail, with an optional expiry, address limit and machine seats;
 // a 422 shows beside the field it is about.
 
-import { Field, SelectField } from "../field.tsx";
+import { Field } from "../field.tsx";
 import { useForm } from "../form.ts";
 import { FormPanel } from "../form-panel.tsx";
 import type { License, NewLicense, Policy } from "../wire.ts";
 import { createLicense } from "./api.ts";
+import { PolicySelect } from "./policy-select.tsx";
 import { LicenseSettingsFields } from "./settings-fields.tsx";
 
 /**
@@ -64,23 +65,14 @@ export function NewLicenseForm({
         hint="The e-mail of a customer of this product's owner: someone who bought or holds a license of one of their products."
       />
       {policies.length > 0 && (
-        <SelectField
-          id="license-policy"
-          label="Policy"
-          error={form.errorOf("policy")}
-          alert
-          name="policy"
+        <PolicySelect
+          id={"license-policy"}
+          policies={policies}
           value={values.policy}
-          onChange={(event) => form.set("policy", event.currentTarget.value)}
+          error={form.errorOf("policy")}
+          onChange={(value) => form.set("policy", value)}
           hint="Optional: the license takes every setting left empty below from it, and follows it when it changes."
-        >
-          <option value="">None: its own settings</option>
-          {policies.map((policy) => (
-            <option key={policy.id} value={String(policy.id)}>
-              {policy.name}
-            </option>
-          ))}
-        </SelectField>
+        />
       )}
       <LicenseSettingsFields
         form={form}
