@@ -29,6 +29,21 @@ type Row = {
 };
 type PendingRow = { row: Row; count: number };
 
+const DAY_MS = 86_400_000;
+
+/**
+ * A row's key in the pending map, one-to-one with its fields: the id, the day, the series and the
+ * license id hold no "|", and the version's length says where it ends.
+ */
+const rowId = (
+  productId: number,
+  day: string,
+  series: string,
+  licenseId: string,
+  version: string,
+  detail: string,
+) => `${productId}|${day}|${series}|${licenseId}|${version.length}|${version}|${detail}`;
+
 /**
  * The most distinct rows one interval keeps: a row is a license and a code a day, so this is ten
  * thousand licenses validating in one interval; past it the interval's new rows are dropped (and the
@@ -49,6 +64,9 @@ export class UsageCounter {
   readonly #pending = new Map<string, PendingRow>();
   #timer: Timer | null = null;
   #dropped = 0;
+  /** Today (UTC) as add() last saw it: its first millisecond and its name. */
+  #dayStart = Number.NaN;
+  #dayName = "";
 
   /** `counting` false (STATS_RETENTION_DAYS=0): nothing is kept, so nothing is counted. */
   constructor(
@@ -58,33 +76,50 @@ export class UsageCounter {
     private readonly intervalMs = 5000,
   ) {}
 
-  add(key: UsageKey, now = new Date()): void {
+  /**
+   * Counts one event. The hot paths call this once per validation, so it allocates as little as it
+   * can: a repeated row only has its count raised, and today's name is worked out once a day.
+   */
+  add(key: UsageKey, now = Date.now()): void {
     if (!this.counting) return;
-    this.#keep(
-      {
-        day: now.toISOString().slice(0, 10),
-        productId: key.productId,
-        series: key.series,
-        licenseId: key.licenseId ?? "",
-        version: key.version ?? "",
-        detail: key.detail ?? "",
-      },
-      1,
-    );
+    const day = this.#dayOf(now);
+    const licenseId = key.licenseId ?? "";
+    const version = key.version ?? "";
+    const detail = key.detail ?? "";
+    const id = rowId(key.productId, day, key.series, licenseId, version, detail);
+    const pending = this.#pending.get(id);
+    if (pending) pending.count += 1;
+    else
+      this.#keepNew(id, { day, productId: key.productId, series: key.series, licenseId, version, detail }, 1);
     if (!this.#timer) {
       this.#timer = setTimeout(() => void this.flush(), this.intervalMs);
       this.#timer.unref();
     }
   }
 
+  /** The UTC date of `now` (ms), as usage_days names days; recomputed only when the day turns. */
+  #dayOf(now: number): string {
+    if (!(now >= this.#dayStart && now < this.#dayStart + DAY_MS)) {
+      this.#dayStart = now - (now % DAY_MS);
+      this.#dayName = new Date(this.#dayStart).toISOString().slice(0, 10);
+    }
+    return this.#dayName;
+  }
+
+  /** Counts kept again after a failed write. */
   #keep(row: Row, count: number): void {
-    const id = JSON.stringify([row.productId, row.day, row.series, row.licenseId, row.version, row.detail]);
+    const id = rowId(row.productId, row.day, row.series, row.licenseId, row.version, row.detail);
     const pending = this.#pending.get(id);
-    if (!pending && this.#pending.size >= MAX_PENDING) {
+    if (pending) pending.count += count;
+    else this.#keepNew(id, row, count);
+  }
+
+  #keepNew(id: string, row: Row, count: number): void {
+    if (this.#pending.size >= MAX_PENDING) {
       this.#dropped += count;
       return;
     }
-    this.#pending.set(id, { row, count: (pending?.count ?? 0) + count });
+    this.#pending.set(id, { row, count });
   }
 
   /** Writes what has been counted so far (also on shutdown). */
