@@ -17,6 +17,18 @@ const POOL_STATES = ["idle", "busy", "full", "reserved", "connecting", "closed",
 /** The label of a request no route matched: its raw path could be anything (bounded cardinality). */
 export const UNMATCHED_ROUTE = "unmatched";
 
+type RequestLabels = { route: string; method: string; status: string };
+type ValidationLabels = { endpoint: string; code: string };
+
+/** Sets a counter, when it is scraped, to the totals kept beside it. */
+function copyCounts<L extends string>(
+  counter: Counter<L>,
+  series: Iterable<{ labels: Partial<Record<L, string>>; count: number }>,
+): void {
+  counter.reset();
+  for (const { labels, count } of series) counter.inc(labels, count);
+}
+
 /** The text exposition of a scrape and its content type. */
 export interface Exposition {
   body: string;
@@ -41,11 +53,23 @@ const JOB_BUCKETS = [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300];
 export class Metrics {
   readonly registry = new Registry();
 
-  readonly #requests = new Counter({
+  /**
+   * The request and validation counts, kept in plain objects and handed to prom-client when scraped:
+   * prom-client hashes and checks a label set on every `inc`, even through a child from `labels()`,
+   * which was most of what counting cost a request (bench/README.md, "Metrics").
+   */
+  readonly #requestSeries = new Map<
+    string,
+    { labels: RequestLabels; count: number; seconds: Histogram.Internal<keyof RequestLabels> }
+  >();
+  readonly #validationCounts = new Map<string, { labels: ValidationLabels; count: number }>();
+
+  readonly #requests: Counter<keyof RequestLabels> = new Counter({
     name: "depot_http_requests_total",
     help: "HTTP requests answered, by route pattern, method and status.",
     labelNames: ["route", "method", "status"] as const,
     registers: [this.registry],
+    collect: (): void => copyCounts(this.#requests, this.#requestSeries.values()),
   });
   readonly #requestSeconds = new Histogram({
     name: "depot_http_request_duration_seconds",
@@ -54,11 +78,12 @@ export class Metrics {
     buckets: HTTP_BUCKETS,
     registers: [this.registry],
   });
-  readonly #validations = new Counter({
+  readonly #validations: Counter<keyof ValidationLabels> = new Counter({
     name: "depot_license_validations_total",
     help: "License validations by endpoint (validate, checkout) and answer code.",
     labelNames: ["endpoint", "code"] as const,
     registers: [this.registry],
+    collect: (): void => copyCounts(this.#validations, this.#validationCounts.values()),
   });
   readonly #uploads = new Counter({
     name: "depot_release_uploads_total",
@@ -161,38 +186,24 @@ export class Metrics {
     });
   }
 
-  /**
-   * Each label set's series, looked up once: prom-client hashes a label object on every `inc` and
-   * `observe`, which was most of what counting cost a request (bench/README.md, "Metrics"). The sets
-   * are bounded (see the class comment), and so is this map.
-   */
-  readonly #requestSeries = new Map<
-    string,
-    { count: Counter.Internal; seconds: Histogram.Internal<"route" | "method" | "status"> }
-  >();
-  readonly #validationSeries = new Map<string, Counter.Internal>();
-
   /** `route` is Elysia's route pattern (`/api/v1/licenses/:id`), empty when no route matched. */
   request(route: string, method: string, status: number, seconds: number): void {
     const key = `${route} ${method} ${status}`;
     let series = this.#requestSeries.get(key);
     if (series === undefined) {
       const labels = { route: route === "" ? UNMATCHED_ROUTE : route, method, status: String(status) };
-      series = { count: this.#requests.labels(labels), seconds: this.#requestSeconds.labels(labels) };
+      series = { labels, count: 0, seconds: this.#requestSeconds.labels(labels) };
       this.#requestSeries.set(key, series);
     }
-    series.count.inc();
+    series.count += 1;
     series.seconds.observe(seconds);
   }
 
   validation(endpoint: "validate" | "checkout", code: string): void {
     const key = `${endpoint} ${code}`;
-    let series = this.#validationSeries.get(key);
-    if (series === undefined) {
-      series = this.#validations.labels({ endpoint, code });
-      this.#validationSeries.set(key, series);
-    }
-    series.inc();
+    const series = this.#validationCounts.get(key);
+    if (series) series.count += 1;
+    else this.#validationCounts.set(key, { labels: { endpoint, code }, count: 1 });
   }
 
   upload(bytes: number): void {
