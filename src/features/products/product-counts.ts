@@ -3,10 +3,9 @@
 // table, so the plain list (and the legacy clients reading it) pays nothing for them.
 import { inArray, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
+import { DAY_MS } from "../../daily-limit.ts";
 import { products } from "../../db/schema/index.ts";
 import type { ProductCounts } from "./json.ts";
-
-const DAY_MS = 86_400_000;
 
 /** The counts of each of `ids`, by id; one query whatever the page's length. */
 export async function productCounts(

@@ -1,4 +1,5 @@
 import { sql } from "drizzle-orm";
+import { DAY_MS } from "../../daily-limit.ts";
 import type { Db } from "../../db/client.ts";
 import { products, usageDays } from "../../db/schema/index.ts";
 import type { Logger } from "../../log.ts";
@@ -28,8 +29,6 @@ type Row = {
   detail: string;
 };
 type PendingRow = { row: Row; count: number };
-
-const DAY_MS = 86_400_000;
 
 /**
  * A row's key in the pending map, one-to-one with its fields: the id, the day, the series and the
