@@ -12,9 +12,8 @@
 //
 // The pool has depot's size (src/db/client.ts: max 10) and the same patched postgres.js.
 // GET /health answers 200 once it accepts connections.
-import { generateKeyPairSync, sign } from "node:crypto";
 import postgres from "postgres";
-import { signResponseHeaders } from "../src/features/signing/http-signature.ts";
+import { signedJson } from "./lib/reference-signature.ts";
 
 const databaseUrl = process.env.DATABASE_URL;
 if (!databaseUrl) {
@@ -54,23 +53,6 @@ async function newest(request: Request, productId: string, platform: string): Pr
     ORDER BY v.id DESC LIMIT 1`;
   if (!row) return Response.json({ message: "Update not found." }, { status: 404 });
   return row;
-}
-
-const { privateKey } = generateKeyPairSync("ed25519");
-const key = {
-  kid: "bench-reference",
-  sign: (data: Uint8Array | string) => sign(null, Buffer.from(data), privateKey),
-};
-
-/** A JSON answer signed as depot signs one. */
-function signedJson(value: unknown): Response {
-  const body = JSON.stringify(value);
-  const headers = {
-    "content-type": "application/json",
-    "cache-control": "no-store",
-    ...signResponseHeaders(key, 200, "application/json", body),
-  };
-  return new Response(body, { headers });
 }
 
 const fileUrl = (productId: string, row: Newest) =>
@@ -123,30 +105,34 @@ Bun.serve({
       const row = await newest(request, request.params.product, platform);
       if (row instanceof Response) return row;
       const upgrade = row.version_number !== current;
-      return signedJson({
-        upgrade,
-        current,
-        product_id: request.params.product,
-        platform,
-        arch: query.get("arch") ?? "any",
-        channel: "stable",
-        nonce: query.get("nonce"),
-        version: upgrade
-          ? {
-              version_number: row.version_number,
-              changelog: row.changelog,
-              published_at: row.created_at.toISOString(),
-              artifacts: [
-                {
-                  file_name: row.file_name,
-                  file_size: Number(row.file_size),
-                  sha512: row.sha512,
-                  url: fileUrl(request.params.product, row),
-                },
-              ],
-            }
-          : null,
-      });
+      return signedJson(
+        200,
+        {
+          upgrade,
+          current,
+          product_id: request.params.product,
+          platform,
+          arch: query.get("arch") ?? "any",
+          channel: "stable",
+          nonce: query.get("nonce"),
+          version: upgrade
+            ? {
+                version_number: row.version_number,
+                changelog: row.changelog,
+                published_at: row.created_at.toISOString(),
+                artifacts: [
+                  {
+                    file_name: row.file_name,
+                    file_size: Number(row.file_size),
+                    sha512: row.sha512,
+                    url: fileUrl(request.params.product, row),
+                  },
+                ],
+              }
+            : null,
+        },
+        { "cache-control": "no-store" },
+      );
     },
   },
 });
