@@ -83,11 +83,12 @@ async function chartTable(page: Page, caption: string) {
     await figure.getByText("Show the numbers").click();
   }
   const table = figure.getByRole("table", { name: caption });
-  await table.waitFor({ timeout: 10_000 });
   return tableOf(table);
 }
 
+/** A table's header and rows, once it is on the page (Home draws its tables as answers arrive). */
 async function tableOf(table: Locator) {
+  await table.waitFor({ timeout: 10_000 });
   const header = (await table.locator("thead th").allTextContents()).map((text) => text.trim());
   const rows = await table.locator("tbody tr").evaluateAll((trs) =>
     trs.map((tr) => ({
