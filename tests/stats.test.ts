@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { updateChecks, updateClients, usageDays } from "../src/db/schema/index.ts";
 import { deleteOldUsage } from "../src/features/stats/sweep.ts";
-import { bearer, readJson, startTestApp, type TestApp } from "./helpers/app.ts";
+import { UsageCounter } from "../src/features/stats/usage-counter.ts";
+import { bearer, readJson, recordingLogger, startTestApp, type TestApp } from "./helpers/app.ts";
 import { testOnBothDatabases } from "./helpers/both-databases.ts";
 import {
   apiKeyFor,
@@ -227,6 +228,47 @@ describe("GET /api/products/{p}/stats and GET /api/stats", () => {
     expect(await t.ctx.db.select({ client: updateClients.client }).from(updateClients)).toEqual([
       { client: "kept" },
     ]);
+  });
+});
+
+describe("the usage counter's bound", () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  test("past 10,000 distinct rows in one interval new rows are dropped and logged; known rows count", async () => {
+    const { lines, log } = recordingLogger("warn");
+    const counter = new UsageCounter(t.ctx.db, log, true, 60_000);
+    const product = await createProduct(t.ctx, await createUser(t.ctx, { role: "vendor" }));
+    const download = (file: string) =>
+      counter.add({ productId: product.id, series: "downloads", version: "1.0.0", detail: file });
+    for (let i = 0; i < 10_000; i++) download(`file-${i}`);
+    download("one-too-many");
+    download("and-another");
+    // Full, a row it already holds still counts.
+    download("file-7");
+    await counter.flush();
+    const rows = await t.ctx.db
+      .select({ detail: usageDays.detail, count: usageDays.count })
+      .from(usageDays)
+      .where(sql`${usageDays.productId} = ${product.id}`);
+    expect(rows).toHaveLength(10_000);
+    expect(rows.find((row) => row.detail === "file-7")?.count).toBe(2);
+    expect(rows.find((row) => row.detail === "file-9999")?.count).toBe(1);
+    expect(rows.some((row) => row.detail === "one-too-many")).toBe(false);
+    expect(lines.map((line) => [line.msg, line.dropped])).toEqual([
+      ["usage not counted: too many distinct rows in one interval", 2],
+    ]);
+    // The next interval starts empty: a new row counts again.
+    download("one-too-many");
+    await counter.flush();
+    const [late] = await t.ctx.db
+      .select({ count: usageDays.count })
+      .from(usageDays)
+      .where(sql`${usageDays.productId} = ${product.id} AND ${usageDays.detail} = 'one-too-many'`);
+    expect(late?.count).toBe(1);
   });
 });
 

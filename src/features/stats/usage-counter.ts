@@ -28,20 +28,29 @@ type Row = {
   version: string;
   detail: string;
 };
-type PendingRow = { row: Row; count: number };
 
 /**
- * A row's key in the pending map, one-to-one with its fields: the id, the day, the series and the
- * license id hold no "|", and the version's length says where it ends.
+ * The pending counts, a Map per field of the row (day, product, series, version, detail, then the
+ * license's count): counting an event looks up values it already holds and builds no key string,
+ * which joined and hashed for every validation was most of what counting cost (bench/README.md,
+ * "Usage rollups").
  */
-const rowId = (
-  productId: number,
-  day: string,
-  series: string,
-  licenseId: string,
-  version: string,
-  detail: string,
-) => `${productId}|${day}|${series}|${licenseId}|${version.length}|${version}|${detail}`;
+type Counts = Map<string, Map<number, Map<string, Map<string, Map<string, Map<string, number>>>>>>;
+
+/** One level down `counts`: `map`'s Map at `key`, made (and set) when missing if `make`. */
+function level<K, V extends Map<unknown, unknown>>(
+  map: Map<K, V> | undefined,
+  key: K,
+  make: boolean,
+): V | undefined {
+  if (map === undefined) return undefined;
+  let value = map.get(key);
+  if (value === undefined && make) {
+    value = new Map() as V;
+    map.set(key, value);
+  }
+  return value;
+}
 
 /**
  * The most distinct rows one interval keeps: a row is a license and a code a day, so this is ten
@@ -60,7 +69,9 @@ const ROWS_PER_STATEMENT = 1_000;
  * loses at most one interval's counts, which a counter can afford.
  */
 export class UsageCounter {
-  readonly #pending = new Map<string, PendingRow>();
+  #pending: Counts = new Map();
+  /** How many rows #pending holds. */
+  #rows = 0;
   #timer: Timer | null = null;
   #dropped = 0;
   /** Today (UTC) as add() last saw it: its first millisecond and its name. */
@@ -81,15 +92,17 @@ export class UsageCounter {
    */
   add(key: UsageKey, now = Date.now()): void {
     if (!this.counting) return;
-    const day = this.#dayOf(now);
-    const licenseId = key.licenseId ?? "";
-    const version = key.version ?? "";
-    const detail = key.detail ?? "";
-    const id = rowId(key.productId, day, key.series, licenseId, version, detail);
-    const pending = this.#pending.get(id);
-    if (pending) pending.count += 1;
-    else
-      this.#keepNew(id, { day, productId: key.productId, series: key.series, licenseId, version, detail }, 1);
+    this.#keep(
+      {
+        day: this.#dayOf(now),
+        productId: key.productId,
+        series: key.series,
+        licenseId: key.licenseId ?? "",
+        version: key.version ?? "",
+        detail: key.detail ?? "",
+      },
+      1,
+    );
     if (!this.#timer) {
       this.#timer = setTimeout(() => void this.flush(), this.intervalMs);
       this.#timer.unref();
@@ -105,28 +118,51 @@ export class UsageCounter {
     return this.#dayName;
   }
 
-  /** Counts kept again after a failed write. */
+  /** Adds `count` to the row's (a new row past MAX_PENDING is dropped, and said at the next flush). */
   #keep(row: Row, count: number): void {
-    const id = rowId(row.productId, row.day, row.series, row.licenseId, row.version, row.detail);
-    const pending = this.#pending.get(id);
-    if (pending) pending.count += count;
-    else this.#keepNew(id, row, count);
+    // Full, a new row makes no Maps: hostile product ids or versions cannot grow memory past the cap.
+    const make = this.#rows < MAX_PENDING;
+    const counts = level(
+      level(
+        level(level(level(this.#pending, row.day, make), row.productId, make), row.series, make),
+        row.version,
+        make,
+      ),
+      row.detail,
+      make,
+    );
+    const pending = counts?.get(row.licenseId);
+    if (counts === undefined || (pending === undefined && !make)) this.#dropped += count;
+    else if (pending !== undefined) counts.set(row.licenseId, pending + count);
+    else {
+      counts.set(row.licenseId, count);
+      this.#rows += 1;
+    }
   }
 
-  #keepNew(id: string, row: Row, count: number): void {
-    if (this.#pending.size >= MAX_PENDING) {
-      this.#dropped += count;
-      return;
-    }
-    this.#pending.set(id, { row, count });
+  /** Every pending row with its count, emptying #pending. */
+  #take(): { row: Row; count: number }[] {
+    const batch: { row: Row; count: number }[] = [];
+    for (const [day, products] of this.#pending)
+      for (const [productId, series] of products)
+        for (const [seriesName, versions] of series)
+          for (const [version, details] of versions)
+            for (const [detail, licenses] of details)
+              for (const [licenseId, count] of licenses)
+                batch.push({
+                  row: { day, productId, series: seriesName, licenseId, version, detail },
+                  count,
+                });
+    this.#pending = new Map();
+    this.#rows = 0;
+    return batch;
   }
 
   /** Writes what has been counted so far (also on shutdown). */
   async flush(): Promise<void> {
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
-    const batch = [...this.#pending.values()];
-    this.#pending.clear();
+    const batch = this.#take();
     if (this.#dropped > 0) {
       this.log.warn("usage not counted: too many distinct rows in one interval", { dropped: this.#dropped });
       this.#dropped = 0;
