@@ -305,8 +305,8 @@ async function backendPids(sql: postgres.Sql): Promise<number[]> {
  * service). A known address whose last_seen_at is fresh must take exactly one statement.
  */
 async function serviceStatement(sql: postgres.Sql, key: string, productId: string): Promise<Captured> {
-  const { db, captured } = capturingDb(sql);
-  const answer = await validateLicenseKey({ db }, { key, productId, ip: IP, vouchingKey: null });
+  const { db, database, captured } = capturingDb(sql);
+  const answer = await validateLicenseKey({ db, database }, { key, productId, ip: IP, vouchingKey: null });
   if (answer.code !== "VALID") throw new Error(`validateLicenseKey answered ${answer.code} for ${key}`);
   const [statement] = captured;
   if (!statement || captured.length !== 1) {

@@ -194,7 +194,7 @@ describe("LOG_LEVEL=debug", () => {
       .filter(Boolean)
       .map((line) => JSON.parse(line));
     const queries = lines.filter((line) => line.level === "debug" && line.msg === "query");
-    const lookup = queries.find((line) => String(line.sql).includes('from "licenses"'));
+    const lookup = queries.find((line) => /\bfrom "?licenses"?/i.test(String(line.sql)));
     expect(lookup?.sql).toBeString();
     expect(JSON.stringify(queries)).not.toContain("SECRT-KEYAA");
   }, 60_000);

@@ -2,7 +2,7 @@
 // the service's own SQL captured for EXPLAIN rather than retyped.
 import { drizzle } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
-import type { Db } from "../../src/db/client.ts";
+import type { Database, Db } from "../../src/db/client.ts";
 import * as schema from "../../src/db/schema/index.ts";
 import { log, secondsSince } from "../lib.ts";
 import { atCleanup } from "./processes.ts";
@@ -119,17 +119,28 @@ export interface Captured {
 }
 
 /**
- * A Drizzle instance over `sql` that also records every statement it sends in `captured`: calling
- * the service's own functions with it yields the SQL the service runs, which then follows the service.
+ * A Drizzle instance and a Database's `rows` over `sql` that record every statement they send in
+ * `captured`: calling the service's own functions with them yields the SQL the service runs, which
+ * then follows the service.
  */
-export function capturingDb(sql: postgres.Sql): { db: Db; captured: Captured[] } {
+export function capturingDb(sql: postgres.Sql): {
+  db: Db;
+  database: Pick<Database, "rows">;
+  captured: Captured[];
+} {
   const captured: Captured[] = [];
   const db = drizzle({
     client: sql,
     schema,
     logger: { logQuery: (query, params) => captured.push({ query, params }) },
   }) as unknown as Db;
-  return { db, captured };
+  const database: Pick<Database, "rows"> = {
+    rows: (query, params) => {
+      captured.push({ query, params: [...params] });
+      return sql.unsafe(query, params as never, { prepare: true }).values();
+    },
+  };
+  return { db, database, captured };
 }
 
 /** EXPLAIN (ANALYZE, BUFFERS) of a statement, run twice: the first may read from disk, the second's plan is returned. */

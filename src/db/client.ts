@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import fsBundlePath from "@electric-sql/pglite/pglite.data" with { type: "file" };
 import pgliteWasmPath from "@electric-sql/pglite/pglite.wasm" with { type: "file" };
-import { type Logger as DrizzleLogger, sql } from "drizzle-orm";
+import { type Logger as DrizzleLogger, DrizzleQueryError, sql } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
@@ -36,6 +36,12 @@ export interface Database {
   readonly pglite: PGlite | null;
   /** Set for PostgreSQL; pg-boss opens its own pool from it. */
   readonly url: string | null;
+  /**
+   * The rows of one statement as arrays, straight through the driver (on PostgreSQL prepared once per
+   * connection), with the driver's own parsing of values and no Drizzle mapping: for the read every
+   * validation makes, where that mapping cost more than the round trip (licenses/license-by-key.ts).
+   */
+  rows(text: string, params: readonly unknown[]): Promise<unknown[][]>;
   /** Resolves when the database answers `SELECT 1` within `timeoutMs`, rejects otherwise. */
   ping(timeoutMs?: number): Promise<void>;
   /** The connection pool's state; null for the embedded database, which has one connection and no pool. */
@@ -86,6 +92,23 @@ function queryLogger(log: Logger | undefined): DrizzleLogger | undefined {
   return { logQuery: (query) => log.debug("query", { sql: query }) };
 }
 
+/**
+ * Database.rows as Drizzle runs a query: its statement logged at debug level (without parameters),
+ * and a failure wrapped as Drizzle wraps one, so that the log and the 503 for a database that is
+ * away (log-errors.ts, db/errors.ts) read it alike.
+ */
+function asDrizzleRuns(log: Logger | undefined, rows: Database["rows"]): Database["rows"] {
+  const logger = queryLogger(log);
+  return async (text, params) => {
+    logger?.logQuery(text, []);
+    try {
+      return await rows(text, params);
+    } catch (error) {
+      throw new DrizzleQueryError(text, [...params], error instanceof Error ? error : undefined);
+    }
+  };
+}
+
 export function openPostgres(url: string, options: PostgresOptions = {}): Database {
   const connectTimeout = options.connectTimeoutSeconds ?? DATABASE_TIMEOUT_DEFAULTS.connectSeconds;
   const statementTimeout = options.statementTimeoutSeconds ?? DATABASE_TIMEOUT_DEFAULTS.statementSeconds;
@@ -134,6 +157,9 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Databa
     db,
     pglite: null,
     url,
+    rows: asDrizzleRuns(options.log, (text, params) =>
+      client.unsafe(text, params as never, { prepare: true }).values(),
+    ),
     ping: (timeoutMs = 2000) => withTimeout(db.execute(sql`SELECT 1`), timeoutMs),
     pool: () => ({ max: client.options.max, ...client.stats }),
     async withoutStatementTimeout(fn) {
@@ -208,6 +234,11 @@ export function wrapPglite(pglite: PGlite, onClose: () => void = () => {}, log?:
     db,
     pglite,
     url: null,
+    rows: asDrizzleRuns(
+      log,
+      async (text, params) =>
+        (await pglite.query<unknown[]>(text, params as unknown[], { rowMode: "array" })).rows,
+    ),
     ping: async () => {
       await db.execute(sql`SELECT 1`);
     },

@@ -1,7 +1,6 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
-import type { Db } from "../../db/client.ts";
-import { preparedOnce } from "../../db/prepared.ts";
+import type { Database } from "../../db/client.ts";
 import { type License, licenseIps, licenses } from "../../db/schema/index.ts";
 import { withTransaction } from "../../db/transaction.ts";
 import { Forbidden } from "../../errors.ts";
@@ -11,6 +10,7 @@ import { checkMachine, type MachineCheck } from "../machines/check.ts";
 import { toMachineJson } from "../machines/json.ts";
 import { licenseStatus, toLicenseJson, type ValidationCode, type ValidationResultJson } from "./json.ts";
 import { mayBeLicenseKey, normaliseLicenseKey } from "./keys.ts";
+import { licenseByKey } from "./license-by-key.ts";
 import { mayActFor } from "./service.ts";
 
 /** A known address refreshes its `last_seen_at` at most this often: validation is read-mostly. */
@@ -52,11 +52,11 @@ const DETAIL: Record<Exclude<ValidationCode, "NOT_FOUND">, (license: License) =>
  * makes exactly the reads (and gives exactly the answer) it did before machines.
  */
 export async function validateLicenseKey(
-  ctx: Pick<AppContext, "db">,
+  ctx: Pick<AppContext, "db"> & { database: Pick<Database, "rows"> },
   request: ValidationRequest,
 ): Promise<ValidationResultJson> {
   const key = normaliseLicenseKey(request.key);
-  const [row] = mayBeLicenseKey(key) ? await findByKey(ctx, key, request.ip) : [];
+  const row = mayBeLicenseKey(key) ? await licenseByKey(ctx.database, key, request.ip) : null;
 
   let machines: MachineCheck | null = null;
   const answer = (code: ValidationCode, license: License | null, ipCount: number): ValidationResultJson => ({
@@ -78,7 +78,8 @@ export async function validateLicenseKey(
   });
 
   if (!row) return answer("NOT_FOUND", null, 0);
-  const { license, ipCount, lastSeenAt } = row;
+  const { license, lastSeenAt } = row;
+  const ipCount = license.ipCount;
   if (license.maxMachines !== null || request.fingerprint !== undefined) {
     machines = await checkMachine(ctx, license, request.fingerprint);
   }
@@ -113,26 +114,6 @@ export function withoutMachine(answer: ValidationResultJson): ValidationResultJs
   if (!counted) return { ...answer, machine: null };
   return { ...answer, valid: false, code: "NOT_ACTIVATED", detail: NOT_ACTIVATED_DETAIL, machine: null };
 }
-
-/** The license, its registered address count, and when `ip` was last seen (null: a new address). */
-function findByKey(ctx: Pick<AppContext, "db">, key: string, ip: string) {
-  return preparedOnce(ctx.db, "license_by_key", prepareFindByKey).execute({ key, ip });
-}
-
-/**
- * The read every validation makes: the license, its address count (kept on its row by a trigger,
- * `licenses.ip_count`) and this address's row, one look-up in the addresses' primary key.
- */
-const prepareFindByKey = (db: Db) =>
-  db
-    .select({ license: licenses, ipCount: licenses.ipCount, lastSeenAt: licenseIps.lastSeenAt })
-    .from(licenses)
-    .leftJoin(
-      licenseIps,
-      and(eq(licenseIps.licenseId, licenses.id), eq(licenseIps.ip, sql.placeholder("ip"))),
-    )
-    .where(eq(licenses.key, sql.placeholder("key")))
-    .prepare("license_by_key");
 
 async function touchIp(ctx: Pick<AppContext, "db">, licenseId: string, ip: string) {
   await ctx.db
