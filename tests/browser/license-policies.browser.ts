@@ -6,7 +6,7 @@ import { eq } from "drizzle-orm";
 import { isolated } from "../../src/dashboard/app/bidi.ts";
 import { licensePolicies, licenses } from "../../src/db/schema/index.ts";
 import { insertLicense } from "../../src/features/licenses/service.ts";
-import { listeningDepot, openPage, signInAs } from "../helpers/browser.ts";
+import { cellUnder, listeningDepot, openPage, rowUnder, signInAs } from "../helpers/browser.ts";
 import { createProduct, createPurchase, createUser } from "../helpers/factories.ts";
 import { userWithPassword } from "../helpers/sessions.ts";
 
@@ -151,19 +151,24 @@ test("a vendor moves a license to another policy from its Settings, and off it",
   const { page } = await openPage(depot.origin);
   await signInAs(page, depot.base, vendor.email, PASSWORD);
   await page.goto(`${depot.base}/dashboard/products/${product.id}/licenses`, { waitUntil: "networkidle" });
-  const item = page.locator(".item").filter({ hasText: customer.email });
+  const table = page.getByRole("table", { name: "Licenses" });
+  const item = table.locator("tbody").getByRole("row").filter({ hasText: customer.email });
   await item.getByText("Solo", { exact: true }).waitFor({ timeout: 10_000 });
+  const policyCell = await cellUnder(table, item, "Policy");
+  expect(((await policyCell.textContent()) ?? "").trim()).toBe("Solo");
 
-  const settings = item.getByRole("form", { name: `Settings of the license of ${customer.email}` });
+  // The settings open in the row right under the license's.
+  const settings = rowUnder(item).getByRole("form", { name: `Settings of the license of ${customer.email}` });
   await item.getByRole("button", { name: "Settings" }).click();
   const choice = settings.getByLabel("Policy", { exact: true });
   expect(await choice.inputValue()).toBe(String(solo.id));
   await choice.selectOption({ label: "Team" });
   await settings.getByRole("button", { name: "Save settings" }).click();
   await settings.waitFor({ state: "detached", timeout: 10_000 });
-  await item.getByText("Team", { exact: true }).waitFor({ timeout: 10_000 });
+  await policyCell.getByText("Team", { exact: true }).waitFor({ timeout: 10_000 });
   expect(await licenseRow()).toMatchObject({ policyId: team.id, maxMachines: 10, maxIps: 4 });
-  expect(await item.textContent()).toContain("0/10");
+  expect(((await (await cellUnder(table, item, "Seats")).textContent()) ?? "").trim()).toBe("0/10");
+  expect(((await (await cellUnder(table, item, "IPs")).textContent()) ?? "").trim()).toBe("0/4");
 
   // None: the license keeps Team's numbers as its own.
   await item.getByRole("button", { name: "Settings" }).click();
@@ -171,6 +176,7 @@ test("a vendor moves a license to another policy from its Settings, and off it",
   await settings.getByRole("button", { name: "Save settings" }).click();
   await settings.waitFor({ state: "detached", timeout: 10_000 });
   await item.getByText("Team", { exact: true }).waitFor({ state: "detached", timeout: 10_000 });
+  expect(((await policyCell.textContent()) ?? "").trim()).toBe("—");
   expect(await licenseRow()).toMatchObject({
     policyId: null,
     policyOverrides: [],

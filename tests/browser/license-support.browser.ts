@@ -7,7 +7,15 @@ import { expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { readJson } from "../helpers/app.ts";
 import { seriousViolations } from "../helpers/axe.ts";
-import { fitsWidth, listeningDepot, offOrigin, openPage, signInAs } from "../helpers/browser.ts";
+import {
+  cellUnder,
+  fitsWidth,
+  listeningDepot,
+  offOrigin,
+  openPage,
+  rowUnder,
+  signInAs,
+} from "../helpers/browser.ts";
 import { apiKeyFor, createProduct, createPurchase, createUser } from "../helpers/factories.ts";
 import { until } from "../helpers/inbox.ts";
 import { userWithPassword } from "../helpers/sessions.ts";
@@ -62,7 +70,8 @@ test("a vendor sees a license's machines, frees seats, activates one offline, ex
   try {
     await signInAs(page, depot.base, vendor.email, PASSWORD);
     await page.goto(`${depot.base}/dashboard/products/${product.id}/licenses`, { waitUntil: "networkidle" });
-    const row = page.locator("li.item").filter({ hasText: "Carla Customer" });
+    const table = page.getByRole("table", { name: "Licenses" });
+    const row = table.locator("tbody").getByRole("row").filter({ hasText: "Carla Customer" });
     await row.waitFor({ timeout: 10_000 });
     await row.getByText("2/3").waitFor({ timeout: 10_000 });
 
@@ -70,7 +79,9 @@ test("a vendor sees a license's machines, frees seats, activates one offline, ex
     const machinesButton = row.getByRole("button", { name: "Machines" });
     await machinesButton.click();
     expect(await machinesButton.getAttribute("aria-expanded")).toBe("true");
-    const panel = row.locator(`#license-machines-${license.id}`);
+    // The panel opens in the row right under the license's.
+    expect(await machinesButton.getAttribute("aria-controls")).toBe(`license-machines-${license.id}`);
+    const panel = rowUnder(row).locator(`#license-machines-${license.id}`);
     const laptop = panel.locator("li.row").filter({ hasText: "Carla's laptop" });
     await laptop.waitFor({ timeout: 10_000 });
     const laptopText = (await laptop.textContent()) ?? "";
@@ -122,11 +133,15 @@ test("a vendor sees a license's machines, frees seats, activates one offline, ex
 
     // Extend: a new expiry from the settings.
     await row.getByRole("button", { name: "Settings" }).click();
-    await row.getByLabel("Expires", { exact: true }).fill("2031-01-31");
-    await row.getByRole("button", { name: "Save settings" }).click();
+    const settings = rowUnder(row).getByRole("form", {
+      name: `Settings of the license of ${customer.email}`,
+    });
+    await settings.getByLabel("Expires", { exact: true }).fill("2031-01-31");
+    await settings.getByRole("button", { name: "Save settings" }).click();
+    const expires = (await cellUnder(table, row, "Expires")).locator("time");
     await until(
       "the new expiry",
-      async () => /^2031-0[12]-/.test((await row.locator("dd time").first().getAttribute("datetime")) ?? ""),
+      async () => /^2031-0[12]-/.test((await expires.getAttribute("datetime")) ?? ""),
       10_000,
     );
 

@@ -10,7 +10,15 @@ import { eq } from "drizzle-orm";
 import { createLocalJWKSet, type JSONWebKeySet, jwtVerify } from "jose";
 import { licenses, machines } from "../../src/db/schema/index.ts";
 import { readJson } from "../helpers/app.ts";
-import { fitsWidth, followNav, listeningDepot, offOrigin, openPage, signInAs } from "../helpers/browser.ts";
+import {
+  cellUnder,
+  fitsWidth,
+  followNav,
+  listeningDepot,
+  offOrigin,
+  openPage,
+  signInAs,
+} from "../helpers/browser.ts";
 import { apiKeyFor, createProduct, createUser } from "../helpers/factories.ts";
 import { licenseThroughApi } from "../helpers/licenses.ts";
 import { userWithPassword } from "../helpers/sessions.ts";
@@ -148,8 +156,10 @@ test("a vendor changes an existing license's machine limit, and its Seats show u
     await page
       .getByRole("heading", { name: "Licenses of Seat Counter", level: 1 })
       .waitFor({ timeout: 10_000 });
-    const item = page.locator("li.item").filter({ hasText: customer.email });
-    const seats = item.locator('dt:text-is("Seats") + dd');
+    const table = page.getByRole("table", { name: "Licenses" });
+    const item = table.locator("tbody").getByRole("row").filter({ hasText: customer.email });
+    await item.waitFor({ timeout: 10_000 });
+    const seats = await cellUnder(table, item, "Seats");
     await seats.waitFor({ timeout: 10_000 });
     expect((await seats.textContent())?.trim()).toBe("1/1");
 

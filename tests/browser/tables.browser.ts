@@ -3,12 +3,24 @@
 // a yanked version's reason; Ship → Rollouts with the live rollout's percentage and steps, linking to
 // its product; "New …" opening its form in a panel and Cancel closing it. A customer sees the yank and
 // its reason on Downloads and Notifications, and Versions and Rollouts are no pages for them; a form's
-// error goes once its field changes, and its success is a notice dismissed by hand.
+// error goes once its field changes, and its success is a notice dismissed by hand. A product's
+// licenses: their columns, sorted by owner and by expiry, a row's panel right under it, one at a time.
 import { expect, test } from "bun:test";
 import type { Locator } from "playwright-core";
 import { licenses, notifications, usageDays } from "../../src/db/schema/index.ts";
-import { fitsWidth, followNav, listeningDepot, offOrigin, openPage, signInAs } from "../helpers/browser.ts";
-import { createProduct, insertVersionRow } from "../helpers/factories.ts";
+import { insertLicense } from "../../src/features/licenses/service.ts";
+import {
+  fitsWidth,
+  followNav,
+  headersOf,
+  listeningDepot,
+  offOrigin,
+  openPage,
+  PHONE,
+  rowUnder,
+  signInAs,
+} from "../helpers/browser.ts";
+import { createProduct, createUser, insertVersionRow } from "../helpers/factories.ts";
 import { userWithPassword } from "../helpers/sessions.ts";
 
 const PASSWORD = "correct horse battery";
@@ -236,3 +248,95 @@ test("a customer sees a yanked version marked with its reason; Versions and Roll
     await w.context.close();
   }
 }, 90_000);
+
+test("a product's licenses are a table that sorts, with a row's panel right under it", async () => {
+  const vendor = await userWithPassword(depot.ctx, PASSWORD, { role: "vendor" });
+  const product = await createProduct(depot.ctx, vendor, { name: "Keyed" });
+  const ann = await createUser(depot.ctx, { name: "Ann Archer" });
+  const zed = await createUser(depot.ctx, { name: "Zed Zimmer" });
+  // Ann's first, so the list (newest first) shows Zed's above it. Ann's never expires; Zed's does.
+  await insertLicense(depot.ctx, { userId: ann.id, creatorId: vendor.id, productId: product.id, maxIps: 3 });
+  await insertLicense(depot.ctx, {
+    userId: zed.id,
+    creatorId: vendor.id,
+    productId: product.id,
+    expires: new Date("2030-06-30T12:00:00Z"),
+    maxMachines: 2,
+    maxIps: null,
+  });
+  const w = await openPage(depot.origin);
+  const { page } = w;
+  try {
+    await signInAs(page, depot.base, vendor.email, PASSWORD);
+    await page.goto(`${depot.base}/dashboard/products/${product.id}/licenses`, { waitUntil: "networkidle" });
+    const table = page.getByRole("table", { name: "Licenses" });
+    await table.waitFor({ timeout: 10_000 });
+    expect(await headersOf(table)).toEqual([
+      "Key",
+      "Owner",
+      "Policy",
+      "Status",
+      "Seats",
+      "IPs",
+      "Expires",
+      "Actions",
+    ]);
+    const rows = table.locator("tbody").getByRole("row");
+    // Each license's cells but the key's and the actions' (not the row of a panel under one).
+    const licenseRows = rows.filter({ has: page.getByRole("button", { name: "Machines", exact: true }) });
+    const facts = async () => (await cellsOf(licenseRows)).map((cells) => cells.slice(1, 7));
+    expect(await facts()).toEqual([
+      [`Zed Zimmer ${zed.email}`, "—", "Active", "0/2", "0 (no limit)", expect.stringMatching(/2030/)],
+      [`Ann Archer ${ann.email}`, "—", "Active", "0 (uncounted)", "0/3", "Never"],
+    ]);
+    const owners = async () => (await facts()).map((cells) => cells[0]?.split(" ")[0]);
+
+    // By owner, then by expiry (never after any date), each way.
+    const byOwner = table.getByRole("columnheader", { name: /Owner/ });
+    await byOwner.getByRole("button").click();
+    expect(await byOwner.getAttribute("aria-sort")).toBe("ascending");
+    expect(await owners()).toEqual(["Ann", "Zed"]);
+    const byExpiry = table.getByRole("columnheader", { name: /Expires/ });
+    await byExpiry.getByRole("button").click();
+    expect(await byExpiry.getAttribute("aria-sort")).toBe("ascending");
+    expect(await byOwner.getAttribute("aria-sort")).toBeNull();
+    expect(await owners()).toEqual(["Zed", "Ann"]);
+    await byExpiry.getByRole("button").click();
+    expect(await byExpiry.getAttribute("aria-sort")).toBe("descending");
+    expect(await owners()).toEqual(["Ann", "Zed"]);
+
+    // Ann's machines open in the row right under hers, and follow it when the order changes.
+    const annRow = rows.filter({ hasText: ann.email });
+    const zedRow = rows.filter({ hasText: zed.email });
+    const machines = annRow.getByRole("button", { name: "Machines" });
+    await machines.click();
+    expect(await machines.getAttribute("aria-expanded")).toBe("true");
+    const panel = page.locator(`#${await machines.getAttribute("aria-controls")}`);
+    await rowUnder(annRow).getByText("No machines").waitFor({ timeout: 10_000 });
+    expect(
+      await rowUnder(annRow)
+        .locator(`#${await panel.getAttribute("id")}`)
+        .count(),
+    ).toBe(1);
+    await byExpiry.getByRole("button").click();
+    expect(await owners()).toEqual(["Zed", "Ann"]);
+    expect(await rowUnder(annRow).getByText("No machines").count()).toBe(1);
+    // On a phone the panel keeps to the screen, though the table is wider and scrolls.
+    const box = await panel.boundingBox();
+    expect(box && box.x >= 0 && box.x + box.width <= PHONE.width).toBe(true);
+    expect(await fitsWidth(page)).toBe(true);
+
+    // One panel at a time: Zed's addresses close Ann's machines.
+    const ips = zedRow.getByRole("button", { name: "IPs" });
+    await ips.click();
+    await rowUnder(zedRow).getByText("No addresses registered").waitFor({ timeout: 10_000 });
+    expect(await panel.count()).toBe(0);
+    expect(await machines.getAttribute("aria-expanded")).toBe("false");
+    expect(await rowUnder(annRow).count()).toBe(0);
+
+    expect(offOrigin(w)).toEqual([]);
+    expect(w.problems).toEqual([]);
+  } finally {
+    await w.context.close();
+  }
+}, 60_000);

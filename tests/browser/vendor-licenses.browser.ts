@@ -6,7 +6,16 @@
 // sends it again: the receiver hears it twice.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readJson } from "../helpers/app.ts";
-import { fitsWidth, followNav, listeningDepot, offOrigin, openPage, signInAs } from "../helpers/browser.ts";
+import {
+  cellUnder,
+  fitsWidth,
+  followNav,
+  listeningDepot,
+  offOrigin,
+  openPage,
+  rowUnder,
+  signInAs,
+} from "../helpers/browser.ts";
 import { apiKeyFor, createProduct, createPurchase, createUser, tokenFor } from "../helpers/factories.ts";
 import { until } from "../helpers/inbox.ts";
 import { publishedVersion } from "../helpers/publish.ts";
@@ -91,19 +100,25 @@ test("a vendor manages a product's licenses and sends a webhook delivery again",
     expect(await fitsWidth(page)).toBe(true);
     await page.getByRole("button", { name: "Done" }).click();
 
-    // Search by the customer's e-mail finds it; the row shows the owner, status, expiry and IPs.
+    // Search by the customer's e-mail finds it; its row: owner, no policy, status, seats, IPs, expiry.
     const search = page.getByLabel("Search by key or owner");
     await search.fill(customer.email);
     await page.getByRole("button", { name: "Search", exact: true }).click();
-    const row = page.locator("li.item").filter({ hasText: "Carla Customer" });
+    const table = page.getByRole("table", { name: "Licenses" });
+    const bodyRows = table.locator("tbody").getByRole("row");
+    const row = bodyRows.filter({ hasText: "Carla Customer" });
     // The search's answer replaces the list (which already showed the license): wait for it alone.
-    await until("the search's one result", async () => (await page.locator("li.item").count()) === 1, 10_000);
+    await until("the search's one result", async () => (await bodyRows.count()) === 1, 10_000);
     await row.waitFor({ timeout: 10_000 });
     expect(await row.getByLabel("Key").inputValue()).toBe(key);
-    const rowText = (await row.textContent()) ?? "";
-    expect(rowText).toContain("Active");
-    expect(rowText).toContain("0/2");
-    const expiry = row.locator("time");
+    const cell = async (header: string) =>
+      ((await (await cellUnder(table, row, header)).textContent()) ?? "").trim();
+    expect(await cell("Owner")).toBe(`Carla Customer ${customer.email}`);
+    expect(await cell("Policy")).toBe("—");
+    expect(await cell("Status")).toBe("Active");
+    expect(await cell("Seats")).toBe("0 (uncounted)");
+    expect(await cell("IPs")).toBe("0/2");
+    const expiry = (await cellUnder(table, row, "Expires")).locator("time");
     expect(await expiry.getAttribute("datetime")).toMatch(/^2030-0[67]-\d\dT/);
     // A search that matches nothing says so.
     await search.fill("nothing-like-this");
@@ -123,11 +138,13 @@ test("a vendor manages a product's licenses and sends a webhook delivery again",
     const ipsButton = row.getByRole("button", { name: "IPs" });
     await ipsButton.click();
     expect(await ipsButton.getAttribute("aria-expanded")).toBe("true");
-    await row.getByText("203.0.113.9").waitFor({ timeout: 10_000 });
-    expect(await row.locator(".expanded time").count()).toBe(2);
+    // The addresses open in the row right under the license's, the panel the button controls.
+    const panel = rowUnder(row).locator(`#${await ipsButton.getAttribute("aria-controls")}`);
+    await panel.getByText("203.0.113.9").waitFor({ timeout: 10_000 });
+    expect(await panel.locator("time").count()).toBe(2);
     expect(await fitsWidth(page)).toBe(true);
-    await row.getByRole("button", { name: "Forget 203.0.113.9" }).click();
-    await row.getByText("No addresses registered").waitFor({ timeout: 10_000 });
+    await panel.getByRole("button", { name: "Forget 203.0.113.9" }).click();
+    await panel.getByText("No addresses registered").waitFor({ timeout: 10_000 });
     await row.getByText("0/2").waitFor({ timeout: 10_000 });
 
     // Revoke, after a confirm: the license stays listed, as revoked, and validation says so.

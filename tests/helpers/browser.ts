@@ -152,3 +152,18 @@ export async function openMenu(page: Page): Promise<void> {
   await menu.waitFor({ state: "attached", timeout: 10_000 });
   if ((await menu.isVisible()) && (await menu.getAttribute("aria-expanded")) !== "true") await menu.click();
 }
+
+/** A table's column headers, without a sorted column's ▲/▼ mark. */
+export const headersOf = async (table: Locator): Promise<string[]> =>
+  (await table.locator("thead th").allTextContents()).map((text) => text.replace(/[▲▼]/g, "").trim());
+
+/** `row`'s cell under the column headed `header` in `table`. */
+export async function cellUnder(table: Locator, row: Locator, header: string): Promise<Locator> {
+  const headers = await headersOf(table);
+  const index = headers.indexOf(header);
+  if (index < 0) throw new Error(`no column "${header}" in ${headers.join(", ")}`);
+  return row.getByRole("cell").nth(index);
+}
+
+/** The row right under `row`: where a table shows the panel that one of the row's actions opened. */
+export const rowUnder = (row: Locator) => row.locator("xpath=following-sibling::tr[1]");

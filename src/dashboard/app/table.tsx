@@ -1,7 +1,8 @@
 // A list as a table: a header per column, and a column with a sort value sorts the rows when its header
 // is pressed (again: the other way). It sorts the rows shown, which is the whole list unless "Show more"
-// has more: depot's list endpoints answer newest first and take no other order.
-import type { ComponentChildren } from "preact";
+// has more: depot's list endpoints answer newest first and take no other order. A row may have a detail
+// (a panel its row action opened): a full-width row right under it, which moves with it when sorted.
+import { type ComponentChildren, Fragment } from "preact";
 import { useState } from "preact/hooks";
 
 export interface Column<T> {
@@ -19,6 +20,10 @@ interface Props<T> {
   columns: Column<T>[];
   rows: T[];
   rowKey: (row: T) => string | number;
+  /** What shows right under a row, across every column (a panel it opened); null for nothing. */
+  detail?: (row: T) => ComponentChildren | null;
+  /** Narrower cell padding, for a table of many columns that should still fit a desktop's page. */
+  compact?: boolean;
 }
 
 type SortKey = string | number | (string | number)[];
@@ -37,7 +42,7 @@ function compare(a: SortKey, b: SortKey): number {
   return 0;
 }
 
-export function Table<T>({ caption, columns, rows, rowKey }: Props<T>) {
+export function Table<T>({ caption, columns, rows, rowKey, detail, compact = false }: Props<T>) {
   const [sort, setSort] = useState<Sort>(null);
   const sortBy = sort === null ? undefined : columns[sort.column]?.sortBy;
   const shown =
@@ -45,7 +50,7 @@ export function Table<T>({ caption, columns, rows, rowKey }: Props<T>) {
       ? rows
       : [...rows].sort((a, b) => compare(sortBy(a), sortBy(b)) * (sort.ascending ? 1 : -1));
   return (
-    <div class="table-scroll">
+    <div class={["table-scroll", compact && "compact", detail && "with-details"].filter(Boolean).join(" ")}>
       <table>
         <caption class="visually-hidden">{caption}</caption>
         <thead>
@@ -82,15 +87,25 @@ export function Table<T>({ caption, columns, rows, rowKey }: Props<T>) {
           </tr>
         </thead>
         <tbody>
-          {shown.map((row) => (
-            <tr key={rowKey(row)}>
-              {columns.map((column) => (
-                <td key={column.label} class={column.numeric ? "numeric" : undefined}>
-                  {column.cell(row)}
-                </td>
-              ))}
-            </tr>
-          ))}
+          {shown.map((row) => {
+            const under = detail?.(row);
+            return (
+              <Fragment key={rowKey(row)}>
+                <tr>
+                  {columns.map((column) => (
+                    <td key={column.label} class={column.numeric ? "numeric" : undefined}>
+                      {column.cell(row)}
+                    </td>
+                  ))}
+                </tr>
+                {under !== null && under !== undefined && under !== false && (
+                  <tr class="row-detail">
+                    <td colSpan={columns.length}>{under}</td>
+                  </tr>
+                )}
+              </Fragment>
+            );
+          })}
         </tbody>
       </table>
     </div>

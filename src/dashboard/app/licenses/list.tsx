@@ -1,11 +1,14 @@
-// The product's licenses: the key (with Copy), the owner, status, expiry and addresses in use, with
-// "Machines" to see and free its machines (and activate one offline), "IPs" to open the addresses,
-// "Settings" to change the license's policy, limits and expiry, and "Revoke" (after a confirm) per license.
+// The product's licenses as a table: the key (with Copy), the owner, policy, status, seats, addresses in
+// use and expiry, sortable by the owner, status, seats, IPs and expiry (the rows shown). Each row's
+// actions: "Machines" to see and free its machines (and activate one offline), "IPs" to open the
+// addresses, "Settings" to change the license's policy, limits and expiry, and "Revoke" (after a
+// confirm). The panel an action opens shows in a row right under its license, one at a time.
 import { useState } from "preact/hooks";
 import { CopyField } from "../copy-field.tsx";
 import { formatDate } from "../dates.ts";
 import type { More } from "../listing.ts";
 import { ShowMore } from "../show-more.tsx";
+import { type Column, Table } from "../table.tsx";
 import type { License, Policy } from "../wire.ts";
 import { EditLicense } from "./edit.tsx";
 import { LicenseIps } from "./ips.tsx";
@@ -16,6 +19,9 @@ const STATUS_LABELS: Record<License["status"], string> = {
   expired: "Expired",
   revoked: "Revoked",
 };
+
+/** "No limit" sorts above any limit. */
+const UNLIMITED = Number.MAX_SAFE_INTEGER;
 
 type Panel = "machines" | "ips" | "settings";
 
@@ -30,6 +36,14 @@ interface Props {
   onRevoke: (license: License) => void;
   onChanged: () => void;
 }
+
+/** The ids that tie a row's buttons to the panel they open and to the owner they act on. */
+const ids = (license: License) => ({
+  machines: `license-machines-${license.id}`,
+  ips: `license-ips-${license.id}`,
+  settings: `license-settings-${license.id}`,
+  owner: `license-owner-${license.id}`,
+});
 
 export function LicenseList({
   productId,
@@ -55,130 +69,169 @@ export function LicenseList({
       <p class="empty">No licenses yet. Create one with New license and the customer's e-mail.</p>
     );
   }
+
+  const columns: Column<License>[] = [
+    {
+      label: "Key",
+      cell: (license) => (
+        <div class="license-key">
+          <CopyField
+            id={`license-key-${license.id}`}
+            label={<span class="visually-hidden">Key</span>}
+            value={license.key}
+          />
+        </div>
+      ),
+    },
+    {
+      label: "Owner",
+      sortBy: (license) => [license.owner.name.toLocaleLowerCase(), license.owner.email.toLocaleLowerCase()],
+      cell: (license) => (
+        <span id={ids(license).owner} class="license-owner">
+          <bdi>{license.owner.name}</bdi> <bdi class="hint">{license.owner.email}</bdi>
+        </span>
+      ),
+    },
+    {
+      label: "Policy",
+      cell: (license) =>
+        license.policy_id === null ? (
+          <span class="hint">—</span>
+        ) : (
+          <bdi>
+            {policies.find((policy) => policy.id === license.policy_id)?.name ?? `#${license.policy_id}`}
+          </bdi>
+        ),
+    },
+    {
+      label: "Status",
+      sortBy: (license) => STATUS_LABELS[license.status],
+      cell: (license) => (
+        <span class={`status status-${license.status}`}>{STATUS_LABELS[license.status]}</span>
+      ),
+    },
+    {
+      label: "Seats",
+      numeric: true,
+      sortBy: (license) => [license.machine_count, license.max_machines ?? UNLIMITED],
+      cell: (license) =>
+        license.max_machines === null ? (
+          <>
+            {license.machine_count} <span class="qualifier">(uncounted)</span>
+          </>
+        ) : (
+          `${license.machine_count}/${license.max_machines}`
+        ),
+    },
+    {
+      label: "IPs",
+      numeric: true,
+      sortBy: (license) => [license.ip_count, license.max_ips ?? UNLIMITED],
+      cell: (license) =>
+        license.max_ips === null ? (
+          <>
+            {license.ip_count} <span class="qualifier">(no limit)</span>
+          </>
+        ) : (
+          `${license.ip_count}/${license.max_ips}`
+        ),
+    },
+    {
+      label: "Expires",
+      // Never expiring sorts after every date.
+      sortBy: (license) => (license.expires ? Date.parse(license.expires) : UNLIMITED),
+      cell: (license) =>
+        license.expires ? <time dateTime={license.expires}>{formatDate(license.expires)}</time> : "Never",
+    },
+    {
+      label: "Actions",
+      cell: (license) => {
+        const id = ids(license);
+        return (
+          <span class="row-actions license-actions">
+            <button
+              type="button"
+              class="secondary"
+              aria-expanded={isOpen(license.id, "machines")}
+              aria-controls={id.machines}
+              aria-describedby={id.owner}
+              onClick={() => toggle(license.id, "machines")}
+            >
+              Machines
+            </button>
+            <button
+              type="button"
+              class="secondary"
+              aria-expanded={isOpen(license.id, "ips")}
+              aria-controls={id.ips}
+              aria-describedby={id.owner}
+              onClick={() => toggle(license.id, "ips")}
+            >
+              IPs
+            </button>
+            {!license.revoked && (
+              <button
+                type="button"
+                class="secondary"
+                aria-expanded={isOpen(license.id, "settings")}
+                aria-controls={id.settings}
+                aria-describedby={id.owner}
+                onClick={() => toggle(license.id, "settings")}
+              >
+                Settings
+              </button>
+            )}
+            {!license.revoked && (
+              <button
+                type="button"
+                class="danger"
+                aria-describedby={id.owner}
+                onClick={() => onRevoke(license)}
+                disabled={revoking === license.id}
+              >
+                {revoking === license.id ? "Revoking…" : "Revoke"}
+              </button>
+            )}
+          </span>
+        );
+      },
+    },
+  ];
+
+  /** The open panel, under its license's row. */
+  const detail = (license: License) => {
+    if (open?.id !== license.id) return null;
+    const id = ids(license);
+    if (open.panel === "machines")
+      return (
+        <LicenseMachines id={id.machines} productId={productId} license={license} onChanged={onChanged} />
+      );
+    if (open.panel === "ips")
+      return <LicenseIps id={id.ips} productId={productId} license={license} onChanged={onChanged} />;
+    return (
+      <EditLicense
+        id={id.settings}
+        productId={productId}
+        license={license}
+        policies={policies}
+        onSaved={() => {
+          setOpen(null);
+          onChanged();
+        }}
+      />
+    );
+  };
+
   return (
     <>
-      <ul class="items">
-        {licenses.map((license) => {
-          const machinesId = `license-machines-${license.id}`;
-          const ipsId = `license-ips-${license.id}`;
-          const settingsId = `license-settings-${license.id}`;
-          const describedBy = `license-owner-${license.id}`;
-          return (
-            <li key={license.id} class="item">
-              <CopyField id={`license-key-${license.id}`} label="Key" value={license.key} />
-              <dl class="item-facts">
-                <dt>Owner</dt>
-                <dd id={describedBy}>
-                  <bdi>{license.owner.name}</bdi> <bdi class="hint">{license.owner.email}</bdi>
-                </dd>
-                {license.policy_id !== null && (
-                  <>
-                    <dt>Policy</dt>
-                    <dd>
-                      <bdi>
-                        {policies.find((policy) => policy.id === license.policy_id)?.name ??
-                          `#${license.policy_id}`}
-                      </bdi>
-                    </dd>
-                  </>
-                )}
-                <dt>Status</dt>
-                <dd>
-                  <span class={`status status-${license.status}`}>{STATUS_LABELS[license.status]}</span>
-                </dd>
-                <dt>Expires</dt>
-                <dd>
-                  {license.expires ? (
-                    <time dateTime={license.expires}>{formatDate(license.expires)}</time>
-                  ) : (
-                    "Never"
-                  )}
-                </dd>
-                <dt>IPs</dt>
-                <dd>
-                  {license.max_ips === null
-                    ? `${license.ip_count} (no limit)`
-                    : `${license.ip_count}/${license.max_ips}`}
-                </dd>
-                <dt>Seats</dt>
-                <dd>
-                  {license.max_machines === null
-                    ? `${license.machine_count} (uncounted)`
-                    : `${license.machine_count}/${license.max_machines}`}
-                </dd>
-              </dl>
-              <div class="actions">
-                <button
-                  type="button"
-                  class="secondary"
-                  aria-expanded={isOpen(license.id, "machines")}
-                  aria-controls={machinesId}
-                  aria-describedby={describedBy}
-                  onClick={() => toggle(license.id, "machines")}
-                >
-                  Machines
-                </button>
-                <button
-                  type="button"
-                  class="secondary"
-                  aria-expanded={isOpen(license.id, "ips")}
-                  aria-controls={ipsId}
-                  aria-describedby={describedBy}
-                  onClick={() => toggle(license.id, "ips")}
-                >
-                  IPs
-                </button>
-                {!license.revoked && (
-                  <button
-                    type="button"
-                    class="secondary"
-                    aria-expanded={isOpen(license.id, "settings")}
-                    aria-controls={settingsId}
-                    aria-describedby={describedBy}
-                    onClick={() => toggle(license.id, "settings")}
-                  >
-                    Settings
-                  </button>
-                )}
-                {!license.revoked && (
-                  <button
-                    type="button"
-                    class="danger"
-                    aria-describedby={describedBy}
-                    onClick={() => onRevoke(license)}
-                    disabled={revoking === license.id}
-                  >
-                    {revoking === license.id ? "Revoking…" : "Revoke"}
-                  </button>
-                )}
-              </div>
-              {isOpen(license.id, "machines") && (
-                <LicenseMachines
-                  id={machinesId}
-                  productId={productId}
-                  license={license}
-                  onChanged={onChanged}
-                />
-              )}
-              {isOpen(license.id, "ips") && (
-                <LicenseIps id={ipsId} productId={productId} license={license} onChanged={onChanged} />
-              )}
-              {isOpen(license.id, "settings") && (
-                <EditLicense
-                  id={settingsId}
-                  productId={productId}
-                  license={license}
-                  policies={policies}
-                  onSaved={() => {
-                    setOpen(null);
-                    onChanged();
-                  }}
-                />
-              )}
-            </li>
-          );
-        })}
-      </ul>
+      <Table
+        caption="Licenses"
+        columns={columns}
+        rows={licenses}
+        rowKey={(license) => license.id}
+        detail={detail}
+        compact
+      />
       <ShowMore more={more} noun="licenses" />
     </>
   );
