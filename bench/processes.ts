@@ -76,9 +76,23 @@ async function seed(database: BenchDatabase, productId: number, userId: number):
 async function main(): Promise<number> {
   if (!builtBinary(binary, "npm run build && bun bench/processes.ts")) return 2;
   const bench = new ReleaseBench("processes", opts, `depot_bench_processes_${process.pid}`);
-  const { server: one, productId, adminId } = await bench.start({ LOG_LEVEL: "info", SERVE_PROCESSES: "1" });
+  // A pool of 10 per process, as the results in bench/README.md were measured (DATABASE_POOL_SIZE is
+  // one `depot serve`'s total: its default of 20 would give one process twice two's share).
+  const {
+    server: one,
+    productId,
+    adminId,
+  } = await bench.start({
+    LOG_LEVEL: "info",
+    SERVE_PROCESSES: "1",
+    DATABASE_POOL_SIZE: "10",
+  });
   const keys = await seed(bench.database, productId, adminId);
-  const two = await bench.another("two", { LOG_LEVEL: "info", SERVE_PROCESSES: "2" });
+  const two = await bench.another("two", {
+    LOG_LEVEL: "info",
+    SERVE_PROCESSES: "2",
+    DATABASE_POOL_SIZE: "20",
+  });
   // Healthy once its first process listens; the second starts after it.
   const port = new URL(two.origin).port;
   let listening = 0;

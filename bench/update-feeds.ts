@@ -98,7 +98,7 @@ async function main(): Promise<number> {
     server: depot,
     productId,
     adminId,
-  } = await bench.start({ LOG_LEVEL: "info", SERVE_PROCESSES: "1" });
+  } = await bench.start({ LOG_LEVEL: "info", SERVE_PROCESSES: "1", DATABASE_POOL_SIZE: "10" });
   await seed(database, productId, adminId);
   const reference = await startServer({
     what: "the reference",

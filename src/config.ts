@@ -68,6 +68,11 @@ export interface Config {
    * the embedded database, which belongs to one process.
    */
   readonly serveProcesses: number | null;
+  /**
+   * DATABASE_POOL_SIZE: the most PostgreSQL connections one `depot serve` opens for depot's own queries,
+   * its HTTP processes together (each gets its share: db/pool-size.ts); pg-boss's pools are apart.
+   */
+  readonly databasePoolSize: number;
 }
 
 /** An S3-compatible bucket for release files (STORAGE_URL and the S3_* variables). */
@@ -99,6 +104,14 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
  * turns into a quick 503 rather than requests that hang (docs/reference/configuration.md, Configuration).
  */
 export const DATABASE_TIMEOUT_DEFAULTS = { connectSeconds: 5, statementSeconds: 10 } as const;
+
+/**
+ * DATABASE_POOL_SIZE's default: 20 connections for one process, 10 each for two, 2 each from seven
+ * processes up (the floor: db/pool-size.ts). With pg-boss's pools and each process's LISTEN connection,
+ * one process per core on 16 cores opens at most 67, under PostgreSQL's default max_connections of
+ * 100 (docs/operators.md, Connections).
+ */
+export const DATABASE_POOL_SIZE_DEFAULT = 20;
 
 const GiB = 1024 ** 3;
 const MiB = 1024 ** 2;
@@ -159,6 +172,10 @@ export function loadConfig(env: Env = process.env, inContainer = runsInContainer
       DATABASE_TIMEOUT_DEFAULTS.statementSeconds,
       { min: 1, max: 3600 },
     ),
+    databasePoolSize: integer("DATABASE_POOL_SIZE", read("DATABASE_POOL_SIZE"), DATABASE_POOL_SIZE_DEFAULT, {
+      min: 1,
+      max: 1000,
+    }),
     dataDir,
     storageDir,
     objectStorage: objectStorage(read),

@@ -4,6 +4,7 @@ import type { AppContext } from "./context.ts";
 import { type Database, openEmbedded, openPostgres } from "./db/client.ts";
 import { migrate } from "./db/migrate.ts";
 import { migrations } from "./db/migrations.gen.ts";
+import { processPoolSize } from "./db/pool-size.ts";
 import { prepareDirectories, privateDirectory } from "./directories.ts";
 import { DownloadCounter } from "./features/downloads/counter.ts";
 import { SigningKeyring } from "./features/signing/keyring.ts";
@@ -30,10 +31,21 @@ export interface Runtime extends AppContext {
  */
 const FIRST_ANSWER_MARGIN_MS = 5000;
 
+export interface OpenOptions {
+  /**
+   * The most connections the PostgreSQL pool for depot's queries opens. One of several `depot serve`
+   * processes passes its share of DATABASE_POOL_SIZE (db/pool-size.ts). Every other command is one
+   * process and takes the whole size: `depot worker` and a single `depot serve` (with or without
+   * --no-workers) have that many concurrent queries to run, and `migrate` or an administrative command
+   * runs one query at a time, so a larger bound costs it nothing (postgres.js connects on demand).
+   */
+  poolSize?: number;
+}
+
 /** Opens the configured database, brings its schema up to date, and wires the shared context. */
-export async function openRuntime(config: Config, log: Logger): Promise<Runtime> {
+export async function openRuntime(config: Config, log: Logger, options: OpenOptions = {}): Promise<Runtime> {
   prepareDirectories(config, log);
-  const database = await openDatabase(config, log);
+  const database = await openDatabase(config, log, options);
   try {
     return await wire(config, log, database);
   } catch (error) {
@@ -47,9 +59,15 @@ export async function openRuntime(config: Config, log: Logger): Promise<Runtime>
  * lazily, and a database that is unreachable, missing or refuses the login should stop start-up with a
  * ConfigError naming DATABASE_URL rather than a stack trace from the first migration.
  */
-export async function openDatabase(config: Config, log: Logger): Promise<Database> {
+export async function openDatabase(
+  config: Config,
+  log: Logger,
+  options: OpenOptions = {},
+): Promise<Database> {
   if (!config.databaseUrl) return openEmbedded(privateDirectory("DATA_DIR", config.dataDir, log), log);
   const database = openPostgres(config.databaseUrl, {
+    max: options.poolSize ?? processPoolSize(config.databasePoolSize, 1),
+    applicationName: "depot",
     log,
     connectTimeoutSeconds: config.databaseConnectTimeoutSeconds,
     statementTimeoutSeconds: config.databaseStatementTimeoutSeconds,

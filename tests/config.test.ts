@@ -3,6 +3,7 @@ import { mkdtempSync, readdirSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ConfigError, loadConfig } from "../src/config.ts";
+import { processPoolSize } from "../src/db/pool-size.ts";
 import { prepareDirectories } from "../src/directories.ts";
 import { createLogger } from "../src/log.ts";
 import { bearer, readJson, startTestApp } from "./helpers/app.ts";
@@ -23,6 +24,7 @@ describe("loadConfig", () => {
       databaseUrl: null,
       databaseConnectTimeoutSeconds: 5,
       databaseStatementTimeoutSeconds: 10,
+      databasePoolSize: 20,
       dataDir: dir,
       storageDir: `${dir}/releases`,
       appKey: null,
@@ -75,6 +77,16 @@ describe("loadConfig", () => {
     expect(config.logLevel).toBe("warn");
   });
 
+  test("DATABASE_POOL_SIZE: one `depot serve`'s connections, shared by its processes, 2 each at least", () => {
+    expect(loadConfig({ DATA_DIR: dataDir(), DATABASE_POOL_SIZE: "64" }).databasePoolSize).toBe(64);
+    expect(loadConfig({ DATA_DIR: dataDir(), DATABASE_POOL_SIZE: " 1000 " }).databasePoolSize).toBe(1000);
+    // docs/operators.md (Connections): one process takes it all, two half each, and never fewer than 2.
+    expect([1, 2, 3, 16].map((processes) => processPoolSize(20, processes))).toEqual([20, 10, 6, 2]);
+    expect(processPoolSize(6, 2)).toBe(3);
+    expect(processPoolSize(1, 1)).toBe(2);
+    expect(processPoolSize(10, 8)).toBe(2);
+  });
+
   // The docs write sizes as "2 GiB": an operator copying that (or 2GB) is understood, not refused.
   test.each([
     ["1048576", 1048576],
@@ -112,6 +124,9 @@ describe("loadConfig", () => {
     ["SESSION_LIFETIME_HOURS", "0"],
     ["DATABASE_CONNECT_TIMEOUT_SECONDS", "0"],
     ["DATABASE_STATEMENT_TIMEOUT_SECONDS", "1.5"],
+    ["DATABASE_POOL_SIZE", "0"],
+    ["DATABASE_POOL_SIZE", "1001"],
+    ["DATABASE_POOL_SIZE", "twenty"],
     ["LOG_LEVEL", "loud"],
     ["APP_KEY", "short"],
     ["SMTP_URL", "http://mail"],

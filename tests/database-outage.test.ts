@@ -25,7 +25,12 @@ import { startTcpProxy } from "./helpers/tcp-proxy.ts";
 
 setDefaultTimeout(60_000);
 
-const ENV = { DATABASE_CONNECT_TIMEOUT_SECONDS: "2", DATABASE_STATEMENT_TIMEOUT_SECONDS: "2" };
+const ENV = {
+  DATABASE_CONNECT_TIMEOUT_SECONDS: "2",
+  DATABASE_STATEMENT_TIMEOUT_SECONDS: "2",
+  // Fewer connections than a burst has requests, so that some wait for one (the default is 20).
+  DATABASE_POOL_SIZE: "10",
+};
 /** Liveness promises an answer within a second. */
 const HEALTH_BOUND_MS = 1000;
 /**

@@ -464,7 +464,7 @@ describe("METRICS_PORT", () => {
       expect(seriesOf(exposition, "depot_job_queue_jobs", { queue: versionPublished.name })).toHaveLength(3);
       if (fresh) {
         const pool = poolOf(exposition);
-        expect(pool.max).toBe(10); // depot's default pool size
+        expect(pool.max).toBe(20); // DATABASE_POOL_SIZE's default: a worker is one process and takes it whole
         expect(pool.waiting).toBe(0);
       } else {
         expect(exposition.samples.filter((s) => s.name.startsWith("depot_db_pool_"))).toEqual([]);

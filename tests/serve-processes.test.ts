@@ -89,6 +89,8 @@ beforeAll(async () => {
       DATABASE_URL: fresh.url ?? "",
       DATA_DIR: dir,
       SERVE_PROCESSES: "2",
+      // Shared by the two processes: 3 connections each, which the races below run on.
+      DATABASE_POOL_SIZE: "6",
       TRUST_PROXY: "true",
       METRICS_TOKEN,
       METRICS_PORT: String(metricsPort),
@@ -181,6 +183,40 @@ describe.skipIf(!onPostgres)("depot serve with two processes on PostgreSQL", () 
         .from(machines)
         .where(eq(machines.licenseId, id));
       expect(count?.n).toBe(2);
+    }
+  });
+
+  test("DATABASE_POOL_SIZE=6 is shared: 3 connections each; pg-boss's stay within its 4 + 1", async () => {
+    // Each process reports its own pool's size; the scrape adds them up.
+    expect(sample(await scrape(), "depot_db_pool_max_connections")).toBe(6);
+    // What PostgreSQL sees after the races above filled both pools (postgres.js keeps idle connections):
+    // depot's connections by name, each process's LISTEN connection apart, and pg-boss's.
+    const rows = (await fresh.database.rows(
+      `SELECT application_name, query ILIKE 'listen %' AS listens, count(*)::int
+         FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE 'depot%'
+         GROUP BY 1, 2`,
+      [],
+    )) as [string, boolean, number][];
+    const count = (name: string, listens: boolean) =>
+      rows.find(([app, l]) => app === name && l === listens)?.[2] ?? 0;
+    expect(count("depot", false)).toBeLessThanOrEqual(6);
+    expect(count("depot", false)).toBeGreaterThanOrEqual(2);
+    expect(count("depot", true)).toBe(2);
+    // The job runner's 4 and the other process's 1, opened as needed.
+    expect(count("depot-jobs", false)).toBeGreaterThanOrEqual(1);
+    expect(count("depot-jobs", false)).toBeLessThanOrEqual(5);
+    // And the pools still answer: validations through both processes.
+    const { key } = await licenseIn(api, world, { maxIps: 100 });
+    for (let i = 0; i < 10; i++) {
+      const response = await onNewConnection("/api/v1/licenses/validate", {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-forwarded-for": "10.90.0.1" },
+        body: JSON.stringify({ key }),
+      });
+      expect({ status: response.status, code: (await readJson(response)).code }).toEqual({
+        status: 200,
+        code: "VALID",
+      });
     }
   });
 
@@ -293,7 +329,7 @@ describe.skipIf(!onPostgres)("depot serve with two processes on PostgreSQL", () 
     expect(lines.pop()).toBe("");
     const parsed = lines.map((line) => {
       try {
-        return JSON.parse(line) as { msg: string; process?: number };
+        return JSON.parse(line) as { msg: string; process?: number; database_pool?: number };
       } catch {
         return { msg: `not JSON: ${line.slice(0, 200)}` };
       }
@@ -303,6 +339,9 @@ describe.skipIf(!onPostgres)("depot serve with two processes on PostgreSQL", () 
     const listening = parsed.filter((line) => line.msg === "listening").map((line) => line.process);
     expect(listening).toHaveLength(3);
     expect(new Set(listening)).toEqual(new Set([0, 1]));
+    // Each says its share of DATABASE_POOL_SIZE=6.
+    const pools = parsed.filter((line) => line.msg === "listening").map((line) => line.database_pool);
+    expect(pools).toEqual([3, 3, 3]);
     expect(parsed.filter((line) => line.msg === "request").length).toBeGreaterThan(400);
   });
 });
@@ -328,6 +367,11 @@ describe("bad values stop start-up with one line and exit 2", () => {
       ["serve"],
       { SERVE_PROCESSES: "all" },
       'depot: invalid configuration: SERVE_PROCESSES: expected a whole number, got "all"',
+    ],
+    [
+      ["serve"],
+      { DATABASE_POOL_SIZE: "0" },
+      "depot: invalid configuration: DATABASE_POOL_SIZE: expected a number from 1 to 1000, got 0",
     ],
   ])("%p %p", async (args, env, line) => {
     const dataDir = mkdtempSync(join(tmpdir(), "depot-processes-bad-"));

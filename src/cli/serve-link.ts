@@ -17,6 +17,18 @@ export type ToChild =
 /** The environment variable that makes `depot serve` one of a parent's HTTP processes: its slot, from 0. */
 export const SERVE_PROCESS_SLOT = "DEPOT_SERVE_PROCESS";
 
+/**
+ * The environment variable that tells each of a parent's HTTP processes how many they are, so that
+ * each takes its share of DATABASE_POOL_SIZE (db/pool-size.ts).
+ */
+export const SERVE_PROCESS_COUNT = "DEPOT_SERVE_PROCESSES";
+
+/** How many HTTP processes this process's parent runs; 1 when it has none (or did not say). */
+export function serveProcessCount(): number {
+  const raw = process.env[SERVE_PROCESS_COUNT];
+  return raw !== undefined && /^[1-9]\d*$/.test(raw) ? Number(raw) : 1;
+}
+
 /** This process's slot when a `depot serve` parent started it, else null. */
 export function serveProcessSlot(): number | null {
   const raw = process.env[SERVE_PROCESS_SLOT];

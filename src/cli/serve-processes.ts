@@ -5,7 +5,7 @@ import type { Logger } from "../log.ts";
 import { type Exposition, type MetricsSnapshot, sumOfProcesses } from "../metrics/metrics.ts";
 import { startMetricsServer } from "../metrics/server.ts";
 import { listenStartupError } from "../startup-errors.ts";
-import { SERVE_PROCESS_SLOT, type ToChild, type ToParent } from "./serve-link.ts";
+import { SERVE_PROCESS_COUNT, SERVE_PROCESS_SLOT, type ToChild, type ToParent } from "./serve-link.ts";
 import { untilSignal } from "./signals.ts";
 
 /** A restarted process waits this long after its first crash, doubling up to RESTART_MAX_MS. */
@@ -140,7 +140,13 @@ export class ServeProcesses {
       child.ready = false;
       child.startedAt = Date.now();
       const proc = Bun.spawn([...selfCommand(), ...this.args], {
-        env: { ...process.env, PORT: String(this.#port), [SERVE_PROCESS_SLOT]: String(child.slot) },
+        env: {
+          ...process.env,
+          PORT: String(this.#port),
+          [SERVE_PROCESS_SLOT]: String(child.slot),
+          // Each child sizes its pool from DATABASE_POOL_SIZE and how many they are (db/pool-size.ts).
+          [SERVE_PROCESS_COUNT]: String(this.#children.length),
+        },
         // stdout through this process, whole lines at a time (forwardLines); stderr is rare and goes straight out.
         stdio: ["ignore", "pipe", "inherit"],
         ipc: (message: ToParent) => {

@@ -2,6 +2,7 @@ import { availableParallelism } from "node:os";
 import { buildApp } from "../app.ts";
 import type { Config } from "../config.ts";
 import { startControlSocket } from "../control/socket.ts";
+import { processPoolSize } from "../db/pool-size.ts";
 import { backfillSha512 } from "../features/artifacts/sha512-backfill.ts";
 import { sweepReleaseLeftovers } from "../features/artifacts/sweep.ts";
 import { sweepDeadMachinesEvery } from "../features/machines/sweep.ts";
@@ -19,7 +20,7 @@ import { openRuntime, type Runtime } from "../runtime.ts";
 import { listenStartupError } from "../startup-errors.ts";
 import { runAdminCommand } from "./admin-actions.ts";
 import { type Command, UsageError } from "./command.ts";
-import { linkToParent, serveProcessSlot } from "./serve-link.ts";
+import { linkToParent, serveProcessCount, serveProcessSlot } from "./serve-link.ts";
 import { ServeProcesses } from "./serve-processes.ts";
 import { setupLinkLines } from "./setup-link.ts";
 import { untilSignal } from "./signals.ts";
@@ -51,12 +52,12 @@ export const serveCommand: Command = {
     }
     const log = createLogger(config.logLevel);
     const slot = serveProcessSlot();
-    if (slot !== null) return serveHere(config, log, { workers, slot });
+    if (slot !== null) return serveHere(config, log, { workers, slot, processes: serveProcessCount() });
     const processes = processCount(config, values.processes);
     if (processes.count > 1) {
       return new ServeProcesses(config, log, processes.count, process.argv.slice(2)).run();
     }
-    return serveHere(config, log, { workers, slot: null, note: processes.note });
+    return serveHere(config, log, { workers, slot: null, processes: 1, note: processes.note });
   },
 };
 
@@ -85,6 +86,8 @@ interface ServeRole {
   workers: boolean;
   /** Which of a parent's HTTP processes this is (slot 0 runs the jobs and sweeps); null: the only one. */
   slot: number | null;
+  /** How many HTTP processes this `depot serve` runs: each takes its share of DATABASE_POOL_SIZE. */
+  processes: number;
   note?: string;
 }
 
@@ -97,7 +100,9 @@ async function serveHere(config: Config, log: Logger, role: ServeRole): Promise<
   if (slot !== null) for (const name of ["SIGINT", "SIGTERM"] as const) process.on(name, () => {});
   // One process runs the jobs, the sweeps, the key timers and the first run's steps: the only one, or slot 0.
   const runsJobs = slot === null || slot === 0;
-  const runtime = await openRuntime(config, log);
+  const runtime = await openRuntime(config, log, {
+    poolSize: processPoolSize(config.databasePoolSize, role.processes),
+  });
   await loadSigningKey(runtime);
   // Every process drops a product's cached feed candidates when any process changes them (feed-cache.ts).
   await runtime.database.listen(FEED_CHANNEL, onFeedChange(runtime.db));
@@ -105,11 +110,14 @@ async function serveHere(config: Config, log: Logger, role: ServeRole): Promise<
   const server = await listen(runtime, slot !== null);
   // Under a parent, the parent serves METRICS_PORT with every process's sum.
   const metricsServer = slot === null ? await listenForMetrics(runtime, server) : null;
+  const pool = runtime.database.pool();
   const parent = slot === null ? null : linkToParent(runtime.metrics);
   log.info("listening", {
     url: `http://${config.host}:${server.port}`,
     app_url: config.appUrl,
     database: runtime.database.kind,
+    // This process's share of DATABASE_POOL_SIZE (none on the embedded database).
+    ...(pool && { database_pool: pool.max }),
     workers: role.workers && runsJobs,
     ...(slot === null ? { processes: 1 } : { process: slot, pid: process.pid }),
     ...(role.note !== undefined && { processes_note: role.note }),

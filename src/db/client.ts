@@ -61,7 +61,17 @@ export interface Database {
 }
 
 export interface PostgresOptions {
+  /**
+   * The most connections of the pool; 10 when not given (tests, bench). depot's commands pass
+   * DATABASE_POOL_SIZE or a `depot serve` process's share of it (runtime.ts, openDatabase).
+   */
   max?: number;
+  /**
+   * PostgreSQL's application_name for every connection (the pool's, LISTEN's, migrations'): "depot"
+   * from depot's commands, so that pg_stat_activity tells them from pg-boss's ("depot-jobs") when
+   * counting against max_connections. Not given: postgres.js's own.
+   */
+  applicationName?: string;
   log?: Logger;
   /** DATABASE_CONNECT_TIMEOUT_SECONDS; its default when not given. */
   connectTimeoutSeconds?: number;
@@ -136,6 +146,7 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Databa
     // Notices such as "schema already exists, skipping" are noise in our JSON logs.
     onnotice: () => {},
     connection: {
+      ...(options.applicationName !== undefined && { application_name: options.applicationName }),
       statement_timeout: statementTimeout * 1000,
       // depot's prepared statements are index look-ups whose plan does not depend on the values. Left
       // to choose, PostgreSQL keeps planning every execution anew for a statement whose LIMIT is a
@@ -168,7 +179,10 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Databa
         connect_timeout: connectTimeout,
         onnotice: () => {},
         // 0: none, whatever the role or the database sets.
-        connection: { statement_timeout: 0 },
+        connection: {
+          ...(options.applicationName !== undefined && { application_name: options.applicationName }),
+          statement_timeout: 0,
+        },
       });
       try {
         return await fn(

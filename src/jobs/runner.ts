@@ -19,6 +19,22 @@ import type { QueueDefinition } from "./registry.ts";
  */
 const BOSS_OPTIONS = { superviseIntervalSeconds: 10, monitorIntervalSeconds: 10 } as const;
 
+/**
+ * pg-boss's own PostgreSQL pool (pg's, connecting on demand), apart from depot's. Where the queues'
+ * handlers run (`depot worker`, and `depot serve`'s job runner: its only process or slot 0) it fetches,
+ * settles jobs, heartbeats and supervises at once: 4.
+ *
+ * A process that only sends (the other `depot serve` processes, and any `serve --no-workers`) needs
+ * one, whose statements take turns: start-up (pg-boss's schema check, one look at the queues, creating
+ * a missing one), a send outside a transaction (a password link's e-mail; an outbox send runs in the
+ * caller's transaction, on depot's pool), pg-boss's queue cache refresh and supervise pass (the
+ * processes take turns at the latter, by claim and advisory lock), and the metrics' queue counts.
+ * pg-boss never asks its pool for a second connection while it holds one (a transaction of its own
+ * runs all its statements on the connection it pinned), so with one they wait in turn, never forever.
+ */
+const RUNNER_BOSS_POOL = 4;
+const SENDER_BOSS_POOL = 1;
+
 /** Whether a stored queue already has every option its definition sets. */
 function hasOptions(stored: object, options: object): boolean {
   return Object.entries(options).every(([key, value]) => (stored as Record<string, unknown>)[key] === value);
@@ -147,7 +163,7 @@ export class JobRunner {
       : new PgBoss({
           ...BOSS_OPTIONS,
           connectionString: this.database.url ?? "",
-          max: 4,
+          max: this.#options.workers ? RUNNER_BOSS_POOL : SENDER_BOSS_POOL,
           application_name: "depot-jobs",
         });
     boss.on("error", (error) => {
