@@ -49,9 +49,16 @@ const pidsOf = async (command: string[]) =>
 /** The parent's children, by their process ids. */
 const children = async () =>
   (await pidsOf(["ps", "--ppid", String(server.proc.pid), "-o", "pid="])).toSorted();
-/** The processes that hold a listening socket on the port. */
-const listeners = async () =>
-  [...new Set(await pidsOf(["ss", "-Hltnp", `( sport = :${server.port} )`]))].toSorted();
+/**
+ * The processes that hold a listening socket on the port, one a socket; 0 for a socket no process
+ * holds any more: a killed process lets go of its descriptors before the kernel closes the socket,
+ * which meanwhile still takes connections (and then resets them).
+ */
+const listeners = async () => {
+  const ss = Bun.spawn(["ss", "-Hltnp", `( sport = :${server.port} )`], { stdout: "pipe" });
+  const sockets = (await new Response(ss.stdout).text()).split("\n").filter((line) => line.trim() !== "");
+  return [...new Set(sockets.map((line) => Number(/pid=(\d+)/.exec(line)?.[1] ?? 0)))].toSorted();
+};
 
 async function scrape(url = `${base}/metrics`, headers: Record<string, string> = bearerMetrics) {
   const response = await fetch(url, { headers });

@@ -122,6 +122,7 @@ function asDrizzleRuns(log: Logger | undefined, rows: Database["rows"]): Databas
 export function openPostgres(url: string, options: PostgresOptions = {}): Database {
   const connectTimeout = options.connectTimeoutSeconds ?? DATABASE_TIMEOUT_DEFAULTS.connectSeconds;
   const statementTimeout = options.statementTimeoutSeconds ?? DATABASE_TIMEOUT_DEFAULTS.statementSeconds;
+  const named = options.applicationName === undefined ? {} : { application_name: options.applicationName };
   // postgres.js is patched (patches/postgres+3.4.9.patch): its queue otherwise slows down for as
   // long as more queries are in flight than the pool has connections (bench/README.md).
   //
@@ -146,7 +147,7 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Databa
     // Notices such as "schema already exists, skipping" are noise in our JSON logs.
     onnotice: () => {},
     connection: {
-      ...(options.applicationName !== undefined && { application_name: options.applicationName }),
+      ...named,
       statement_timeout: statementTimeout * 1000,
       // depot's prepared statements are index look-ups whose plan does not depend on the values. Left
       // to choose, PostgreSQL keeps planning every execution anew for a statement whose LIMIT is a
@@ -180,7 +181,7 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Databa
         onnotice: () => {},
         // 0: none, whatever the role or the database sets.
         connection: {
-          ...(options.applicationName !== undefined && { application_name: options.applicationName }),
+          ...named,
           statement_timeout: 0,
         },
       });

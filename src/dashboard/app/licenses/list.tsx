@@ -60,6 +60,22 @@ export function LicenseList({
   const toggle = (id: string, panel: Panel) =>
     setOpen(open?.id === id && open.panel === panel ? null : { id, panel });
   const isOpen = (id: string, panel: Panel) => open?.id === id && open.panel === panel;
+  /** The row's button that opens (or closes) one of its panels. */
+  const panelButton = (license: License, panel: Panel, label: string) => {
+    const id = ids(license);
+    return (
+      <button
+        type="button"
+        class="secondary"
+        aria-expanded={isOpen(license.id, panel)}
+        aria-controls={id[panel]}
+        aria-describedby={id.owner}
+        onClick={() => toggle(license.id, panel)}
+      >
+        {label}
+      </button>
+    );
+  };
   if (licenses.length === 0) {
     return search ? (
       <p class="empty">
@@ -145,56 +161,24 @@ export function LicenseList({
     },
     {
       label: "Actions",
-      cell: (license) => {
-        const id = ids(license);
-        return (
-          <span class="row-actions license-actions">
+      cell: (license) => (
+        <span class="row-actions license-actions">
+          {panelButton(license, "machines", "Machines")}
+          {panelButton(license, "ips", "IPs")}
+          {!license.revoked && panelButton(license, "settings", "Settings")}
+          {!license.revoked && (
             <button
               type="button"
-              class="secondary"
-              aria-expanded={isOpen(license.id, "machines")}
-              aria-controls={id.machines}
-              aria-describedby={id.owner}
-              onClick={() => toggle(license.id, "machines")}
+              class="danger"
+              aria-describedby={ids(license).owner}
+              onClick={() => onRevoke(license)}
+              disabled={revoking === license.id}
             >
-              Machines
+              {revoking === license.id ? "Revoking…" : "Revoke"}
             </button>
-            <button
-              type="button"
-              class="secondary"
-              aria-expanded={isOpen(license.id, "ips")}
-              aria-controls={id.ips}
-              aria-describedby={id.owner}
-              onClick={() => toggle(license.id, "ips")}
-            >
-              IPs
-            </button>
-            {!license.revoked && (
-              <button
-                type="button"
-                class="secondary"
-                aria-expanded={isOpen(license.id, "settings")}
-                aria-controls={id.settings}
-                aria-describedby={id.owner}
-                onClick={() => toggle(license.id, "settings")}
-              >
-                Settings
-              </button>
-            )}
-            {!license.revoked && (
-              <button
-                type="button"
-                class="danger"
-                aria-describedby={id.owner}
-                onClick={() => onRevoke(license)}
-                disabled={revoking === license.id}
-              >
-                {revoking === license.id ? "Revoking…" : "Revoke"}
-              </button>
-            )}
-          </span>
-        );
-      },
+          )}
+        </span>
+      ),
     },
   ];
 
