@@ -10,21 +10,12 @@
 //
 //   DATABASE_URL=postgres://… PORT=… [POOL_MAX=10] bun bench/update-feeds-reference.ts
 //
-// The pool has depot's size (src/db/client.ts: max 10) and the same patched postgres.js.
+// The pool has the size depot runs with in bench/update-feeds.ts (10) and the same patched postgres.js.
 // GET /health answers 200 once it accepts connections.
-import postgres from "postgres";
+import { referencePool } from "./lib/reference-pool.ts";
 import { signedJson } from "./lib/reference-signature.ts";
 
-const databaseUrl = process.env.DATABASE_URL;
-if (!databaseUrl) {
-  console.error("DATABASE_URL is required");
-  process.exit(2);
-}
-const sql = postgres(databaseUrl, {
-  max: Number(process.env.POOL_MAX ?? 10),
-  connect_timeout: 5,
-  onnotice: () => {},
-});
+const sql = referencePool();
 const appUrl = process.env.APP_URL ?? "http://127.0.0.1";
 
 interface Newest {

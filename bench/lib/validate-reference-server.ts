@@ -1,17 +1,8 @@
 // The validate reference server behind bench/validate-reference.ts and
 // bench/validate-signing-reference.ts: Bun.serve, JSON, one round trip to PostgreSQL.
-import postgres from "postgres";
+import { referencePool } from "./reference-pool.ts";
 
-const databaseUrl = process.env.DATABASE_URL;
-if (!databaseUrl) {
-  console.error("DATABASE_URL is required");
-  process.exit(2);
-}
-const sql = postgres(databaseUrl, {
-  max: Number(process.env.POOL_MAX ?? 10),
-  connect_timeout: 5,
-  onnotice: () => {},
-});
+const sql = referencePool();
 
 interface LicenseRow {
   id: string;

@@ -7,7 +7,8 @@
 #
 # The database is bench/validate.ts's (run it once to seed: 10,000 licenses of product 1, each with
 # 127.0.0.1 registered); DATABASE_URL overrides it. Starts COMMAND with PORT, DATABASE_URL, a fresh
-# DATA_DIR, LOG_LEVEL (default info) and the benchmarks' APP_KEY, waits for HEALTH (default
+# DATA_DIR, LOG_LEVEL (default info), DATABASE_POOL_SIZE (default 10: the references' pool, and depot's
+# when these numbers were measured) and the benchmarks' APP_KEY, waits for HEALTH (default
 # /api/health), sets every address's last_seen_at to now (no measured request writes), runs wrk -t2
 # -c64 for WARM seconds (default 3, discarded) and DUR seconds (default 15), and prints one line: the
 # server process's CPU per request (utime+stime from /proc over the measured seconds), wrk's RESULT
@@ -28,6 +29,7 @@ export KEYS_FILE=$dir/keys.txt PRODUCT_ID=${PRODUCT_ID:-1}
 psql -Atq "$db" -c "SELECT key FROM licenses ORDER BY id LIMIT 2000" > "$KEYS_FILE"
 ( exec env DATABASE_URL="$db" PORT="$port" HOST=127.0.0.1 APP_URL="http://127.0.0.1:$port" \
   DATA_DIR="$dir" LOG_LEVEL="${LOG_LEVEL:-info}" APP_KEY=depot-bench-app-key-0123456789abcdef0123 \
+  DATABASE_POOL_SIZE="${DATABASE_POOL_SIZE:-10}" \
   ${SCRAPE:+METRICS_TOKEN=bench-metrics-token} \
   "$@" > /dev/null 2> "$dir/stderr" ) &
 pid=$!
