@@ -188,6 +188,33 @@ describe("GET /api/products/{p}/stats and GET /api/stats", () => {
     expect(fromCsv).toEqual(json.series);
   });
 
+  test("?format=csv writes text a spreadsheet would run as a formula as text", async () => {
+    const product = w.productA.id;
+    const files = ['=HYPERLINK("http://evil.example")', "@SUM(A1)", "+1+1", "-2+3", "plain.zip"];
+    await t.ctx.db
+      .insert(usageDays)
+      .values(
+        files.map((file) => ({
+          day: today(),
+          productId: product,
+          series: "downloads",
+          version: "9.9.9",
+          detail: file,
+          count: 1,
+        })),
+      );
+    const query = `/api/products/${product}/stats?series=downloads&from=${today()}&to=${today()}`;
+    const json = await readJson(await stats(query, "vendor"));
+    expect(json.series.downloads.map((row: { file: string }) => row.file).sort()).toEqual([...files].sort());
+    const csv = await (await stats(`${query}&format=csv`, "vendor")).text();
+    const [header, ...lines] = csv.trimEnd().split("\r\n");
+    const file = (header ?? "").split(",").indexOf("file");
+    const cells = lines.map((line) => line.split(/,(?=(?:[^"]*"[^"]*")*[^"]*$)/)[file]).sort();
+    expect(cells).toEqual(
+      ['"\'=HYPERLINK(""http://evil.example"")"', "'+1+1", "'-2+3", "'@SUM(A1)", "plain.zip"].sort(),
+    );
+  });
+
   test("a bad from, to, series or format is a 422 naming the field", async () => {
     const cases: [string, string][] = [
       ["from=2026-13-01", "from"],

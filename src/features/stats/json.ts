@@ -94,8 +94,14 @@ export const CSV_COLUMNS = [
   "failed",
 ] as const;
 
+/**
+ * One cell. Text a spreadsheet would run as a formula (first character =, +, -, @, tab or CR) gets a
+ * leading ' so it shows as text: file names, versions and channels are whoever named them, and a
+ * vendor opens this file in Excel (OWASP, "CSV Injection"). Numbers are written as they are.
+ */
 const csvCell = (value: unknown) => {
-  const text = value === undefined ? "" : String(value);
+  let text = value === undefined ? "" : String(value);
+  if (typeof value === "string" && /^[=+\-@\t\r]/.test(value)) text = `'${text}`;
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 };
 
