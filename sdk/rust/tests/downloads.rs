@@ -3,11 +3,11 @@
 mod common;
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::{FakeServer, Reply, Signer, KEY};
+use common::{FakeServer, Reply, Signer, TempDir, KEY};
 use depot_client::{Artifact, Client, Config, Error};
 
 const CONTENT: &[u8] = b"desk-clock 1.1.0 for linux x86_64: the release bytes\n";
@@ -73,13 +73,6 @@ fn client(server: &FakeServer) -> Client {
     .unwrap()
 }
 
-fn directory(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("depot-client-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
 fn listing(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = fs::read_dir(dir)
         .unwrap()
@@ -92,7 +85,7 @@ fn listing(dir: &Path) -> Vec<String> {
 #[test]
 fn a_download_is_checked_and_renamed() {
     let server = file_server(CONTENT);
-    let dir = directory("whole");
+    let dir = TempDir::new("whole");
     let mut progress = Vec::new();
     let path = client(&server)
         .download_with_progress(
@@ -116,7 +109,7 @@ fn a_download_is_checked_and_renamed() {
 #[test]
 fn a_part_is_resumed_with_a_range() {
     let server = file_server(CONTENT);
-    let dir = directory("resume");
+    let dir = TempDir::new("resume");
     fs::write(dir.join("app.tar.gz.part"), &CONTENT[..20]).unwrap();
     let path = client(&server)
         .download(KEY, &artifact(&server, "app.tar.gz"), &dir)
@@ -129,7 +122,7 @@ fn a_part_is_resumed_with_a_range() {
 #[test]
 fn a_whole_part_is_checked_without_a_request() {
     let server = file_server(CONTENT);
-    let dir = directory("whole-part");
+    let dir = TempDir::new("whole-part");
     fs::write(dir.join("app.tar.gz.part"), CONTENT).unwrap();
     let path = client(&server)
         .download(KEY, &artifact(&server, "app.tar.gz"), &dir)
@@ -142,7 +135,7 @@ fn a_whole_part_is_checked_without_a_request() {
 fn a_part_that_is_not_a_prefix_is_dropped() {
     let server = file_server(CONTENT);
     // As long as the file but not it: fetched again whole.
-    let dir = directory("wrong-part");
+    let dir = TempDir::new("wrong-part");
     fs::write(dir.join("app.tar.gz.part"), vec![b'x'; CONTENT.len()]).unwrap();
     let path = client(&server)
         .download(KEY, &artifact(&server, "app.tar.gz"), &dir)
@@ -150,7 +143,7 @@ fn a_part_that_is_not_a_prefix_is_dropped() {
     assert_eq!(fs::read(path).unwrap(), CONTENT);
     assert_eq!(server.requests()[0].header("range"), None);
     // Longer than the file: dropped before asking.
-    let dir = directory("long-part");
+    let dir = TempDir::new("long-part");
     fs::write(dir.join("app.tar.gz.part"), vec![b'x'; CONTENT.len() + 5]).unwrap();
     client(&server)
         .download(KEY, &artifact(&server, "app.tar.gz"), &dir)
@@ -163,7 +156,7 @@ fn a_416_starts_over_once() {
         Some(_) => Reply::new(416, ""),
         None => Reply::new(200, CONTENT),
     });
-    let dir = directory("416");
+    let dir = TempDir::new("416");
     fs::write(dir.join("app.tar.gz.part"), b"0123").unwrap();
     let path = Client::new(Config::new(&server.url, "1", Signer::new("k1").jwks()).retries(0))
         .unwrap()
@@ -176,7 +169,7 @@ fn a_416_starts_over_once() {
 #[test]
 fn a_200_to_a_range_starts_over() {
     let server = FakeServer::start(|_, _| Reply::new(200, CONTENT));
-    let dir = directory("restart");
+    let dir = TempDir::new("restart");
     fs::write(dir.join("app.tar.gz.part"), b"garbage that is not a prefix").unwrap();
     let path = client(&server)
         .download(KEY, &artifact(&server, "app.tar.gz"), &dir)
@@ -191,7 +184,7 @@ fn a_wrong_hash_is_refused_and_the_part_deleted() {
         (Some("00".repeat(32)), None),
         (None, Some(sha512_base64(b"other"))),
     ] {
-        let dir = directory("hash");
+        let dir = TempDir::new("hash");
         let mut artifact = artifact(&server, "app.tar.gz");
         artifact.sha256 = sha256;
         artifact.sha512 = sha512;
@@ -206,7 +199,7 @@ fn a_wrong_hash_is_refused_and_the_part_deleted() {
 #[test]
 fn an_artifact_without_a_hash_is_not_downloaded() {
     let server = file_server(CONTENT);
-    let dir = directory("nohash");
+    let dir = TempDir::new("nohash");
     let mut artifact = artifact(&server, "app.tar.gz");
     artifact.sha256 = None;
     artifact.sha512 = None;
@@ -220,7 +213,7 @@ fn an_artifact_without_a_hash_is_not_downloaded() {
 #[test]
 fn a_hostile_file_name_is_refused_before_a_byte_is_written() {
     let server = file_server(CONTENT);
-    let dir = directory("hostile");
+    let dir = TempDir::new("hostile");
     for name in [
         "../evil",
         "/etc/passwd",
@@ -249,7 +242,7 @@ fn a_hostile_file_name_is_refused_before_a_byte_is_written() {
 fn more_bytes_than_the_artifact_says_stop_at_once() {
     static BIG: [u8; 300_000] = [7u8; 300_000];
     let server = FakeServer::start(|_, _| Reply::new(200, &BIG[..]));
-    let dir = directory("toobig");
+    let dir = TempDir::new("toobig");
     match client(&server).download(KEY, &artifact(&server, "app.tar.gz"), &dir) {
         Err(Error::Unverifiable(why)) => assert!(why.contains("larger than"), "{why}"),
         other => panic!("{other:?}"),
@@ -263,7 +256,7 @@ fn a_redirect_elsewhere_does_not_carry_the_license_key() {
     let target = format!("{}/bucket/app?sig=1", bucket.url);
     let server =
         FakeServer::start(move |_, _| Reply::new(302, "").header("location", target.clone()));
-    let dir = directory("redirect");
+    let dir = TempDir::new("redirect");
     client(&server)
         .download(KEY, &artifact(&server, "app.tar.gz"), &dir)
         .unwrap();
@@ -281,7 +274,7 @@ fn a_refusal_is_typed_and_writes_nothing() {
             r#"{"message":"This license does not hold this product."}"#,
         )
     });
-    let dir = directory("refused");
+    let dir = TempDir::new("refused");
     match client(&server).download(KEY, &artifact(&server, "app.tar.gz"), &dir) {
         Err(Error::Refused(refusal)) => {
             assert_eq!(refusal.code, "FORBIDDEN");
@@ -319,7 +312,7 @@ fn a_dropped_connection_is_resumed_by_the_retry() {
             format!("bytes {from}-{}/{}", CONTENT.len() - 1, CONTENT.len()),
         )
     });
-    let dir = directory("dropped");
+    let dir = TempDir::new("dropped");
     let path = client(&server)
         .download(KEY, &artifact(&server, "app.tar.gz"), &dir)
         .unwrap();

@@ -6,7 +6,7 @@ mod common;
 use std::fs;
 use std::sync::Mutex;
 
-use common::{temp_dir, Fixture};
+use common::{Fixture, TempDir};
 use depot_client::{
     offline_activation_request, CheckoutOptions, Error, LicenseFileOptions, MachineDetails, Source,
     UpdateOptions,
@@ -279,7 +279,7 @@ fn check_for_update_and_download() {
     assert_eq!(invalid.refusal_code(), Some("INVALID"));
 
     let expected = b"desk-clock-1.1.0-linux-x86_64.tar.gz bytes\n";
-    let dir = temp_dir("live-download");
+    let dir = TempDir::new("live-download");
     let path = client.download(&key, artifact, &dir).unwrap();
     assert_eq!(fs::read(&path).unwrap(), expected);
 
@@ -321,7 +321,6 @@ fn check_for_update_and_download() {
         .download(&f.get("otherKey"), artifact, &dir)
         .unwrap_err();
     assert_eq!(other.refusal_code(), Some("FORBIDDEN"));
-    let _ = fs::remove_dir_all(&dir);
 }
 
 #[test]

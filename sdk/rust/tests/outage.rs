@@ -7,7 +7,7 @@ mod common;
 use std::process::Command;
 use std::time::{Duration, SystemTime};
 
-use common::{temp_dir, Fixture};
+use common::{Fixture, TempDir};
 use depot_client::{CheckoutOptions, Client, Error, Source};
 
 #[test]
@@ -15,7 +15,7 @@ use depot_client::{CheckoutOptions, Client, Error, Source};
 fn status_through_an_outage() {
     let f = Fixture::load();
     let key = f.get("key");
-    let dir = temp_dir("outage");
+    let dir = TempDir::new("outage");
     let client = Client::new(f.config().state_dir(&dir)).unwrap();
     assert_eq!(client.status(&key, None).source, Source::Online);
     assert!(client
@@ -62,7 +62,6 @@ fn status_through_an_outage() {
         (none.valid, none.source, none.code.as_str()),
         (false, Source::None, "UNREACHABLE")
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A process stopped with SIGSTOP until this is dropped (SIGCONT).

@@ -3,12 +3,11 @@
 mod common;
 
 use std::fs;
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-use common::{now, valid_answer, FakeServer, Reply, Signer, KEY};
+use common::{now, valid_answer, FakeServer, Reply, Signer, TempDir, KEY};
 use depot_client::{CheckoutOptions, Client, Config, Error, Source};
 use serde_json::json;
 
@@ -51,13 +50,6 @@ fn config(server: &FakeServer, signer: &Signer) -> Config {
 fn later(days: u64) -> impl Fn() -> SystemTime + Send + Sync {
     let at = SystemTime::now() + Duration::from_secs(days * 86_400);
     move || at
-}
-
-fn state_dir(name: &str) -> PathBuf {
-    let dir =
-        std::env::temp_dir().join(format!("depot-client-state-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    dir
 }
 
 #[test]
@@ -136,7 +128,7 @@ fn past_the_grace_the_status_still_says_when_depot_last_answered() {
     let signer = Arc::new(Signer::new("k1"));
     let mode = Arc::new(AtomicU8::new(UP));
     let server = depot(&signer, &mode);
-    let dir = state_dir("last-answer");
+    let dir = TempDir::unmade("state-last-answer");
     let client = Client::new(config(&server, &signer).state_dir(&dir)).unwrap();
     let checked_at = client.status(KEY, None).checked_at;
     mode.store(DOWN, Ordering::SeqCst);
@@ -145,7 +137,6 @@ fn past_the_grace_the_status_still_says_when_depot_last_answered() {
     assert_eq!((status.valid, status.source), (false, Source::None));
     assert_eq!(status.code, "UNREACHABLE");
     assert_eq!(status.checked_at, checked_at);
-    let _ = fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -153,7 +144,7 @@ fn a_checked_out_license_file_carries_past_the_grace() {
     let signer = Arc::new(Signer::new("k1"));
     let mode = Arc::new(AtomicU8::new(UP));
     let server = depot(&signer, &mode);
-    let dir = state_dir("file");
+    let dir = TempDir::unmade("state-file");
     let client = Client::new(config(&server, &signer).state_dir(&dir)).unwrap();
     let checkout = client.checkout(KEY, &CheckoutOptions::new()).unwrap();
     assert!(checkout.license_file.is_some());
@@ -176,7 +167,6 @@ fn a_checked_out_license_file_carries_past_the_grace() {
     // Past the file's own exp, nothing is left.
     let later = Client::new(config(&server, &signer).state_dir(&dir).clock(later(31))).unwrap();
     assert_eq!(later.status(KEY, None).source, Source::None);
-    let _ = fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -184,7 +174,7 @@ fn a_kept_answer_edited_on_disk_is_not_trusted() {
     let signer = Arc::new(Signer::new("k1"));
     let mode = Arc::new(AtomicU8::new(UP));
     let server = depot(&signer, &mode);
-    let dir = state_dir("edited");
+    let dir = TempDir::unmade("state-edited");
     let client = Client::new(config(&server, &signer).state_dir(&dir)).unwrap();
     assert_eq!(client.status(KEY, None).source, Source::Online);
 
@@ -205,7 +195,6 @@ fn a_kept_answer_edited_on_disk_is_not_trusted() {
     let restarted = Client::new(config(&server, &signer).state_dir(&dir)).unwrap();
     let status = restarted.status(KEY, None);
     assert_eq!(status.source, Source::None, "{status:?}");
-    let _ = fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -213,7 +202,7 @@ fn a_kept_answer_from_the_future_is_not_trusted() {
     let signer = Arc::new(Signer::new("k1"));
     let mode = Arc::new(AtomicU8::new(UP));
     let server = depot(&signer, &mode);
-    let dir = state_dir("future");
+    let dir = TempDir::unmade("state-future");
     let client = Client::new(config(&server, &signer).state_dir(&dir)).unwrap();
     assert_eq!(client.status(KEY, None).source, Source::Online);
     mode.store(DOWN, Ordering::SeqCst);
@@ -226,5 +215,4 @@ fn a_kept_answer_from_the_future_is_not_trusted() {
     )
     .unwrap();
     assert_eq!(earlier.status(KEY, None).source, Source::None);
-    let _ = fs::remove_dir_all(&dir);
 }

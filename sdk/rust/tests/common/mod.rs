@@ -5,6 +5,7 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -370,10 +371,47 @@ impl Fixture {
     }
 }
 
-/// A directory of its own under the system's temporary one, empty.
-pub fn temp_dir(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("depot-client-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A directory of its own under the system's temporary one, removed with what is in it when
+/// dropped, so that a test (even a failing one) leaves nothing behind.
+pub struct TempDir(PathBuf);
+
+impl TempDir {
+    /// The directory, made and empty.
+    pub fn new(name: &str) -> TempDir {
+        let dir = TempDir::unmade(name);
+        std::fs::create_dir_all(&dir.0).unwrap();
+        dir
+    }
+
+    /// Its path only, for code that makes the directory itself.
+    pub fn unmade(name: &str) -> TempDir {
+        let path = std::env::temp_dir().join(format!("depot-client-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&path);
+        TempDir(path)
+    }
+}
+
+impl std::ops::Deref for TempDir {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for TempDir {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl From<&TempDir> for PathBuf {
+    fn from(dir: &TempDir) -> PathBuf {
+        dir.0.clone()
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
