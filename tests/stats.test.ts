@@ -191,18 +191,16 @@ describe("GET /api/products/{p}/stats and GET /api/stats", () => {
   test("?format=csv writes text a spreadsheet would run as a formula as text", async () => {
     const product = w.productA.id;
     const files = ['=HYPERLINK("http://evil.example")', "@SUM(A1)", "+1+1", "-2+3", "plain.zip"];
-    await t.ctx.db
-      .insert(usageDays)
-      .values(
-        files.map((file) => ({
-          day: today(),
-          productId: product,
-          series: "downloads",
-          version: "9.9.9",
-          detail: file,
-          count: 1,
-        })),
-      );
+    await t.ctx.db.insert(usageDays).values(
+      files.map((file) => ({
+        day: today(),
+        productId: product,
+        series: "downloads",
+        version: "9.9.9",
+        detail: file,
+        count: 1,
+      })),
+    );
     const query = `/api/products/${product}/stats?series=downloads&from=${today()}&to=${today()}`;
     const json = await readJson(await stats(query, "vendor"));
     expect(json.series.downloads.map((row: { file: string }) => row.file).sort()).toEqual([...files].sort());
@@ -274,8 +272,15 @@ describe("the usage counter's bound", () => {
     for (let i = 0; i < 10_000; i++) download(`file-${i}`);
     download("one-too-many");
     download("and-another");
-    // Full, a row it already holds still counts.
+    // Full, a row it already holds still counts; a new license under its fields is a new row.
     download("file-7");
+    counter.add({
+      productId: product.id,
+      series: "downloads",
+      version: "1.0.0",
+      detail: "file-7",
+      licenseId: "42",
+    });
     await counter.flush();
     const rows = await t.ctx.db
       .select({ detail: usageDays.detail, count: usageDays.count })
@@ -286,16 +291,23 @@ describe("the usage counter's bound", () => {
     expect(rows.find((row) => row.detail === "file-9999")?.count).toBe(1);
     expect(rows.some((row) => row.detail === "one-too-many")).toBe(false);
     expect(lines.map((line) => [line.msg, line.dropped])).toEqual([
-      ["usage not counted: too many distinct rows in one interval", 2],
+      ["usage not counted: too many distinct rows in one interval", 3],
     ]);
-    // The next interval starts empty: a new row counts again.
+    // The next interval starts empty: the last row counted counts again, and a new row does.
+    download("file-7");
     download("one-too-many");
     await counter.flush();
-    const [late] = await t.ctx.db
-      .select({ count: usageDays.count })
+    const late = await t.ctx.db
+      .select({ detail: usageDays.detail, count: usageDays.count })
       .from(usageDays)
-      .where(sql`${usageDays.productId} = ${product.id} AND ${usageDays.detail} = 'one-too-many'`);
-    expect(late?.count).toBe(1);
+      .where(
+        sql`${usageDays.productId} = ${product.id} AND ${usageDays.detail} IN ('one-too-many', 'file-7')`,
+      )
+      .orderBy(usageDays.detail);
+    expect(late).toEqual([
+      { detail: "file-7", count: 3 },
+      { detail: "one-too-many", count: 1 },
+    ]);
   });
 });
 
