@@ -17,6 +17,7 @@
 # CPU a request varies far less, and it is what the req/s of a CPU-bound machine follows.
 # ROUNDS (default 40), WARM (default 5: seconds of load before the first round, discarded). ON_DAYS=0
 # runs the "on" server without counting too: what the benchmark itself tells two equal servers apart by.
+# Needs wrk, psql, ss and bc (Debian: wrk, postgresql-client, iproute2, bc).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 binary=${1:-$here/../../dist/depot}
@@ -71,7 +72,7 @@ done | tee "$dir/rounds"
 stop
 
 awk -v hz="$(getconf CLK_TCK)" '
-  # mean and standard error of a per-round ratio: stat(NAME, value)
+  # add(NAME, value) keeps the ratio of one round; show(LABEL, NAME) prints their mean and standard error.
   function add(name, value) { n[name]++; sum[name] += value; sq[name] += value * value }
   function show(label, name,  mean) {
     mean = sum[name] / n[name]
