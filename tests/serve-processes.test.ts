@@ -42,10 +42,15 @@ const api = { request: (path: string, init?: RequestInit) => fetch(`${base}${pat
 const onNewConnection = (path: string, init: RequestInit = {}) =>
   fetch(`${base}${path}`, { ...init, keepalive: false, headers: { ...init.headers, connection: "close" } });
 
-const pidsOf = async (command: string[]) =>
+/** What `command` prints, a line each, without blank lines. */
+const linesOf = async (command: string[]) =>
   (await new Response(Bun.spawn(command, { stdout: "pipe" }).stdout).text())
     .split("\n")
-    .flatMap((line) => [...line.matchAll(/pid=(\d+)|^\s*(\d+)\s*$/g)].map((m) => Number(m[1] ?? m[2])));
+    .filter((line) => line.trim() !== "");
+const pidsOf = async (command: string[]) =>
+  (await linesOf(command)).flatMap((line) =>
+    [...line.matchAll(/pid=(\d+)|^\s*(\d+)\s*$/g)].map((m) => Number(m[1] ?? m[2])),
+  );
 /** The parent's children, by their process ids. */
 const children = async () =>
   (await pidsOf(["ps", "--ppid", String(server.proc.pid), "-o", "pid="])).toSorted();
@@ -55,8 +60,7 @@ const children = async () =>
  * which meanwhile still takes connections (and then resets them).
  */
 const listeners = async () => {
-  const ss = Bun.spawn(["ss", "-Hltnp", `( sport = :${server.port} )`], { stdout: "pipe" });
-  const sockets = (await new Response(ss.stdout).text()).split("\n").filter((line) => line.trim() !== "");
+  const sockets = await linesOf(["ss", "-Hltnp", `( sport = :${server.port} )`]);
   return [...new Set(sockets.map((line) => Number(/pid=(\d+)/.exec(line)?.[1] ?? 0)))].toSorted();
 };
 
