@@ -21,21 +21,16 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 binary=${1:-$here/../../dist/depot}
-db=${DATABASE_URL:-postgres://root@127.0.0.1:5432/depot_bench_validate}
 rounds=${ROUNDS:-40}
 every=${RESTART_EVERY:-20}
 dir=$(mktemp -d)
-export KEYS_FILE=$dir/keys.txt PRODUCT_ID=${PRODUCT_ID:-1}
-psql -Atq "$db" -c "SELECT key FROM licenses ORDER BY id LIMIT 2000" > "$KEYS_FILE"
+. "$here/server.sh"
 
 # start NAME PORT RETENTION_DAYS: a server in the background, its pid in $dir/NAME.pid once it answers.
 start() {
-  ( exec env DATABASE_URL="$db" PORT="$2" HOST=127.0.0.1 APP_URL="http://127.0.0.1:$2" DATA_DIR="$dir/$1" \
-    LOG_LEVEL=info APP_KEY=depot-bench-app-key-0123456789abcdef0123 DATABASE_POOL_SIZE=10 \
-    SERVE_PROCESSES=1 STATS_RETENTION_DAYS="$3" "$binary" serve --no-workers > /dev/null 2> "$dir/$1.stderr" ) &
-  echo $! > "$dir/$1.pid"
-  for _ in $(seq 1 150); do curl -sf -o /dev/null "http://127.0.0.1:$2/api/health" && return; sleep 0.2; done
-  echo "$1 did not start: $(cat "$dir/$1.stderr")" >&2; exit 1
+  serve "$2" "$dir/$1" "$dir/$1.stderr" env SERVE_PROCESSES=1 STATS_RETENTION_DAYS="$3" "$binary" serve --no-workers
+  echo "$served" > "$dir/$1.pid"
+  answering "$2" || { echo "$1 did not start: $(cat "$dir/$1.stderr")" >&2; exit 1; }
 }
 stop() { for name in on off; do kill "$(cat "$dir/$name.pid")"; wait "$(cat "$dir/$name.pid")" 2>/dev/null; done; }
 load() { wrk -t1 -c32 -d"$2s" -s "$here/validate.lua" "http://127.0.0.1:$1"; }
@@ -55,7 +50,6 @@ for round in $(seq 1 "$rounds"); do
     [ "$round" -eq 1 ] || stop
     if [ $(( (round - 1) / every % 2 )) -eq 0 ]; then on_port=7211; off_port=7212; else on_port=7212; off_port=7211; fi
     start on "$on_port" "${ON_DAYS:-400}"; start off "$off_port" 0
-    # No measured request writes: every registered address was seen just now.
     psql -q "$db" -c "UPDATE license_ips SET last_seen_at = now()" > /dev/null
     load "$on_port" "${WARM:-5}" > /dev/null & other=$!; load "$off_port" "${WARM:-5}" > /dev/null; wait "$other"
   fi

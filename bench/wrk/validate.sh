@@ -23,17 +23,11 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 name=$1; port=$2; shift 3
-db=${DATABASE_URL:-postgres://root@127.0.0.1:5432/depot_bench_validate}
 dir=$(mktemp -d)
-export KEYS_FILE=$dir/keys.txt PRODUCT_ID=${PRODUCT_ID:-1}
-psql -Atq "$db" -c "SELECT key FROM licenses ORDER BY id LIMIT 2000" > "$KEYS_FILE"
-( exec env DATABASE_URL="$db" PORT="$port" HOST=127.0.0.1 APP_URL="http://127.0.0.1:$port" \
-  DATA_DIR="$dir" LOG_LEVEL="${LOG_LEVEL:-info}" APP_KEY=depot-bench-app-key-0123456789abcdef0123 \
-  DATABASE_POOL_SIZE="${DATABASE_POOL_SIZE:-10}" \
-  ${SCRAPE:+METRICS_TOKEN=bench-metrics-token} \
-  "$@" > /dev/null 2> "$dir/stderr" ) &
-pid=$!
-for _ in $(seq 1 150); do curl -sf -o /dev/null "http://127.0.0.1:$port${HEALTH:-/api/health}" && break; sleep 0.2; done
+. "$here/server.sh"
+serve "$port" "$dir" "$dir/stderr" ${SCRAPE:+env METRICS_TOKEN=bench-metrics-token} "$@"
+pid=$served
+answering "$port" "${HEALTH:-}"
 psql -q "$db" -c "UPDATE license_ips SET last_seen_at = now()" > /dev/null
 wrk -t2 -c64 -d"${WARM:-3}s" -s "$here/validate.lua" "http://127.0.0.1:$port" > /dev/null
 for run in $(seq 1 "${RUNS:-1}"); do
